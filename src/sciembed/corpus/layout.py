@@ -1,0 +1,94 @@
+"""The on-disk corpus directory: the one contract between stages.
+
+An *ingested* corpus (``sciembed ingest``) holds::
+
+    papers.parquet      every accepted paper (PAPER_SCHEMA)
+    manifest.json       schema version, counts (read = accepted + rejected), provenance
+    rejects.jsonl       one line per rejected record: file, line / element path, reason
+    ingest_report.md    the same counts for people
+
+A *built* corpus (``sciembed corpus build``) adds the citation graph and splits::
+
+    papers.parquet      papers that survived the funnel
+    pairs.parquet       paper_a < paper_b (undirected citation pairs), domain, split
+    splits.parquet      paper_id, split (train | val | test), domain
+    funnel.json / funnel.md / *.png
+
+Evaluation and training read only through `CorpusDir`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from sciembed.papers.io import read_parquet
+from sciembed.papers.model import Paper
+
+SCHEMA_VERSION = 1
+SPLITS = ("train", "val", "test")
+
+
+class CorpusError(ValueError):
+    """A corpus directory is missing something a stage needs."""
+
+
+@dataclass(frozen=True)
+class CorpusDir:
+    root: Path
+
+    def __init__(self, root: str | Path) -> None:
+        object.__setattr__(self, "root", Path(root))
+
+    papers_path = property(lambda self: self.root / "papers.parquet")
+    pairs_path = property(lambda self: self.root / "pairs.parquet")
+    splits_path = property(lambda self: self.root / "splits.parquet")
+    manifest_path = property(lambda self: self.root / "manifest.json")
+
+    def require(self, *names: str) -> None:
+        missing = [n for n in names if not (self.root / n).exists()]
+        if missing:
+            raise CorpusError(f"{self.root}: missing {', '.join(missing)} (is this a sciembed corpus directory?)")
+
+    def manifest(self) -> dict[str, Any]:
+        self.require("manifest.json")
+        return json.loads(self.manifest_path.read_text())
+
+    def iter_papers(self) -> Iterator[Paper]:
+        self.require("papers.parquet")
+        return read_parquet(self.papers_path)
+
+    def papers(self, ids: Iterable[str] | None = None) -> dict[str, Paper]:
+        """Papers by id, optionally only those in `ids` (order of the file)."""
+        wanted = None if ids is None else set(ids)
+        return {p.id: p for p in self.iter_papers() if wanted is None or p.id in wanted}
+
+    def has_splits(self) -> bool:
+        return self.splits_path.exists() and self.pairs_path.exists()
+
+    def split_ids(self, split: str) -> list[str]:
+        """Paper ids of one split, sorted."""
+        self._require_split(split)
+        table = pq.read_table(self.splits_path, columns=["paper_id", "split"]).to_pydict()
+        return sorted(pid for pid, s in zip(table["paper_id"], table["split"], strict=True) if s == split)
+
+    def pairs(self, split: str) -> list[tuple[str, str]]:
+        """Undirected citation pairs (paper_a < paper_b) inside one split, sorted."""
+        self._require_split(split)
+        table = pq.read_table(self.pairs_path, columns=["paper_a", "paper_b", "split"]).to_pydict()
+        return sorted(
+            (a, b) for a, b, s in zip(table["paper_a"], table["paper_b"], table["split"], strict=True) if s == split
+        )
+
+    def _require_split(self, split: str) -> None:
+        if split not in SPLITS:
+            raise CorpusError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        if not self.has_splits():
+            raise CorpusError(
+                f"{self.root}: no splits (pairs.parquet / splits.parquet); run `sciembed corpus build` first"
+            )

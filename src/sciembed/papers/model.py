@@ -1,0 +1,146 @@
+"""The one definition of a paper and its parts.
+
+Everything downstream (corpus tables, views, training, retrieval) reads these
+immutable types; readers are the only code that builds them from raw files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
+from typing import Any
+
+
+class SectionRole(str, Enum):
+    """Coarse rhetorical role of a body section (back matter never becomes a section)."""
+
+    INTRODUCTION = "introduction"
+    RELATED_WORK = "related_work"
+    METHOD = "method"
+    RESULTS = "results"
+    CONCLUSION = "conclusion"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalIds:
+    """Identifiers a paper (or a reference) carries in other systems."""
+
+    doi: str | None = None
+    arxiv: str | None = None
+    s2: str | None = None
+    pmid: str | None = None
+    pmc: str | None = None
+    openalex: str | None = None
+    acl: str | None = None
+
+    def items(self) -> list[tuple[str, str]]:
+        """Non-empty (kind, value) pairs, in field order."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if getattr(self, f.name)]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> ExternalIds:
+        data = data or {}
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: (str(v) if v not in (None, "") else None) for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One body section: its heading as printed, its text, and its role."""
+
+    heading: str
+    text: str
+    role: SectionRole = SectionRole.OTHER
+    number: str | None = None  # "2.1", "IV", … when the source gives one
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Section:
+        return cls(
+            heading=data.get("heading") or "",
+            text=data.get("text") or "",
+            role=SectionRole(data.get("role") or "other"),
+            number=data.get("number"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A bibliography entry: resolved to a corpus paper id when known, else raw."""
+
+    title: str | None = None
+    paper_id: str | None = None
+    year: int | None = None
+    raw: str | None = None
+    external_ids: ExternalIds = field(default_factory=ExternalIds)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Reference:
+        return cls(
+            title=data.get("title"),
+            paper_id=data.get("paper_id"),
+            year=data.get("year"),
+            raw=data.get("raw"),
+            external_ids=ExternalIds.from_dict(data.get("external_ids")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """A full-text paper. Immutable; build a changed copy with `dataclasses.replace`.
+
+    `flags` records conditions that keep a paper but limit its use
+    (``empty_abstract``, ``no_body``); `source` names the reader and file it
+    came from (``synthetic`` for generated papers).
+    """
+
+    id: str
+    title: str
+    abstract: str = ""
+    sections: tuple[Section, ...] = ()
+    references: tuple[Reference, ...] = ()
+    venue: str | None = None
+    year: int | None = None
+    domain: str | None = None
+    fields_of_study: tuple[str, ...] = ()
+    external_ids: ExternalIds = field(default_factory=ExternalIds)
+    flags: tuple[str, ...] = ()
+    source: str | None = None
+
+    @property
+    def has_body(self) -> bool:
+        return any(s.text.strip() for s in self.sections)
+
+    @property
+    def body_text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections if s.text)
+
+    def with_flags(self, *new: str) -> Paper:
+        return replace(self, flags=tuple(dict.fromkeys((*self.flags, *new))))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict (enums as strings, tuples as lists)."""
+        data = asdict(self)
+        for sec in data["sections"]:
+            sec["role"] = SectionRole(sec["role"]).value
+        for key in ("sections", "references", "fields_of_study", "flags"):
+            data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Paper:
+        year = data.get("year")
+        return cls(
+            id=str(data["id"]),
+            title=data.get("title") or "",
+            abstract=data.get("abstract") or "",
+            sections=tuple(Section.from_dict(s) for s in data.get("sections") or ()),
+            references=tuple(Reference.from_dict(r) for r in data.get("references") or ()),
+            venue=data.get("venue") or None,
+            year=int(year) if year not in (None, "") else None,
+            domain=data.get("domain") or None,
+            fields_of_study=tuple(data.get("fields_of_study") or ()),
+            external_ids=ExternalIds.from_dict(data.get("external_ids")),
+            flags=tuple(data.get("flags") or ()),
+            source=data.get("source"),
+        )

@@ -1,0 +1,111 @@
+"""Section roles from headings, and the SciJEPA method / conclusion selectors."""
+
+from __future__ import annotations
+
+import re
+
+from sciembed.papers.model import Paper, Section, SectionRole
+
+_NUMBERING = re.compile(r"^\s*(?:(?:[0-9]+|[IVXLC]+|[A-Z])(?:\.[0-9]+)*\.?|§)\s+", re.IGNORECASE)
+
+# Order matters: the first role whose pattern matches wins ("Results and
+# Discussion" is results, "Conclusions and Future Work" is conclusion).
+_ROLE_PATTERNS: list[tuple[SectionRole, re.Pattern[str]]] = [
+    (SectionRole.INTRODUCTION, re.compile(r"\b(introduction|motivation|overview|preliminar(y|ies))\b")),
+    (
+        SectionRole.RELATED_WORK,
+        re.compile(r"\b(related (work|research|literature)|prior (work|art|research)|previous work"
+                   r"|literature review|background|state of the art)\b"),
+    ),
+    (
+        SectionRole.CONCLUSION,
+        re.compile(r"\b(conclusions?|concluding|summary|future (work|directions)|final remarks|closing remarks"
+                   r"|outlook)\b"),
+    ),
+    (
+        SectionRole.RESULTS,
+        re.compile(r"\b(results?|experiments?|experimental|evaluations?|discussions?|findings|analys[ie]s"
+                   r"|ablations?|benchmarks?|case stud(y|ies)|empirical)\b"),
+    ),
+    (
+        SectionRole.METHOD,
+        re.compile(r"\b(methods?|methodology|methodologies|approach(es)?|framework|model|models|architecture"
+                   r"|materials|procedures?|technical|problem (formulation|statement|setting|definition)"
+                   r"|algorithms?|proposed|formulation|design|implementation|setup|data ?sets?|data)\b"),
+    ),
+]
+
+_METHOD_HEADING = re.compile(
+    r"\b(methods?|methodology|approach(es)?|framework|model architecture|technical approach"
+    r"|problem formulation|materials and methods)\b"
+)
+_CONCLUSION_HEADING = re.compile(r"\b(conclusions?|concluding|results?|discussions?|summary|findings)\b")
+SUBSTANTIAL_CHARS = 50
+
+
+def normalize_heading(heading: str) -> str:
+    """Lower-case a heading and strip its numbering ("2.3 Prior Works" -> "prior works")."""
+    text = _NUMBERING.sub("", heading.strip())
+    text = re.sub(r"[^\w\s]", " ", text.lower())
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def role_of(heading: str | None) -> SectionRole:
+    """Role of a section from its heading keywords; `OTHER` when nothing matches."""
+    if not heading:
+        return SectionRole.OTHER
+    text = normalize_heading(heading)
+    for role, pattern in _ROLE_PATTERNS:
+        if pattern.search(text):
+            return role
+    return SectionRole.OTHER
+
+
+def _substantial(section: Section) -> bool:
+    return len(section.text.strip()) >= SUBSTANTIAL_CHARS
+
+
+def method_section_index(paper: Paper) -> int | None:
+    """Index of the method section (SciJEPA rule), or None.
+
+    Heading match on method-like terms; else the first substantial section
+    after the introduction; else the second substantial section.
+    """
+    sections = paper.sections
+    for i, sec in enumerate(sections):
+        if _substantial(sec) and _METHOD_HEADING.search(normalize_heading(sec.heading)):
+            return i
+    intro = next((i for i, s in enumerate(sections) if s.role is SectionRole.INTRODUCTION), None)
+    if intro is not None:
+        for i in range(intro + 1, len(sections)):
+            if _substantial(sections[i]):
+                return i
+    substantial = [i for i, s in enumerate(sections) if _substantial(s)]
+    return substantial[1] if len(substantial) >= 2 else None
+
+
+def conclusion_section_index(paper: Paper) -> int | None:
+    """Index of the conclusion section (SciJEPA rule), or None.
+
+    After the method section: heading match on conclusion / results /
+    discussion / summary / findings; else the last substantial section after
+    the method.
+    """
+    method = method_section_index(paper)
+    if method is None:
+        return None
+    after = [i for i in range(method + 1, len(paper.sections)) if _substantial(paper.sections[i])]
+    for i in after:
+        if _CONCLUSION_HEADING.search(normalize_heading(paper.sections[i].heading)):
+            return i
+    return after[-1] if after else None
+
+
+def method_section(paper: Paper) -> Section | None:
+    i = method_section_index(paper)
+    return None if i is None else paper.sections[i]
+
+
+def conclusion_section(paper: Paper) -> Section | None:
+    i = conclusion_section_index(paper)
+    return None if i is None else paper.sections[i]

@@ -1,7 +1,106 @@
-"""CLI commands of this stage (filled in by the stage's owner)."""
+"""`sciembed inspect` (one paper: sections, roles, views) and `sciembed stats` (length table)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from sciembed.corpus.layout import CorpusDir, CorpusError
+
+console = Console()
+
+
+def _fail(message: str) -> None:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def _preview(text: str, words: int = 40) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+def inspect_cmd(
+    corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed ingest` or `corpus build`)."),
+    paper: str = typer.Option(..., "--paper", help="Paper id to show."),
+    max_seq_length: int = typer.Option(512, help="Encoder budget that sets window (0.7×) and chunk sizes."),
+    seed: int = typer.Option(0, help="Paper-log seed: which body section is the evaluated one."),
+) -> None:
+    """Show one paper: its sections with roles, and each view cut from it."""
+    from sciembed.papers.roles import conclusion_section_index, method_section_index
+    from sciembed.views import chunk_views, segment_views, ta_text, target_words, window_at
+    from sciembed.views.paper_log import choose_section
+
+    try:
+        papers = CorpusDir(corpus).papers([paper])
+    except CorpusError as err:
+        _fail(str(err))
+    if paper not in papers:
+        _fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")
+    p = papers[paper]
+    console.print(f"[bold]{p.id}[/bold]  {p.title}")
+    console.print(f"venue={p.venue!r} year={p.year} domain={p.domain!r} flags={list(p.flags)} "
+                  f"references={len(p.references)} ids={dict(p.external_ids.items())}")
+    method, conclusion = method_section_index(p), conclusion_section_index(p)
+    logged = choose_section(p, seed)
+    table = Table("#", "heading", "role", "words", "selected as")
+    for i, s in enumerate(p.sections):
+        marks = [m for m, hit in (("method", i == method), ("conclusion", i == conclusion),
+                                  (f"paper log (seed {seed})", i == logged)) if hit]
+        table.add_row(str(i), s.heading, s.role.value, str(len(s.text.split())), ", ".join(marks))
+    console.print(table)
+    console.print(f"[bold]ta[/bold]: {_preview(ta_text(p))}")
+    if logged is None:
+        console.print("[yellow]no body: TA-only paper, no body views[/yellow]")
+        return
+    target = target_words(max_seq_length)
+    window = window_at(p, logged, target)
+    console.print(f"[bold]section[/bold] #{logged}: {_preview(p.sections[logged].text)}")
+    console.print(f"[bold]window[/bold] (starts at section #{logged}, {window.end - window.start}/{target} words): "
+                  f"{_preview(window.text)}")
+    chunks = chunk_views(p, max_tokens=max_seq_length)
+    console.print(f"[bold]chunks[/bold]: {len(chunks)}; first body chunk: "
+                  f"{_preview(next((c.text for c in chunks if c.section is not None), ''))}")
+    segments = segment_views(p)
+    console.print(f"[bold]segments[/bold] (~3,000 tokens): {len(segments)} of "
+                  f"{', '.join(str(s.end - s.start) for s in segments)} words")
+
+
+def stats_cmd(
+    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
+    out: Path | None = typer.Option(None, help="Where to write stats.json and lengths.png (default: CORPUS)."),
+) -> None:
+    """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
+    from sciembed.views import target_words
+    from sciembed.views.stats import length_stats, plot_lengths
+
+    corpus_dir = CorpusDir(corpus)
+    try:
+        papers = corpus_dir.iter_papers()
+        stats = length_stats(papers, target_words(max_seq_length))
+    except CorpusError as err:
+        _fail(str(err))
+    out = out or corpus
+    out.mkdir(parents=True, exist_ok=True)
+    synthetic = corpus_dir.manifest().get("synthetic", False) if corpus_dir.manifest_path.exists() else False
+    table = Table("quantity", "n", "mean", "median", "Q25", "Q75", "max",
+                  title=f"{corpus}{' (SYNTHETIC corpus)' if synthetic else ''}")
+    for row in stats.table():
+        table.add_row(str(row["quantity"]), f"{row['n']:.0f}",
+                      *(f"{row[k]:.1f}" for k in ("mean", "median", "q25", "q75", "max")))
+    console.print(table)
+    console.print(f"papers: {stats.papers} ({stats.papers_with_body} with body); windows reaching their "
+                  f"{stats.target_words}-word target: {100 * stats.window_full_share:.1f}%")
+    (out / "stats.json").write_text(json.dumps({**stats.to_dict(), "synthetic": synthetic}, indent=2))
+    png = plot_lengths(stats, out / "lengths.png", title=f"{corpus.name}{' (synthetic)' if synthetic else ''}")
+    console.print(f"wrote {out / 'stats.json'} and {png}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to the app."""
+    app.command("inspect")(inspect_cmd)
+    app.command("stats")(stats_cmd)

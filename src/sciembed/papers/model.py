@@ -7,11 +7,11 @@ immutable types; readers are the only code that builds them from raw files.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class SectionRole(str, Enum):
+class SectionRole(StrEnum):
     """Coarse rhetorical role of a body section (back matter never becomes a section)."""
 
     INTRODUCTION = "introduction"

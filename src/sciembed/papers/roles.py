@@ -11,16 +11,16 @@ _NUMBERING = re.compile(r"^\s*(?:(?:[0-9]+|[IVXLC]+|[A-Z])(?:\.[0-9]+)*\.?|§)\s
 # Order matters: the first role whose pattern matches wins ("Results and
 # Discussion" is results, "Conclusions and Future Work" is conclusion).
 _ROLE_PATTERNS: list[tuple[SectionRole, re.Pattern[str]]] = [
-    (SectionRole.INTRODUCTION, re.compile(r"\b(introduction|motivation|overview|preliminar(y|ies))\b")),
+    (SectionRole.INTRODUCTION, re.compile(r"\b(introductions?|motivations?|overview|preliminar(y|ies))\b")),
     (
         SectionRole.RELATED_WORK,
-        re.compile(r"\b(related (work|research|literature)|prior (work|art|research)|previous work"
-                   r"|literature review|background|state of the art)\b"),
+        re.compile(r"\b(related (works?|research|literature)|prior (works?|art|research)|previous works?"
+                   r"|literature reviews?|backgrounds?|state of the art)\b"),
     ),
     (
         SectionRole.CONCLUSION,
         re.compile(r"\b(conclusions?|concluding|summary|future (work|directions)|final remarks|closing remarks"
-                   r"|outlook)\b"),
+                   r"|outlooks?)\b"),
     ),
     (
         SectionRole.RESULTS,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class ViewKind(str, Enum):
+class ViewKind(StrEnum):
     TA = "ta"
     SECTION = "section"
     WINDOW = "window"

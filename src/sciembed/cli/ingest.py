@@ -1,7 +1,46 @@
-"""CLI commands of this stage (filled in by the stage's owner)."""
+"""`sciembed ingest`: raw full-text files -> an ingested corpus directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
+from rich.console import Console
+
+console = Console()
+
+
+def ingest_cmd(
+    inputs: list[Path] = typer.Argument(..., help="Files or directories (walked recursively); .gz is read directly."),
+    out: Path = typer.Option(..., "--out", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
+    fmt: str = typer.Option(
+        "auto",
+        "--format",
+        help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats.",
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (non-zero exit)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
+    from sciembed.papers.ingest import IngestError, ingest
+
+    try:
+        result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress)
+    except IngestError as err:
+        console.print(f"[red]error (--strict):[/red] {err.rejection}")
+        raise typer.Exit(1) from err
+    except (ValueError, FileNotFoundError) as err:
+        console.print(f"[red]error:[/red] {err}")
+        raise typer.Exit(2) from err
+    reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
+    flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
+    console.print(f"[bold]{result.summary()}[/bold]")
+    console.print(f"rejected by reason: {reasons}; flags: {flags}")
+    if result.skipped_files:
+        console.print(f"skipped {len(result.skipped_files)} non-JSON/XML file(s), listed in the manifest")
+    console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
+    app.command("ingest")(ingest_cmd)

@@ -7,6 +7,7 @@ tables can be queried with DuckDB without unpacking JSON strings.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -53,6 +54,8 @@ def open_text(path: str | Path, mode: str = "rt"):
     """Open a text file, transparently gunzipping ``*.gz``."""
     path = Path(path)
     if path.suffix == ".gz":
+        if "w" in mode:  # mtime 0: same content, same bytes
+            return io.TextIOWrapper(gzip.GzipFile(path, mode="wb", mtime=0), encoding="utf-8", newline="\n")
         return gzip.open(path, mode, encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 

@@ -1,1 +1,66 @@
-"""sciembed.papers.readers."""
+"""Streaming readers for every supported full-text format.
+
+`read_papers(path)` yields, one record at a time, either an `Accepted`
+(location + finalised `Paper`: sections extracted, text normalised, flags
+set) or a `Rejection` with the file, line or element path, and the reason.
+Formats are auto-detected (`detect_format`) unless named (`FORMAT_NAMES`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from sciembed.papers.readers.detect import detect_format, walk_inputs
+from sciembed.papers.readers.records import (
+    INVALID_RECORD,
+    MISSING_TITLE,
+    UNKNOWN_FORMAT,
+    Accepted,
+    Loc,
+    Record,
+    Rejection,
+)
+from sciembed.papers.readers.registry import FORMAT_NAMES, FORMATS, Format
+from sciembed.papers.sections import finalize
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "Accepted",
+    "Format",
+    "Loc",
+    "Record",
+    "Rejection",
+    "detect_format",
+    "read_papers",
+    "walk_inputs",
+]
+
+
+def read_papers(path: Path, fmt: str = "auto", name: str | None = None) -> Iterator[Record]:
+    """Finalised papers and rejections from one file; `name` is how the file is named in messages."""
+    name = name or str(path)
+    if fmt == "auto":
+        detected = detect_format(path)
+        if detected is None:
+            yield Rejection(Loc(name), UNKNOWN_FORMAT, f"cannot tell the format; pass --format ({', '.join(FORMATS)})")
+            return
+        fmt = detected
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
+    spec = FORMATS[fmt]
+    for record in spec.read(path, name):
+        if isinstance(record, Rejection):
+            yield record
+            continue
+        try:
+            paper = finalize(record.paper, noisy_headings=spec.noisy_headings)
+        except (TypeError, ValueError, AttributeError) as err:  # a field of an unexpected type
+            yield Rejection(record.loc, INVALID_RECORD, f"unexpected field value: {err}", str(record.paper.id))
+            continue
+        if not paper.title:
+            yield Rejection(record.loc, MISSING_TITLE, "record has no title", paper.id or None)
+        else:
+            yield replace(record, paper=paper)

@@ -1,0 +1,265 @@
+"""`sciembed ingest`: raw files in, an ingested corpus directory out (see `corpus/layout.py`).
+
+Papers stream from the readers straight into `papers.parquet` (row groups,
+bounded memory); every record read is either accepted or written to
+`rejects.jsonl` with file, line / element path and reason, so the manifest's
+counts always satisfy accepted + rejected = read. The only state that grows
+with the corpus is the set of paper ids seen (for duplicate detection).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from sciembed import __version__
+from sciembed.corpus.layout import SCHEMA_VERSION
+from sciembed.papers.io import ParquetPaperWriter
+from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
+from sciembed.papers.readers.detect import detect_format
+from sciembed.papers.readers.records import DUPLICATE_ID
+from sciembed.papers.sections import count_words
+
+PAPERS_FILE = "papers.parquet"
+MANIFEST_FILE = "manifest.json"
+REJECTS_FILE = "rejects.jsonl"
+REPORT_FILE = "ingest_report.md"
+SYNTHETIC_PREFIX = "synthetic"
+ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 MB of full text)
+
+
+class IngestError(RuntimeError):
+    """`strict` ingest met a bad record; the message is the rejection's."""
+
+    def __init__(self, rejection: Rejection) -> None:
+        super().__init__(str(rejection))
+        self.rejection = rejection
+
+
+@dataclass
+class FileCounts:
+    format: str
+    read: int = 0
+    accepted: int = 0
+    rejected: int = 0
+
+
+@dataclass
+class IngestResult:
+    """What one ingest run read, kept and rejected; the manifest is built from it."""
+
+    out: Path
+    inputs: list[str]
+    fmt: str
+    read: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    files: dict[str, FileCounts] = field(default_factory=dict)
+    reasons: Counter[str] = field(default_factory=Counter)
+    flags: Counter[str] = field(default_factory=Counter)
+    formats: Counter[str] = field(default_factory=Counter)
+    sections: int = 0
+    body_words: int = 0
+    skipped_files: list[str] = field(default_factory=list)
+    examples: list[Rejection] = field(default_factory=list)
+    all_synthetic: bool = True
+
+    @property
+    def synthetic(self) -> bool:
+        return self.accepted > 0 and self.all_synthetic
+
+    def summary(self) -> str:
+        return f"read {self.read} = accepted {self.accepted} + rejected {self.rejected}"
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "ingested",
+            "sciembed_version": __version__,
+            "synthetic": self.synthetic,
+            "inputs": self.inputs,
+            "format": self.fmt,
+            "counts": {"read": self.read, "accepted": self.accepted, "rejected": self.rejected},
+            "rejected_by_reason": dict(sorted(self.reasons.items())),
+            "flags": dict(sorted(self.flags.items())),
+            "accepted_by_format": dict(sorted(self.formats.items())),
+            "files": {name: vars(counts) for name, counts in self.files.items()},
+            "skipped_files": self.skipped_files,
+            "body": {"sections": self.sections, "words": self.body_words},
+            "outputs": {"papers": PAPERS_FILE, "rejects": REJECTS_FILE, "report": REPORT_FILE},
+        }
+
+
+def ingest(
+    inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True
+) -> IngestResult:
+    """Read every input file (directories recursively) into the corpus directory `out`.
+
+    Raises `IngestError` at the first rejected record when `strict`; then no
+    manifest is written, so the directory never passes for a finished corpus.
+    """
+    if fmt != "auto" and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
+    missing = [str(p) for p in inputs if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"input not found: {', '.join(missing)}")
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (MANIFEST_FILE, REPORT_FILE):
+        (out / stale).unlink(missing_ok=True)
+    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt)
+    files = list(walk_inputs(inputs))
+    result.skipped_files = [str(p) for p, data in files if not data]
+    data_files = _unique([p for p, data in files if data])
+    seen: set[str] = set()
+    with (
+        ParquetPaperWriter(out / PAPERS_FILE, batch_size=ROW_GROUP) as writer,
+        open(out / REJECTS_FILE, "w", encoding="utf-8") as rejects,
+        _Progress(len(data_files), enabled=progress) as bar,
+    ):
+        for path in data_files:
+            bar.start_file(path.name)
+            resolved = fmt if fmt != "auto" else detect_format(path)
+            counts = result.files[str(path)] = FileCounts(resolved or "unknown")
+            for record in read_papers(path, resolved or "auto", name=str(path)):
+                counts.read += 1
+                result.read += 1
+                if isinstance(record, Accepted) and record.paper.id in seen:
+                    record = Rejection(
+                        record.loc,
+                        DUPLICATE_ID,
+                        f"duplicate id {record.paper.id!r}: the first record with this id was kept",
+                        record.paper.id,
+                    )
+                if isinstance(record, Rejection):
+                    counts.rejected += 1
+                    _reject(result, record, rejects)
+                    if strict:
+                        raise IngestError(record)
+                else:
+                    counts.accepted += 1
+                    _accept(result, record, writer, seen, counts.format)
+                bar.advance_record(result)
+            bar.finish_file(result)
+    assert result.read == result.accepted + result.rejected
+    (out / MANIFEST_FILE).write_text(json.dumps(result.manifest(), indent=2, ensure_ascii=False) + "\n")
+    (out / REPORT_FILE).write_text(render_report(result))
+    return result
+
+
+def _unique(paths: list[Path]) -> list[Path]:
+    """A file named twice (or also found inside a named directory) is read once, where first met."""
+    seen: set[Path] = set()
+    out = []
+    for path in paths:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            out.append(path)
+    return out
+
+
+def _accept(result: IngestResult, record: Accepted, writer: ParquetPaperWriter, seen: set[str], fmt: str) -> None:
+    paper = record.paper
+    seen.add(paper.id)
+    writer.write(paper)
+    result.accepted += 1
+    result.formats[fmt] += 1
+    result.flags.update(paper.flags)
+    result.sections += len(paper.sections)
+    result.body_words += sum(count_words(s.text) for s in paper.sections)
+    result.all_synthetic = result.all_synthetic and (paper.source or "").startswith(SYNTHETIC_PREFIX)
+
+
+def _reject(result: IngestResult, rejection: Rejection, rejects: TextIO) -> None:
+    result.rejected += 1
+    result.reasons[rejection.reason] += 1
+    rejects.write(json.dumps(rejection.to_dict(), ensure_ascii=False) + "\n")
+    if len(result.examples) < 20:
+        result.examples.append(rejection)
+
+
+def render_report(result: IngestResult) -> str:
+    """The manifest's numbers as Markdown, for people."""
+    lines = [
+        "# Ingest report",
+        "",
+        f"**{result.summary()}**" + (" — synthetic corpus" if result.synthetic else ""),
+        "",
+        f"Inputs: {', '.join(f'`{i}`' for i in result.inputs)} (format: {result.fmt}). "
+        f"Body: {result.sections} sections, {result.body_words} words.",
+        "",
+        "## Per file",
+        "",
+        "| file | format | read | accepted | rejected |",
+        "| --- | --- | ---: | ---: | ---: |",
+        *(f"| `{n}` | {c.format} | {c.read} | {c.accepted} | {c.rejected} |" for n, c in result.files.items()),
+        "",
+        "## Rejected, by reason",
+        "",
+        "| reason | records |",
+        "| --- | ---: |",
+        *(f"| {r} | {n} |" for r, n in sorted(result.reasons.items())),
+        *(["| (none) | 0 |"] if not result.reasons else []),
+        "",
+        "## Flags on accepted papers",
+        "",
+        "| flag | papers |",
+        "| --- | ---: |",
+        *(f"| {f} | {n} |" for f, n in sorted(result.flags.items())),
+        *(["| (none) | 0 |"] if not result.flags else []),
+    ]
+    if result.examples:
+        lines += ["", f"## First rejections (all in `{REJECTS_FILE}`)", ""]
+        lines += [f"- `{r}`" for r in result.examples]
+    if result.skipped_files:
+        lines += ["", "## Skipped files (not JSON / XML)", ""]
+        lines += [f"- `{s}`" for s in result.skipped_files]
+    return "\n".join(lines) + "\n"
+
+
+class _Progress:
+    """A rich progress bar over files, with a running record count (refreshed every 100 records)."""
+
+    def __init__(self, total_files: int, enabled: bool) -> None:
+        self.enabled = enabled
+        self.total = total_files
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(
+                TextColumn("[bold]ingest[/bold] {task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files · {task.fields[records]}"),
+                TimeElapsedColumn(),
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task("", total=self.total, records="0 records")
+        return self
+
+    def start_file(self, name: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, description=name[-40:])
+
+    def advance_record(self, result: IngestResult) -> None:
+        if result.read % 100 == 0:
+            self._show(result)
+
+    def finish_file(self, result: IngestResult) -> None:
+        if self._bar is not None:
+            self._show(result)
+            self._bar.advance(self._task)
+
+    def _show(self, result: IngestResult) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, records=f"{result.read} records ({result.rejected} rejected)")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)

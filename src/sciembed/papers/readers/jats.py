@@ -1,0 +1,187 @@
+"""JATS / NLM XML (PMC ``.nxml``, eLife, PLOS).
+
+Parsed without loading the declared DTD, without expanding entities and
+without network access. Only the main ``<article>``'s own ``<body>`` is body:
+eLife's ``<sub-article>`` decision letter and author reply are left out.
+Nested ``<sec>``s are flattened in document order; a section's ``sec-type``
+and its parent's heading give the role where its own heading says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from lxml import etree
+
+from sciembed.papers.model import Paper, Reference, Section, SectionRole
+from sciembed.papers.readers import ids
+from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
+from sciembed.papers.readers.source import parse_xml
+from sciembed.papers.readers.xmltext import child, children, descendants, element_path, find_path, local, text_of
+from sciembed.papers.roles import role_of
+from sciembed.papers.sections import clean_inline, clean_paragraphs
+
+FORMAT = "jats"
+_SKIP = (
+    "fig", "fig-group", "table-wrap", "table-wrap-group", "disp-formula", "disp-formula-group", "inline-formula",
+    "tex-math", "math", "graphic", "media", "supplementary-material", "object-id", "alternatives", "fn",
+)  # fmt: skip
+_BLOCKS = ("p", "list-item", "title", "label", "td", "th", "tr", "def-item", "term", "def", "break")
+_TEXT_BLOCKS = ("p", "list", "disp-quote", "statement", "def-list", "boxed-text", "verse-group", "speech")
+# sec-type values that mark back matter placed inside <body>.
+_BACK_SEC_TYPES = frozenset(
+    {"supplementary-material", "data-availability", "coi-statement", "funding-information", "author-contributions"}
+)
+_ARTICLE_TYPE_SUBJECT = re.compile(
+    r"\b(article|report|editorial|review|letter|commentary|insight|correction|research|perspective|feature)s?\b",
+    re.IGNORECASE,
+)
+_MINOR_ABSTRACTS = frozenset(
+    {"executive-summary", "summary", "author-summary", "teaser", "toc", "graphical", "web-summary", "short", "precis"}
+)
+
+
+def matches_root(tag: str) -> bool:
+    return tag.rsplit("}", 1)[-1] in ("article", "pmc-articleset")
+
+
+def file_stem(name: str) -> str:
+    stem = name.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".xml", ".nxml"):
+        stem = stem.removesuffix(suffix)
+    return stem
+
+
+def read(path: Path, name: str) -> Iterator[Record]:
+    root = parse_xml(path, name)
+    if isinstance(root, Rejection):
+        yield root
+        return
+    articles = [root] if local(root) == "article" else children(root, "article")
+    if not articles:
+        yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"no <article> under <{local(root)}>")
+        return
+    for article in articles:
+        loc = Loc(name, element=element_path(article))
+        try:
+            yield Accepted(loc, parse(article, name))
+        except (TypeError, ValueError, AttributeError) as err:
+            yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+
+
+def _article_ids(meta: etree._Element | None) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for el in children(meta, "article-id"):
+        kind = (el.get("pub-id-type") or "").lower()
+        if kind and el.text and kind not in found:
+            found[kind] = el.text.strip()
+    return found
+
+
+def _abstract(meta: etree._Element | None) -> str:
+    abstracts = children(meta, "abstract")
+    main = next((a for a in abstracts if (a.get("abstract-type") or "") not in _MINOR_ABSTRACTS), None)
+    if main is None:
+        return ""
+    paragraphs = [text_of(p, (*_SKIP, "title", "label"), _BLOCKS) for p in descendants(main, "p")]
+    return clean_paragraphs(paragraphs) or clean_inline(text_of(main, (*_SKIP, "title", "label"), _BLOCKS))
+
+
+def _year(meta: etree._Element | None) -> int | None:
+    dates = children(meta, "pub-date")
+    for kind in ("epub", "ppub", "pub", "epub-ppub", "collection", None):
+        for date in dates:
+            if kind is None or kind in (date.get("pub-type"), date.get("date-type")):
+                found = ids.year(date.findtext("year") or "")
+                if found:
+                    return found
+    return None
+
+
+def _fields(meta: etree._Element | None) -> tuple[str, ...]:
+    """Discipline subjects first (PLOS), then heading subjects that name a field, not an article type (eLife)."""
+    groups = descendants(find_path(meta, "article-categories"), "subj-group")
+    disciplines, headings = [], []
+    for group in groups:
+        kind = (group.get("subj-group-type") or "").lower()
+        subjects = [clean_inline(text_of(s)) for s in children(group, "subject")]
+        if kind.startswith("discipline"):
+            disciplines.extend(subjects)
+        elif kind == "heading":
+            headings.extend(s for s in subjects if not _ARTICLE_TYPE_SUBJECT.search(s))
+    return tuple(dict.fromkeys(s for s in (*disciplines, *headings) if s))
+
+
+def _sec_hint(sec: etree._Element, parent_role: SectionRole) -> SectionRole:
+    sec_type = (sec.get("sec-type") or "").replace("|", " ").replace("-", " ")
+    hint = role_of(sec_type) if sec_type else SectionRole.OTHER
+    return hint if hint is not SectionRole.OTHER else parent_role
+
+
+def _sections(container: etree._Element, parent_role: SectionRole, out: list[Section]) -> None:
+    for sec in children(container, "sec"):
+        if (sec.get("sec-type") or "").lower() in _BACK_SEC_TYPES:
+            continue
+        heading = clean_inline(text_of(child(sec, "title"), _SKIP))
+        label = clean_inline(text_of(child(sec, "label"))) or None
+        hint = _sec_hint(sec, parent_role)
+        text = clean_paragraphs(text_of(b, _SKIP, _BLOCKS) for b in sec if local(b) in _TEXT_BLOCKS)
+        out.append(Section(heading, text, hint, label))
+        own = role_of(heading)
+        _sections(sec, own if own is not SectionRole.OTHER else hint, out)
+
+
+def _body(article: etree._Element) -> tuple[Section, ...]:
+    body = child(article, "body")  # the article's own body: never a <sub-article>'s
+    if body is None:
+        return ()
+    out: list[Section] = []
+    loose = clean_paragraphs(text_of(b, _SKIP, _BLOCKS) for b in body if local(b) in _TEXT_BLOCKS)
+    if loose:
+        out.append(Section("", loose))
+    _sections(body, SectionRole.OTHER, out)
+    return tuple(out)
+
+
+def parse(article: etree._Element, name: str) -> Paper:
+    meta = find_path(article, "front", "article-meta")
+    found = _article_ids(meta)
+    pmc = ids.pmc(found.get("pmc") or found.get("pmcid"))
+    doi = ids.doi(found.get("doi"))
+    pmid = ids.pmid(found.get("pmid"))
+    paper_id = pmc or doi or pmid or found.get("publisher-id") or file_stem(name)
+    journal = descendants(find_path(article, "front", "journal-meta"), "journal-title")
+    return Paper(
+        id=paper_id,
+        title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
+        abstract=_abstract(meta),
+        sections=_body(article),
+        references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")),
+        venue=clean_inline(text_of(journal[0])) if journal else None,
+        year=_year(meta),
+        fields_of_study=_fields(meta),
+        external_ids=ids.external_ids(doi_=doi, pmid_=pmid, pmc_=pmc, arxiv_=found.get("arxiv")),
+        source=f"{FORMAT}:{name}",
+    )
+
+
+def _reference(ref: etree._Element) -> Reference:
+    citation = next(
+        (c for c in ref if local(c) in ("element-citation", "mixed-citation", "citation", "nlm-citation")), None
+    )
+    if citation is None:
+        return Reference(raw=clean_inline(text_of(ref, ("label",), _BLOCKS)) or None)
+    pub_ids = {(p.get("pub-id-type") or "").lower(): (p.text or "").strip() for p in descendants(citation, "pub-id")}
+    title_el = next((t for t in citation if local(t) in ("article-title", "chapter-title")), None)
+    if title_el is None:
+        title_el = child(citation, "source")
+    return Reference(
+        title=clean_inline(text_of(title_el)) or None,
+        year=ids.year(citation.findtext("year") or ""),
+        raw=clean_inline(text_of(citation, (), (*_BLOCKS, "name", "person-group", "source", "year"))) or None,
+        external_ids=ids.external_ids(
+            doi_=pub_ids.get("doi"), pmid_=pub_ids.get("pmid"), pmc_=pub_ids.get("pmcid"), arxiv_=pub_ids.get("arxiv")
+        ),
+    )

@@ -1,0 +1,208 @@
+"""Raw input: gz-aware byte streams, JSON lines / documents and safe XML, with located errors.
+
+Everything here turns a broken input into a `Rejection` that names the file,
+the line (or line and column) and what is wrong, instead of raising: a
+malformed JSON line, invalid UTF-8, a gzip stream that ends early, XML that
+does not parse.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from lxml import etree
+
+from sciembed.papers.readers.records import (
+    INVALID_RECORD,
+    INVALID_UTF8,
+    MALFORMED_JSON,
+    MALFORMED_XML,
+    TRUNCATED_GZIP,
+    UNREADABLE_FILE,
+    Loc,
+    Rejection,
+)
+
+_GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def is_gzip(path: Path) -> bool:
+    """By content (magic bytes 1f 8b), so a compressed file without the .gz suffix is read too."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(2) == b"\x1f\x8b"
+    except OSError:
+        return path.name.lower().endswith(".gz")
+
+
+def open_bytes(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def _gzip_message(err: Exception, after_line: int | None = None) -> str:
+    where = f" after line {after_line}" if after_line is not None else ""
+    return f"gzip stream ends early or is corrupt{where} ({type(err).__name__}: {err}); later records are lost"
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8").removeprefix("\ufeff")
+
+
+def _utf8_message(err: UnicodeDecodeError) -> str:
+    return f"invalid UTF-8 at byte {err.start} ({err.reason})"
+
+
+def iter_json_lines(path: Path, name: str) -> Iterator[tuple[Loc, dict[str, Any]] | Rejection]:
+    """One JSON object per non-blank line; a bad line is one rejection, a truncated gzip ends the file."""
+    line_no = 0
+    try:
+        with open_bytes(path) as stream:
+            for line_no, raw in enumerate(stream, start=1):
+                if not raw.strip():
+                    continue
+                yield _parse_json(raw, Loc(name, line_no))
+    except _GZIP_ERRORS as err:
+        yield Rejection(Loc(name, line_no + 1), TRUNCATED_GZIP, _gzip_message(err, line_no))
+    except OSError as err:
+        yield Rejection(Loc(name, line_no + 1 if line_no else None), UNREADABLE_FILE, str(err))
+
+
+def _parse_json(raw: bytes, loc: Loc) -> tuple[Loc, dict[str, Any]] | Rejection:
+    try:
+        text = _decode(raw)
+    except UnicodeDecodeError as err:
+        return Rejection(loc, INVALID_UTF8, _utf8_message(err))
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        return Rejection(loc, MALFORMED_JSON, f"{err.msg} at column {err.colno}")
+    if not isinstance(obj, dict):
+        return Rejection(loc, INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}")
+    return loc, obj
+
+
+def read_json_document(path: Path, name: str) -> Iterator[tuple[Loc, dict[str, Any]] | Rejection]:
+    """A whole file holding one JSON object (S2ORC single records, science-parse output) or an array of them."""
+    item = _read_json_document(path, name)
+    if isinstance(item, Rejection):
+        yield item
+        return
+    loc, document = item
+    if isinstance(document, dict):
+        yield loc, document
+        return
+    for index, obj in enumerate(document):
+        loc = Loc(name, element=f"[{index}]")
+        yield (loc, obj) if isinstance(obj, dict) else Rejection(
+            loc, INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}"
+        )
+
+
+def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
+    try:
+        with open_bytes(path) as stream:
+            raw = stream.read()
+    except _GZIP_ERRORS as err:
+        return Rejection(Loc(name), TRUNCATED_GZIP, _gzip_message(err))
+    except OSError as err:
+        return Rejection(Loc(name), UNREADABLE_FILE, str(err))
+    try:
+        text = _decode(raw)
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        return Rejection(Loc(name, line), INVALID_UTF8, _utf8_message(err))
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        return Rejection(Loc(name, err.lineno), MALFORMED_JSON, f"{err.msg} at line {err.lineno} column {err.colno}")
+    if not isinstance(obj, dict | list):
+        return Rejection(Loc(name, 1), INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}")
+    return Loc(name, 1), obj
+
+
+def peek_json_objects(path: Path, limit: int = 5, max_bytes: int = 64 << 20) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` objects from the start of a file, and whether it is line-delimited.
+
+    A `.json` file whose first line is a complete object followed by more
+    lines is JSONL; otherwise the file is one (possibly pretty-printed)
+    document. Unreadable starts give ([], False).
+    """
+    objects: list[dict[str, Any]] = []
+    lines_seen = 0
+    try:
+        with open_bytes(path) as stream:
+            for raw in stream:
+                if not raw.strip():
+                    continue
+                lines_seen += 1
+                try:
+                    obj = json.loads(_decode(raw))
+                except (UnicodeDecodeError, json.JSONDecodeError):
+                    obj = None
+                if isinstance(obj, dict):
+                    objects.append(obj)
+                if (len(objects) >= limit and lines_seen >= 2) or lines_seen >= 20:
+                    break  # two lines suffice to tell JSONL from one document
+    except (*_GZIP_ERRORS, OSError):
+        pass
+    if lines_seen > 1 and objects:
+        return objects, True
+    if objects:  # a single line holding one object
+        return objects, False
+    try:
+        with open_bytes(path) as stream:
+            obj = json.loads(_decode(stream.read(max_bytes)))
+    except (*_GZIP_ERRORS, OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return [], False
+    if isinstance(obj, list):  # a JSON array of records
+        return [o for o in obj[:limit] if isinstance(o, dict)], False
+    return ([obj] if isinstance(obj, dict) else []), False
+
+
+# ------------------------------------------------------------------- XML
+
+
+def safe_parser() -> etree.XMLParser:
+    """No DTD loading, no entity expansion, no network: JATS files declare external DTDs."""
+    return etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True, remove_pis=True, huge_tree=True
+    )
+
+
+def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
+    """The root element of an XML file, or a rejection with line and column."""
+    try:
+        with open_bytes(path) as stream:
+            raw = stream.read()
+    except _GZIP_ERRORS as err:
+        return Rejection(Loc(name), TRUNCATED_GZIP, _gzip_message(err))
+    except OSError as err:
+        return Rejection(Loc(name), UNREADABLE_FILE, str(err))
+    try:
+        root = etree.fromstring(raw, safe_parser())
+    except etree.XMLSyntaxError as err:
+        line = err.lineno if isinstance(err.lineno, int) else None
+        message = str(err.msg or err)  # libxml2's message already ends with "line L, column C"
+        reason = INVALID_UTF8 if ("UTF-8" in message or "encoding" in message.lower()) else MALFORMED_XML
+        return Rejection(Loc(name, line), reason, message)
+    if root is None:
+        return Rejection(Loc(name), MALFORMED_XML, "empty document")
+    return root
+
+
+def peek_xml_root(path: Path) -> str | None:
+    """Tag ("{namespace}local") of the root element, read without parsing the whole file."""
+    try:
+        with open_bytes(path) as stream:
+            for _event, element in etree.iterparse(
+                stream, events=("start",), resolve_entities=False, no_network=True, load_dtd=False
+            ):
+                return str(element.tag)
+    except (etree.XMLSyntaxError, *_GZIP_ERRORS, OSError):
+        return None
+    return None

@@ -1,0 +1,143 @@
+"""GROBID TEI XML: header metadata, flat body ``<div>``s, ``<back>`` as back matter.
+
+GROBID writes every section as a sibling ``<div>`` and keeps the hierarchy
+only in ``head/@n`` ("2", "2.1"); the body is read in document order, nested
+divs (other TEI producers) are flattened the same way. Nothing in ``<back>``
+(acknowledgement, annex, references) becomes body text; its ``biblStruct``s
+become references. The paper id is the header DOI, else the file name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from lxml import etree
+
+from sciembed.papers.model import Paper, Reference, Section
+from sciembed.papers.readers import ids
+from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
+from sciembed.papers.readers.source import parse_xml
+from sciembed.papers.readers.xmltext import child, children, descendants, element_path, find_path, local, text_of
+from sciembed.papers.sections import clean_inline, clean_paragraphs
+
+FORMAT = "tei"
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+_SKIP = ("figure", "table", "note", "formula", "graphic")
+_BLOCKS = ("item", "cell", "row", "lb")
+
+
+def matches_root(tag: str) -> bool:
+    return tag == f"{{{TEI_NS}}}TEI" or tag in ("TEI", "teiCorpus", f"{{{TEI_NS}}}teiCorpus")
+
+
+def file_stem(name: str) -> str:
+    stem = name.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".xml", ".tei"):
+        stem = stem.removesuffix(suffix)
+    return stem
+
+
+def read(path: Path, name: str) -> Iterator[Record]:
+    root = parse_xml(path, name)
+    if isinstance(root, Rejection):
+        yield root
+        return
+    if not matches_root(str(root.tag)):
+        yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"root is <{local(root)}>, not <TEI>")
+        return
+    documents = children(root, "TEI") if local(root) == "teiCorpus" else [root]
+    for document in documents:
+        loc = Loc(name, element=element_path(document))
+        try:
+            yield Accepted(loc, parse(document, name))
+        except (TypeError, ValueError, AttributeError) as err:
+            yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+
+
+def _idnos(el: etree._Element | None) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for idno in descendants(el, "idno"):
+        kind = (idno.get("type") or "").lower()
+        if kind and idno.text and kind not in found:
+            found[kind] = idno.text.strip()
+    return found
+
+
+def _title(el: etree._Element | None, *levels: str) -> str:
+    titles = descendants(el, "title")
+    for level in levels:
+        for t in titles:
+            if t.get("level") == level and t.get("type") in (None, "main"):
+                return clean_inline(text_of(t))
+    return clean_inline(text_of(titles[0])) if titles else ""
+
+
+def _when(el: etree._Element | None) -> int | None:
+    for date in descendants(el, "date"):
+        found = ids.year(date.get("when") or date.text or "")
+        if found:
+            return found
+    return None
+
+
+def _paragraphs(div: etree._Element) -> list[str]:
+    return [text_of(p, _SKIP, _BLOCKS) for p in div if local(p) in ("p", "list", "quote")]
+
+
+def _body_sections(body: etree._Element | None) -> list[Section]:
+    sections: list[Section] = []
+    loose: list[str] = []  # paragraphs directly under <body>, outside any div
+    for node in [] if body is None else body.iter():
+        name = local(node)
+        if name == "p" and node.getparent() is body:
+            loose.append(text_of(node, _SKIP, _BLOCKS))
+        elif name == "div":
+            head = child(node, "head")
+            heading = clean_inline(text_of(head, _SKIP)) if head is not None else ""
+            number = head.get("n") if head is not None else None
+            sections.append(Section(heading, clean_paragraphs(_paragraphs(node)), number=number))
+    if loose:
+        sections.insert(0, Section("", clean_paragraphs(loose)))
+    return sections
+
+
+def parse(root: etree._Element, name: str) -> Paper:
+    header = child(root, "teiHeader")
+    source_desc = find_path(header, "fileDesc", "sourceDesc")
+    title_stmt = find_path(header, "fileDesc", "titleStmt")
+    abstract = find_path(header, "profileDesc", "abstract")
+    text = child(root, "text")
+    found = _idnos(source_desc)
+    doi = ids.doi(found.get("doi"))
+    monogr = next(iter(descendants(source_desc, "monogr")), None)
+    return Paper(
+        id=doi or file_stem(name),
+        title=_title(title_stmt, "a") or _title(source_desc, "a"),
+        abstract=clean_paragraphs(text_of(p, _SKIP, _BLOCKS) for p in descendants(abstract, "p"))
+        or clean_inline(text_of(abstract, _SKIP)),
+        sections=tuple(_body_sections(child(text, "body"))),
+        references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
+        venue=_title(monogr, "j", "m") or None,
+        year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr),
+        external_ids=ids.external_ids(
+            doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
+        ),
+        source=f"{FORMAT}:{name}",
+    )
+
+
+def _reference(bibl: etree._Element) -> Reference:
+    found = _idnos(bibl)
+    raw = next((n for n in children(bibl, "note") if n.get("type") == "raw_reference"), None)
+    analytic = child(bibl, "analytic")
+    monogr = child(bibl, "monogr")
+    title = _title(analytic, "a") if analytic is not None else ""
+    return Reference(
+        title=title or _title(monogr, "m", "j") or None,
+        year=_when(monogr),
+        raw=clean_inline(text_of(raw)) or None,
+        external_ids=ids.external_ids(
+            doi_=found.get("doi"), arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
+        ),
+    )

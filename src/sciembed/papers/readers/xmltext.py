@@ -1,0 +1,79 @@
+"""Text and element paths from lxml trees, shared by the TEI and JATS readers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lxml import etree
+
+
+def local(el: etree._Element) -> str:
+    """Tag name without namespace ("" for comments / processing instructions)."""
+    tag = el.tag
+    return etree.QName(tag).localname if isinstance(tag, str) else ""
+
+
+def children(el: etree._Element | None, name: str) -> list[etree._Element]:
+    """Direct children with this local name, any namespace."""
+    return [] if el is None else [c for c in el if local(c) == name]
+
+
+def child(el: etree._Element | None, name: str) -> etree._Element | None:
+    return next(iter(children(el, name)), None)
+
+
+def descendants(el: etree._Element | None, name: str) -> list[etree._Element]:
+    return [] if el is None else [d for d in el.iter() if local(d) == name]
+
+
+def find_path(el: etree._Element | None, *names: str) -> etree._Element | None:
+    """Follow direct children by local name: find_path(root, "front", "article-meta")."""
+    for name in names:
+        el = child(el, name)
+    return el
+
+
+def text_of(el: etree._Element | None, skip: Iterable[str] = (), blocks: Iterable[str] = ()) -> str:
+    """All text under `el`, leaving out subtrees named in `skip` (their tails are kept).
+
+    Elements named in `blocks` are separated by a space so that list items or
+    table cells do not run together; inline markup (italic, sub, xref) joins
+    without one, as printed.
+    """
+    if el is None:
+        return ""
+    skip_set, block_set = frozenset(skip), frozenset(blocks)
+    parts: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for sub in node:
+            name = local(sub)
+            if name and name not in skip_set:
+                if name in block_set:
+                    parts.append(" ")
+                walk(sub)
+                if name in block_set:
+                    parts.append(" ")
+            if sub.tail:
+                parts.append(sub.tail)
+
+    walk(el)
+    return "".join(parts)
+
+
+def element_path(el: etree._Element) -> str:
+    """"/article/front/article-meta" style path (1-based index where siblings share a name)."""
+    steps = []
+    node: etree._Element | None = el
+    while node is not None:
+        parent = node.getparent()
+        name = local(node)
+        if parent is not None:
+            same = [c for c in parent if local(c) == name]
+            if len(same) > 1:
+                name += f"[{same.index(node) + 1}]"
+        steps.append(name)
+        node = parent
+    return "/" + "/".join(reversed(steps))

@@ -1,0 +1,460 @@
+"""Section extraction, applied the same way after every reader (`finalize`).
+
+Readers hand over either ready sections (TEI, JATS, science-parse, own JSONL)
+or a paragraph sequence with section names (S2ORC, unarXive), which
+`sections_from_paragraphs` groups; where the names are missing (S2ORC
+2019-09-28 writes ``"section": null`` everywhere) the S2Full header detector
+decides which paragraphs are headings. `finalize` then normalises text,
+demotes headings that are not headings, cuts back matter, assigns roles and
+sets the ``empty_abstract`` / ``no_body`` flags. Boundaries that a structured
+format gives are kept; only headings that cannot be headings are merged into
+the section before them (their words stay in the text).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from sciembed.papers.model import Paper, Section, SectionRole
+from sciembed.papers.roles import normalize_heading, role_of
+
+# ---------------------------------------------------------------- text
+# Paragraphs stay separated by one blank line ("\n\n") so that back-matter and
+# header rules can still see paragraph boundaries; all other whitespace
+# collapses to single spaces. Hyphenation ("provid- ing") is left as printed.
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PARA_BREAK = re.compile(r"\n\s*\n")
+
+
+def nfc(text: str) -> str:
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def clean_inline(text: str | None) -> str:
+    """One line: NFC, control characters dropped, whitespace runs collapsed."""
+    if not text:
+        return ""
+    return " ".join(_CONTROL.sub("", nfc(text)).split())  # split/join: 10x faster than a \s+ regex
+
+
+def clean_paragraphs(paragraphs: Iterable[str | None]) -> str:
+    """Join paragraphs (each cleaned inline) with blank lines, dropping empty ones."""
+    return "\n\n".join(p for p in (clean_inline(x) for x in paragraphs) if p)
+
+
+def clean_text(text: str | None) -> str:
+    """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses."""
+    if not text:
+        return ""
+    return clean_paragraphs(_PARA_BREAK.split(text))
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """Inverse of `clean_paragraphs` for text that went through it."""
+    return [p for p in text.split("\n\n") if p]
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated words of normalised text (same as ``len(text.split())``, without the list)."""
+    return text.count(" ") + text.count("\n\n") + 1 if text else 0
+
+
+EMPTY_ABSTRACT = "empty_abstract"
+NO_BODY = "no_body"
+MAX_HEADER_CHARS = 150
+
+# ---------------------------------------------------------------- numbering
+
+# "2", "2.1", "2.1.", "IV.", "A.1", "A." followed by the heading text.
+# Roman and single-letter forms need an uppercase word after them ("C. elegans" is no number).
+_LEADING_NUMBER = re.compile(
+    r"^(?:(?P<num>\d{1,2}(?:\.\d{1,2})*\.?|[A-Z](?:\.\d{1,2})+\.?)\s+(?P<rest>\S.*)"
+    r"|(?P<upper>[IVXLC]{1,6}[.)]|[A-Z]\.)\s+(?P<urest>[A-Z0-9].*))$"
+)
+# "A APPENDIX", "B PROOFS": a single letter before an all-caps heading (science-parse).
+_LETTER_BEFORE_CAPS = re.compile(r"^(?P<num>[A-Z])\s+(?P<rest>[A-Z][A-Z0-9 ,:&'()-]{2,})$")
+_MERGED_HEADING = re.compile(r"^(?P<outer>.+?)\s+(?P<num>\d{1,2}(?:\.\d{1,2})+)\s+(?P<inner>\S.*)$")
+
+
+def split_number(heading: str) -> tuple[str | None, str]:
+    """("2.1", "THE PROBLEM") from "2.1 THE PROBLEM"; (None, heading) when there is no numbering."""
+    match = _LEADING_NUMBER.match(heading)
+    if match and match.group("upper"):
+        return match.group("upper").rstrip(".)"), match.group("urest").strip()
+    match = match or _LETTER_BEFORE_CAPS.match(heading)
+    if not match:
+        return None, heading
+    return match.group("num").rstrip(".)"), match.group("rest").strip()
+
+
+def _number_parts(number: str | None) -> tuple[str, ...]:
+    return tuple(p for p in (number or "").split(".") if p)
+
+
+def _is_parent(parent: str | None, child: str | None) -> bool:
+    p, c = _number_parts(parent), _number_parts(child)
+    return bool(p) and len(p) < len(c) and c[: len(p)] == p
+
+
+def _top_arabic(number: str | None) -> int | None:
+    parts = _number_parts(number)
+    return int(parts[0]) if parts and parts[0].isdigit() else None
+
+
+def _is_appendix_number(number: str | None, seen_arabic: bool) -> bool:
+    """A lettered top-level number ("A", "B.2") after arabic ones is LaTeX's / PDFs' appendix."""
+    parts = _number_parts(number)
+    return seen_arabic and bool(parts) and len(parts[0]) == 1 and parts[0].isalpha() and parts[0].isupper()
+
+
+# ---------------------------------------------------------- header detection
+
+_SENTENCE_END = re.compile(r"[.!?;,:]$")
+_STOPWORDS = frozenset(
+    {
+        "a", "an", "the", "of", "and", "or", "for", "in", "on", "to", "with", "by", "at", "from", "via", "vs",
+        "versus", "as", "into", "over", "under", "between", "about", "through", "within", "without", "per", "its",
+        "their", "our", "de", "la", "le", "et", "und", "der", "die", "das"
+    }
+)
+# Words that make a short line a sentence rather than a heading ("We thank them", "See Table 2").
+_SENTENCE_MARKERS = frozenset(
+    {
+        "we", "i", "our", "us", "you", "they", "it", "this", "these", "those", "is", "are", "was", "were", "be",
+        "been", "being", "has", "have", "had", "do", "does", "did", "see", "shown", "shows", "show", "thank",
+        "thanks", "can", "will", "would", "should", "could", "may", "might", "must"
+    }
+)
+_FIRST_PERSON = frozenset({"we", "our", "us", "i"})
+_WH_START = frozenset(
+    {
+        "what", "why", "how", "when", "where", "which", "who", "whom", "whose", "does", "do", "is", "are", "can"
+    }
+)
+
+
+_NOT_LETTER = re.compile(r"[\W\d_]+")
+_DROP_ASCII_LETTERS = str.maketrans("", "", string.ascii_letters)
+
+
+def _letters(text: str) -> int:
+    return len(_NOT_LETTER.sub("", text))
+
+
+def is_trash(text: str, min_letter_share: float = 0.5) -> bool:
+    """Table and layout artefacts: mostly digits/symbols, or fewer than two letters ("P1", "a", "2191")."""
+    visible = len(text) - text.count(" ") - text.count("\n") - text.count("\t")  # text is normalised already
+    if not visible:
+        return True
+    # Fast path for the usual Latin-script text (sections run to 100k characters); exact count otherwise.
+    ascii_letters = len(text) - len(text.translate(_DROP_ASCII_LETTERS))
+    if ascii_letters >= 2 and ascii_letters >= min_letter_share * visible:
+        return False
+    letters = _letters(text)
+    return letters < 2 or letters / visible < min_letter_share
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def _is_all_caps(text: str) -> bool:
+    return _letters(text) >= 2 and text.upper() == text
+
+
+def _is_title_case(text: str) -> bool:
+    content = [w for w in _words(text) if w[0].isalpha() and w.lower() not in _STOPWORDS]
+    return bool(content) and all(w[0].isupper() for w in content)
+
+
+def _is_numbered(text: str) -> bool:
+    return split_number(text)[0] is not None
+
+
+def _marker_words(text: str) -> set[str]:
+    return {w.strip(".,;:!?()[]\"'").lower() for w in _words(text)}
+
+
+def is_header_paragraph(text: str) -> bool:
+    """S2Full rule: is this paragraph (from a sequence without section names) a heading?
+
+    Trash and sentences are filtered first; then a heading is at most 150
+    characters, starts with an uppercase letter or a digit, has no trailing
+    sentence punctuation, and is ALL CAPS, numbered, or — when it holds no
+    verb/pronoun marker of a sentence ("See Table 2", "We thank them") —
+    Title Case or at most six words.
+    """
+    text = text.strip()
+    if not text or len(text) > MAX_HEADER_CHARS or is_trash(text):
+        return False
+    if _SENTENCE_END.search(text) or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    if _is_all_caps(text) or _is_numbered(text):
+        return True
+    if _marker_words(text) & _SENTENCE_MARKERS:
+        return False
+    return _is_title_case(text) or len(_words(text)) <= 6
+
+
+def looks_like_sentence(heading: str) -> bool:
+    """A heading slot that holds running text (GROBID / science-parse put sentences there).
+
+    Biology headings are often full clauses ("spalt is required for rh5
+    expression"), so only long lines, long lines ending like a sentence, or
+    first-person lines count; questions are headings.
+    """
+    words = _words(heading)
+    if len(heading) > MAX_HEADER_CHARS or len(words) > 25:
+        return True
+    if not words or heading.endswith("?") or words[0].lower() in _WH_START:
+        return False
+    if _is_title_case(heading) or _is_all_caps(heading):
+        return False
+    if len(words) >= 10 and re.search(r"[.!;:,]$", heading):
+        return True
+    return len(words) >= 6 and bool(_marker_words(heading) & _FIRST_PERSON)
+
+
+# ------------------------------------------------------------- back matter
+
+# Headings from which everything to the end of the paper is back matter.
+_BACK_MATTER = re.compile(
+    r"^(?:acknowledge?ments?\b.*|acknowledge?ment of .*|references?(?: and notes)?|bibliography|literature cited"
+    r"|works cited|appendix\b.*|appendices\b.*|supplementa(?:ry|l)\b.*|supporting information\b.*"
+    r"|authors?(?: s)? contributions?\b.*|contributions? of (?:the )?authors|credit authorship.*"
+    r"|funding(?: (?:information|sources?|statement|details|declaration|acknowledge?ments?))?"
+    r"|financial (?:support|disclosure)s?|data (?:and (?:code|software|materials) )?availability\b.*"
+    r"|availability of data\b.*|code (?:and data )?availability\b.*|conflicts? of interests?\b.*"
+    r"|competing (?:financial )?interests?\b.*|declaration of (?:competing )?interests?\b.*|declarations?"
+    r"|disclosures?|endnotes|footnotes|(?:authors? )?biograph(?:y|ies))$"
+)
+# Headings that are back matter but sit *inside* the body in some journals (PLOS puts
+# "Ethics Statement" first in Methods): only that one section is dropped.
+_BACK_MATTER_LOCAL = re.compile(
+    r"^(?:ethics(?: statement| approval\b.*| declarations?)?|ethical (?:statement|approval|considerations)\b.*"
+    r"|abbreviations|consent for publication|informed consent)$"
+)
+# A paragraph that opens with a run-in back-matter heading: "Acknowledgments. We thank …". Only that
+# paragraph goes: mathematicians end their introduction with one, and the body follows.
+_RUN_IN_BACK_MATTER = re.compile(
+    r"^(?:acknowledge?ments?|funding|author contributions|conflicts? of interests?|competing interests"
+    r"|data availability(?: statement)?)\s*[.:—–-]\s+\S",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def is_back_matter(heading: str) -> bool:
+    """True for References, Acknowledg(e)ment(s), Appendix, Funding, … (numbered or not)."""
+    norm = normalize_heading(heading)
+    return bool(norm) and bool(_BACK_MATTER.match(norm))
+
+
+def _is_local_back_matter(heading: str) -> bool:
+    norm = normalize_heading(heading)
+    return bool(norm) and bool(_BACK_MATTER_LOCAL.match(norm))
+
+
+# ---------------------------------------------------- paragraph sequences
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One body paragraph from a paragraph-sequence format.
+
+    `section` is the section name the source gives ("" for "no name"), or
+    None when the source lost it; `role` is a reader's structural hint (e.g.
+    the role of the enclosing LaTeX section), kept where the heading says nothing.
+    """
+
+    text: str
+    section: str | None = None
+    number: str | None = None
+    role: SectionRole = SectionRole.OTHER
+
+
+def sections_from_paragraphs(paragraphs: Iterable[Paragraph]) -> tuple[Section, ...]:
+    """Group consecutive paragraphs by (section, number); run header detection where names are missing."""
+    sections: list[Section] = []
+    heading: str | None = None
+    number: str | None = None
+    role = SectionRole.OTHER
+    key: tuple[str, str | None] | None = None
+    buffer: list[str] = []
+
+    def flush() -> None:
+        if heading is not None:
+            sections.append(Section(heading, "\n\n".join(buffer), role, number))
+
+    for para in paragraphs:
+        text = para.text.strip()
+        if para.section is None:
+            if is_header_paragraph(text):
+                flush()
+                number, heading = split_number(clean_inline(text))
+                role, key, buffer = SectionRole.OTHER, ("\0detected", text), []
+                continue
+            if heading is None:  # text before any heading: one unnamed section
+                heading, number, role, key, buffer = "", None, SectionRole.OTHER, ("", None), []
+        elif (para.section, para.number) != key:
+            flush()
+            heading, number, role, key, buffer = para.section, para.number, para.role, (para.section, para.number), []
+        if text:
+            buffer.append(text)
+    flush()
+    return tuple(sections)
+
+
+# ------------------------------------------------------------------ finalize
+
+
+def _clean_sections(sections: Iterable[Section]) -> list[Section]:
+    cleaned = []
+    for sec in sections:
+        heading = clean_inline(sec.heading)
+        number = clean_inline(sec.number).rstrip(".") or None
+        if number is None:
+            number, heading = split_number(heading)
+        elif heading.startswith(number + " ") or heading.startswith(number + ". "):
+            heading = heading[len(number) :].lstrip(". ")
+        cleaned.append(Section(heading, clean_text(sec.text), sec.role, number))
+    return cleaned
+
+
+def _merge_into_previous(out: list[Section], sec: Section) -> None:
+    """Keep a false heading's words as a paragraph of the section before it."""
+    words = f"{sec.number} {sec.heading}".strip() if sec.number else sec.heading
+    parts = [p for p in (words, sec.text) if p]
+    if out:
+        prev = out[-1]
+        out[-1] = replace(prev, text="\n\n".join(p for p in (prev.text, *parts) if p))
+    else:
+        out.append(Section("", "\n\n".join(parts), sec.role, None))
+
+
+def _split_merged_headings(sections: list[Section]) -> list[Section]:
+    """GROBID's "Model 2.1 Overview" with n="2": a section heading and its first subsection in one head."""
+    out = []
+    for sec in sections:
+        match = _MERGED_HEADING.match(sec.heading) if sec.number else None
+        if match and _is_parent(sec.number, match.group("num")):
+            out.append(Section(match.group("outer"), "", sec.role, sec.number))
+            out.append(Section(match.group("inner"), sec.text, sec.role, match.group("num")))
+        else:
+            out.append(sec)
+    return out
+
+
+def _demote_false_headings(sections: list[Section], noisy: bool) -> list[Section]:
+    """Merge sections whose heading is trash or a sentence into the section before them.
+
+    For PDF-derived formats (`noisy`) also: an unnumbered heading with no known
+    role in a paper whose headings are mostly numbered (science-parse takes
+    table captions for headings), and a top-level number lower than one seen
+    before (GROBID's bogus "5. ELMo ELMo" after section 8).
+    """
+    numbered = sum(1 for s in sections if s.number)
+    named = sum(1 for s in sections if s.heading)
+    mostly_numbered = noisy and named >= 3 and numbered * 2 >= named
+    out: list[Section] = []
+    top = 0
+    for sec in sections:
+        heading = sec.heading
+        false = bool(heading) and (is_trash(heading) or looks_like_sentence(heading))
+        if noisy and heading and not false:
+            known = role_of(heading) is not SectionRole.OTHER or is_back_matter(heading)
+            if mostly_numbered and not sec.number and not known:
+                false = True
+            current = _top_arabic(sec.number)
+            if current is not None and current < top and not known:
+                false = True
+        if false:
+            _merge_into_previous(out, sec)
+            continue
+        current = _top_arabic(sec.number)
+        top = max(top, current or 0)
+        out.append(sec)
+    return out
+
+
+def _cut_back_matter(sections: list[Section]) -> list[Section]:
+    """Everything from the first back-matter heading onward leaves the body; run-in paragraphs leave alone."""
+    out: list[Section] = []
+    seen_arabic = False
+    for sec in sections:
+        if sec.heading and is_back_matter(sec.heading):
+            return out
+        if _is_appendix_number(sec.number, seen_arabic):
+            return out
+        seen_arabic = seen_arabic or _top_arabic(sec.number) is not None
+        if sec.heading and _is_local_back_matter(sec.heading):
+            continue
+        if _RUN_IN_BACK_MATTER.search(sec.text):
+            kept = [p for p in split_paragraphs(sec.text) if not _RUN_IN_BACK_MATTER.match(p)]
+            sec = replace(sec, text="\n\n".join(kept))
+        out.append(sec)
+    return out
+
+
+def _assign_roles(sections: list[Section]) -> list[Section]:
+    """Role from the heading; else the reader's hint; else the numbered parent's; else an empty parent's."""
+    out: list[Section] = []
+    open_parent: SectionRole | None = None  # role of an unnumbered heading-only section ("Results" + subsections)
+    for sec in sections:
+        own = role_of(sec.heading)
+        role = own
+        if role is SectionRole.OTHER:
+            role = sec.role
+        if role is SectionRole.OTHER and sec.number:
+            parent = next((p for p in reversed(out) if _is_parent(p.number, sec.number)), None)
+            if parent is not None:
+                role = parent.role
+        if role is SectionRole.OTHER and not sec.number and open_parent is not None:
+            role = open_parent
+        if not sec.number:
+            if not sec.text.strip() and own is not SectionRole.OTHER:
+                open_parent = own
+            elif own is not SectionRole.OTHER:
+                open_parent = None
+        out.append(replace(sec, role=role))
+    return out
+
+
+def _keep(sec: Section) -> bool:
+    """Heading-only parents and pure artefacts (review line numbers, tables) carry no body text."""
+    return bool(sec.text.strip()) and not is_trash(sec.text, min_letter_share=0.25)
+
+
+def finalize(paper: Paper, *, noisy_headings: bool = False) -> Paper:
+    """Normalise a reader's paper and extract its body sections (see the module docstring).
+
+    `noisy_headings` marks headings that a PDF parser guessed (GROBID,
+    science-parse, S2ORC PDF parses), which get the stricter heading checks.
+    """
+    sections = _clean_sections(paper.sections)
+    if noisy_headings:
+        sections = _split_merged_headings(sections)
+    sections = _demote_false_headings(sections, noisy_headings)
+    sections = _cut_back_matter(sections)
+    sections = [s for s in _assign_roles(sections) if _keep(s)]
+    abstract = clean_text(paper.abstract)
+    flags = [f for f in paper.flags if f not in (EMPTY_ABSTRACT, NO_BODY)]
+    if not abstract:
+        flags.append(EMPTY_ABSTRACT)
+    if not sections:
+        flags.append(NO_BODY)
+    return replace(
+        paper,
+        id=clean_inline(paper.id),
+        title=clean_inline(paper.title),
+        abstract=abstract,
+        sections=tuple(sections),
+        venue=clean_inline(paper.venue) or None,
+        domain=clean_inline(paper.domain) or None,
+        fields_of_study=tuple(dict.fromkeys(f for f in (clean_inline(x) for x in paper.fields_of_study) if f)),
+        flags=tuple(dict.fromkeys(flags)),
+    )

@@ -1,7 +1,143 @@
-"""CLI commands of this stage (filled in by the stage's owner)."""
+"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed compare` (two runs, paired tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+EVAL_HELP = (
+    "Evaluate one or more models (and `bm25`) on one benchmark and write a report.\n\n"
+    "The benchmark is a built corpus (citation retrieval on one split), a BEIR folder (--beir) or a re-ranking "
+    "pools file (--pools). Writes results.json, report.md, PNGs, rankings and qrels into --out, and prints the "
+    "models × scenarios table."
+)
+COMPARE_HELP = (
+    "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
+    "RUN_A and RUN_B are directories written by `sciembed eval` on the same benchmark."
+)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int):
+    from sciembed.evaluation import build_citation_benchmark, load_beir, load_pools
+
+    given = [name for name, value in (("CORPUS", corpus), ("--beir", beir), ("--pools", pools)) if value]
+    if len(given) != 1:
+        raise typer.BadParameter(f"give exactly one benchmark: CORPUS, --beir DIR or --pools FILE (got {given or 0})")
+    if beir:
+        return load_beir(beir, split)
+    if pools:
+        return load_pools(pools)
+    return build_citation_benchmark(corpus, split=split, paper_log_seed=seed)
+
+
+def eval_command(
+    corpus: Path | None = typer.Argument(None, help="Built corpus directory (papers, pairs and splits parquet)."),
+    model: list[str] = typer.Option(..., "--model", "-m", help="Model dir, hub id, `minilm` or `bm25`; repeatable."),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for results.json, report.md and plots."),
+    split: str = typer.Option("test", help="Corpus split (or BEIR qrels split) to evaluate."),
+    scenario: list[str] = typer.Option(["ta_ta", "body_ta", "body_body"], help="ta_ta | body_ta | body_body."),
+    body_mode: list[str] = typer.Option(["windowed", "full"], help="windowed | full (body scenarios)."),
+    beir: Path | None = typer.Option(None, help="BEIR folder instead of a corpus."),
+    pools: Path | None = typer.Option(None, help="Re-ranking pools JSONL instead of a corpus."),
+    cache_dir: Path | None = typer.Option(None, help="Embedding cache: a re-run encodes only new texts."),
+    index_dir: Path | None = typer.Option(None, help="Save candidate indexes here and reuse them next time."),
+    k: int = typer.Option(100, help="Candidates retrieved per query."),
+    paper_log_seed: int = typer.Option(0, help="Seed of the paper log (which body section each paper is read at)."),
+    batch_size: int = typer.Option(32, help="Encoding batch size."),
+    backend: str = typer.Option("torch", help="torch | onnx."),
+    max_seq_length: int | None = typer.Option(None, help="Override the encoder's token budget."),
+    device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
+    geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
+    rankings: bool = typer.Option(True, help="Write TREC run files of every ranking (runs/<model>/)."),
+) -> None:
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
+    from sciembed.models import ModelLoadError, load_encoder
+    from sciembed.retrieval.dense import IndexLoadError
+
+    console = Console()
+    try:
+        bench = _benchmark(corpus, beir, pools, split, paper_log_seed)
+        runs = []
+        for name in model:
+            encoder = name if name.lower() == "bm25" else load_encoder(
+                name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir, device=device)
+            console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
+            runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
+                                         geometry=geometry, index_dir=index_dir))
+            del encoder
+        report = write_report(runs, bench, out, rankings=rankings)
+    except (BenchmarkError, CorpusError, IndexLoadError, ModelLoadError, ValueError) as err:
+        _fail(str(err))
+        return
+    console.print(_eval_table(runs))
+    problems = sum(i.count for i in bench.issues)
+    if problems:
+        console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
+    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def _eval_table(runs) -> Table:
+    from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
+    from sciembed.evaluation.task import key_label
+
+    keys = list(dict.fromkeys(k for run in runs for k in run.keys))
+    table = Table(title=f"{METRIC_LABELS[PRIMARY]} ×100")
+    table.add_column("Model")
+    for key in keys:
+        table.add_column(f"{key_label(key)}\n(n={runs[0].counts.get(key, {}).get('queries', '–')})", justify="right")
+    for run in runs:
+        table.add_row(run.model, *[f"{100 * run.primary(key):.1f}" for key in keys])
+    return table
+
+
+def compare_command(
+    run_a: Path = typer.Argument(..., help="Run directory A (the baseline)."),
+    run_b: Path = typer.Argument(..., help="Run directory B."),
+    model_a: str | None = typer.Option(None, help="Model in A (default: its first)."),
+    model_b: str | None = typer.Option(None, help="Model in B (default: its first)."),
+    test: str = typer.Option("student", help="student (paired t-test) | fisher (randomization)."),
+    metric: list[str] | None = typer.Option(None, help="Metrics to compare (default: all)."),
+    max_p: float = typer.Option(0.05, help="Significance level."),
+    permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
+    seed: int = typer.Option(42, help="Seed of the Fisher test."),
+) -> None:
+    from sciembed.evaluation import BenchmarkError, compare_runs
+    from sciembed.evaluation.metrics import METRIC_LABELS, METRICS
+
+    try:
+        result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
+                              metrics=tuple(metric or METRICS), max_p=max_p, n_permutations=permutations, seed=seed)
+    except (BenchmarkError, ValueError) as err:
+        _fail(str(err))
+        return
+    console = Console()
+    title = f"{result.model_b} (B) vs {result.model_a} (A), ×100, {result.test} test, * p ≤ {max_p}"
+    table = Table(title=title)
+    for column in ("Scenario", "Metric", "A", "B", "Δ", "p", "n"):
+        table.add_column(column, justify="left" if column in ("Scenario", "Metric") else "right")
+    for label, r in result.rows:
+        star = " *" if r.significant(max_p) else ""
+        colour = "green" if r.delta > 0 and star else "red" if r.delta < 0 and star else "default"
+        table.add_row(label, METRIC_LABELS.get(r.metric, r.metric), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
+                      f"[{colour}]{100 * r.delta:+.1f}{star}[/{colour}]", f"{r.p_value:.3g}", str(r.n))
+    console.print(table)
+    for label, (n_a, n_b, paired) in result.unpaired.items():
+        console.print(f"[yellow]{label}[/yellow]: A scored {n_a} queries, B {n_b}; {paired} paired", highlight=False)
+    if result.only_a or result.only_b:
+        console.print(f"not compared: only in A {result.only_a or '-'}; only in B {result.only_b or '-'}")
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
+    app.command("eval", help=EVAL_HELP)(eval_command)
+    app.command("compare", help=COMPARE_HELP)(compare_command)

@@ -1,0 +1,200 @@
+"""Bring-your-own benchmark in BEIR format.
+
+A folder with ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl``
+(``_id``, ``text``) and ``qrels/<split>.tsv`` (``query-id  corpus-id  score``,
+header optional). Documents are encoded as ``title. text`` (the same join as a
+paper's TA). As in BEIR, a document whose id equals the query id is never
+retrieved. An optional ``metadata.domain`` on a query feeds the per-domain
+breakdown. Every line that cannot be used is counted with file:line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+
+UNKNOWN_DOMAIN = "unknown"
+KEY: ScenarioKey = ("beir", None)
+
+
+def join_title(title: str | None, text: str | None) -> str:
+    title = (title or "").strip().rstrip(".")
+    text = (text or "").strip()
+    return f"{title}. {text}" if title and text else title or text
+
+
+def read_jsonl_records(path: Path, issues: IssueLog) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each parseable line; the others are counted."""
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                issues.add("line is not valid JSON", "line skipped", where=f"{path.name}:{number}", example=str(err))
+                continue
+            if not isinstance(record, dict):
+                issues.add("line is not a JSON object", "line skipped", where=f"{path.name}:{number}")
+                continue
+            yield number, record
+
+
+@dataclass
+class TextCollection:
+    """Id -> text, first occurrence wins; duplicates and empty texts are counted."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    empty: set[str] = field(default_factory=set)  # ids whose text was empty
+
+
+def read_collection(path: Path, kind: str, issues: IssueLog, titled: bool) -> TextCollection:
+    out = TextCollection()
+    for number, record in read_jsonl_records(path, issues):
+        where = f"{path.name}:{number}"
+        rid = record.get("_id")
+        if rid in (None, ""):
+            issues.add(f"{kind} without _id", f"{kind} skipped", where=where)
+            continue
+        rid = str(rid)
+        text = join_title(record.get("title"), record.get("text")) if titled else (record.get("text") or "").strip()
+        if rid in out.texts:
+            issues.add(f"duplicate {kind} id", "later occurrence skipped (first kept)", where=where, example=rid)
+        elif not text:
+            issues.add(f"{kind} with empty text", f"{kind} excluded", where=where, example=rid)
+            out.empty.add(rid)
+        else:
+            out.texts[rid] = text
+            out.meta[rid] = record.get("metadata") or {}
+    return out
+
+
+def read_qrels(
+    path: Path, queries: TextCollection, docs: TextCollection, issues: IssueLog
+) -> dict[str, dict[str, int]]:
+    """qrels restricted to known queries and documents; unknown ids are counted, never guessed."""
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            where = f"{path.parent.name}/{path.name}:{number}"
+            parts = line.strip().split("\t") if "\t" in line else line.split()
+            if not parts or not line.strip():
+                continue
+            if number == 1 and parts[0].lower().replace("_", "-") in ("query-id", "qid", "query"):
+                continue  # header
+            if len(parts) not in (3, 4):
+                issues.add("qrels line without 3 columns", "line skipped", where=where)
+                continue
+            qid, did, score = parts[0], parts[-2], parts[-1]  # 4 columns = TREC (qid 0 docid rel)
+            try:
+                relevance = int(float(score))
+            except ValueError:
+                issues.add("qrels score is not a number", "line skipped", where=where, example=score)
+                continue
+            if qid not in queries.texts:
+                what = f"qrels name {'a query with empty text' if qid in queries.empty else 'an unknown query id'}"
+                issues.add(what, "judgement ignored", where=where, example=qid)
+            elif did not in docs.texts:
+                what = f"qrels name {'a document with empty text' if did in docs.empty else 'an unknown corpus id'}"
+                issues.add(what, "judgement ignored", where=where, example=did)
+            else:
+                qrels.setdefault(qid, {})[did] = relevance
+    return qrels
+
+
+@dataclass
+class BeirBenchmark:
+    source: str
+    split: str
+    queries: dict[str, str]  # evaluated queries only
+    docs: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    domains: dict[str, str]
+    issues: IssueLog
+    name: str = "beir"
+    kind: str = "beir"
+    unjudged_queries: int = 0
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
+        return [KEY]
+
+    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+        qids = sorted(self.queries)
+        dids = sorted(self.docs)
+        return RetrievalTask(
+            key=KEY,
+            query_ids=qids,
+            query_texts=[self.queries[q] for q in qids],
+            doc_ids=dids,
+            doc_texts=[self.docs[d] for d in dids],
+            qrels={q: self.qrels[q] for q in qids},
+            exclude={q: [q] for q in qids if q in self.docs},
+            domains={q: self.domains.get(q, UNKNOWN_DOMAIN) for q in qids},
+        )
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = self._digest()
+        return self._fingerprint
+
+    def _digest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps([self.split, sorted(self.queries.items()), sorted(self.docs.items())]).encode())
+        digest.update(json.dumps(sorted((q, sorted(r.items())) for q, r in self.qrels.items())).encode())
+        return digest.hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "source": self.source,
+            "split": self.split,
+            "fingerprint": self.fingerprint(),
+            "documents": len(self.docs),
+            "queries": len(self.queries),
+            "queries_without_judgements": self.unjudged_queries,
+            "issues": self.issues.to_list(),
+        }
+
+
+def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
+    """Load a BEIR folder; a missing file stops with one message naming every missing file."""
+    folder = Path(folder)
+    required = ["corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv"]
+    missing = [name for name in required if not (folder / name).is_file()]
+    if missing:
+        raise BenchmarkError(
+            f"BEIR folder {folder} is missing {len(missing)} of {len(required)} required files: {', '.join(missing)}"
+        )
+    issues = IssueLog()
+    docs = read_collection(folder / "corpus.jsonl", "document", issues, titled=True)
+    queries = read_collection(folder / "queries.jsonl", "query", issues, titled=False)
+    qrels = read_qrels(folder / "qrels" / f"{split}.tsv", queries, docs, issues)
+    evaluated: dict[str, str] = {}
+    for qid in sorted(qrels):
+        if any(r > 0 for r in qrels[qid].values()):
+            evaluated[qid] = queries.texts[qid]
+        else:
+            issues.add("query has no relevant document", "query not evaluated", where=f"qrels/{split}.tsv",
+                       example=qid)
+    domains = {q: str(queries.meta[q].get("domain") or UNKNOWN_DOMAIN) for q in evaluated}
+    return BeirBenchmark(
+        source=str(folder),
+        split=split,
+        queries=evaluated,
+        docs=docs.texts,
+        qrels={q: qrels[q] for q in evaluated},
+        domains=domains,
+        issues=issues,
+        name=f"{folder.name}:{split}",
+        unjudged_queries=len(set(queries.texts) - set(qrels)),
+    )

@@ -1,0 +1,209 @@
+"""The S2Full citation-retrieval benchmark, read from a built corpus.
+
+Queries are held-out papers with at least one citation link inside the same
+split; relevant = every linked paper (links are undirected); candidates are all
+papers of the split, as title+abstract (TA) or as body text. The body text of a
+paper is the section its paper log names: the whole section (``full``) or the
+window of the model's word budget starting at that section's header
+(``windowed``), so every model reads the same place in every paper.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.evaluation.issues import IssueLog
+from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey, scenario_keys
+from sciembed.papers.model import Paper
+from sciembed.views import build_paper_log, section_view, ta_text, window_at
+from sciembed.views.paper_log import LogEntry
+
+UNKNOWN_DOMAIN = "unknown"
+
+
+@dataclass
+class CitationBenchmark:
+    """Papers, links and the paper log of one split; `task` cuts the texts for one scenario."""
+
+    source: str
+    split: str
+    paper_log_seed: int
+    papers: dict[str, Paper]  # every usable paper of the split, by id (sorted)
+    links: dict[str, set[str]]  # paper id -> linked paper ids (symmetric)
+    paper_log: dict[str, LogEntry]
+    domains: dict[str, str]
+    issues: IssueLog = field(default_factory=IssueLog)
+    name: str = "citation"
+    kind: str = "citation"
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    # -- what the benchmark holds -------------------------------------------------
+    @property
+    def query_ids(self) -> list[str]:
+        """Papers with at least one link inside the split, sorted."""
+        return sorted(pid for pid in self.papers if self.links.get(pid))
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return sorted({(min(a, b), max(a, b)) for a, nbrs in self.links.items() for b in nbrs})
+
+    def without_body(self) -> list[str]:
+        return sorted(pid for pid in self.papers if pid not in self.paper_log)
+
+    def keys(self, scenarios: Any = SCENARIOS, body_modes: Any = BODY_MODES) -> list[ScenarioKey]:
+        return scenario_keys(scenarios, body_modes)
+
+    # -- texts ----------------------------------------------------------------------
+    def ta(self, pid: str) -> str:
+        return ta_text(self.papers[pid])
+
+    def body(self, pid: str, mode: str, window_words: int) -> str:
+        """The logged body text of a paper (it must have a log entry)."""
+        entry = self.paper_log[pid]
+        paper = self.papers[pid]
+        if mode == "full":
+            return section_view(paper, entry.section).text
+        if mode == "windowed":
+            return window_at(paper, entry.section, window_words).text
+        raise ValueError(f"unknown body mode {mode!r}; expected one of {', '.join(BODY_MODES)}")
+
+    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+        scenario, mode = key
+        notes = IssueLog()
+        body_queries = scenario in ("body_ta", "body_body")
+        body_docs = scenario == "body_body"
+        if scenario not in SCENARIOS:
+            raise ValueError(f"unknown scenario {scenario!r}; expected one of {', '.join(SCENARIOS)}")
+
+        def text(pid: str, body: bool) -> str:
+            return self.body(pid, mode or "windowed", window_words) if body else self.ta(pid)
+
+        doc_ids = [pid for pid in sorted(self.papers) if not body_docs or pid in self.paper_log]
+        for pid in sorted(self.papers):
+            if body_docs and pid not in self.paper_log:
+                notes.add("candidate paper has no body", "left out of the body candidates", example=pid)
+        candidates = set(doc_ids)
+        query_ids, qrels = [], {}
+        for pid in self.query_ids:
+            if body_queries and pid not in self.paper_log:
+                notes.add("query paper has no body", "query left out of this scenario", example=pid)
+                continue
+            relevant = {other: 1 for other in sorted(self.links[pid]) if other in candidates}
+            if not relevant:
+                notes.add("no linked paper among the candidates", "query left out of this scenario", example=pid)
+                continue
+            query_ids.append(pid)
+            qrels[pid] = relevant
+        return RetrievalTask(
+            key=key,
+            query_ids=query_ids,
+            query_texts=[text(pid, body_queries) for pid in query_ids],
+            doc_ids=doc_ids,
+            doc_texts=[text(pid, body_docs) for pid in doc_ids],
+            qrels=qrels,
+            exclude={pid: [pid] for pid in query_ids},  # the query paper never retrieves itself
+            domains={pid: self.domains.get(pid, UNKNOWN_DOMAIN) for pid in query_ids},
+            candidates=f"body_{mode}" if body_docs else "ta",
+            notes=notes,
+        )
+
+    # -- identity and summary ---------------------------------------------------------
+    def fingerprint(self) -> str:
+        """Changes whenever the papers, the links, the split or the paper log change."""
+        if self._fingerprint is None:
+            self._fingerprint = self._digest()
+        return self._fingerprint
+
+    def _digest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps([self.split, self.paper_log_seed]).encode())
+        for pid in sorted(self.papers):
+            paper = self.papers[pid]
+            digest.update(json.dumps([pid, paper.title, paper.abstract, [s.text for s in paper.sections]]).encode())
+        digest.update(json.dumps(self.pairs()).encode())
+        digest.update(json.dumps(sorted((p, e.section) for p, e in self.paper_log.items())).encode())
+        return digest.hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        queries = self.query_ids
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "source": self.source,
+            "split": self.split,
+            "paper_log_seed": self.paper_log_seed,
+            "fingerprint": self.fingerprint(),
+            "papers": len(self.papers),
+            "links": len(self.pairs()),
+            "queries": len(queries),
+            "papers_without_body": len(self.without_body()),
+            "queries_without_body": sum(1 for q in queries if q not in self.paper_log),
+            "query_domains": dict(sorted(Counter(self.domains.get(q, UNKNOWN_DOMAIN) for q in queries).items())),
+            "issues": self.issues.to_list(),
+        }
+
+
+def _split_domains(corpus: CorpusDir, split: str) -> dict[str, str]:
+    """Domain per paper as the corpus builder assigned it in splits.parquet (if the column exists)."""
+    schema = pq.read_schema(corpus.splits_path)
+    if "domain" not in schema.names:
+        return {}
+    table = pq.read_table(corpus.splits_path, columns=["paper_id", "split", "domain"]).to_pydict()
+    return {
+        pid: dom for pid, s, dom in zip(table["paper_id"], table["split"], table["domain"], strict=True)
+        if s == split and dom
+    }
+
+
+def build_citation_benchmark(
+    corpus: CorpusDir | Path | str, split: str = "test", paper_log_seed: int = 0
+) -> CitationBenchmark:
+    """Read one split of a built corpus; every link or paper it cannot use is counted in `issues`."""
+    corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
+    issues = IssueLog()
+    ids = corpus.split_ids(split)
+    papers = corpus.papers(ids)
+    for pid in ids:
+        if pid not in papers:
+            issues.add("split paper missing from papers.parquet", "paper left out", where="splits.parquet",
+                       example=pid)
+    usable: dict[str, Paper] = {}
+    for pid in sorted(papers):
+        if ta_text(papers[pid]).strip():
+            usable[pid] = papers[pid]
+        else:
+            issues.add("paper with empty title and abstract", "paper left out (no TA text)",
+                       where="papers.parquet", example=pid)
+    links: dict[str, set[str]] = defaultdict(set)
+    for a, b in corpus.pairs(split):
+        if a == b:
+            issues.add("self-citation pair", "pair ignored", where="pairs.parquet", example=a)
+        elif a not in usable or b not in usable:
+            missing = a if a not in usable else b
+            issues.add("pair names a paper that is not usable in this split", "pair ignored",
+                       where="pairs.parquet", example=f"{a}-{b} ({missing})")
+        else:
+            links[a].add(b)
+            links[b].add(a)
+    paper_log = build_paper_log((usable[pid] for pid in sorted(usable)), seed=paper_log_seed)
+    split_domains = _split_domains(corpus, split)
+    domains = {pid: split_domains.get(pid) or usable[pid].domain or UNKNOWN_DOMAIN for pid in usable}
+    return CitationBenchmark(
+        source=str(corpus.root),
+        split=split,
+        paper_log_seed=paper_log_seed,
+        papers=usable,
+        links=dict(links),
+        paper_log=paper_log,
+        domains=domains,
+        issues=issues,
+        name=f"{corpus.root.name}:{split}",
+    )
+

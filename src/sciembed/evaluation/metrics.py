@@ -1,0 +1,82 @@
+"""Ranking metrics through ranx: per query, macro means, per-domain means.
+
+Metrics are ranx's: NDCG@10 (primary), MRR, Recall@1/10/100 and MAP, with
+binary relevance (a judgement ≥ 1 is relevant). MRR and MAP are computed over
+the retrieved list, i.e. the top-k the runner kept (k = 100 by default), so they
+are MRR@k and MAP@k. ranx re-sorts runs by score and breaks ties arbitrarily;
+we hand it rank-derived scores so the order the runner fixed (score, then id)
+is the order that is scored.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+METRICS: tuple[str, ...] = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")
+PRIMARY = "ndcg@10"
+METRIC_LABELS = {
+    "ndcg@10": "NDCG@10",
+    "mrr": "MRR",
+    "recall@1": "R@1",
+    "recall@10": "R@10",
+    "recall@100": "R@100",
+    "map": "MAP",
+}
+
+Ranking = Sequence[tuple[str, float]]
+
+
+def per_query_scores(
+    qrels: Mapping[str, Mapping[str, int]],
+    rankings: Mapping[str, Ranking],
+    metrics: Sequence[str] = METRICS,
+) -> dict[str, dict[str, float]]:
+    """metric -> query id -> score, for every query in `qrels` (a query with no ranking scores 0)."""
+    from ranx import Qrels, Run, evaluate
+
+    run_dict: dict[str, dict[str, float]] = {}
+    for qid in qrels:
+        docs = list(dict.fromkeys(doc for doc, _ in rankings.get(qid, ())))  # first occurrence wins
+        run_dict[qid] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)}
+    if not any(run_dict.values()):  # ranx cannot build a run with no hit at all; every metric is 0 then
+        return {m: {q: 0.0 for q in sorted(qrels)} for m in metrics}
+    ranx_qrels = Qrels({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()})
+    run = Run(run_dict)
+    with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
+        warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
+        evaluate(ranx_qrels, run, list(metrics), return_mean=False)
+    return {m: {q: float(run.scores[m][q]) for q in sorted(qrels)} for m in metrics}
+
+
+def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Macro average over queries (each query counts once)."""
+    return {m: float(np.mean(list(s.values()))) if s else float("nan") for m, s in per_query.items()}
+
+
+def by_domain(
+    per_query: Mapping[str, Mapping[str, float]], domains: Mapping[str, str]
+) -> dict[str, dict[str, float]]:
+    """domain -> {"queries": n, metric: macro mean over that domain's queries}."""
+    members: dict[str, list[str]] = defaultdict(list)
+    any_metric = next(iter(per_query.values()), {})
+    for qid in any_metric:
+        members[domains.get(qid, "unknown")].append(qid)
+    out: dict[str, dict[str, float]] = {}
+    for domain in sorted(members):
+        qids = members[domain]
+        out[domain] = {"queries": len(qids)}
+        for metric, scores in per_query.items():
+            out[domain][metric] = float(np.mean([scores[q] for q in qids]))
+    return out
+
+
+def warm_up() -> float:
+    """Compile ranx's numba kernels (cached on disk afterwards); returns the seconds it took."""
+    start = time.perf_counter()
+    per_query_scores({"q": {"a": 1, "b": 0}}, {"q": [("b", 2.0), ("a", 1.0)]})
+    return time.perf_counter() - start

@@ -1,0 +1,87 @@
+"""PNG figures next to results.json: NDCG@10 per scenario, per domain, and the spectrum."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(groups))
+    for i, (name, values) in enumerate(series.items()):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name)
+    ax.set_xticks(x, groups, rotation=20, ha="right")
+
+
+def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: Path) -> Path:
+    """Grouped bars: one group per scenario, one bar per model (metric ×100)."""
+    plt = _pyplot()
+    keys = list(labels)
+    series = {m["name"]: [100 * m["aggregates"].get(k, {}).get(PRIMARY, np.nan) for k in keys] for m in models}
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys) + 2), 4))
+    _grouped_bars(ax, [labels[k] for k in keys], series)
+    ax.set_ylabel(f"{METRIC_LABELS[PRIMARY]} ×100")
+    ax.set_title(f"{METRIC_LABELS[PRIMARY]} per scenario")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path) -> Path:
+    """One panel per scenario: bars per domain and model (domain query counts in the tick labels)."""
+    plt = _pyplot()
+    keys = list(labels)
+    fig, axes = plt.subplots(len(keys), 1, figsize=(8, 3.2 * len(keys)), squeeze=False)
+    for ax, key in zip(axes[:, 0], keys, strict=True):
+        domains = sorted({d for m in models for d in m["per_domain"].get(key, {})})
+        counts = {d: max(int(m["per_domain"].get(key, {}).get(d, {}).get("queries", 0)) for m in models)
+                  for d in domains}
+        series = {
+            m["name"]: [100 * m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY, np.nan) for d in domains]
+            for m in models
+        }
+        _grouped_bars(ax, [f"{d} (n={counts[d]})" for d in domains], series)
+        ax.set_title(f"{labels[key]}: {METRIC_LABELS[PRIMARY]} ×100 per domain")
+        ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
+    """Singular values of the centred TA matrix, each model's divided by its largest (log scale)."""
+    with_geometry = [m for m in models if m.get("geometry") and m["geometry"]["spectrum"]["singular_values"]]
+    if not with_geometry:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for m in with_geometry:
+        s = np.asarray(m["geometry"]["spectrum"]["singular_values"])
+        iso = m["geometry"]["spectrum"]["isotropy"]
+        ax.plot(np.arange(1, len(s) + 1), s / s[0], label=f"{m['name']} (isotropy {iso:.2f})")
+    ax.set_yscale("log")
+    ax.set_xlabel("component")
+    ax.set_ylabel("singular value / largest")
+    ax.set_title("Spectrum of TA embeddings")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

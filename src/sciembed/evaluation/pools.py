@@ -1,0 +1,189 @@
+"""Bring-your-own re-ranking pools: each query ranks only its own candidate list.
+
+A JSONL file, one query per line (SciRepEval proximity tasks have this shape)::
+
+    {"query_id": "q1", "query": "text" | {"title": ..., "abstract": ...},
+     "domain": "optional",
+     "candidates": [{"id": "d1", "text": "..." | "title"/"abstract": ..., "relevance": 1}, ...]}
+
+``doc_id`` is accepted for ``id``, ``score`` for ``relevance`` (default 0), and a
+query without ``query_id`` takes ``query.doc_id``. A candidate with the query's
+own id is never ranked. Candidates are ranked by the same runner as full
+retrieval, over an index of the query's pool alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation.beir import join_title, read_jsonl_records
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+
+UNKNOWN_DOMAIN = "unknown"
+KEY: ScenarioKey = ("pools", None)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict):
+        return join_title(value.get("title"), value.get("abstract") or value.get("text"))
+    return ""
+
+
+def _relevance(record: dict[str, Any]) -> int | None:
+    value = record.get("relevance", record.get("score", 0))
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class PoolBenchmark:
+    source: str
+    queries: dict[str, str]
+    pools: dict[str, list[str]]
+    docs: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    domains: dict[str, str]
+    issues: IssueLog
+    name: str = "pools"
+    kind: str = "pools"
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
+        return [KEY]
+
+    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+        qids = sorted(self.queries)
+        dids = sorted(self.docs)
+        return RetrievalTask(
+            key=KEY,
+            query_ids=qids,
+            query_texts=[self.queries[q] for q in qids],
+            doc_ids=dids,
+            doc_texts=[self.docs[d] for d in dids],
+            qrels={q: self.qrels[q] for q in qids},
+            exclude={q: [q] for q in qids},
+            pools={q: self.pools[q] for q in qids},
+            candidates="pools",
+            domains={q: self.domains[q] for q in qids},
+        )
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = self._digest()
+        return self._fingerprint
+
+    def _digest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps([sorted(self.queries.items()), sorted(self.docs.items())]).encode())
+        pools = sorted((q, self.pools[q], sorted(self.qrels[q].items())) for q in self.pools)
+        digest.update(json.dumps(pools).encode())
+        return digest.hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        sizes = [len(p) for p in self.pools.values()]
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "source": self.source,
+            "fingerprint": self.fingerprint(),
+            "queries": len(self.queries),
+            "documents": len(self.docs),
+            "mean_pool_size": round(sum(sizes) / len(sizes), 2) if sizes else 0,
+            "issues": self.issues.to_list(),
+        }
+
+
+def load_pools(path: Path | str) -> PoolBenchmark:
+    path = Path(path)
+    if not path.is_file():
+        raise BenchmarkError(f"pools file {path} does not exist")
+    issues = IssueLog()
+    queries: dict[str, str] = {}
+    pools: dict[str, list[str]] = {}
+    docs: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    domains: dict[str, str] = {}
+    for number, record in read_jsonl_records(path, issues):
+        where = f"{path.name}:{number}"
+        query = record.get("query")
+        qid = record.get("query_id") or (query.get("doc_id") if isinstance(query, dict) else None)
+        if not qid:
+            issues.add("pool without query_id", "pool skipped", where=where)
+            continue
+        qid = str(qid)
+        if qid in queries:
+            issues.add("duplicate query id", "later pool skipped (first kept)", where=where, example=qid)
+            continue
+        text = _text(query)
+        if not text:
+            issues.add("query with empty text", "pool skipped", where=where, example=qid)
+            continue
+        pool, relevance = _read_candidates(record.get("candidates"), qid, where, docs, issues)
+        if not any(r > 0 for r in relevance.values()):
+            issues.add("pool has no relevant candidate", "query not evaluated", where=where, example=qid)
+            continue
+        queries[qid] = text
+        pools[qid] = pool
+        qrels[qid] = relevance
+        domains[qid] = str(record.get("domain") or UNKNOWN_DOMAIN)
+    if not queries:
+        raise BenchmarkError(f"pools file {path}: no usable query (see: {[i.message() for i in issues]})")
+    used = {d for pool in pools.values() for d in pool}
+    return PoolBenchmark(
+        source=str(path),
+        queries=queries,
+        pools=pools,
+        docs={d: t for d, t in docs.items() if d in used},
+        qrels=qrels,
+        domains=domains,
+        issues=issues,
+        name=path.stem,
+    )
+
+
+def _read_candidates(
+    candidates: Any, qid: str, where: str, docs: dict[str, str], issues: IssueLog
+) -> tuple[list[str], dict[str, int]]:
+    """One pool's candidate ids (file order) and relevance; bad candidates are counted."""
+    pool: list[str] = []
+    relevance: dict[str, int] = {}
+    if not isinstance(candidates, list):
+        issues.add("pool without a candidates list", "pool skipped", where=where, example=qid)
+        return pool, relevance
+    for i, cand in enumerate(candidates):
+        path = f"{where} candidates[{i}]"
+        cid = (cand.get("id") or cand.get("doc_id")) if isinstance(cand, dict) else None
+        if not cid:
+            issues.add("candidate without id", "candidate skipped", where=path, example=qid)
+            continue
+        cid = str(cid)
+        text = _text(cand.get("text") if "text" in cand else cand)
+        rel = _relevance(cand)
+        if cid in relevance:
+            issues.add("duplicate candidate in a pool", "later occurrence skipped", where=path, example=cid)
+        elif not text:
+            issues.add("candidate with empty text", "candidate skipped", where=path, example=cid)
+        elif rel is None:
+            issues.add("candidate relevance is not a number", "candidate skipped", where=path, example=cid)
+        else:
+            if cid in docs and docs[cid] != text:
+                issues.add("candidate id with different texts in different pools", "first text used",
+                           where=path, example=cid)
+            docs.setdefault(cid, text)
+            pool.append(cid)
+            relevance[cid] = rel
+    if qid in relevance:
+        issues.add("query listed among its own candidates", "never ranked (self-retrieval excluded)",
+                   where=where, example=qid)
+        del relevance[qid]
+        pool.remove(qid)
+    return pool, relevance

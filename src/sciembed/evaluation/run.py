@@ -1,0 +1,150 @@
+"""`evaluate_encoder`: one model on one benchmark, every requested scenario.
+
+The result, `ModelRun`, holds everything a report or a later comparison needs:
+rankings, per-query scores, macro averages, per-domain means, counts of what
+each scenario could not use, geometry (dense models on citation benchmarks),
+and what the run encoded.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation import metrics as M
+from sciembed.evaluation.geometry import citation_geometry
+from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
+from sciembed.evaluation.task import BODY_MODES, SCENARIOS, Benchmark, RetrievalTask, ScenarioDict, ScenarioKey
+
+
+@dataclass
+class ModelRun:
+    """One model's results on one benchmark. Dicts keyed by scenario accept ("body_ta", "full") or "body_ta/full"."""
+
+    model: str
+    fingerprint: str
+    kind: str  # "dense" | "bm25"
+    benchmark_fingerprint: str
+    k: int
+    config: dict[str, Any] = field(default_factory=dict)
+    aggregates: ScenarioDict = field(default_factory=ScenarioDict)  # key -> metric -> macro mean
+    per_query: ScenarioDict = field(default_factory=ScenarioDict)  # key -> metric -> query id -> score
+    per_domain: ScenarioDict = field(default_factory=ScenarioDict)  # key -> domain -> {"queries", metric...}
+    rankings: ScenarioDict = field(default_factory=ScenarioDict)  # key -> query id -> [(doc id, score)]
+    qrels: ScenarioDict = field(default_factory=ScenarioDict)  # key -> query id -> doc id -> relevance
+    counts: ScenarioDict = field(default_factory=ScenarioDict)  # key -> queries / candidates / relevant pairs
+    notes: ScenarioDict = field(default_factory=ScenarioDict)  # key -> issues the scenario worked around
+    geometry: dict[str, Any] | None = None
+    encoding: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> list[ScenarioKey]:
+        return list(self.aggregates)
+
+    def primary(self, key: ScenarioKey | str) -> float:
+        return self.aggregates.get(key, {}).get(M.PRIMARY, math.nan)
+
+
+def make_ranker(
+    encoder: Any,
+    *,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    index_dir: Path | None = None,
+    benchmark_fingerprint: str = "",
+) -> DenseRanker | BM25Ranker:
+    """"bm25" -> BM25; another string -> `load_encoder(name)`; an `Encoder` is used as is."""
+    if isinstance(encoder, str):
+        if encoder.lower() == "bm25":
+            return BM25Ranker(show_progress=show_progress)
+        from sciembed.models import load_encoder
+
+        encoder = load_encoder(encoder)
+    return DenseRanker(encoder, batch_size=batch_size, show_progress=show_progress, index_dir=index_dir,
+                       benchmark_fingerprint=benchmark_fingerprint)
+
+
+def evaluate_encoder(
+    encoder: Any,
+    benchmark: Benchmark,
+    scenarios: Sequence[str] = SCENARIOS,
+    body_modes: Sequence[str] = BODY_MODES,
+    k: int = 100,
+    show_progress: bool = True,
+    *,
+    batch_size: int = 32,
+    geometry: bool = True,
+    seed: int = 0,
+    index_dir: Path | None = None,
+) -> ModelRun:
+    """Rank, score and (for dense models on citation benchmarks) measure geometry.
+
+    `encoder`: an `Encoder`, a model name for `load_encoder`, or "bm25".
+    BEIR and pool benchmarks have a single scenario and ignore `scenarios` / `body_modes`.
+    `index_dir`: candidate indexes are saved there and reused by later runs of the same
+    encoder on the same benchmark (another encoder's index is refused, `IndexLoadError`).
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    fingerprint = benchmark.fingerprint()
+    ranker = make_ranker(encoder, batch_size=batch_size, show_progress=show_progress, index_dir=index_dir,
+                         benchmark_fingerprint=fingerprint)
+    keys = benchmark.keys(scenarios, body_modes)
+    tasks = [benchmark.task(key, ranker.window_words) for key in keys]
+    run = ModelRun(
+        model=ranker.name,
+        fingerprint=ranker.fingerprint,
+        kind=ranker.kind,
+        benchmark_fingerprint=fingerprint,
+        k=k,
+        config=ranker.config(),
+    )
+    with_geometry = geometry and isinstance(ranker, DenseRanker) and benchmark.kind == "citation"
+    views = _geometry_views(benchmark, keys, ranker.window_words) if with_geometry else {}
+    start = time.perf_counter()
+    ranker.prepare(tasks, extra=[t for texts in views.values() for t in texts.values()])
+    run.encoding = ranker.stats.to_dict()
+    run.timings["encode_s"] = time.perf_counter() - start
+    search_s = metric_s = 0.0
+    for task in tasks:
+        t0 = time.perf_counter()
+        rankings = rank_task(ranker, task, k, show_progress)
+        t1 = time.perf_counter()
+        score_into(run, task, rankings)
+        search_s += t1 - t0
+        metric_s += time.perf_counter() - t1
+    run.timings.update(search_s=search_s, metrics_s=metric_s)
+    if with_geometry:
+        t0 = time.perf_counter()
+        vectors = {name: dict(zip(texts, ranker.vectors(list(texts.values())), strict=True))
+                   for name, texts in views.items()}
+        ta = vectors.pop("ta")
+        run.geometry = citation_geometry(ta, benchmark.pairs(), vectors, seed=seed)
+        run.timings["geometry_s"] = time.perf_counter() - t0
+    return run
+
+
+def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking]) -> None:
+    """Per-query scores, macro means and per-domain means of one scenario, stored in `run`."""
+    per_query = M.per_query_scores(task.qrels, rankings)
+    run.rankings[task.key] = rankings
+    run.qrels[task.key] = task.qrels
+    run.per_query[task.key] = per_query
+    run.aggregates[task.key] = M.aggregate(per_query)
+    run.per_domain[task.key] = M.by_domain(per_query, task.domains)
+    run.counts[task.key] = task.counts()
+    run.notes[task.key] = task.notes.to_list()
+
+
+def _geometry_views(benchmark: Any, keys: list[ScenarioKey], window_words: int) -> dict[str, dict[str, str]]:
+    """Texts geometry needs: "ta" -> paper -> TA, and body mode -> paper -> body (papers with a body)."""
+    ids = sorted(benchmark.papers)
+    views = {"ta": {p: benchmark.ta(p) for p in ids}}
+    for mode in sorted({mode for _, mode in keys if mode}):
+        views[mode] = {p: benchmark.body(p, mode, window_words) for p in ids if p in benchmark.paper_log}
+    return views

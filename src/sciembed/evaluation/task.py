@@ -1,0 +1,134 @@
+"""What every benchmark hands to the runner: one `RetrievalTask` per scenario.
+
+Citation scenarios, BEIR folders and re-ranking pools all reduce to the same
+shape (query texts, candidate texts, qrels, ids a query must never retrieve,
+optionally a candidate list per query), so one runner and one metric path
+serve them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sciembed.evaluation.issues import IssueLog
+
+ScenarioKey = tuple[str, str | None]  # (scenario, body_mode); body_mode None where the scenario has no body side
+
+SCENARIOS = ("ta_ta", "body_ta", "body_body")
+BODY_MODES = ("windowed", "full")
+SCENARIO_LABELS = {
+    "ta_ta": "TA→TA",
+    "body_ta": "Body→TA",
+    "body_body": "Body→Body",
+    "beir": "Query→Doc",
+    "pools": "Pool re-rank",
+}
+BODY_SCENARIOS = frozenset({"body_ta", "body_body"})
+
+
+def has_body_mode(scenario: str) -> bool:
+    return scenario in BODY_SCENARIOS
+
+
+def normalize_key(key: ScenarioKey | str) -> ScenarioKey:
+    """Canonical key: "body_ta/windowed" or ("body_ta", "windowed"); a body mode on TA→TA is dropped."""
+    if isinstance(key, str):
+        scenario, _, mode = key.partition("/")
+        key = (scenario, mode or None)
+    scenario, mode = key
+    return (scenario, mode if has_body_mode(scenario) else None)
+
+
+def key_str(key: ScenarioKey) -> str:
+    scenario, mode = key
+    return f"{scenario}/{mode}" if mode else scenario
+
+
+def key_label(key: ScenarioKey) -> str:
+    scenario, mode = key
+    label = SCENARIO_LABELS.get(scenario, scenario)
+    return f"{label} ({mode})" if mode else label
+
+
+def scenario_keys(scenarios: Any, body_modes: Any) -> list[ScenarioKey]:
+    """Keys in table order; TA→TA appears once whatever the body modes."""
+    keys: list[ScenarioKey] = []
+    for scenario in scenarios:
+        if scenario not in SCENARIOS:
+            raise ValueError(f"unknown scenario {scenario!r}; expected one of {', '.join(SCENARIOS)}")
+        if has_body_mode(scenario):
+            for mode in body_modes:
+                if mode not in BODY_MODES:
+                    raise ValueError(f"unknown body mode {mode!r}; expected one of {', '.join(BODY_MODES)}")
+                keys.append((scenario, mode))
+        else:
+            keys.append((scenario, None))
+    return list(dict.fromkeys(keys))
+
+
+class ScenarioDict(dict):
+    """A dict keyed by `ScenarioKey` that also accepts "body_ta/full" and ("ta_ta", "windowed")."""
+
+    def __getitem__(self, key: Any) -> Any:
+        return super().__getitem__(normalize_key(key))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(normalize_key(key), value)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return super().__contains__(normalize_key(key))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return super().get(normalize_key(key), default)
+        except (TypeError, ValueError):
+            return default
+
+
+@dataclass
+class RetrievalTask:
+    """One scenario ready to run. Query and candidate texts are already cut for the model's budget."""
+
+    key: ScenarioKey
+    query_ids: list[str]
+    query_texts: list[str]
+    doc_ids: list[str]
+    doc_texts: list[str]
+    qrels: dict[str, dict[str, int]]
+    exclude: dict[str, list[str]] = field(default_factory=dict)  # query id -> ids it must never retrieve
+    pools: dict[str, list[str]] | None = None  # query id -> its own candidate list (re-ranking)
+    domains: dict[str, str] = field(default_factory=dict)
+    candidates: str = "docs"  # name of the candidate collection ("ta", "body_windowed", …): one index each
+    notes: IssueLog = field(default_factory=IssueLog)  # queries / candidates this scenario could not use
+
+    def __post_init__(self) -> None:
+        if len(self.query_ids) != len(self.query_texts) or len(self.doc_ids) != len(self.doc_texts):
+            raise ValueError(f"{key_str(self.key)}: ids and texts differ in length")
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "queries": len(self.query_ids),
+            "candidates": len(self.doc_ids),
+            "relevant_pairs": sum(sum(1 for r in rel.values() if r > 0) for rel in self.qrels.values()),
+        }
+
+
+class Benchmark(Protocol):
+    """What the runner and the report need from any benchmark."""
+
+    name: str
+    kind: str  # "citation" | "beir" | "pools"
+    issues: IssueLog
+
+    def keys(self, scenarios: Any = ..., body_modes: Any = ...) -> list[ScenarioKey]: ...
+
+    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask: ...
+
+    def fingerprint(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
+

@@ -1,0 +1,96 @@
+"""`sciembed eval` and `sciembed compare`; end to end with the bundled MiniLM on real unarXive papers."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sciembed.cli.main import app
+from sciembed.papers.readers import Accepted, read_papers
+
+runner = CliRunner()
+
+
+def invoke(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
+    result = invoke("eval", citation_corpus, "--model", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
+                    "--body-mode", "full", "--out", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    assert "Body→Body (full)" in result.output and "report: " in result.output
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert list(results["scenarios"]) == ["ta_ta", "body_body/full"]
+    compared = invoke("compare", tmp_path / "run", tmp_path / "run", "--metric", "ndcg@10")
+    assert compared.exit_code == 0, compared.output
+    assert "+0.0" in compared.output and "bm25 (B) vs bm25 (A)" in compared.output
+
+
+def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Path) -> None:
+    (tmp_path / "beir").mkdir()
+    result = invoke("eval", "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
+    assert result.exit_code == 1
+    assert "missing 3 of 3 required files: corpus.jsonl, queries.jsonl, qrels/test.tsv" in result.output
+    both = invoke("eval", citation_corpus, "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
+    assert both.exit_code == 2 and "exactly one benchmark" in both.output
+    missing = invoke("compare", tmp_path / "nope", tmp_path / "nope")
+    assert missing.exit_code == 1 and "no results.json" in missing.output
+
+
+# -- end to end with the real encoder ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def unarxive_papers(shared_data: Path) -> list:
+    path = shared_data / "unarxive-sample" / "arXiv_src_2212_086.jsonl"
+    return [r.paper for r in read_papers(path) if isinstance(r, Accepted)][:10]
+
+
+@pytest.mark.slow
+def test_minilm_end_to_end_with_cache(unarxive_papers, corpus_writer, tmp_path: Path) -> None:
+    """Real full texts, a stand-in link graph (consecutive papers of one discipline), MiniLM and BM25."""
+    ids = sorted(p.id for p in unarxive_papers)
+    domain = {p.id: p.domain for p in unarxive_papers}
+    members = defaultdict(list)
+    for pid in ids:
+        members[domain[pid]].append(pid)
+    pairs = [pair for group in members.values() for pair in pairwise(group)]
+    corpus = corpus_writer(tmp_path / "unarxive", unarxive_papers, dict.fromkeys(ids, "test"), pairs, domain)
+    args = ["eval", corpus, "--model", "minilm", "--model", "bm25", "--scenario", "ta_ta", "--scenario", "body_ta",
+            "--body-mode", "windowed", "--max-seq-length", "64", "--cache-dir", tmp_path / "cache"]
+    first = invoke(*args, "--out", tmp_path / "one")
+    assert first.exit_code == 0, first.output
+    second = invoke(*args, "--out", tmp_path / "two")
+    assert second.exit_code == 0, second.output
+    one = json.loads((tmp_path / "one" / "results.json").read_text())
+    two = json.loads((tmp_path / "two" / "results.json").read_text())
+    minilm_one, minilm_two = one["models"][0], two["models"][0]
+    assert minilm_one["config"]["window_words"] == 44  # 0.7 × 64 tokens
+    assert minilm_one["encoding"]["encoded"] == minilm_one["encoding"]["distinct"] == 2 * len(ids)
+    assert minilm_two["encoding"]["encoded"] == 0  # the second run encodes nothing
+    assert minilm_two["per_query"] == minilm_one["per_query"]
+    assert minilm_one["geometry"]["spectrum"]["isotropy"] > 0
+    compared = invoke("compare", tmp_path / "one", tmp_path / "one", "--model-a", "bm25", "--model-b", "minilm")
+    assert compared.exit_code == 0 and "minilm (B) vs bm25 (A)" in compared.output
+
+
+@pytest.mark.slow
+def test_minilm_finds_the_abstract_of_a_title(unarxive_papers, tmp_path: Path) -> None:
+    """BEIR folder from real papers: title -> its own abstract among all abstracts."""
+    root = tmp_path / "beir"
+    (root / "qrels").mkdir(parents=True)
+    with open(root / "corpus.jsonl", "w") as corpus, open(root / "queries.jsonl", "w") as queries:
+        for p in unarxive_papers:
+            corpus.write(json.dumps({"_id": f"doc-{p.id}", "title": "", "text": p.abstract}) + "\n")
+            queries.write(json.dumps({"_id": f"q-{p.id}", "text": p.title}) + "\n")
+    (root / "qrels" / "test.tsv").write_text("".join(f"q-{p.id}\tdoc-{p.id}\t1\n" for p in unarxive_papers))
+    result = invoke("eval", "--beir", root, "--model", "minilm", "--max-seq-length", "128", "--out", tmp_path / "r")
+    assert result.exit_code == 0, result.output
+    minilm = json.loads((tmp_path / "r" / "results.json").read_text())["models"][0]
+    assert minilm["aggregates"]["beir"]["ndcg@10"] > 0.8  # random ranking of 10 abstracts gives about 0.39

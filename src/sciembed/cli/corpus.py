@@ -1,7 +1,132 @@
-"""CLI commands of this stage (filled in by the stage's owner)."""
+"""`sciembed corpus build` (funnel + zero-overlap splits) and `sciembed corpus show` (its report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
+from rich.console import Console
+
+console = Console()
+corpus_app = typer.Typer(help="Citation graph, S2Full filtering funnel and zero-overlap splits.", no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _size(value: str | None, option: str) -> int | float | None:
+    """'0.1' is a fraction, '500' a paper count."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        return float(value)
+    except ValueError:
+        _fail(f"{option} {value!r}: expected a fraction like 0.1 or a paper count like 500")
+    return None
+
+
+def build_cmd(
+    corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed ingest`)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for the built corpus."),
+    edges: list[Path] = typer.Option([], "--edges", "-e", help="Edge file, JSONL or CSV/TSV (repeat for more)."),
+    config: Path | None = typer.Option(None, "--config", help="Funnel config YAML; the flags below override it."),
+    venue_filter: bool | None = typer.Option(None, "--venue-filter/--no-venue-filter", help="Stage 1 on/off."),
+    field_filter: bool | None = typer.Option(None, "--field-filter/--no-field-filter", help="Stage 2 on/off."),
+    degree_filter: bool | None = typer.Option(None, "--degree-filter/--no-degree-filter", help="Stage 5 on/off."),
+    max_degree: int | None = typer.Option(None, "--max-degree", help="Remove papers in more than N pairs [200]."),
+    text_filter: bool | None = typer.Option(None, "--text-filter/--no-text-filter", help="Stage 6 on/off."),
+    min_body_chars: int | None = typer.Option(None, "--min-body-chars", help="Body characters needed [3000]."),
+    min_body_sections: int | None = typer.Option(None, "--min-body-sections", help="Body sections needed [2]."),
+    domain_cap_filter: bool | None = typer.Option(None, "--domain-cap-filter/--no-domain-cap-filter",
+                                                  help="Stage 7 on/off."),
+    domain_cap: int | None = typer.Option(None, "--domain-cap", help="At most M pairs per domain [1000000]."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the domain cap and the splits [0]."),
+    test_size: str | None = typer.Option(None, "--test-size", help="Test papers: fraction or count [0.1]."),
+    val_size: str | None = typer.Option(None, "--val-size", help="Validation papers: fraction or count [0.1]."),
+    strict_edges: bool | None = typer.Option(None, "--strict-edges/--lenient-edges",
+                                             help="Stop at the first malformed edge-file line [lenient: count]."),
+    threads: int | None = typer.Option(None, "--threads", help="DuckDB threads [all cores]."),
+    memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB memory limit [2GB]."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs of an earlier build in --out."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits."""
+    from sciembed.corpus.build import build_corpus
+    from sciembed.corpus.config import ConfigError, FunnelConfig
+    from sciembed.corpus.edges import EdgeFileError
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.corpus.splits import SplitSizeError
+
+    try:
+        base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
+        cfg = base.override(
+            venue_filter=venue_filter, field_filter=field_filter, degree_filter=degree_filter, max_degree=max_degree,
+            text_filter=text_filter, min_body_chars=min_body_chars, min_body_sections=min_body_sections,
+            domain_cap_filter=domain_cap_filter, domain_cap=domain_cap, seed=seed,
+            test_size=_size(test_size, "--test-size"), val_size=_size(val_size, "--val-size"),
+            strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
+        )
+        result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
+    except (ConfigError, CorpusError, EdgeFileError, SplitSizeError) as err:
+        _fail(str(err))
+    _print_summary(result.manifest, console)
+    console.print(f"wrote {out}/: papers.parquet, pairs.parquet, splits.parquet, manifest.json, funnel.json, "
+                  "funnel.md, degree_distribution.png, domain_pairs.png")
+
+
+def show_cmd(corpus: Path = typer.Argument(..., help="Built corpus directory.")) -> None:
+    """Print the funnel table and split statistics of a built corpus."""
+    from sciembed.corpus.layout import CorpusDir, CorpusError
+
+    try:
+        manifest = CorpusDir(corpus).manifest()
+    except CorpusError as err:
+        _fail(str(err))
+    if manifest.get("kind") != "built":
+        _fail(f"{corpus}: not a built corpus (run `sciembed corpus build` first)")
+    _print_summary(manifest, console)
+
+
+def _print_summary(manifest: dict, out: Console) -> None:
+    from rich.table import Table
+
+    from sciembed.corpus.report import FunnelReport
+
+    out.print(FunnelReport.from_list(manifest["funnel"]).to_rich(
+        "Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    refs = manifest["references"]
+    if refs["read"]:
+        resolved = sum(refs["resolved"].values())
+        out.print(f"references: {refs['read']:,} read, {resolved:,} resolved "
+                  f"({', '.join(f'{k} {v:,}' for k, v in refs['resolved'].items()) or 'none'}); unresolved: "
+                  f"{', '.join(f'{k} {v:,}' for k, v in refs['unresolved'].items()) or 'none'}",
+                  highlight=False, soft_wrap=True)
+    for f in manifest["edge_files"]:
+        rejected = ", ".join(f"{k} {v:,}" for k, v in f["rejected"].items()) or "none"
+        out.print(f"{f['path']}: {f['lines']:,} lines, {f['accepted']:,} accepted, rejected: {rejected}",
+                  highlight=False, soft_wrap=True)
+        for example in f["malformed_examples"]:
+            out.print(f"  [yellow]{example}[/yellow]", highlight=False, soft_wrap=True)
+    splits = manifest["splits"]["splits"]
+    table = Table(title=f"Splits (zero paper overlap; {manifest['splits']['cross_split_pairs']:,} cross-split "
+                        "pairs dropped)")
+    for name in ("split", "papers", "pairs", "queries (≥1 in-split link)", "mean relevant / query"):
+        table.add_column(name, justify="left" if name == "split" else "right")
+    for name in ("train", "val", "test"):
+        s = splits[name]
+        table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s['queries']:,}",
+                      f"{s['mean_relevant_per_query']:.2f}")
+    out.print(table)
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
+    corpus_app.command("build")(build_cmd)
+    corpus_app.command("show")(show_cmd)
+    app.add_typer(corpus_app, name="corpus")

@@ -1,0 +1,232 @@
+"""`build_corpus`: ingested corpus + edge files -> built corpus (funnel, zero-overlap splits, reports).
+
+Output layout is the one `corpus/layout.py` documents for a built corpus. The
+files are byte-for-byte reproducible from the same input, config and seed:
+rows are written in a fixed order and nothing time-dependent is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from sciembed.corpus.config import FunnelConfig
+from sciembed.corpus.edges import EdgeFileStats, read_edge_files
+from sciembed.corpus.engine import connect, run
+from sciembed.corpus.funnel import FunnelOutcome, run_funnel
+from sciembed.corpus.layout import SCHEMA_VERSION, SPLITS, CorpusDir, CorpusError
+from sciembed.corpus.outputs import write_pairs_and_splits, write_papers
+from sciembed.corpus.papers_table import PaperLoad, load_papers
+from sciembed.corpus.plots import degree_plot, domain_plot
+from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
+from sciembed.corpus.resolve import ReferenceStats, resolve_references
+from sciembed.corpus.splits import SplitStats, assign_splits
+
+OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "splits.parquet", "manifest.json", "funnel.json", "funnel.md",
+                "degree_distribution.png", "domain_pairs.png")
+PAIR_DOMAIN_RULE = "a pair's domain is the domain of paper_a, its anchor (the lexicographically first id)"
+CAP_RULE = ("per domain, keep the pairs with the smallest md5('{seed}:{paper_a}:{paper_b}') read as a little-endian "
+            "128-bit integer; ties by paper_a, paper_b")
+
+
+class BuildError(CorpusError):
+    """The build cannot start (bad input or output directory)."""
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    report: FunnelReport
+    references: ReferenceStats
+    edge_files: list[EdgeFileStats]
+    splits: SplitStats
+    manifest: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per step (not written to disk)
+
+
+def build_corpus(
+    corpus_dir: Path,
+    out_dir: Path,
+    config: FunnelConfig,
+    edge_files: Sequence[Path] = (),
+    show_progress: bool = False,
+    overwrite: bool = False,
+) -> BuildResult:
+    """Run the funnel and the splits over an ingested corpus and write a built corpus to `out_dir`."""
+    source = CorpusDir(corpus_dir)
+    source.require("papers.parquet")
+    input_manifest = source.manifest() if source.manifest_path.exists() else None
+    out_dir = Path(out_dir)
+    _prepare_out_dir(source.root, out_dir, overwrite)
+    temp_dir = Path(config.temp_dir) if config.temp_dir else out_dir / ".duckdb_tmp"
+    timings: dict[str, float] = {}
+    try:
+        with _Steps(show_progress, timings) as step, \
+                connect(config.duckdb_threads(), config.memory_limit, temp_dir) as con:
+            load, refs, files, outcome, split_stats = _run(con, step, source, out_dir, config, edge_files)
+    finally:
+        if not config.temp_dir:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+    degree_plot(outcome.degree_histogram, config.max_degree, out_dir / "degree_distribution.png",
+                config.degree_filter)
+    domain_plot(outcome.domain_pairs_before_cap, outcome.domain_pairs_after_cap, config.domain_cap,
+                out_dir / "domain_pairs.png", config.domain_cap_filter)
+    manifest = _manifest(source, input_manifest, list(edge_files), config, load, outcome, refs, files, split_stats)
+    _write_reports(out_dir, manifest, outcome)
+    return BuildResult(out_dir, outcome.report, refs, files, split_stats, manifest, timings)
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection,
+    step: _Steps,
+    source: CorpusDir,
+    out_dir: Path,
+    config: FunnelConfig,
+    edge_files: Sequence[Path],
+) -> tuple[PaperLoad, ReferenceStats, list[EdgeFileStats], FunnelOutcome, SplitStats]:
+    """Load, resolve, filter, split, and write the Parquet outputs."""
+    with step("load papers"):
+        load = load_papers(con, source.papers_path)
+        run(con, "CREATE TEMP TABLE raw_edges (src INTEGER, citing BIGINT, cited BIGINT)")
+    with step("resolve references"):
+        refs = resolve_references(con, source.papers_path)
+    with step("read edge files"):
+        files = read_edge_files(con, [Path(p) for p in edge_files], strict=config.strict_edges)
+    with step("funnel"):
+        outcome = run_funnel(con, config, load.rejected, _input_pair_rejects(refs, files))
+    with step("splits"):
+        split_stats = assign_splits(con, config)
+        last = outcome.report.stages[-1]
+        cross = split_stats.cross_split_pairs
+        outcome.report.add(StageCount("split", "Zero-overlap splits", True, last.papers,
+                                      last.pairs - cross, {}, {"cross_split": cross} if cross else {}))
+    with step("write pairs and splits"):
+        write_pairs_and_splits(con, out_dir)
+    with step("write papers"):
+        write_papers(con, source.papers_path, out_dir / "papers.parquet", on_rows=step.rows)
+    return load, refs, files, outcome, split_stats
+
+
+def _prepare_out_dir(source: Path, out_dir: Path, overwrite: bool) -> None:
+    if out_dir.resolve() == source.resolve():
+        raise BuildError(f"{out_dir}: the output directory must differ from the input corpus")
+    existing = [name for name in OUTPUT_FILES if (out_dir / name).exists()]
+    if existing and not overwrite:
+        raise BuildError(f"{out_dir}: already holds {', '.join(existing)}; pass overwrite (--overwrite) to replace")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in existing:
+        (out_dir / name).unlink()
+
+
+def _input_pair_rejects(refs: ReferenceStats, files: list[EdgeFileStats]) -> dict[str, int]:
+    """Citation records read that never became a raw edge: unresolved references and rejected edge lines."""
+    out: dict[str, int] = {f"ref_{reason}": n for reason, n in refs.unresolved.items()}
+    for stat in files:
+        for reason, n in stat.rejected.items():
+            out[reason] = out.get(reason, 0) + n
+    return out
+
+
+class _Steps:
+    """Times each build step and, when shown, drives one rich progress bar (steps, then rows while copying)."""
+
+    TOTAL = 7
+
+    def __init__(self, show: bool, timings: dict[str, float]) -> None:
+        self.timings = timings
+        self.progress = None
+        if show:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("[bold]corpus build[/] {task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self.task = self.progress.add_task("", total=self.TOTAL)
+
+    def __enter__(self) -> _Steps:
+        if self.progress is not None:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        if self.progress is not None:
+            self.progress.update(self.task, description=name)
+        start = time.perf_counter()
+        yield
+        self.timings[name] = round(time.perf_counter() - start, 3)
+        if self.progress is not None:
+            self.progress.advance(self.task)
+
+    def rows(self, done: int, total: int) -> None:
+        """Row-level progress inside a long step (the bar switches to rows until the step ends)."""
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"write papers ({done:,}/{total:,} rows)")
+
+
+def _manifest(
+    source: CorpusDir,
+    input_manifest: dict[str, Any] | None,
+    edge_files: list[Path],
+    config: FunnelConfig,
+    load: PaperLoad,
+    outcome: FunnelOutcome,
+    refs: ReferenceStats,
+    files: list[EdgeFileStats],
+    split_stats: SplitStats,
+) -> dict[str, Any]:
+    final = outcome.report.stages[-1]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "built",
+        "created_by": "sciembed corpus build",
+        "input": {
+            "corpus": str(source.root),
+            "edge_files": [str(p) for p in edge_files],
+            "manifest_schema_version": (input_manifest or {}).get("schema_version"),
+        },
+        "synthetic": bool((input_manifest or {}).get("synthetic", False)),
+        "seed": config.seed,
+        "config": config.model_dump(mode="json"),
+        "counts": {
+            "papers_read": load.read,
+            "papers": final.papers,
+            "pairs": final.pairs,
+            "papers_by_split": {s: split_stats.splits[s]["papers"] for s in SPLITS},
+            "pairs_by_split": {s: split_stats.splits[s]["pairs"] for s in SPLITS},
+            "test_queries": split_stats.splits["test"]["queries"],
+        },
+        "funnel": outcome.report.to_list(),
+        "reject_reasons": outcome.report.removed_by_reason(),
+        "references": refs.to_dict(),
+        "edge_files": [f.to_dict() for f in files],
+        "splits": split_stats.to_dict(),
+        "rules": {"pair_domain": PAIR_DOMAIN_RULE, "domain_cap": CAP_RULE},
+    }
+
+
+def _write_reports(out_dir: Path, manifest: dict[str, Any], outcome: FunnelOutcome) -> None:
+    funnel = {
+        "funnel": manifest["funnel"],
+        "references": manifest["references"],
+        "edge_files": manifest["edge_files"],
+        "splits": manifest["splits"],
+        "degree_histogram": outcome.degree_histogram,
+        "domain_pairs": {"before_cap": outcome.domain_pairs_before_cap, "after_cap": outcome.domain_pairs_after_cap},
+        "rules": manifest["rules"],
+    }
+    (out_dir / "funnel.json").write_text(json.dumps(funnel, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                           encoding="utf-8")
+    (out_dir / "funnel.md").write_text(funnel_markdown(manifest), encoding="utf-8")

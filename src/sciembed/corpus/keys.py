@@ -1,0 +1,56 @@
+"""Matching keys for citation resolution: normalized external ids and titles.
+
+Defined once, as DuckDB macros, so that corpus papers and their references are
+normalized by the same expression. Normalization folds what differs between
+sources for the same work: DOI/arXiv/OpenAlex URL prefixes, arXiv versions,
+letter case; for titles also accents, punctuation and whitespace.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+# Resolution order: the first kind that matches exactly one corpus paper wins.
+KEY_KINDS: tuple[str, ...] = ("paper_id", "doi", "arxiv", "s2", "pmid", "pmc", "openalex", "acl", "title")
+EXTERNAL_ID_KINDS: tuple[str, ...] = KEY_KINDS[1:-1]
+
+_MACROS = {
+    "norm_title": r"""nullif(trim(regexp_replace(regexp_replace(strip_accents(lower(v)),
+                    '[\pP\pS]+', ' ', 'g'), '[\s\pZ]+', ' ', 'g')), '')""",
+    "norm_doi": r"""nullif(lower(regexp_replace(trim(v), '^(https?://(dx\.)?doi\.org/|doi:\s*)', '', 'i')), '')""",
+    "norm_arxiv": r"""nullif(regexp_replace(regexp_replace(lower(trim(v)),
+                    '^(https?://(www\.)?arxiv\.org/(abs|pdf)/|arxiv:\s*)', ''), '(v[0-9]+)?(\.pdf)?$', ''), '')""",
+    "norm_s2": r"""nullif(lower(trim(v)), '')""",
+    "norm_pmid": r"""nullif(regexp_replace(lower(trim(v)), '^pmid:\s*', ''), '')""",
+    "norm_pmc": r"""CASE WHEN nullif(regexp_replace(upper(trim(v)), '^PMC(ID)?:?\s*', ''), '') IS NOT NULL
+                    THEN 'PMC' || regexp_replace(upper(trim(v)), '^PMC(ID)?:?\s*', '') END""",
+    "norm_openalex": r"""nullif(upper(regexp_replace(trim(v), '^https?://openalex\.org/', '', 'i')), '')""",
+    "norm_acl": r"""nullif(lower(trim(v)), '')""",
+}
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    for name, body in _MACROS.items():
+        con.execute(f"CREATE OR REPLACE MACRO {name}(v) AS {body}")
+
+
+def normalize_title(title: str | None) -> str | None:
+    """The title key used for reference matching (None when nothing is left)."""
+    con = duckdb.connect(":memory:")
+    try:
+        install_macros(con)
+        return con.execute("SELECT norm_title(?)", [title]).fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def normalize_external_id(kind: str, value: str | None) -> str | None:
+    """The external-id key of one `ExternalIds` field (doi, arxiv, s2, pmid, pmc, openalex, acl)."""
+    if kind not in EXTERNAL_ID_KINDS:
+        raise ValueError(f"unknown external id kind {kind!r}; expected one of {', '.join(EXTERNAL_ID_KINDS)}")
+    con = duckdb.connect(":memory:")
+    try:
+        install_macros(con)
+        return con.execute(f"SELECT norm_{kind}(?)", [value]).fetchall()[0][0]
+    finally:
+        con.close()

@@ -1,0 +1,203 @@
+"""Zero-overlap train / val / test splits over the funnel's pairs.
+
+Papers, not pairs, are assigned to splits, so no test paper can appear in a
+training pair, as query or as neighbor; a pair whose endpoints land in
+different splits is dropped (`cross_split`). A random paper split would leave
+most test papers without a single test neighbor, so held-out papers are taken
+as *citation balls*: seed papers, drawn per domain in seeded-hash order (md5 of
+"{seed}:split:{paper_id}" as a little-endian 128-bit integer), join
+the split together with all their pair partners, until the domain's share of
+the requested size is reached. Every seed then keeps all of its relevant
+documents, and every other member keeps at least its seed. Validation seeds are
+drawn only from papers neither in nor next to the test set, so val balls are
+whole as well. Everything else is training.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import duckdb
+
+from sciembed.corpus.config import FunnelConfig
+from sciembed.corpus.engine import counts, run, scalar
+
+ROUNDS = 4  # seeding rounds per split (the first does nearly all; later ones top up what ball overlaps lost)
+
+
+class SplitSizeError(ValueError):
+    """The requested split sizes do not fit the corpus left after the funnel."""
+
+
+def split_targets(domain_papers: dict[str, int], size: int | float) -> dict[str, int]:
+    """Papers wanted per domain: a fraction of each domain (rounded half up), or a count spread over
+    domains in proportion to their size (largest remainder; ties go to the domain name sorted first)."""
+    if isinstance(size, float):
+        return {d: math.floor(size * n + 0.5) for d, n in sorted(domain_papers.items())}
+    total = sum(domain_papers.values())
+    if size > total:
+        raise SplitSizeError(f"split size {size} exceeds the {total} papers left after the funnel")
+    if total == 0:
+        return {}
+    quotas = {d: size * n / total for d, n in domain_papers.items()}
+    out = {d: math.floor(q) for d, q in quotas.items()}
+    left = size - sum(out.values())
+    for d in sorted(quotas, key=lambda d: (-(quotas[d] - out[d]), d))[:left]:
+        out[d] += 1
+    return dict(sorted(out.items()))
+
+
+@dataclass
+class SplitStats:
+    cross_split_pairs: int = 0
+    splits: dict[str, dict] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"cross_split_pairs": self.cross_split_pairs, "pair_domain": "domain of paper_a (the anchor)",
+                "splits": self.splits}
+
+
+def _seeds(con: duckdb.DuckDBPyConnection, table: str, candidates: str, targets: dict[str, int],
+           first_always: bool) -> None:
+    """Seeds: per domain, the prefix of the key order whose ball sizes (1 + degree) sum nearest the target.
+
+    A seed is taken while the balls before it hold fewer papers than the target and
+    taking it overshoots by no more than stopping short would undershoot; with
+    `first_always`, the first seed is taken whenever the target is positive.
+    """
+    first = "s.taken = 0 OR" if first_always else ""
+    run(con, "CREATE OR REPLACE TEMP TABLE targets (domain VARCHAR, target BIGINT)")
+    if targets:
+        con.executemany("INSERT INTO targets VALUES (?, ?)", list(targets.items()))
+    run(
+        con,
+        f"""CREATE OR REPLACE TEMP TABLE {table} AS
+            SELECT pk FROM (
+                SELECT c.pk, c.domain, 1 + c.deg AS ball,
+                       sum(1 + c.deg) OVER (PARTITION BY c.domain ORDER BY c.key, c.pk
+                                            ROWS UNBOUNDED PRECEDING) - (1 + c.deg) AS taken
+                FROM split_candidates c {candidates}) s
+            JOIN targets t USING (domain)
+            WHERE s.taken < t.target AND ({first} 2 * s.taken + s.ball <= 2 * t.target)""",
+    )
+
+
+def _ball(con: duckdb.DuckDBPyConnection, table: str, seeds: str) -> None:
+    run(
+        con,
+        f"""CREATE OR REPLACE TEMP TABLE {table} AS
+            SELECT pk FROM {seeds}
+            UNION SELECT p.b FROM pairs p JOIN {seeds} s ON s.pk = p.a
+            UNION SELECT p.a FROM pairs p JOIN {seeds} s ON s.pk = p.b""",
+    )
+
+
+def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict[str, int]) -> int:
+    """Fill `{name}_papers` with whole balls until each domain is nearest its target; returns the seed count.
+
+    Balls overlap, so one pass falls short: each further round (at most ROUNDS)
+    seeds only the remaining per-domain deficit, counted on member papers.
+    """
+    run(con, f"CREATE OR REPLACE TEMP TABLE {name}_papers (pk BIGINT)")
+    seeds = 0
+    for round_ in range(ROUNDS):
+        have = counts(con, f"SELECT domain, count(*) FROM {name}_papers JOIN split_candidates USING (pk) GROUP BY 1")
+        deficit = {d: t - have.get(d, 0) for d, t in targets.items() if t > have.get(d, 0)}
+        if not deficit:
+            break
+        _seeds(con, "new_seeds", f"ANTI JOIN {name}_papers USING (pk) {exclude}", deficit, first_always=round_ == 0)
+        added = int(scalar(con, "SELECT count(*) FROM new_seeds"))
+        if not added:
+            break
+        seeds += added
+        _ball(con, "new_members", "new_seeds")
+        run(con, f"INSERT INTO {name}_papers SELECT pk FROM new_members ANTI JOIN {name}_papers USING (pk)")
+    for table in ("new_seeds", "new_members"):
+        run(con, f"DROP TABLE IF EXISTS {table}")
+    return seeds
+
+
+def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> SplitStats:
+    """Create `paper_split(pk, split)` over `alive` and set `pairs.split` (NULL for cross-split pairs, then dropped)."""
+    run(
+        con,
+        """CREATE OR REPLACE TEMP TABLE split_candidates AS
+           SELECT x.pk, x.domain, d.deg, md5_number(concat(?, ':split:', p.id)) AS key
+           FROM alive x JOIN papers p USING (pk)
+           JOIN (SELECT pk, count(*) AS deg FROM (SELECT a AS pk FROM pairs UNION ALL SELECT b FROM pairs)
+                 GROUP BY pk) d USING (pk)""",
+        [str(config.seed)],
+    )
+    domain_papers = counts(con, "SELECT domain, count(*) FROM split_candidates GROUP BY domain")
+    total = sum(domain_papers.values())
+    test_t = split_targets(domain_papers, config.test_size)
+    val_t = split_targets(domain_papers, config.val_size)
+    if sum(test_t.values()) + sum(val_t.values()) > total:
+        raise SplitSizeError(f"test ({sum(test_t.values())}) + val ({sum(val_t.values())}) papers exceed the "
+                             f"{total} papers left after the funnel")
+    seeds = {"test": _grow(con, "test", "", test_t)}
+    _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
+    seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)
+    run(
+        con,
+        """CREATE OR REPLACE TEMP TABLE paper_split AS
+           SELECT x.pk, CASE WHEN t.pk IS NOT NULL THEN 'test' WHEN v.pk IS NOT NULL THEN 'val' ELSE 'train' END
+                  AS split
+           FROM alive x LEFT JOIN test_papers t USING (pk) LEFT JOIN val_papers v USING (pk)""",
+    )
+    run(
+        con,
+        """CREATE OR REPLACE TEMP TABLE pairs AS
+           SELECT p.a, p.b, p.domain, CASE WHEN sa.split = sb.split THEN sa.split END AS split
+           FROM pairs p JOIN paper_split sa ON sa.pk = p.a JOIN paper_split sb ON sb.pk = p.b""",
+    )
+    cross = int(scalar(con, "SELECT count(*) FROM pairs WHERE split IS NULL"))
+    run(con, "DELETE FROM pairs WHERE split IS NULL")
+    stats = SplitStats(cross_split_pairs=cross)
+    for split, targets in (("train", None), ("val", val_t), ("test", test_t)):
+        stats.splits[split] = _split_stats(con, split, targets, seeds.get(split))
+    for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers"):
+        run(con, f"DROP TABLE IF EXISTS {table}")
+    return stats
+
+
+def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, int] | None,
+                 seeds: int | None) -> dict:
+    """Per-domain papers, pairs, queries (papers with >= 1 pair inside the split) and relevant docs per query."""
+    rows = con.execute(
+        """WITH ins AS (SELECT a, b FROM pairs WHERE split = $split),
+                deg AS (SELECT pk, count(*) AS deg FROM (SELECT a AS pk FROM ins UNION ALL SELECT b FROM ins)
+                        GROUP BY pk)
+           SELECT x.domain, count(*) AS papers, count(deg.pk) AS queries, sum(deg.deg) AS relevant
+           FROM paper_split s JOIN alive x USING (pk) LEFT JOIN deg USING (pk)
+           WHERE s.split = $split GROUP BY x.domain ORDER BY x.domain""",
+        {"split": split},
+    ).fetchall()
+    pairs = counts(con, "SELECT domain, count(*) FROM pairs WHERE split = ? GROUP BY domain", [split])
+    domains = {}
+    relevant_total = 0
+    for domain, papers, queries, relevant in rows:
+        relevant_total += int(relevant or 0)
+        domains[domain] = {
+            "papers": int(papers),
+            "pairs": pairs.get(domain, 0),
+            "queries": int(queries),
+            "mean_relevant_per_query": round(float(relevant or 0) / queries, 4) if queries else 0.0,
+        }
+        if targets is not None:
+            domains[domain]["target_papers"] = targets.get(domain, 0)
+    papers = sum(d["papers"] for d in domains.values())
+    queries = sum(d["queries"] for d in domains.values())
+    out = {
+        "papers": papers,
+        "pairs": sum(pairs.values()),
+        "queries": queries,
+        "papers_without_in_split_pair": papers - queries,
+        "mean_relevant_per_query": round(relevant_total / queries, 4) if queries else 0.0,
+        "domains": domains,
+    }
+    if targets is not None:
+        out["target_papers"] = sum(targets.values())
+        out["seeds"] = seeds
+    return out

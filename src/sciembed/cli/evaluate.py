@@ -79,14 +79,14 @@ def eval_command(
     except (BenchmarkError, CorpusError, IndexLoadError, ModelLoadError, ValueError) as err:
         _fail(str(err))
         return
-    console.print(_eval_table(runs))
+    console.print(eval_table(runs))
     problems = sum(i.count for i in bench.issues)
     if problems:
         console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
 
 
-def _eval_table(runs) -> Table:
+def eval_table(runs) -> Table:
     from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
     from sciembed.evaluation.task import key_label
 

@@ -1,1 +1,8 @@
-"""sciembed.retrieval."""
+"""Retrieval: exact dense search (faiss), BM25 (bm25s), several views per paper."""
+
+from sciembed.retrieval.bm25 import BM25Index
+from sciembed.retrieval.dense import DenseIndex, IndexLoadError
+from sciembed.retrieval.hits import Hits
+from sciembed.retrieval.multivector import AGGREGATIONS, MultiVectorIndex
+
+__all__ = ["AGGREGATIONS", "BM25Index", "DenseIndex", "Hits", "IndexLoadError", "MultiVectorIndex"]

@@ -1,0 +1,141 @@
+"""On-disk embedding cache: re-running an evaluation encodes only texts it has not seen.
+
+Entries are keyed by (encoder fingerprint, hash of the exact text), one SQLite
+file per fingerprint under ``<cache_dir>/embeddings/``. SQLite (stdlib) gives
+atomic, concurrent-safe writes, so two evaluations sharing a cache cannot
+corrupt it; a vector is stored as raw float32 bytes and checked against the
+encoder's dimension when read back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.models.encoder import Encoder, check_texts
+
+_CHUNK = 500  # keys per SELECT ... IN (...), below SQLite's variable limit
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+class CacheError(RuntimeError):
+    """The cache file does not hold what its name promises."""
+
+
+class EmbeddingCache:
+    """Vectors by (fingerprint, text hash) in ``<root>/embeddings/<fingerprint>.sqlite``."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root) / "embeddings"
+
+    def path(self, fingerprint: str) -> Path:
+        return self.root / f"{fingerprint}.sqlite"
+
+    def _connect(self, fingerprint: str, dim: int) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path(fingerprint), timeout=60)
+        with conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID")
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(dim),))
+        stored = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
+        if stored != dim:
+            conn.close()
+            raise CacheError(f"{self.path(fingerprint)}: holds {stored}-d vectors, encoder gives {dim}-d")
+        return conn
+
+    def get(self, fingerprint: str, dim: int, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        """The cached vectors among `keys`."""
+        found: dict[bytes, np.ndarray] = {}
+        if not keys or not self.path(fingerprint).exists():
+            return found
+        with closing(self._connect(fingerprint, dim)) as conn:
+            for start in range(0, len(keys), _CHUNK):
+                chunk = list(keys[start : start + _CHUNK])
+                marks = ",".join("?" * len(chunk))
+                for key, blob in conn.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk):
+                    if len(blob) != 4 * dim:
+                        raise CacheError(f"{self.path(fingerprint)}: entry of {len(blob)} bytes, expected {4 * dim}")
+                    found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put(self, fingerprint: str, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        if len(keys) != len(vectors):
+            raise ValueError(f"{len(keys)} keys but {len(vectors)} vectors")
+        if not keys:
+            return
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        with closing(self._connect(fingerprint, vectors.shape[1])) as conn, conn:
+            conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", zip(keys, map(bytes, vectors), strict=True))
+
+    def count(self, fingerprint: str) -> int:
+        if not self.path(fingerprint).exists():
+            return 0
+        with closing(sqlite3.connect(self.path(fingerprint))) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+
+@dataclass
+class CacheStats:
+    """What the last `encode` call did: texts asked for, served from cache, encoded."""
+
+    requested: int = 0
+    hits: int = 0
+    encoded: int = 0
+
+
+class CachedEncoder:
+    """An `Encoder` that encodes only the texts its cache lacks (each distinct text once)."""
+
+    def __init__(self, encoder: Encoder, cache_dir: str | Path) -> None:
+        self.encoder = encoder
+        self.cache = EmbeddingCache(cache_dir)
+        self.last = CacheStats()
+
+    name = property(lambda self: self.encoder.name)
+    fingerprint = property(lambda self: self.encoder.fingerprint)
+    max_seq_length = property(lambda self: self.encoder.max_seq_length)
+    dim = property(lambda self: self.encoder.dim)
+    metric = property(lambda self: self.encoder.metric)
+
+    def __getattr__(self, item: str) -> Any:  # describe(), model, backend, … of the wrapped encoder
+        if item == "encoder":  # not set yet (e.g. while unpickling): no recursion
+            raise AttributeError(item)
+        return getattr(self.encoder, item)
+
+    def count_tokens(self, text: str) -> int:
+        return self.encoder.count_tokens(text)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray:
+        texts = check_texts(texts)
+        fingerprint, dim = self.encoder.fingerprint, self.encoder.dim
+        keys = [text_key(t) for t in texts]
+        first: dict[bytes, int] = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        vectors = self.cache.get(fingerprint, dim, list(first))
+        missing = [k for k in first if k not in vectors]
+        if missing:
+            fresh = self.encoder.encode(
+                [texts[first[k]] for k in missing], batch_size=batch_size, show_progress=show_progress
+            )
+            self.cache.put(fingerprint, missing, fresh)
+            vectors.update(zip(missing, fresh, strict=True))
+        fresh_keys = set(missing)
+        self.last = CacheStats(len(texts), sum(1 for k in keys if k not in fresh_keys), len(missing))
+        return _stack(keys, vectors, dim)
+
+
+def _stack(keys: Iterable[bytes], vectors: dict[bytes, np.ndarray], dim: int) -> np.ndarray:
+    rows = [vectors[k] for k in keys]
+    return np.vstack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, dim), dtype=np.float32)

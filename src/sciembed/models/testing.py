@@ -1,0 +1,46 @@
+"""A tiny random-init BERT on disk, for fast offline tests and smoke runs of the model code paths.
+
+It is a plain Hugging Face checkpoint (no ``modules.json``), so loading it
+exercises the mean-pooling path; its vocabulary is whatever words the caller
+passes, so texts made of those words tokenize without [UNK].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def build_tiny_bert(
+    root: str | Path,
+    words: Iterable[str],
+    *,
+    seed: int = 0,
+    hidden_size: int = 32,
+    layers: int = 2,
+    heads: int = 2,
+    max_position_embeddings: int = 128,
+) -> Path:
+    """Write a random-init BERT (weights fixed by `seed`) and a WordPiece vocab of `words` to `root`."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    vocab = list(dict.fromkeys([*SPECIAL_TOKENS, *(w.lower() for w in words if w.strip())]))
+    vocab_file = root / "vocab.txt"
+    vocab_file.write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=hidden_size,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=2 * hidden_size,
+        max_position_embeddings=max_position_embeddings,
+    )
+    BertModel(config).save_pretrained(root)
+    BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True).save_pretrained(root)
+    return root

@@ -1,0 +1,191 @@
+"""Paper retrieval over several vectors per paper (windows, sections, chunks).
+
+A paper's score for a query aggregates its views' scores: ``max`` (default),
+``mean`` or ``sum``. All three are exact over the whole collection:
+
+- max: the first k distinct papers in the view ranking are the top-k papers
+  by max, so a faiss top-n view search is deepened until k papers (not
+  counting the excluded one) are found;
+- mean / sum need every view's score, so they score all views (one matrix
+  product per block of queries) and reduce per paper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read_meta
+from sciembed.retrieval.hits import Hits, check_exclude
+
+AGGREGATIONS = ("max", "mean", "sum")
+_BLOCK_BYTES = 1 << 27  # bound on the (queries × views) score block held at once
+
+
+def check_aggregate(aggregate: str) -> str:
+    if aggregate not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregate!r}; expected one of {', '.join(AGGREGATIONS)}")
+    return aggregate
+
+
+class MultiVectorIndex:
+    """Views in, paper ids out: `add(paper_ids, vectors)` with one paper id per view."""
+
+    def __init__(self, dim: int, metric: str = "cosine", aggregate: str = "max") -> None:
+        self.dense = DenseIndex(dim, metric)
+        self.aggregate = check_aggregate(aggregate)
+        self._papers: list[str] = []  # distinct paper ids, first-seen order
+        self._paper_of_row = np.zeros(0, dtype=np.int64)
+
+    dim = property(lambda self: self.dense.dim)
+    metric = property(lambda self: self.dense.metric)
+    fingerprint = property(lambda self: self.dense.fingerprint)
+
+    def __len__(self) -> int:
+        """Number of papers."""
+        return len(self._papers)
+
+    @property
+    def num_views(self) -> int:
+        return len(self.dense)
+
+    @property
+    def papers(self) -> list[str]:
+        return list(self._papers)
+
+    def add(self, paper_ids: Sequence[str], vectors: np.ndarray) -> None:
+        paper_ids = list(paper_ids)
+        known = len(self.dense)
+        self.dense.add(paper_ids, vectors)
+        self._reindex(known)
+
+    def _reindex(self, start: int) -> None:
+        position = {p: i for i, p in enumerate(self._papers)}
+        new_rows = []
+        for paper in self.dense.ids[start:]:
+            if paper not in position:
+                position[paper] = len(self._papers)
+                self._papers.append(paper)
+            new_rows.append(position[paper])
+        self._paper_of_row = np.concatenate([self._paper_of_row, np.asarray(new_rows, dtype=np.int64)])
+
+    def views_of(self, paper_id: str) -> np.ndarray:
+        """The stored vectors of one paper's views (normalised for cosine)."""
+        rows = self.dense.rows_of(paper_id)
+        if not rows:
+            raise KeyError(f"paper {paper_id!r} is not in this index ({len(self)} papers)")
+        return self.dense.vectors(rows)
+
+    def search(
+        self,
+        queries: np.ndarray,
+        k: int,
+        exclude: Sequence[str | None] | None = None,
+        aggregate: str | None = None,
+    ) -> Hits:
+        """Top-k (paper id, aggregated score) per query; `exclude[i]` (a paper id) never appears."""
+        if k <= 0:
+            raise ValueError(f"k must be positive, got {k}")
+        aggregate = check_aggregate(aggregate or self.aggregate)
+        array = as_matrix(queries, self.dim, "search()")
+        exclude = check_exclude(exclude, len(array))
+        if aggregate == "max":
+            return self._search_max(array, k, exclude)
+        return self._search_reduce(array, k, exclude, aggregate)
+
+    def search_paper(self, paper_id: str, k: int, aggregate: str | None = None) -> list[tuple[str, float]]:
+        """Papers like `paper_id`, querying with all its views; a candidate's score is its best over query views.
+
+        That combination is exact: a paper's best-over-views score is reached at
+        some query view, where it ranks within that view's own top-k.
+        """
+        vectors = self.views_of(paper_id)
+        best: dict[str, float] = {}
+        for hits in self.search(vectors, k, exclude=[paper_id] * len(vectors), aggregate=aggregate):
+            for pid, score in hits:
+                best[pid] = max(score, best.get(pid, -np.inf))
+        return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def _search_max(self, array: np.ndarray, k: int, exclude: list[str | None]) -> Hits:
+        views_per_paper = self.num_views / max(len(self), 1)
+        depth0 = int(np.ceil(2 * k * views_per_paper))
+        pending = list(range(len(array)))
+        depth = {i: depth0 + len(self.dense.rows_of(exclude[i] or "")) for i in pending}
+        found: dict[int, list[tuple[str, float]]] = {}
+        while pending:
+            d = max(depth[i] for i in pending)
+            scores, rows = self.dense.search_rows(array[pending], d)
+            still = []
+            for j, i in enumerate(pending):
+                hits = self._first_per_paper(scores[j], rows[j], exclude[i], k)
+                if len(hits) < k and d < self.num_views:
+                    depth[i] = d * 4
+                    still.append(i)
+                else:
+                    found[i] = hits
+            pending = still
+        return [found[i] for i in range(len(array))]
+
+    def _first_per_paper(
+        self, scores: np.ndarray, rows: np.ndarray, excluded: str | None, k: int
+    ) -> list[tuple[str, float]]:
+        hits: list[tuple[str, float]] = []
+        seen: set[int] = set()
+        for score, row in zip(scores, rows, strict=True):
+            if row < 0:
+                continue
+            paper = int(self._paper_of_row[row])
+            if paper in seen or self._papers[paper] == excluded:
+                continue
+            seen.add(paper)
+            hits.append((self._papers[paper], float(score)))
+            if len(hits) == k:
+                break
+        return hits
+
+    def _search_reduce(self, array: np.ndarray, k: int, exclude: list[str | None], aggregate: str) -> Hits:
+        n_papers = len(self)
+        counts = np.bincount(self._paper_of_row, minlength=n_papers).astype(np.float64)
+        block = max(1, _BLOCK_BYTES // max(1, 4 * self.num_views))
+        position = {p: i for i, p in enumerate(self._papers)}
+        results: Hits = []
+        for start in range(0, len(array), block):
+            view_scores = self.dense.all_scores(array[start : start + block]).astype(np.float64)
+            totals = np.zeros((len(view_scores), n_papers))
+            for j in range(len(view_scores)):
+                totals[j] = np.bincount(self._paper_of_row, weights=view_scores[j], minlength=n_papers)
+            paper_scores = totals / counts if aggregate == "mean" else totals
+            for j, row in enumerate(paper_scores):
+                excluded = exclude[start + j]
+                if excluded in position:
+                    row[position[excluded]] = -np.inf
+                results.append(self._top(row, k))
+        return results
+
+    def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        finite = int(np.isfinite(scores).sum())
+        k = min(k, finite)
+        if k == 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = sorted(top, key=lambda i: (-scores[i], self._papers[i]))
+        return [(self._papers[i], float(scores[i])) for i in top if np.isfinite(scores[i])][:k]
+
+    def save(self, path: str | Path, fingerprint: str) -> None:
+        self.dense.save(path, fingerprint, extra={"kind": "multivector", "aggregate": self.aggregate})
+
+    @classmethod
+    def load(
+        cls, path: str | Path, expected_fingerprint: str | None = None, aggregate: str | None = None
+    ) -> MultiVectorIndex:
+        """Read a saved index (checksums and encoder fingerprint verified by `DenseIndex.load`)."""
+        meta = read_meta(Path(path))
+        if meta.get("kind") != "multivector":
+            raise IndexLoadError(f"{path}: a {meta.get('kind')!r} index, not a multivector index")
+        dense = DenseIndex.load(path, expected_fingerprint)
+        index = cls(dense.dim, dense.metric, aggregate or meta["aggregate"])
+        index.dense = dense
+        index._reindex(0)
+        return index

@@ -1,0 +1,137 @@
+"""The main job: synthesize → ingest → stats → build → evaluate (BM25, base encoder) → train → evaluate.
+
+Each stage calls the same Python API its CLI command uses, so the demo is
+also a map of the pipeline. Everything it writes lives under one directory
+and says it is synthetic.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@dataclass
+class DemoConfig:
+    out: Path
+    papers: int = 3000
+    seed: int = 0
+    test_size: float = 0.25
+    val_size: float = 0.05
+    base_model: str | None = None  # None: the offline MiniLM
+    train: bool = True
+    train_config: Path = REPO_CONFIGS / "window-demo.yaml"
+    train_overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DemoResult:
+    out: Path
+    report: Path
+    runs: list[Any]
+    timings: dict[str, float]
+    paths: dict[str, Path]
+
+
+def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResult:
+    """Run every stage; returns where things are and how long each stage took."""
+    from sciembed.corpus.build import build_corpus
+    from sciembed.corpus.config import FunnelConfig
+    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_report
+    from sciembed.papers.ingest import ingest
+    from sciembed.synth import write_synthetic
+    from sciembed.views import target_words
+    from sciembed.views.stats import length_stats, plot_lengths
+
+    out = Path(config.out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    paths = {
+        "synth": out / "synth",
+        "ingested": out / "ingested",
+        "corpus": out / "corpus",
+        "eval": out / "eval",
+        "model": out / "window-model",
+        "cache": out / "embedding-cache",
+    }
+    timings: dict[str, float] = {}
+
+    def stage(name: str):
+        return _Timer(name, timings, say)
+
+    with stage("synthesize"):
+        write_synthetic(paths["synth"], config.papers, seed=config.seed, progress=True)
+    with stage("ingest"):
+        result = ingest([paths["synth"] / "papers.jsonl.gz"], paths["ingested"])
+        say(f"  read {result.read} = accepted {result.accepted} + rejected {result.rejected}")
+    with stage("stats"):
+        from sciembed.corpus.layout import CorpusDir
+
+        stats = length_stats(CorpusDir(paths["ingested"]).iter_papers(), target_words(512))
+        (paths["ingested"] / "stats.json").write_text(json.dumps(stats.to_dict(), indent=2))
+        plot_lengths(stats, paths["ingested"] / "lengths.png", title="synthetic demo corpus")
+        for row in stats.table():
+            say(f"  {row['quantity']:<20} mean {row['mean']:7.1f}  median {row['median']:7.1f}  "
+                f"Q25 {row['q25']:7.1f}  Q75 {row['q75']:7.1f}  max {row['max']:7.0f}")
+        say(f"  windows reaching the {stats.target_words}-word target: {100 * stats.window_full_share:.1f}%")
+    with stage("corpus build"):
+        funnel = FunnelConfig(seed=config.seed, test_size=config.test_size, val_size=config.val_size)
+        built = build_corpus(paths["ingested"], paths["corpus"], funnel, edge_files=[], show_progress=False)
+        for step in built.report.stages:
+            say(f"  {step.name:<32} papers {step.papers:>6}  pairs {step.pairs:>6}")
+    with stage("benchmark"):
+        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed)
+    runs = []
+    with stage("evaluate bm25"):
+        runs.append(evaluate_encoder("bm25", bench, show_progress=True))
+    with stage("evaluate base encoder"):
+        base = _load(config.base_model, paths["cache"])
+        runs.append(evaluate_encoder(base, bench, show_progress=True))
+    if config.train:
+        with stage("train window model"):
+            model_dir = _train(config, paths)
+        with stage("evaluate trained model"):
+            runs.append(evaluate_encoder(_load(str(model_dir), paths["cache"]), bench, show_progress=True))
+    with stage("report"):
+        report = write_report(runs, bench, paths["eval"])
+    (out / "timings.json").write_text(json.dumps(timings, indent=2))
+    return DemoResult(out, report, runs, timings, paths)
+
+
+def _load(model: str | None, cache: Path):
+    from sciembed.models import load_encoder
+
+    return load_encoder(model, cache_dir=cache)
+
+
+def _train(config: DemoConfig, paths: dict[str, Path]) -> Path:
+    from sciembed.training import WindowConfig, load_config, train
+
+    overrides = dict(config.train_overrides)
+    if config.base_model:
+        overrides.setdefault("model.base", config.base_model)
+    window_config = load_config(WindowConfig, config.train_config, overrides)
+    return train("window", window_config, paths["corpus"], paths["model"])
+
+
+class _Timer:
+    def __init__(self, name: str, timings: dict[str, float], say: Callable[[str], None]) -> None:
+        self.name, self.timings, self.say = name, timings, say
+
+    def __enter__(self) -> _Timer:
+        self.say(f"[{self.name}]")
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timings[self.name] = round(time.perf_counter() - self.start, 2)
+        if exc[0] is None:
+            self.say(f"  done in {self.timings[self.name]:.1f} s")

@@ -50,6 +50,9 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
 
+    window_config = _window_config(config) if config.train else None  # fail on a bad config before any work
+    # Like-for-like: the base encoder reads as many tokens as the trained model does.
+    budget = window_config.model.max_seq_length if window_config else None
     out = Path(config.out)
     if out.exists():
         shutil.rmtree(out)
@@ -93,11 +96,14 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     with stage("evaluate bm25"):
         runs.append(evaluate_encoder("bm25", bench, show_progress=True))
     with stage("evaluate base encoder"):
-        base = _load(config.base_model, paths["cache"])
+        base = _load(config.base_model, paths["cache"], budget)
+        say(f"  {base.name}: max_seq_length {base.max_seq_length}")
         runs.append(evaluate_encoder(base, bench, show_progress=True))
-    if config.train:
+    if window_config is not None:
         with stage("train window model"):
-            model_dir = _train(config, paths)
+            from sciembed.training import train
+
+            model_dir = train("window", window_config, paths["corpus"], paths["model"])
         with stage("evaluate trained model"):
             runs.append(evaluate_encoder(_load(str(model_dir), paths["cache"]), bench, show_progress=True))
     with stage("report"):
@@ -106,20 +112,19 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     return DemoResult(out, report, runs, timings, paths)
 
 
-def _load(model: str | None, cache: Path):
+def _load(model: str | None, cache: Path, max_seq_length: int | None = None):
     from sciembed.models import load_encoder
 
-    return load_encoder(model, cache_dir=cache)
+    return load_encoder(model, cache_dir=cache, max_seq_length=max_seq_length)
 
 
-def _train(config: DemoConfig, paths: dict[str, Path]) -> Path:
-    from sciembed.training import WindowConfig, load_config, train
+def _window_config(config: DemoConfig):
+    from sciembed.training import WindowConfig, load_config
 
     overrides = dict(config.train_overrides)
     if config.base_model:
         overrides.setdefault("model.base", config.base_model)
-    window_config = load_config(WindowConfig, config.train_config, overrides)
-    return train("window", window_config, paths["corpus"], paths["model"])
+    return load_config(WindowConfig, config.train_config, overrides)
 
 
 class _Timer:

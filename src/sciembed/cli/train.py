@@ -1,7 +1,123 @@
-"""CLI commands of this stage (filled in by the stage's owner)."""
+"""`sciembed train <recipe>`: one command per training recipe, configured by YAML + overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 import typer
 
+# Typed flags and the config key each one sets (they win over --set, which wins over the file).
+FLAG_KEYS = {
+    "base_model": "model.base",
+    "max_seq_length": "model.max_seq_length",
+    "epochs": "training.epochs",
+    "max_steps": "training.max_steps",
+    "batch_size": "training.batch_size",
+    "mini_batch_size": "training.mini_batch_size",
+    "learning_rate": "training.learning_rate",
+    "strategy": "data.strategy",
+    "seed": "seed",
+}
+
+
+def _fail(message: str) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(2)
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.models.loading import ModelLoadError
+    from sciembed.training.config import ConfigError
+    from sciembed.training.plan import PlanError
+    from sciembed.training.recipes import UnknownRecipeError
+    from sciembed.training.rundir import RunDirError
+
+    return ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError
+
+
+def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
+               sets: list[str], flags: dict[str, Any]) -> None:
+    from rich.console import Console
+
+    from sciembed.training.config import load_config, parse_overrides
+    from sciembed.training.recipes import recipe_config, recipe_module
+
+    console = Console()
+    try:
+        overrides = parse_overrides(sets)
+        overrides.update({FLAG_KEYS[k]: v for k, v in flags.items() if v is not None})
+        config = load_config(recipe_config(recipe), config_path, overrides)
+        if config.recipe != recipe:
+            _fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
+        if dry_run:
+            prepared = recipe_module(recipe).prepare(config, corpus)
+            console.print(prepared.report())
+            return
+        if out is None:
+            _fail("--out is required (except with --dry-run)")
+        from sciembed.training.api import train
+
+        model_dir = train(recipe, config, corpus, out, resume=resume)
+    except _user_errors() as exc:
+        _fail(str(exc))
+        return
+    import json
+
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    console.print(
+        f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  "
+        f"last loss {summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s"
+    )
+
+
+def make_command(recipe: str):
+    def command(
+        config: Path | None = typer.Option(None, "--config", "-c", help="recipe YAML (configs/window-*.yaml)"),
+        corpus: Path = typer.Option(..., "--corpus", help="built corpus directory (with a train split)"),
+        out: Path | None = typer.Option(None, "--out", help="run directory: checkpoints, curves, final model"),
+        resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="show data counts and batch composition; no training"),
+        sets: list[str] = typer.Option([], "--set", help="override any config key: --set training.batch_size=256"),
+        base_model: str | None = typer.Option(None, help="model.base: hub id or path"),
+        max_seq_length: int | None = typer.Option(None, help="model.max_seq_length"),
+        epochs: int | None = typer.Option(None, help="training.epochs"),
+        max_steps: int | None = typer.Option(None, help="training.max_steps"),
+        batch_size: int | None = typer.Option(None, help="training.batch_size (in-batch negatives)"),
+        mini_batch_size: int | None = typer.Option(None, help="training.mini_batch_size"),
+        learning_rate: float | None = typer.Option(None, help="training.learning_rate"),
+        strategy: str | None = typer.Option(None, help="data.strategy"),
+        seed: int | None = typer.Option(None, help="seed"),
+    ) -> None:
+        flags = {
+            "base_model": base_model,
+            "max_seq_length": max_seq_length,
+            "epochs": epochs,
+            "max_steps": max_steps,
+            "batch_size": batch_size,
+            "mini_batch_size": mini_batch_size,
+            "learning_rate": learning_rate,
+            "strategy": strategy,
+            "seed": seed,
+        }
+        run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
+
+    return command
+
+
+HELP = {
+    "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
+}
+
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to the app."""
+    """Add `sciembed train <recipe>` commands."""
+    from sciembed.training.recipes import RECIPES
+
+    train_app = typer.Typer(help="Train an encoder with a recipe (config YAML + overrides).", no_args_is_help=True)
+    for name in RECIPES:
+        train_app.command(name, help=HELP.get(name, f"Train with the {name} recipe."))(make_command(name))
+    app.add_typer(train_app, name="train")

@@ -1,1 +1,10 @@
-"""sciembed.training."""
+"""Training recipes on one SentenceTransformerTrainer set-up (see `sciembed.training.api.train`).
+
+Importing this package stays light: torch and sentence-transformers load only
+when a model is built.
+"""
+
+from sciembed.training.api import train
+from sciembed.training.config import ConfigError, TrainConfig, WindowConfig, load_config
+
+__all__ = ["ConfigError", "TrainConfig", "WindowConfig", "load_config", "train"]

@@ -1,0 +1,44 @@
+"""`train`: the one entry point the CLI and the demo call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sciembed.training.config import ConfigError, TrainConfig
+from sciembed.training.recipes import recipe_module
+from sciembed.training.rundir import open_run, precheck_run
+
+
+def train(
+    recipe: str,
+    config: TrainConfig,
+    corpus: Path,
+    out: Path,
+    resume: bool = False,
+    *,
+    callbacks: Sequence[Any] = (),
+) -> Path:
+    """Train `recipe` on the corpus's train split; returns the saved model directory (``<out>/model``).
+
+    Every input problem (config, corpus, plan, run directory) is raised before
+    the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s.
+    """
+    module = recipe_module(recipe)
+    if not isinstance(config, module.CONFIG) or config.recipe != recipe:
+        raise ConfigError(f"recipe {recipe!r} needs a {module.CONFIG.__name__}, got {type(config).__name__}")
+    corpus, out = Path(corpus), Path(out)
+    precheck_run(out, recipe, resume)
+    prepared = module.prepare(config, corpus)
+    summary = prepared.summary()
+    run, checkpoint = open_run(out, recipe, config, corpus, summary.get("data", {}), resume)
+    run.write_json(run.composition_path, summary.get("composition", {}))
+
+    from transformers import set_seed
+
+    from sciembed.training.trainer import run_training
+
+    set_seed(config.seed)  # the projection head's initial weights
+    parts = module.build(config, prepared, corpus)
+    return run_training(recipe, config, parts, run, checkpoint, callbacks)

@@ -1,0 +1,173 @@
+"""Trainer callbacks: a rich progress bar, and loss/validation curves as CSV + PNG.
+
+Curves are rebuilt from the trainer's ``log_history``, which checkpoints carry,
+so a resumed run's curves cover the whole run, not just the part after the
+resume.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
+
+TRAIN_KEYS = ("loss", "learning_rate", "grad_norm")
+
+
+class RichProgressCallback(TrainerCallback):
+    """Steps done / total, last logged loss, examples per second (this session, all processes)."""
+
+    def __init__(self, examples_per_step: int, description: str = "train") -> None:
+        self.examples_per_step = examples_per_step  # per process
+        self._world = 1
+        self.description = description
+        self._progress = None
+        self._task = None
+        self._start_step = 0
+        self._start_time = 0.0
+        self._loss: float | None = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"),
+            TextColumn("{task.fields[speed]} ex/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        self._progress.start()
+        self._task = self._progress.add_task(
+            self.description, total=state.max_steps, completed=state.global_step, loss="-", speed="-"
+        )
+        self._start_step = state.global_step
+        self._start_time = time.perf_counter()
+        self._world = max(1, int(getattr(args, "world_size", 1)))
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self._progress is None:
+            return
+        elapsed = max(time.perf_counter() - self._start_time, 1e-9)
+        speed = (state.global_step - self._start_step) * self.examples_per_step * self._world / elapsed
+        loss = "-" if self._loss is None else f"{self._loss:.4f}"
+        self._progress.update(self._task, completed=state.global_step, loss=loss, speed=f"{speed:.1f}")
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if logs and "loss" in logs:
+            self._loss = float(logs["loss"])
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def split_history(
+    history: list[dict[str, Any]], epoch_of_step: Callable[[int], float]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Training-loss rows and validation rows (``eval_*`` metrics) of a trainer log history."""
+    train_rows, val_rows = [], []
+    for entry in history:
+        step = int(entry.get("step", 0))
+        base = {"step": step, "epoch": round(epoch_of_step(step), 4)}
+        if "loss" in entry:
+            train_rows.append(base | {k: entry[k] for k in TRAIN_KEYS if k in entry})
+        metrics = {k[len("eval_") :]: v for k, v in entry.items() if k.startswith("eval_") and _is_metric(k)}
+        if metrics:
+            val_rows.append(base | metrics)
+    return train_rows, val_rows
+
+
+def _is_metric(key: str) -> bool:
+    return not key.endswith(("_runtime", "_samples_per_second", "_steps_per_second"))
+
+
+def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_rows(rows: list[dict[str, Any]], keys: list[str], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for key in keys:
+        points = [(r["step"], r[key]) for r in rows if key in r]
+        if points:
+            ax.plot(*zip(*points, strict=True), marker="o" if len(points) < 30 else None, label=key)
+    ax.set_xlabel("step")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if len(keys) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_curves(
+    history: list[dict[str, Any]], folder: Path, epoch_of_step: Callable[[int], float], processes: int = 1
+) -> list[Path]:
+    """loss.csv/png and validation.csv/png from a log history; returns the files written.
+
+    `epoch_of_step` counts planned batches; under DDP each optimizer step consumes
+    one batch per process, hence `processes`.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    train_rows, val_rows = split_history(history, lambda step: epoch_of_step(step * processes))
+    written = []
+    if train_rows:
+        write_csv(train_rows, folder / "loss.csv")
+        plot_rows(train_rows, ["loss"], folder / "loss.png", "training loss")
+        written += [folder / "loss.csv", folder / "loss.png"]
+    if val_rows:
+        metrics = [k for k in val_rows[-1] if k not in ("step", "epoch")]
+        write_csv(val_rows, folder / "validation.csv")
+        plot_rows(val_rows, metrics, folder / "validation.png", "validation")
+        written += [folder / "validation.csv", folder / "validation.png"]
+    return written
+
+
+class CurvesCallback(TrainerCallback):
+    """Rewrites the curves at every save and at the end (cheap: a few hundred rows)."""
+
+    def __init__(self, folder: Path, epoch_of_step: Callable[[int], float]) -> None:
+        self.folder = folder
+        self.epoch_of_step = epoch_of_step
+
+    def _write(self, args, state) -> None:
+        if state.is_world_process_zero:
+            write_curves(state.log_history, self.folder, self.epoch_of_step, max(1, int(args.world_size)))
+
+    def on_save(self, args, state, control, **kwargs):
+        self._write(args, state)
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self._write(args, state)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        self._write(args, state)

@@ -1,0 +1,198 @@
+"""Training configs: pydantic models loaded from YAML, overridable from the command line.
+
+Every recipe shares `TrainConfig` (model, optimisation, checkpoints, validation);
+a recipe subclasses it and adds its own ``data`` block. Unknown keys and wrong
+types are errors, reported all at once with their dotted path, so a typo in a
+config never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ConfigError(ValueError):
+    """A config file or override that cannot be used; the message says what and where."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProjectionConfig(_Strict):
+    """Two-layer projection head after mean pooling (S2Full uses 4,096 for both)."""
+
+    hidden: int = Field(4096, gt=0)
+    out: int = Field(4096, gt=0)
+    activation: Literal["gelu", "relu", "tanh"] = "gelu"
+
+
+class ModelConfig(_Strict):
+    base: str | None = None  # hub id or local path; None = the offline MiniLM
+    max_seq_length: int = Field(512, gt=0)
+    projection: ProjectionConfig | None = None
+
+
+class TrainingConfig(_Strict):
+    """Optimisation. `batch_size` is the number of in-batch negatives per device; `mini_batch_size`
+    only bounds how many texts are on the device at once (CachedMNRL). Gradient accumulation is
+    deliberately absent: it would not add negatives. A mini-batch larger than the batch is
+    simply the whole batch."""
+
+    epochs: int = Field(1, gt=0)
+    max_steps: int | None = Field(None, gt=0)  # cut the run short (smoke tests); the schedule follows it
+    batch_size: int = Field(2048, ge=2)
+    mini_batch_size: int = Field(64, gt=0)
+    loss: Literal["cached_mnrl", "mnrl"] = "cached_mnrl"
+    scale: float = Field(20.0, gt=0)  # inverse temperature of the softmax over cosine similarities
+    learning_rate: float = Field(2e-5, gt=0)
+    weight_decay: float = Field(0.01, ge=0)
+    warmup_ratio: float = Field(0.1, ge=0, lt=1)
+    lr_scheduler: Literal["linear", "cosine", "constant", "constant_with_warmup"] = "linear"
+    max_grad_norm: float = Field(1.0, gt=0)
+    precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"  # auto: bf16 on GPUs that have it
+    log_every_steps: int = Field(10, gt=0)
+    dataloader_workers: int = Field(0, ge=0)
+
+
+class CheckpointConfig(_Strict):
+    every_steps: int = Field(500, gt=0)
+    keep: int | None = Field(2, gt=0)  # newest checkpoints kept; None keeps all
+
+
+class ValidationConfig(_Strict):
+    """NDCG@10 on a held-out split during training; ``every_steps: 0`` turns it off."""
+
+    every_steps: int = Field(0, ge=0)
+    split: Literal["val", "test"] = "val"
+    scenarios: tuple[Literal["body_ta", "ta_ta", "body_body"], ...] = Field(("body_ta", "ta_ta"), min_length=1)
+    paper_log_seed: int = 0
+
+
+class TrainConfig(_Strict):
+    """What every recipe shares."""
+
+    recipe: str
+    seed: int = 0
+    model: ModelConfig = ModelConfig()
+    training: TrainingConfig = TrainingConfig()
+    checkpoint: CheckpointConfig = CheckpointConfig()
+    validation: ValidationConfig = ValidationConfig()
+
+
+Strategy = Literal["both_random", "ta_ta", "anchor_random_pos_ta", "no_ta_ta"]
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
+
+
+class PrefixConfig(_Strict):
+    """Texts put before each view during training only; evaluation encodes without them."""
+
+    ta: str = "[TA] "
+    body: str = "[BODY] "
+
+
+class WindowDataConfig(_Strict):
+    strategy: Strategy = "both_random"
+    self_align_share: float = Field(0.2, ge=0, lt=1)  # share of every batch that is same-paper pairs
+    window_words: int | None = Field(None, gt=0)  # None: 0.7 × model.max_seq_length
+    prefixes: PrefixConfig | None = PrefixConfig()
+
+
+class WindowConfig(TrainConfig):
+    """S2Full: citation pairs of TA and random body windows, plus same-paper self-alignment."""
+
+    recipe: Literal["window"] = "window"
+    data: WindowDataConfig = WindowDataConfig()
+
+
+C = TypeVar("C", bound=TrainConfig)
+
+
+def set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``a.b.c`` in a nested dict, creating levels (unknown keys are left for validation to name)."""
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
+    """``key=value`` strings; values are parsed as YAML scalars (``64``, ``null``, ``[a, b]``)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r}: expected key=value, e.g. training.batch_size=256")
+        try:
+            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"override {item!r}: value is not valid YAML ({exc})") from exc
+    return out
+
+
+def _format_errors(source: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            problems.append(f"{where}: unknown key")
+        else:
+            problems.append(f"{where}: {err['msg']} (got {err.get('input')!r})")
+    n = len(problems)
+    return f"{source}: {n} problem{'s' if n != 1 else ''} in config: " + "; ".join(problems)
+
+
+def validate_config(cls: type[C], data: dict[str, Any], source: str = "config") -> C:
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(source, exc)) from None
+
+
+def load_config(
+    cls: type[C], path: str | Path | None = None, overrides: dict[str, Any] | None = None
+) -> C:
+    """Read YAML (or start from defaults), apply dotted overrides, validate once."""
+    data: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        path = Path(path)
+        source = str(path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: config file not found")
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML ({exc})") from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: top level must be a mapping, got {type(loaded).__name__}")
+        data = loaded or {}
+    for key, value in (overrides or {}).items():
+        set_dotted(data, key, value)
+    if overrides:
+        source += " + overrides"
+    return validate_config(cls, data, source)
+
+
+def config_diff(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two config dumps."""
+    keys = sorted(set(old) | set(new))
+    diffs: list[str] = []
+    for key in keys:
+        a, b = old.get(key), new.get(key)
+        path = f"{prefix}{key}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs.extend(config_diff(a, b, path + "."))
+        elif a != b:
+            diffs.append(f"{path}: {a!r} -> {b!r}")
+    return diffs

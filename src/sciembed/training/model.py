@@ -1,0 +1,49 @@
+"""The trainable encoder: base transformer + mean pooling + optional two-layer projection head.
+
+Built from sentence-transformers modules, so the saved directory is a standard
+sentence-transformers model: ``SentenceTransformer(path)`` loads it and
+``sciembed eval`` accepts it. The base's own pooling/normalisation (if it is
+already a sentence-transformers model) is replaced by mean pooling, as S2Full
+trains it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sciembed.training.config import ModelConfig
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+ACTIVATIONS = {"gelu": "GELU", "relu": "ReLU", "tanh": "Tanh"}
+
+
+def build_model(config: ModelConfig, device: str | None = None) -> SentenceTransformer:
+    """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Dense, Pooling, Transformer
+
+    from sciembed.models.loading import load_sentence_transformer
+
+    loaded, source = load_sentence_transformer(config.base, device=device)
+    transformer = loaded[0]
+    if not isinstance(transformer, Transformer):
+        raise ValueError(f"{source}: first module is {type(transformer).__name__}, not a transformer")
+    limit = getattr(transformer.auto_model.config, "max_position_embeddings", None)
+    if isinstance(limit, int) and config.max_seq_length > limit:
+        raise ValueError(
+            f"model.max_seq_length {config.max_seq_length} exceeds {source}'s {limit} position embeddings"
+        )
+    transformer.max_seq_length = config.max_seq_length
+    dim = transformer.get_embedding_dimension()
+    modules = [transformer, Pooling(dim, pooling_mode="mean")]
+    head = config.projection
+    if head is not None:
+        act = getattr(torch.nn, ACTIVATIONS[head.activation])()
+        modules += [
+            Dense(dim, head.hidden, activation_function=act),
+            Dense(head.hidden, head.out, activation_function=torch.nn.Identity()),
+        ]
+    return SentenceTransformer(modules=modules, device=device or str(loaded.device))

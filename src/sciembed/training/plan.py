@@ -1,0 +1,188 @@
+"""Paper-aware batch plans: no paper twice in a batch, a fixed self-alignment share in every batch.
+
+With in-batch negatives, two views of one paper in the same batch would be a
+false negative; sentence-transformers' ``NO_DUPLICATES`` compares texts, not
+papers, so it cannot prevent that. The whole run is planned up front, epoch by
+epoch, from the seed alone:
+
+- every citation pair of the split once per epoch, in a fresh order and with a
+  fresh anchor/positive orientation; a pair whose paper is already in the
+  batch waits for the next batch (like ``NoDuplicatesBatchSampler``);
+- ``round(share × batch_size)`` self-alignment slots per batch, filled by
+  cycling through the papers that have a body, skipping papers already in the
+  batch;
+- views drawn per slot (`sciembed.training.pairs`), so every epoch sees new
+  windows;
+- the epoch's last, incomplete batch is dropped (counted in ``dropped_pairs``).
+
+Because the plan is a pure function of the seed, the trainer only walks it in
+order (`sciembed.training.sampler.PlanBatchSampler`): a resumed run skips the
+batches already seen and continues with exactly the same data. Planning needs
+numpy only, so ``--dry-run`` shows the batch composition without loading torch.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from sciembed.training.pairs import draw_citation_views, draw_self_views
+
+
+class PlanError(ValueError):
+    """The split cannot fill even one batch under the requested constraints."""
+
+
+def self_slots(batch_size: int, share: float) -> int:
+    """Self-alignment slots per batch: ``share × batch_size`` rounded half up."""
+    return int(share * batch_size + 0.5)
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """Slot-major arrays: slot ``i`` is row ``i % batch_size`` of batch ``i // batch_size``."""
+
+    batch_size: int
+    n_self: int
+    anchor_paper: np.ndarray
+    anchor_view: np.ndarray
+    positive_paper: np.ndarray
+    positive_view: np.ndarray
+    is_self: np.ndarray
+    epoch_batches: tuple[int, ...]
+    dropped_pairs: tuple[int, ...]
+
+    @property
+    def n_slots(self) -> int:
+        return len(self.anchor_paper)
+
+    @property
+    def n_batches(self) -> int:
+        return self.n_slots // self.batch_size
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The plan as dataset columns (anchor first: MNRL reads columns in order)."""
+        return {
+            "anchor_paper": self.anchor_paper,
+            "anchor_view": self.anchor_view,
+            "positive_paper": self.positive_paper,
+            "positive_view": self.positive_view,
+            "is_self": self.is_self,
+        }
+
+
+def _assemble_epoch(
+    pairs: np.ndarray, self_pool: np.ndarray, n_cite: int, n_self: int, rng: np.random.Generator
+) -> tuple[list[tuple[int, int]], list[int], int]:
+    """Greedy batches for one epoch: citation (anchor, positive) tuples, self papers, dropped pairs."""
+    order = rng.permutation(len(pairs))
+    flip = rng.random(len(pairs)) < 0.5
+    oriented = np.where(flip[:, None], pairs[:, ::-1], pairs)[order].tolist()
+    queue: deque[tuple[int, int]] = deque(map(tuple, oriented))
+    pool_queue: deque[int] = deque()
+    cites: list[tuple[int, int]] = []
+    selfs: list[int] = []
+    while True:
+        used: set[int] = set()
+        batch: list[tuple[int, int]] = []
+        waiting: list[tuple[int, int]] = []
+        while len(batch) < n_cite and queue:
+            a, p = queue.popleft()
+            if a in used or p in used:
+                waiting.append((a, p))
+                continue
+            used.update((a, p))
+            batch.append((a, p))
+        if len(batch) < n_cite:
+            return cites, selfs, len(batch) + len(waiting)
+        queue.extendleft(reversed(waiting))
+        chosen: list[int] = []
+        skipped: list[int] = []
+        budget = len(self_pool) + n_self
+        while len(chosen) < n_self:
+            if not pool_queue:
+                pool_queue.extend(rng.permutation(self_pool).tolist())
+            paper = pool_queue.popleft()
+            budget -= 1
+            if paper in used:
+                skipped.append(paper)
+                if budget < 0:
+                    raise PlanError(
+                        f"cannot fill {n_self} self-alignment slots: fewer than {n_self} papers with a body "
+                        f"are left outside a batch of {n_cite} citation pairs; lower training.batch_size"
+                    )
+                continue
+            used.add(paper)
+            chosen.append(paper)
+        pool_queue.extendleft(reversed(skipped))
+        cites.extend(batch)
+        selfs.extend(chosen)
+
+
+def plan_batches(
+    pairs: np.ndarray,
+    n_body: np.ndarray,
+    *,
+    strategy: str,
+    batch_size: int,
+    self_share: float,
+    epochs: int,
+    seed: int,
+) -> BatchPlan:
+    """Plan every batch of every epoch. `pairs` is ``(n, 2)`` paper indices; `n_body[i]` is
+    paper i's number of body views (0 for TA-only papers, which never self-align)."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    n_body = np.asarray(n_body, dtype=np.int64)
+    n_self = self_slots(batch_size, self_share)
+    n_cite = batch_size - n_self
+    if n_cite < 1:
+        raise PlanError(f"batch_size {batch_size} with self_align_share {self_share} leaves no citation slot")
+    self_pool = np.flatnonzero(n_body > 0)
+    if n_self and len(self_pool) == 0:
+        raise PlanError("self-alignment needs papers with a body; every paper of the split is TA-only")
+    needed = 2 * n_cite + n_self
+    if needed > len(n_body):
+        raise PlanError(
+            f"a batch of {batch_size} ({n_cite} citation pairs + {n_self} self-alignment pairs) needs "
+            f"{needed} distinct papers; the split has {len(n_body)}; lower training.batch_size"
+        )
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("ap", "av", "pp", "pv", "self")}
+    epoch_batches: list[int] = []
+    dropped: list[int] = []
+    for epoch in range(epochs):
+        rng = np.random.default_rng([seed, epoch])
+        cites, selfs, lost = _assemble_epoch(pairs, self_pool, n_cite, n_self, rng)
+        n_batches = len(cites) // n_cite
+        if n_batches == 0:
+            raise PlanError(
+                f"epoch {epoch}: {len(pairs)} citation pairs cannot fill one batch of {n_cite} citation "
+                f"pairs without repeating a paper; lower training.batch_size"
+            )
+        cite_arr = np.asarray(cites, dtype=np.int64).reshape(n_batches, n_cite, 2)
+        self_arr = np.asarray(selfs, dtype=np.int64).reshape(n_batches, n_self)
+        cav, cpv = draw_citation_views(
+            strategy, n_body[cite_arr[..., 0]].ravel(), n_body[cite_arr[..., 1]].ravel(), rng
+        )
+        sv1, sv2 = draw_self_views(n_body[self_arr].ravel(), rng)
+        parts["ap"].append(np.concatenate([cite_arr[..., 0], self_arr], axis=1).ravel())
+        parts["pp"].append(np.concatenate([cite_arr[..., 1], self_arr], axis=1).ravel())
+        parts["av"].append(np.concatenate([cav.reshape(n_batches, n_cite), sv1.reshape(n_batches, n_self)], 1).ravel())
+        parts["pv"].append(np.concatenate([cpv.reshape(n_batches, n_cite), sv2.reshape(n_batches, n_self)], 1).ravel())
+        is_self = np.zeros((n_batches, batch_size), dtype=bool)
+        is_self[:, n_cite:] = True
+        parts["self"].append(is_self.ravel())
+        epoch_batches.append(n_batches)
+        dropped.append(lost)
+    return BatchPlan(
+        batch_size=batch_size,
+        n_self=n_self,
+        anchor_paper=np.concatenate(parts["ap"]).astype(np.int32),
+        anchor_view=np.concatenate(parts["av"]).astype(np.int32),
+        positive_paper=np.concatenate(parts["pp"]).astype(np.int32),
+        positive_view=np.concatenate(parts["pv"]).astype(np.int32),
+        is_self=np.concatenate(parts["self"]),
+        epoch_batches=tuple(epoch_batches),
+        dropped_pairs=tuple(dropped),
+    )

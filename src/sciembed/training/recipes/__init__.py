@@ -1,0 +1,32 @@
+"""Training recipes by name. Each recipe module provides ``NAME``, ``CONFIG`` (a `TrainConfig`
+subclass), ``prepare(config, corpus)`` (reads and plans the data, no torch) and
+``build(config, prepared, corpus) -> RecipeParts``; modules are imported only when used."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from sciembed.training.config import TrainConfig, WindowConfig
+
+RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
+    "window": ("sciembed.training.recipes.window", WindowConfig),
+}
+
+
+class UnknownRecipeError(ValueError):
+    pass
+
+
+def recipe_config(name: str) -> type[TrainConfig]:
+    return _entry(name)[1]
+
+
+def recipe_module(name: str) -> ModuleType:
+    return importlib.import_module(_entry(name)[0])
+
+
+def _entry(name: str) -> tuple[str, type[TrainConfig]]:
+    if name not in RECIPES:
+        raise UnknownRecipeError(f"unknown recipe {name!r}; known: {', '.join(sorted(RECIPES))}")
+    return RECIPES[name]

@@ -1,0 +1,136 @@
+"""The training run directory, and the checks that make ``--resume`` safe.
+
+::
+
+    <out>/recipe.json         recipe name, full config, corpus, training-split counts
+    <out>/checkpoints/        checkpoint-<step>/ (model, optimizer, scheduler, RNG, trainer state)
+    <out>/model/              the final sentence-transformers model (what `train` returns)
+    <out>/curves/             loss.csv/png, validation.csv/png
+    <out>/composition.json    the batch-composition table of the plan
+    <out>/summary.json        steps, runtime, examples/s, last loss and validation metrics
+
+A resume continues the same run: same recipe, same corpus, same config (up to
+fields that cannot change the data order or the weights), from the newest
+checkpoint. Anything else is refused before training starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sciembed.training.config import TrainConfig, config_diff
+
+# Fields a resumed run may change: they affect bookkeeping, not data order or weights.
+RESUMABLE_CHANGES = (
+    "checkpoint.every_steps",
+    "checkpoint.keep",
+    "training.log_every_steps",
+    "training.dataloader_workers",
+    "validation.every_steps",
+)
+_CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
+
+
+def is_main_process() -> bool:
+    """Rank 0 under torchrun / accelerate (they set RANK), or a single process."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+class RunDirError(ValueError):
+    """The output directory cannot host this run (or this resume)."""
+
+
+@dataclass(frozen=True)
+class RunDir:
+    root: Path
+
+    def __init__(self, root: str | Path) -> None:
+        object.__setattr__(self, "root", Path(root))
+
+    recipe_path = property(lambda self: self.root / "recipe.json")
+    checkpoints = property(lambda self: self.root / "checkpoints")
+    model = property(lambda self: self.root / "model")
+    curves = property(lambda self: self.root / "curves")
+    composition_path = property(lambda self: self.root / "composition.json")
+    summary_path = property(lambda self: self.root / "summary.json")
+
+    def last_checkpoint(self) -> Path | None:
+        """The checkpoint with the highest step that holds a trainer state (complete saves only)."""
+        if not self.checkpoints.is_dir():
+            return None
+        done = [
+            (int(m.group(1)), p)
+            for p in self.checkpoints.iterdir()
+            if (m := _CHECKPOINT.match(p.name)) and (p / "trainer_state.json").exists()
+        ]
+        return max(done)[1] if done else None
+
+    def read_recipe(self) -> dict[str, Any]:
+        return json.loads(self.recipe_path.read_text(encoding="utf-8"))
+
+    def write_json(self, path: Path, data: dict[str, Any]) -> None:
+        """Written by the main process only (every process of a DDP run computes the same data)."""
+        if not is_main_process():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def _record(recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "recipe": recipe,
+        "corpus": str(corpus.resolve()),
+        "data": data_summary,
+        "config": config.model_dump(mode="json"),
+    }
+
+
+def precheck_run(out: str | Path, recipe: str, resume: bool) -> None:
+    """The checks that need no data: run before reading the corpus so a wrong --out fails at once."""
+    run = RunDir(out)
+    if not resume:
+        if run.last_checkpoint() is not None or (run.model / "modules.json").exists():
+            raise RunDirError(
+                f"{run.root}: already holds a training run; pass --resume to continue it, or use a new --out"
+            )
+        return
+    if not run.recipe_path.exists():
+        raise RunDirError(f"{run.root}: nothing to resume (no recipe.json); start without --resume")
+    saved = run.read_recipe().get("recipe")
+    if saved != recipe:
+        raise RunDirError(f"{run.root}: was trained with recipe {saved!r}, not {recipe!r}; cannot resume")
+    if run.last_checkpoint() is None:
+        raise RunDirError(f"{run.root}: no complete checkpoint under checkpoints/ to resume from")
+
+
+def open_run(
+    out: str | Path, recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any], resume: bool
+) -> tuple[RunDir, Path | None]:
+    """Check `out` for a fresh start or a resume; returns the run dir and the checkpoint to resume from."""
+    precheck_run(out, recipe, resume)
+    run = RunDir(out)
+    record = _record(recipe, config, corpus, data_summary)
+    if resume:
+        saved = run.read_recipe()
+        problems = []
+        if saved.get("corpus") != record["corpus"]:
+            problems.append(f"corpus: {saved.get('corpus')!r} -> {record['corpus']!r}")
+        if saved.get("data") != record["data"]:
+            problems.append(f"training data: {saved.get('data')} -> {record['data']}")
+        problems += [
+            d
+            for d in config_diff(saved.get("config", {}), record["config"])
+            if d.split(":")[0] not in RESUMABLE_CHANGES
+        ]
+        if problems:
+            raise RunDirError(
+                f"{run.root}: {len(problems)} difference{'s' if len(problems) != 1 else ''} from the run being "
+                f"resumed would change its data or weights: " + "; ".join(problems)
+            )
+    run.write_json(run.recipe_path, record)
+    return run, run.last_checkpoint() if resume else None

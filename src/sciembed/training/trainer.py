@@ -1,0 +1,195 @@
+"""The runner every recipe shares: SentenceTransformerTrainer set up once, the same on CPU, GPU or DDP.
+
+A recipe supplies `RecipeParts` (model, planned dataset, collator, batch
+sampler, loss, optional evaluator); this module turns the config into training
+arguments, wires checkpoints / validation / curves / progress, resumes from the
+newest checkpoint, and saves the final sentence-transformers model.
+Launching with ``accelerate launch`` or ``torchrun`` needs no code change:
+the trainer shards the planned batches across processes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sciembed.training.config import TrainConfig, TrainingConfig
+from sciembed.training.rundir import RunDir
+
+if TYPE_CHECKING:
+    import torch
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformer
+
+
+@dataclass
+class RecipeParts:
+    model: SentenceTransformer
+    dataset: Dataset
+    collator: Any  # a SentenceTransformerDataCollator
+    batch_sampler: Callable[[Any, int], Any]  # (dataset, batch_size) -> DefaultBatchSampler
+    loss: torch.nn.Module
+    epoch_of_step: Callable[[int], float]
+    evaluator: Any | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_precision(precision: str) -> str:
+    """``auto``: bf16 where the GPU has it, else fp32 (CPU bf16 autocast is slow on most CPUs)."""
+    if precision != "auto":
+        return precision
+    import torch
+
+    return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "fp32"
+
+
+def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.Module:
+    """CachedMNRL (GradCache): in-batch negatives over the whole batch at mini-batch memory."""
+    from sentence_transformers.sentence_transformer.losses import (
+        CachedMultipleNegativesRankingLoss,
+        MultipleNegativesRankingLoss,
+    )
+
+    if training.loss == "cached_mnrl":
+        mini = min(training.mini_batch_size, training.batch_size)
+        return CachedMultipleNegativesRankingLoss(model, scale=training.scale, mini_batch_size=mini)
+    return MultipleNegativesRankingLoss(model, scale=training.scale)
+
+
+def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool):
+    import torch
+    from sentence_transformers import SentenceTransformerTrainingArguments
+
+    t = config.training
+    precision = resolve_precision(t.precision)
+    return SentenceTransformerTrainingArguments(
+        output_dir=str(run.checkpoints),
+        num_train_epochs=1,  # the plan already spans every recipe epoch
+        max_steps=t.max_steps or -1,
+        per_device_train_batch_size=t.batch_size,
+        learning_rate=t.learning_rate,
+        weight_decay=t.weight_decay,
+        warmup_ratio=t.warmup_ratio,
+        lr_scheduler_type=t.lr_scheduler,
+        max_grad_norm=t.max_grad_norm,
+        seed=config.seed,
+        data_seed=config.seed,
+        bf16=precision == "bf16",
+        fp16=precision == "fp16",
+        logging_steps=t.log_every_steps,
+        logging_first_step=True,
+        save_strategy="steps",
+        save_steps=config.checkpoint.every_steps,
+        save_total_limit=config.checkpoint.keep,
+        eval_strategy="steps" if evaluate else "no",
+        eval_steps=config.validation.every_steps if evaluate else None,
+        dataloader_num_workers=t.dataloader_workers,
+        dataloader_drop_last=False,
+        dataloader_pin_memory=torch.cuda.is_available(),
+        # CPU-only hosts: lets `torchrun --nproc_per_node N` run multi-process (gloo) DDP, as on GPUs
+        use_cpu=not torch.cuda.is_available() and not torch.backends.mps.is_available(),
+        disable_tqdm=True,
+        report_to="none",
+    )
+
+
+def _trainer_class():
+    from sentence_transformers import SentenceTransformerTrainer
+    from sentence_transformers.base.model_card import get_losses
+    from sentence_transformers.sentence_transformer.model_card import SentenceTransformerModelCardCallback
+
+    class PlanModelCardCallback(SentenceTransformerModelCardCallback):
+        """The model card without dataset statistics and widget examples: the training dataset holds
+        the plan's integers, not texts, so those would describe nothing."""
+
+        def on_init_end(self, args, state, control, model, trainer, **kwargs):
+            model.model_card_data.add_tags(["generated_from_trainer", "sciembed"])
+            model.model_card_data.set_losses(get_losses(trainer.loss))
+
+    class PlanTrainer(SentenceTransformerTrainer):
+        """Takes its batch sampler from the recipe (an instance, so nothing has to be pickled into the args)."""
+
+        model_card_callback_class = PlanModelCardCallback
+
+        def __init__(self, *args, batch_sampler_factory, **kwargs) -> None:
+            self.batch_sampler_factory = batch_sampler_factory
+            super().__init__(*args, **kwargs)
+
+        def get_batch_sampler(self, dataset, batch_size, drop_last, valid_label_columns=None, generator=None, seed=0):
+            return self.batch_sampler_factory(dataset, batch_size)
+
+    return PlanTrainer
+
+
+def run_training(
+    recipe: str,
+    config: TrainConfig,
+    parts: RecipeParts,
+    run: RunDir,
+    checkpoint: Path | None,
+    callbacks: Sequence[Any] = (),
+) -> Path:
+    """Train (or resume) and save the final model to ``<out>/model``; returns that path."""
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+    from sciembed.training.callbacks import CurvesCallback, RichProgressCallback, write_curves
+
+    evaluate = parts.evaluator is not None and config.validation.every_steps > 0
+    args = training_arguments(config, run, evaluate)
+    trainer = _trainer_class()(
+        model=parts.model,
+        args=args,
+        train_dataset=parts.dataset,
+        loss=parts.loss,
+        evaluator=parts.evaluator if evaluate else None,
+        data_collator=parts.collator,
+        batch_sampler_factory=parts.batch_sampler,
+        callbacks=[
+            RichProgressCallback(config.training.batch_size, f"train {recipe}"),
+            CurvesCallback(run.curves, parts.epoch_of_step),
+            *callbacks,
+        ],
+    )
+    trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(ProgressCallback)
+    started = time.perf_counter()
+    start_step = 0
+    if checkpoint is not None:
+        import json
+
+        start_step = int(json.loads((checkpoint / "trainer_state.json").read_text())["global_step"])
+    output = trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    seconds = time.perf_counter() - started
+    state = trainer.state
+    if trainer.is_world_process_zero():
+        parts.model.save(str(run.model))
+        write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
+        losses = [e["loss"] for e in state.log_history if "loss" in e]
+        evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]
+        run.write_json(
+            run.summary_path,
+            {
+                "recipe": recipe,
+                "completed": state.global_step >= state.max_steps,
+                "global_step": state.global_step,
+                "max_steps": state.max_steps,
+                "resumed_from_step": start_step,
+                "session_seconds": round(seconds, 2),
+                "processes": trainer.args.world_size,
+                "session_examples_per_second": round(
+                    (state.global_step - start_step) * config.training.batch_size * trainer.args.world_size
+                    / max(seconds, 1e-9),
+                    2,
+                ),
+                "final_logged_loss": losses[-1] if losses else None,
+                "train_loss_mean": output.training_loss,
+                "last_validation": evals[-1] if evals else None,
+                "precision": resolve_precision(config.training.precision),
+                "device": str(parts.model.device),
+                **parts.summary,
+            },
+        )
+    return run.model

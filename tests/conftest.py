@@ -11,7 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# CI checks the repository out with shared/ beside it; SCIEMBED_SHARED_DATA points elsewhere.
+SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 @pytest.fixture(scope="session")

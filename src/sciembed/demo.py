@@ -92,20 +92,23 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
             say(f"  {step.name:<32} papers {step.papers:>6}  pairs {step.pairs:>6}")
     with stage("benchmark"):
         bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed)
+    # The base encoder comes first: the report tests every other model against it.
     runs = []
-    with stage("evaluate bm25"):
-        runs.append(evaluate_encoder("bm25", bench, show_progress=True))
     with stage("evaluate base encoder"):
         base = _load(config.base_model, paths["cache"], budget)
-        say(f"  {base.name}: max_seq_length {base.max_seq_length}")
         runs.append(evaluate_encoder(base, bench, show_progress=True))
+        runs[-1].model = f"{base.name} (base, {base.max_seq_length} tokens)"
     if window_config is not None:
         with stage("train window model"):
             from sciembed.training import train
 
             model_dir = train("window", window_config, paths["corpus"], paths["model"])
         with stage("evaluate trained model"):
-            runs.append(evaluate_encoder(_load(str(model_dir), paths["cache"]), bench, show_progress=True))
+            trained = _load(str(model_dir), paths["cache"])
+            runs.append(evaluate_encoder(trained, bench, show_progress=True))
+            runs[-1].model = f"window (trained, {trained.max_seq_length} tokens)"
+    with stage("evaluate bm25"):
+        runs.append(evaluate_encoder("bm25", bench, show_progress=True))
     with stage("report"):
         report = write_report(runs, bench, paths["eval"])
     (out / "timings.json").write_text(json.dumps(timings, indent=2))

@@ -19,7 +19,16 @@ from sciembed.papers.model import Paper, Reference, Section, SectionRole
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
 from sciembed.papers.readers.source import parse_xml
-from sciembed.papers.readers.xmltext import child, children, descendants, element_path, find_path, local, text_of
+from sciembed.papers.readers.xmltext import (
+    child,
+    children,
+    descendants,
+    element_path,
+    find_path,
+    ids_by_type,
+    local,
+    text_of,
+)
 from sciembed.papers.roles import role_of
 from sciembed.papers.sections import clean_inline, clean_paragraphs
 
@@ -69,15 +78,6 @@ def read(path: Path, name: str) -> Iterator[Record]:
             yield Accepted(loc, parse(article, name))
         except (TypeError, ValueError, AttributeError) as err:
             yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
-
-
-def _article_ids(meta: etree._Element | None) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for el in children(meta, "article-id"):
-        kind = (el.get("pub-id-type") or "").lower()
-        if kind and el.text and kind not in found:
-            found[kind] = el.text.strip()
-    return found
 
 
 def _abstract(meta: etree._Element | None) -> str:
@@ -147,7 +147,7 @@ def _body(article: etree._Element) -> tuple[Section, ...]:
 
 def parse(article: etree._Element, name: str) -> Paper:
     meta = find_path(article, "front", "article-meta")
-    found = _article_ids(meta)
+    found = ids_by_type(children(meta, "article-id"), "pub-id-type")
     pmc = ids.pmc(found.get("pmc") or found.get("pmcid"))
     doi = ids.doi(found.get("doi"))
     pmid = ids.pmid(found.get("pmid"))

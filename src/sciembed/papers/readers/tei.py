@@ -18,7 +18,16 @@ from sciembed.papers.model import Paper, Reference, Section
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
 from sciembed.papers.readers.source import parse_xml
-from sciembed.papers.readers.xmltext import child, children, descendants, element_path, find_path, local, text_of
+from sciembed.papers.readers.xmltext import (
+    child,
+    children,
+    descendants,
+    element_path,
+    find_path,
+    ids_by_type,
+    local,
+    text_of,
+)
 from sciembed.papers.sections import clean_inline, clean_paragraphs
 
 FORMAT = "tei"
@@ -53,15 +62,6 @@ def read(path: Path, name: str) -> Iterator[Record]:
             yield Accepted(loc, parse(document, name))
         except (TypeError, ValueError, AttributeError) as err:
             yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
-
-
-def _idnos(el: etree._Element | None) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for idno in descendants(el, "idno"):
-        kind = (idno.get("type") or "").lower()
-        if kind and idno.text and kind not in found:
-            found[kind] = idno.text.strip()
-    return found
 
 
 def _title(el: etree._Element | None, *levels: str) -> str:
@@ -108,7 +108,7 @@ def parse(root: etree._Element, name: str) -> Paper:
     title_stmt = find_path(header, "fileDesc", "titleStmt")
     abstract = find_path(header, "profileDesc", "abstract")
     text = child(root, "text")
-    found = _idnos(source_desc)
+    found = ids_by_type(descendants(source_desc, "idno"), "type")
     doi = ids.doi(found.get("doi"))
     monogr = next(iter(descendants(source_desc, "monogr")), None)
     return Paper(
@@ -128,7 +128,7 @@ def parse(root: etree._Element, name: str) -> Paper:
 
 
 def _reference(bibl: etree._Element) -> Reference:
-    found = _idnos(bibl)
+    found = ids_by_type(descendants(bibl, "idno"), "type")
     raw = next((n for n in children(bibl, "note") if n.get("type") == "raw_reference"), None)
     analytic = child(bibl, "analytic")
     monogr = child(bibl, "monogr")

@@ -77,3 +77,13 @@ def element_path(el: etree._Element) -> str:
         steps.append(name)
         node = parent
     return "/" + "/".join(reversed(steps))
+
+
+def ids_by_type(elements: Iterable[etree._Element], type_attr: str) -> dict[str, str]:
+    """First text per lower-cased `type_attr` value (JATS `article-id/@pub-id-type`, TEI `idno/@type`)."""
+    found: dict[str, str] = {}
+    for el in elements:
+        kind = (el.get(type_attr) or "").lower()
+        if kind and el.text and kind not in found:
+            found[kind] = el.text.strip()
+    return found

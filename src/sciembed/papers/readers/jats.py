@@ -16,9 +16,9 @@ from pathlib import Path
 from lxml import etree
 
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
-from sciembed.papers.readers import ids
-from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
-from sciembed.papers.readers.source import parse_xml
+from sciembed.papers.readers import ids, source
+from sciembed.papers.readers.records import INVALID_RECORD, Loc, Record, Rejection
+from sciembed.papers.readers.source import parse_each, parse_xml
 from sciembed.papers.readers.xmltext import (
     child,
     children,
@@ -57,10 +57,7 @@ def matches_root(tag: str) -> bool:
 
 
 def file_stem(name: str) -> str:
-    stem = name.rsplit("/", 1)[-1]
-    for suffix in (".gz", ".xml", ".nxml"):
-        stem = stem.removesuffix(suffix)
-    return stem
+    return source.file_stem(name, ('.gz', '.xml', '.nxml'))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
@@ -72,12 +69,7 @@ def read(path: Path, name: str) -> Iterator[Record]:
     if not articles:
         yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"no <article> under <{local(root)}>")
         return
-    for article in articles:
-        loc = Loc(name, element=element_path(article))
-        try:
-            yield Accepted(loc, parse(article, name))
-        except (TypeError, ValueError, AttributeError) as err:
-            yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+    yield from parse_each(articles, name, parse)
 
 
 def _abstract(meta: etree._Element | None) -> str:

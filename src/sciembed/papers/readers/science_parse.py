@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.papers.model import Paper, Reference, Section
-from sciembed.papers.readers import ids
+from sciembed.papers.readers import ids, source
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import Loc, Record, Rejection
 from sciembed.papers.sections import clean_inline
@@ -31,10 +31,7 @@ def read(path: Path, name: str) -> Iterator[Record]:
 
 def file_stem(name: str) -> str:
     """"peerread_iclr_2017_train_304.pdf.json.gz" -> "peerread_iclr_2017_train_304"."""
-    stem = name.rsplit("/", 1)[-1]
-    for suffix in (".gz", ".jsonl", ".json", ".pdf"):
-        stem = stem.removesuffix(suffix)
-    return stem
+    return source.file_stem(name, (".gz", ".jsonl", ".json", ".pdf"))
 
 
 def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:

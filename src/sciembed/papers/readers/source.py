@@ -11,12 +11,13 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from lxml import etree
 
+from sciembed.papers.model import Paper
 from sciembed.papers.readers.records import (
     INVALID_RECORD,
     INVALID_UTF8,
@@ -24,9 +25,12 @@ from sciembed.papers.readers.records import (
     MALFORMED_XML,
     TRUNCATED_GZIP,
     UNREADABLE_FILE,
+    Accepted,
     Loc,
+    Record,
     Rejection,
 )
+from sciembed.papers.readers.xmltext import element_path
 
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
@@ -103,14 +107,41 @@ def read_json_document(path: Path, name: str) -> Iterator[tuple[Loc, dict[str, A
         )
 
 
-def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
+def read_bytes(path: Path, name: str) -> bytes | Rejection:
+    """A whole (possibly gzipped) file, or a rejection saying why it could not be read."""
     try:
         with open_bytes(path) as stream:
-            raw = stream.read()
+            return stream.read()
     except _GZIP_ERRORS as err:
         return Rejection(Loc(name), TRUNCATED_GZIP, _gzip_message(err))
     except OSError as err:
         return Rejection(Loc(name), UNREADABLE_FILE, str(err))
+
+
+def file_stem(name: str, suffixes: tuple[str, ...]) -> str:
+    """The file name without its folder and the given suffixes ("a/304.pdf.json.gz" -> "304")."""
+    stem = name.rsplit("/", 1)[-1]
+    for suffix in suffixes:
+        stem = stem.removesuffix(suffix)
+    return stem
+
+
+def parse_each(
+    documents: Iterable[etree._Element], name: str, parse: Callable[[etree._Element, str], Paper]
+) -> Iterator[Record]:
+    """One record per XML document: the parsed paper, or a rejection naming its element path."""
+    for document in documents:
+        loc = Loc(name, element=element_path(document))
+        try:
+            yield Accepted(loc, parse(document, name))
+        except (TypeError, ValueError, AttributeError) as err:
+            yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+
+
+def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
+    raw = read_bytes(path, name)
+    if isinstance(raw, Rejection):
+        return raw
     try:
         text = _decode(raw)
     except UnicodeDecodeError as err:
@@ -176,13 +207,9 @@ def safe_parser() -> etree.XMLParser:
 
 def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
     """The root element of an XML file, or a rejection with line and column."""
-    try:
-        with open_bytes(path) as stream:
-            raw = stream.read()
-    except _GZIP_ERRORS as err:
-        return Rejection(Loc(name), TRUNCATED_GZIP, _gzip_message(err))
-    except OSError as err:
-        return Rejection(Loc(name), UNREADABLE_FILE, str(err))
+    raw = read_bytes(path, name)
+    if isinstance(raw, Rejection):
+        return raw
     try:
         root = etree.fromstring(raw, safe_parser())
     except etree.XMLSyntaxError as err:

@@ -15,9 +15,9 @@ from pathlib import Path
 from lxml import etree
 
 from sciembed.papers.model import Paper, Reference, Section
-from sciembed.papers.readers import ids
-from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
-from sciembed.papers.readers.source import parse_xml
+from sciembed.papers.readers import ids, source
+from sciembed.papers.readers.records import INVALID_RECORD, Loc, Record, Rejection
+from sciembed.papers.readers.source import parse_each, parse_xml
 from sciembed.papers.readers.xmltext import (
     child,
     children,
@@ -41,10 +41,7 @@ def matches_root(tag: str) -> bool:
 
 
 def file_stem(name: str) -> str:
-    stem = name.rsplit("/", 1)[-1]
-    for suffix in (".gz", ".xml", ".tei"):
-        stem = stem.removesuffix(suffix)
-    return stem
+    return source.file_stem(name, ('.gz', '.xml', '.tei'))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
@@ -56,12 +53,7 @@ def read(path: Path, name: str) -> Iterator[Record]:
         yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"root is <{local(root)}>, not <TEI>")
         return
     documents = children(root, "TEI") if local(root) == "teiCorpus" else [root]
-    for document in documents:
-        loc = Loc(name, element=element_path(document))
-        try:
-            yield Accepted(loc, parse(document, name))
-        except (TypeError, ValueError, AttributeError) as err:
-            yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+    yield from parse_each(documents, name, parse)
 
 
 def _title(el: etree._Element | None, *levels: str) -> str:

@@ -57,7 +57,7 @@ def matches_root(tag: str) -> bool:
 
 
 def file_stem(name: str) -> str:
-    return source.file_stem(name, ('.gz', '.xml', '.nxml'))
+    return source.file_stem(name, (".gz", ".xml", ".nxml"))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:

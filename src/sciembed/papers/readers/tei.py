@@ -41,7 +41,7 @@ def matches_root(tag: str) -> bool:
 
 
 def file_stem(name: str) -> str:
-    return source.file_stem(name, ('.gz', '.xml', '.tei'))
+    return source.file_stem(name, (".gz", ".xml", ".tei"))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:

@@ -33,7 +33,7 @@ def index(
     quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
     max_seq_length: int | None = typer.Option(None, "--max-seq-length", help="Token budget (model default)."),
     prefix: str = typer.Option("", "--prefix", help="Text prepended to every input."),
-    metric: str = typer.Option("cosine", "--metric", help="cosine | l2"),
+    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)"),
     target: int | None = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length)."),
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: int = typer.Option(32, "--batch-size", min=1),

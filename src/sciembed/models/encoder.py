@@ -19,6 +19,8 @@ from sciembed.models.progress import progress_bar
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+    from sciembed.models.card import ModelCard
+
 METRICS = ("cosine", "l2")
 
 
@@ -77,8 +79,10 @@ class SentenceTransformerEncoder:
         weights_id: str | None = None,
         source: str | None = None,
         quantization: str | None = None,
+        card: ModelCard | None = None,
     ) -> None:
         self.model = model
+        self.card = card
         self.name = name
         self.metric = check_metric(metric)
         self.prefix = prefix

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sciembed.models.card import read_model_card
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -159,11 +161,15 @@ def load_encoder(
     quantize: bool = False,
     max_seq_length: int | None = None,
     prefix: str = "",
-    metric: str = "cosine",
+    metric: str | None = None,
     cache_dir: Path | None = None,
     device: str | None = None,
 ) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+
+    `metric` None means: the model card's (``sciembed_model.json``, written by
+    recipes that train for Euclidean distance), else cosine. The card, if any,
+    is the encoder's `card` attribute.
 
     backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
     (int8 dynamic quantization with `quantize`). With `cache_dir`, vectors are
@@ -172,12 +178,13 @@ def load_encoder(
     from sciembed.models.cache import CachedEncoder
     from sciembed.models.encoder import SentenceTransformerEncoder, check_metric
 
-    check_metric(metric)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if quantize and backend != "onnx":
         raise ValueError("quantize=True needs backend='onnx' (int8 dynamic quantization runs in ONNX Runtime)")
     source = resolve_model_source(name)
+    card = read_model_card(source) if Path(source).is_dir() else None
+    metric = check_metric(metric or (card.metric if card else "cosine"))
     quantization = None
     if backend == "torch":
         model, source = load_sentence_transformer(name, device=device)
@@ -206,5 +213,6 @@ def load_encoder(
         weights_id=weights,
         source=source,
         quantization=quantization,
+        card=card,
     )
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder

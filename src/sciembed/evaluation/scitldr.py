@@ -1,0 +1,169 @@
+"""Real-text matching benchmarks from SciTLDR, written as BEIR folders.
+
+SciTLDR (Cachola et al., 2020; Apache-2.0) holds real abstracts, as lists of
+sentences, with human one-sentence TLDRs. From its ``dev.jsonl`` (619 papers)
+three tasks test whether a model puts the parts of one real paper together —
+the check that a model trained on synthetic text is not worse on real papers:
+
+- ``tldr2paper``: the paper's first TLDR (the author's) → its ``title. abstract``;
+- ``title2abstract``: the title → the abstract alone;
+- ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones.
+
+Every task uses all usable papers of the file as candidates; the gold is the
+query's own paper (one relevant document). Query ids are ``q:<paper_id>`` so
+that BEIR's "a document whose id equals the query id is never retrieved" rule
+cannot hide the answer. Records that cannot serve a task are counted per reason
+in ``manifest.json``; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TASKS = ("tldr2paper", "title2abstract", "half2half")
+QUERY_PREFIX = "q:"
+
+
+class SciTldrError(ValueError):
+    """The SciTLDR file cannot be read at all."""
+
+
+@dataclass(frozen=True)
+class SciTldrPaper:
+    paper_id: str
+    title: str
+    sentences: tuple[str, ...]
+    tldrs: tuple[str, ...]
+
+    @property
+    def abstract(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass
+class SciTldrRead:
+    papers: list[SciTldrPaper] = field(default_factory=list)
+    read: int = 0
+    rejected: Counter = field(default_factory=Counter)  # reason -> count
+    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
+
+    def reject(self, reason: str, where: str) -> None:
+        self.rejected[reason] += 1
+        self.examples.setdefault(reason, where)
+
+
+def _strings(value: Any) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def read_scitldr(path: str | Path) -> SciTldrRead:
+    """Parse a SciTLDR JSONL file; read = accepted + rejected, rejects counted by reason."""
+    path = Path(path)
+    if not path.is_file():
+        raise SciTldrError(f"{path}: no such file (expected SciTLDR's train.jsonl / dev.jsonl)")
+    out = SciTldrRead()
+    seen: set[str] = set()
+    with open(path, encoding="utf-8", errors="strict") as lines:
+        for number, line in enumerate(_lines(lines, path), 1):
+            if not line.strip():
+                continue
+            out.read += 1
+            where = f"{path.name}:{number}"
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                out.reject("not valid JSON", where)
+                continue
+            if not isinstance(record, dict):
+                out.reject("not a JSON object", where)
+                continue
+            pid, title = record.get("paper_id"), record.get("title")
+            sentences, tldrs = _strings(record.get("source")), _strings(record.get("target"))
+            if not isinstance(pid, str) or not pid.strip():
+                out.reject("missing paper_id", where)
+            elif pid.strip() in seen:
+                out.reject("duplicate paper_id (first kept)", where)
+            elif not isinstance(title, str) or not title.strip():
+                out.reject("missing title", where)
+            elif not sentences:
+                out.reject("missing abstract sentences (source)", where)
+            elif tldrs is None:
+                out.reject("target is not a list of strings", where)
+            else:
+                seen.add(pid.strip())
+                out.papers.append(SciTldrPaper(pid.strip(), title.strip(), sentences, tldrs))
+    return out
+
+
+def _lines(lines: Iterator[str], path: Path) -> Iterator[str]:
+    try:
+        yield from lines
+    except UnicodeDecodeError as exc:
+        raise SciTldrError(f"{path}: not UTF-8 ({exc})") from exc
+
+
+def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], dict[str, str], Counter]:
+    """(queries by paper id, documents by paper id, skipped papers by reason) for one task."""
+    if task not in TASKS:
+        raise ValueError(f"unknown SciTLDR task {task!r}; expected one of {', '.join(TASKS)}")
+    queries: dict[str, str] = {}
+    docs: dict[str, str] = {}
+    skipped: Counter = Counter()
+    for p in papers:
+        if task == "tldr2paper":
+            if not p.tldrs:
+                skipped["no TLDR"] += 1
+                continue
+            queries[p.paper_id], docs[p.paper_id] = p.tldrs[0], f"{p.title.rstrip('.')}. {p.abstract}"
+        elif task == "title2abstract":
+            queries[p.paper_id], docs[p.paper_id] = p.title, p.abstract
+        else:
+            half = len(p.sentences) // 2
+            if half == 0:
+                skipped["fewer than 2 abstract sentences"] += 1
+                continue
+            queries[p.paper_id] = " ".join(p.sentences[:half])
+            docs[p.paper_id] = " ".join(p.sentences[half:])
+    return queries, docs, skipped
+
+
+def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ...] = TASKS) -> dict[str, Any]:
+    """Write one BEIR folder per task under `out` (``out/<task>/``) and ``out/manifest.json``."""
+    read = read_scitldr(source)
+    if not read.papers:
+        raise SciTldrError(f"{source}: no usable SciTLDR record among {read.read} read ({dict(read.rejected)})")
+    out = Path(out)
+    manifest: dict[str, Any] = {
+        "source": str(Path(source).resolve()),
+        "read": read.read,
+        "accepted": len(read.papers),
+        "rejected": dict(read.rejected),
+        "reject_examples": read.examples,
+        "tasks": {},
+    }
+    for task in tasks:
+        queries, docs, skipped = task_pairs(read.papers, task)
+        folder = out / task
+        (folder / "qrels").mkdir(parents=True, exist_ok=True)
+        _write_jsonl(folder / "corpus.jsonl", ({"_id": pid, "title": "", "text": text} for pid, text in docs.items()))
+        _write_jsonl(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + pid, "text": q} for pid, q in queries.items()))
+        qrels = "".join(f"{QUERY_PREFIX}{pid}\t{pid}\t1\n" for pid in queries)
+        (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels, encoding="utf-8")
+        manifest["tasks"][task] = {"queries": len(queries), "documents": len(docs), "skipped": dict(skipped)}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def _write_jsonl(path: Path, records: Iterator[dict[str, str]]) -> None:
+    tmp = path.with_suffix(".jsonl.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    tmp.replace(path)

@@ -1,0 +1,86 @@
+"""The model card: how a saved model wants to be used, written next to its weights.
+
+A recipe that trains for a distance other than cosine (CoSAEmb and SemCSE train
+with Euclidean triplet losses), or that formats its inputs in its own way
+(CoSAEmb's special tokens), writes ``sciembed_model.json`` into the
+sentence-transformers directory it saves. Loading that directory with
+`load_encoder` then ranks the way the model was trained, and evaluation formats
+inputs the way the recipe did, without flags. A plain Hugging Face or
+sentence-transformers checkpoint has no card: cosine, plain text.
+
+    {"recipe": "cosaemb", "metric": "l2", "input_format": "cosaemb", "pooling": "cls",
+     "extra": {...}}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CARD_FILE = "sciembed_model.json"
+CARD_METRICS = ("cosine", "l2")
+
+
+class ModelCardError(ValueError):
+    """A model card that cannot be read or holds an impossible value."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """`metric`: "cosine" (L2-normalised, inner product) or "l2" (raw vectors, Euclidean).
+
+    `input_format`: "plain" (sciembed's own text views) or a recipe's name whose
+    formatter must be applied to every text (e.g. "cosaemb"). `pooling` is
+    informational (the sentence-transformers directory already holds it).
+    """
+
+    recipe: str | None = None
+    metric: str = "cosine"
+    input_format: str = "plain"
+    pooling: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.metric not in CARD_METRICS:
+            raise ModelCardError(f"model card metric {self.metric!r}; expected one of {', '.join(CARD_METRICS)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def write_model_card(model_dir: str | Path, card: ModelCard) -> Path:
+    """Write ``sciembed_model.json`` into `model_dir` (atomically: temp file, then rename)."""
+    path = Path(model_dir) / CARD_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(card.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def read_model_card(model_dir: str | Path) -> ModelCard | None:
+    """The card in `model_dir`, or None when it has none (or `model_dir` is a hub id)."""
+    path = Path(model_dir) / CARD_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelCardError(f"{path}: unreadable model card ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ModelCardError(f"{path}: a model card is a JSON object, got {type(data).__name__}")
+    known = {"recipe", "metric", "input_format", "pooling", "extra"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ModelCardError(f"{path}: unknown model card field(s) {', '.join(unknown)}")
+    extra = data.get("extra") or {}
+    if not isinstance(extra, dict):
+        raise ModelCardError(f"{path}: 'extra' must be an object")
+    return ModelCard(
+        recipe=data.get("recipe"),
+        metric=str(data.get("metric", "cosine")),
+        input_format=str(data.get("input_format", "plain")),
+        pooling=data.get("pooling"),
+        extra=extra,
+    )

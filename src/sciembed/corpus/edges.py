@@ -26,6 +26,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from sciembed.corpus import csvlines
 from sciembed.corpus.engine import run, scalar, sql_str
 
 CITING_KEYS = ("citing_id", "citing", "citingcorpusid", "citing_paper_id", "source")
@@ -157,7 +158,11 @@ def _load_csv(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats, d
     rows = con.execute(
         "SELECT line, min(error_type || ': ' || error_message) FROM edge_rejects GROUP BY line ORDER BY line"
     ).fetchall()
-    _note_malformed(stat, path, [(int(line), msg) for line, msg in rows])
+    malformed = [(int(line), msg) for line, msg in rows]
+    if csvlines.needs_line_by_line(con, path, _open_binary, len(malformed)):  # a quote ran across lines
+        with _open_binary(path) as fh:
+            malformed = csvlines.load_line_by_line(con, fh, delim, lowered.index(citing), lowered.index(cited))
+    _note_malformed(stat, path, malformed)
 
 
 def _line_batches(path: Path) -> Iterator[tuple[int, pa.Array]]:

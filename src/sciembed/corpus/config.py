@@ -25,7 +25,7 @@ SplitSize = int | float
 class FunnelConfig(BaseModel):
     """Every knob of `sciembed corpus build`; defaults reproduce the S2Full funnel."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     venue_filter: bool = Field(True, description="stage 1: drop papers without a venue")
     field_filter: bool = Field(True, description="stage 2: drop papers without a primary field of study")

@@ -64,7 +64,7 @@ class FunnelConfig(BaseModel):
         path = Path(path)
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"{path}: cannot read funnel config: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: funnel config must be a mapping, got {type(data).__name__}")

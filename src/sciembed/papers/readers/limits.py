@@ -168,6 +168,10 @@ def loads(text: str | bytes) -> Any:
         value = json.loads(text)
     except RecursionError as err:
         raise TooDeepError(f"JSON nested deeper than the decoder allows (limit {limit} levels)") from err
+    except json.JSONDecodeError:
+        raise
+    except ValueError as err:  # e.g. an integer of more than 4,300 digits
+        raise json.JSONDecodeError(f"unreadable value ({err})", "", 0) from err
     brackets = text.count("[" if isinstance(text, str) else b"[") + text.count("{" if isinstance(text, str) else b"{")
     if brackets > limit and _deeper_than(value, limit):  # cheap count first: most records are shallow
         raise TooDeepError(f"JSON nested deeper than {limit} levels")

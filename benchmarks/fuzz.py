@@ -14,7 +14,6 @@ import argparse
 import json
 import platform
 import random
-import resource
 import shutil
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from sciembed.fuzzing import driver, hostile
 from sciembed.fuzzing.kill import run_and_kill, state_of
+from sciembed.fuzzing.memory import peak_mb
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
 
@@ -102,7 +102,7 @@ def main() -> None:
     started = time.perf_counter()
     result = {"fuzz": fuzz(args.inputs, args.seed)}
     result["fuzz"]["seconds"] = round(time.perf_counter() - started, 1)
-    result["fuzz"]["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    result["fuzz"]["peak_rss_mb"] = peak_mb()
     if args.kills:
         started = time.perf_counter()
         result["kills"] = kills(args.kills)

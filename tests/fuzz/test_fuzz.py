@@ -105,14 +105,15 @@ def test_config_loading(work, seed):
 
 
 PEAK_SCRIPT = """
-import json, resource, sys
+import json, sys
 from pathlib import Path
 from sciembed.papers.ingest import ingest
+from sciembed.fuzzing.memory import peak_mb
 root = Path(sys.argv[1])
 files = [root / n for n in ("bomb.jsonl.gz", "bomb.tei.xml.gz", "big.jsonl")]
 result = ingest(files, root / ("out-" + sys.argv[2]), fmt=sys.argv[2], progress=False)
 print(json.dumps({"accepted": result.accepted, "reasons": dict(result.reasons),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+                  "peak_mb": peak_mb()}))
 """
 
 

@@ -62,6 +62,7 @@ def build_cmd(
     from sciembed.corpus.edges import EdgeFileError
     from sciembed.corpus.layout import CorpusError
     from sciembed.corpus.splits import SplitSizeError
+    from sciembed.ioutil.atomic import OutputError
 
     try:
         base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
@@ -73,7 +74,7 @@ def build_cmd(
             strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
         )
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
-    except (ConfigError, CorpusError, EdgeFileError, SplitSizeError) as err:
+    except (ConfigError, CorpusError, EdgeFileError, SplitSizeError, OutputError) as err:
         _fail(str(err))
     _print_summary(result.manifest, console)
     console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "

@@ -20,16 +20,34 @@ def ingest_cmd(
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (non-zero exit)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing corpus in --out."),
+    keep_untitled: bool = typer.Option(
+        False, "--keep-untitled", help="Keep papers without a title, flagged missing_title (abstract's first "
+        "sentence or the file name as display title), instead of rejecting them."
+    ),
+    max_errors: int | None = typer.Option(
+        None, "--max-errors", min=1, help="Stop (exit 2, no corpus written) after this many rejected records."
+    ),
+    max_record_mb: float = typer.Option(
+        20.0, "--max-record-mb", min=0.001, help="Largest record (a JSONL line, a whole XML / JSON file) read; "
+        "larger ones are rejected as record_too_large."
+    ),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
-    from sciembed.papers.ingest import IngestError, ingest
+    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
+    from sciembed.papers.readers.limits import MB, ReadLimits
 
+    limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
     try:
-        result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress)
+        result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
+                        keep_untitled=keep_untitled, max_errors=max_errors, limits=limits)
     except IngestError as err:
         console.print(f"[red]error (--strict):[/red] {err.rejection}")
         raise typer.Exit(1) from err
-    except (ValueError, FileNotFoundError) as err:
+    except TooManyErrors as err:
+        console.print(f"[red]error:[/red] {err}; nothing written to {out}")
+        raise typer.Exit(2) from err
+    except (ValueError, OSError) as err:
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
@@ -38,7 +56,16 @@ def ingest_cmd(
     console.print(f"rejected by reason: {reasons}; flags: {flags}")
     if result.skipped_files:
         console.print(f"skipped {len(result.skipped_files)} non-JSON/XML file(s), listed in the manifest")
+    unknown = result.flags.get("unknown_keys", 0)
+    if unknown:
+        console.print(f"[yellow]warning:[/yellow] {unknown} record(s) carried keys sciembed's JSONL does not know; "
+                      "those keys were ignored (papers flagged unknown_keys)")
+    if result.rejects_written < result.rejected:
+        console.print(f"rejects.jsonl holds the first {result.rejects_written} of {result.rejected} rejections")
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
+    if result.accepted == 0:
+        console.print(f"[red]error:[/red] no record was accepted ({result.summary()}); see {out}/rejects.jsonl")
+        raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:

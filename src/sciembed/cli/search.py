@@ -76,6 +76,9 @@ def index(
 def search(
     index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
+    query_file: Path | None = typer.Option(
+        None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
+    ),
     paper: str | None = typer.Option(None, "--paper", help="Paper id in the index: find papers like it."),
     k: int = typer.Option(10, "--k", min=1),
     aggregate: str | None = typer.Option(None, "--aggregate", help="max | mean | sum (default: as built)."),
@@ -84,8 +87,14 @@ def search(
     from rich.console import Console
     from rich.table import Table
 
+    if query_file is not None:
+        if query is not None:
+            _fail("give --query or --query-file, not both")
+        query = read_query_file(query_file)
     if (query is None) == (paper is None):
-        _fail("give exactly one of --query TEXT or --paper ID")
+        _fail("give exactly one of --query TEXT, --query-file FILE or --paper ID")
+    if query is not None and not query.strip():
+        _fail("the query is empty: an empty text has no meaning to rank by")
     try:
         hits, titles, header = _run_search(index_dir, query, paper, k, aggregate)
     except _known_errors() as err:
@@ -123,7 +132,32 @@ def _run_search(
     )
     loaded = open_paper_index(index_dir, expected_fingerprint=encoder.fingerprint, aggregate=aggregate)
     hits = loaded.index.search(encoder.encode([query], show_progress=False), k)[0]
-    return hits, loaded.titles, f"query: {query}"
+    header = f"query: {query if len(query) <= 200 else query[:200] + '…'}"
+    cut = truncation_note(encoder, query)
+    return hits, loaded.titles, header + (f"\n{cut}" if cut else "")
+
+
+def read_query_file(path: Path) -> str:
+    """The query text of --query-file (UTF-8; '-' is standard input)."""
+    import sys
+
+    try:
+        raw = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        _fail(f"--query-file {path}: {err}")
+    return ""
+
+
+def truncation_note(encoder: object, query: str) -> str:
+    """A notice when the query is longer than the encoder reads (its tokens past the budget are ignored)."""
+    model = getattr(encoder, "model", None)
+    tokenizer = getattr(model, "tokenizer", None)
+    budget = getattr(encoder, "max_seq_length", None)
+    if tokenizer is None or not budget:
+        return ""
+    tokens = len(tokenizer(query, add_special_tokens=True, truncation=False)["input_ids"])
+    return f"note: the query has {tokens} tokens; the encoder reads the first {budget}" if tokens > budget else ""
 
 
 def register(app: typer.Typer) -> None:

@@ -29,6 +29,7 @@ from sciembed.corpus.plots import degree_plot, domain_plot
 from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
+from sciembed.ioutil.atomic import staged_dir
 
 OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
                 "funnel.json", "funnel.md", "degree_distribution.png", "domain_pairs.png")
@@ -63,24 +64,29 @@ def build_corpus(
     """Run the funnel and the splits over an ingested corpus and write a built corpus to `out_dir`."""
     source = CorpusDir(corpus_dir)
     source.require("papers.parquet")
-    input_manifest = source.manifest() if source.manifest_path.exists() else None
+    if not source.manifest_path.exists():  # ingest writes its manifest last: without one it never finished
+        raise BuildError(f"{source.root}: no manifest.json, so its ingest never finished; run `sciembed ingest` again")
+    input_manifest = source.manifest()
     out_dir = Path(out_dir)
     _prepare_out_dir(source.root, out_dir, overwrite)
-    temp_dir = Path(config.temp_dir) if config.temp_dir else out_dir / ".duckdb_tmp"
     timings: dict[str, float] = {}
-    try:
-        with _Steps(show_progress, timings) as step, \
-                connect(config.duckdb_threads(), config.memory_limit, temp_dir) as con:
-            load, refs, files, outcome, split_stats = _run(con, step, source, out_dir, config, edge_files)
-    finally:
-        if not config.temp_dir:
-            shutil.rmtree(temp_dir, ignore_errors=True)
-    degree_plot(outcome.degree_histogram, config.max_degree, out_dir / "degree_distribution.png",
-                config.degree_filter)
-    domain_plot(outcome.domain_pairs_before_cap, outcome.domain_pairs_after_cap, config.domain_cap,
-                out_dir / "domain_pairs.png", config.domain_cap_filter)
-    manifest = _manifest(source, input_manifest, list(edge_files), config, load, outcome, refs, files, split_stats)
-    _write_reports(out_dir, manifest, outcome)
+    # Written into a hidden temporary directory renamed into place at the end (sciembed.ioutil.atomic).
+    with staged_dir(out_dir, overwrite=overwrite) as stage:
+        temp_dir = Path(config.temp_dir) if config.temp_dir else stage / ".duckdb_tmp"
+        try:
+            with _Steps(show_progress, timings) as step, \
+                    connect(config.duckdb_threads(), config.memory_limit, temp_dir) as con:
+                load, refs, files, outcome, split_stats = _run(con, step, source, stage, config, edge_files)
+        finally:
+            if not config.temp_dir:
+                shutil.rmtree(temp_dir, ignore_errors=True)
+        degree_plot(outcome.degree_histogram, config.max_degree, stage / "degree_distribution.png",
+                    config.degree_filter)
+        domain_plot(outcome.domain_pairs_before_cap, outcome.domain_pairs_after_cap, config.domain_cap,
+                    stage / "domain_pairs.png", config.domain_cap_filter)
+        manifest = _manifest(source, input_manifest, list(edge_files), config, load, outcome, refs, files,
+                             split_stats)
+        _write_reports(stage, manifest, outcome)
     return BuildResult(out_dir, outcome.report, refs, files, split_stats, manifest, timings)
 
 
@@ -123,9 +129,6 @@ def _prepare_out_dir(source: Path, out_dir: Path, overwrite: bool) -> None:
     existing = [name for name in OUTPUT_FILES if (out_dir / name).exists()]
     if existing and not overwrite:
         raise BuildError(f"{out_dir}: already holds {', '.join(existing)}; pass overwrite (--overwrite) to replace")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in existing:
-        (out_dir / name).unlink()
 
 
 def _input_pair_rejects(refs: ReferenceStats, files: list[EdgeFileStats]) -> dict[str, int]:

@@ -25,7 +25,7 @@ SplitSize = int | float
 class FunnelConfig(BaseModel):
     """Every knob of `sciembed corpus build`; defaults reproduce the S2Full funnel."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     venue_filter: bool = Field(True, description="stage 1: drop papers without a venue")
     field_filter: bool = Field(True, description="stage 2: drop papers without a primary field of study")
@@ -64,7 +64,7 @@ class FunnelConfig(BaseModel):
         path = Path(path)
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"{path}: cannot read funnel config: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: funnel config must be a mapping, got {type(data).__name__}")

@@ -26,6 +26,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from sciembed.corpus import csvlines
 from sciembed.corpus.engine import run, scalar, sql_str
 
 CITING_KEYS = ("citing_id", "citing", "citingcorpusid", "citing_paper_id", "source")
@@ -142,22 +143,30 @@ def _load_csv(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats, d
     columns = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header))) + "}"
     run(con, "DROP TABLE IF EXISTS edge_rejects")
     run(con, "DROP TABLE IF EXISTS edge_reject_scans")
-    run(
-        con,
-        f"""
-        CREATE OR REPLACE TEMP TABLE edge_lines AS
-        SELECT CAST(NULL AS BIGINT) AS line_no,
-               c{lowered.index(citing)} AS citing, 'VARCHAR' AS citing_t,
-               c{lowered.index(cited)} AS cited, 'VARCHAR' AS cited_t
-        FROM read_csv({sql_str(path)}, header = true, auto_detect = false, columns = {columns},
-                      delim = {sql_str(delim)}, quote = '"', escape = '"', store_rejects = true,
-                      rejects_table = 'edge_rejects', rejects_scan = 'edge_reject_scans')
-        """,
-    )
-    rows = con.execute(
-        "SELECT line, min(error_type || ': ' || error_message) FROM edge_rejects GROUP BY line ORDER BY line"
-    ).fetchall()
-    _note_malformed(stat, path, [(int(line), msg) for line, msg in rows])
+    try:
+        run(
+            con,
+            f"""
+            CREATE OR REPLACE TEMP TABLE edge_lines AS
+            SELECT CAST(NULL AS BIGINT) AS line_no,
+                   c{lowered.index(citing)} AS citing, 'VARCHAR' AS citing_t,
+                   c{lowered.index(cited)} AS cited, 'VARCHAR' AS cited_t
+            FROM read_csv({sql_str(path)}, header = true, auto_detect = false, columns = {columns},
+                          delim = {sql_str(delim)}, quote = '"', escape = '"', store_rejects = true,
+                          rejects_table = 'edge_rejects', rejects_scan = 'edge_reject_scans')
+            """,
+        )
+        rows = con.execute(
+            "SELECT line, min(error_type || ': ' || error_message) FROM edge_rejects GROUP BY line ORDER BY line"
+        ).fetchall()
+        malformed = [(int(line), msg) for line, msg in rows]
+        duckdb_failed = False
+    except duckdb.Error:  # DuckDB's parser gave up on the file: read it line by line below
+        malformed, duckdb_failed = [], True
+    if duckdb_failed or csvlines.needs_line_by_line(con, path, _open_binary, len(malformed)):
+        with _open_binary(path) as fh:
+            malformed = csvlines.load_line_by_line(con, fh, delim, lowered.index(citing), lowered.index(cited))
+    _note_malformed(stat, path, malformed)
 
 
 def _line_batches(path: Path) -> Iterator[tuple[int, pa.Array]]:

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.fields import id_type, id_value, relevance_problem, relevance_value, text_value, wrong_types
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+from sciembed.papers.readers import limits
 
 UNKNOWN_DOMAIN = "unknown"
 KEY: ScenarioKey = ("beir", None)
@@ -31,14 +33,23 @@ def join_title(title: str | None, text: str | None) -> str:
 
 
 def read_jsonl_records(path: Path, issues: IssueLog) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each parseable line; the others are counted."""
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
+    """(line number, object) for each parseable line; the others are counted (bad UTF-8 and nesting too)."""
+    with open(path, "rb") as lines:
+        for number, raw in limits.bounded_lines(lines):
+            if raw is None:
+                issues.add("line is larger than the record limit", "line skipped", where=f"{path.name}:{number}")
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                issues.add("line is not valid UTF-8", "line skipped", where=f"{path.name}:{number}",
+                           example=f"byte {err.start}")
+                continue
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
+                record = limits.loads(line)
+            except (json.JSONDecodeError, limits.TooDeepError) as err:
                 issues.add("line is not valid JSON", "line skipped", where=f"{path.name}:{number}", example=str(err))
                 continue
             if not isinstance(record, dict):
@@ -60,11 +71,18 @@ def read_collection(path: Path, kind: str, issues: IssueLog, titled: bool) -> Te
     out = TextCollection()
     for number, record in read_jsonl_records(path, issues):
         where = f"{path.name}:{number}"
-        rid = record.get("_id")
-        if rid in (None, ""):
-            issues.add(f"{kind} without _id", f"{kind} skipped", where=where)
+        bad = wrong_types(record, {"_id": id_type, "title": text_value, "text": text_value})
+        if bad:
+            issues.add(f"{kind} field of the wrong JSON type", f"{kind} skipped", where=where, example=", ".join(bad))
             continue
-        rid = str(rid)
+        rid = id_value(record.get("_id"))
+        if rid is None:
+            issues.add(f"{kind} without a usable _id (missing, or with whitespace)", f"{kind} skipped", where=where)
+            continue
+        metadata = record.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            issues.add(f"{kind} metadata is not an object", "metadata ignored", where=where, example=rid)
+            metadata = None
         text = join_title(record.get("title"), record.get("text")) if titled else (record.get("text") or "").strip()
         if rid in out.texts:
             issues.add(f"duplicate {kind} id", "later occurrence skipped (first kept)", where=where, example=rid)
@@ -73,7 +91,7 @@ def read_collection(path: Path, kind: str, issues: IssueLog, titled: bool) -> Te
             out.empty.add(rid)
         else:
             out.texts[rid] = text
-            out.meta[rid] = record.get("metadata") or {}
+            out.meta[rid] = metadata or {}
     return out
 
 
@@ -82,9 +100,14 @@ def read_qrels(
 ) -> dict[str, dict[str, int]]:
     """qrels restricted to known queries and documents; unknown ids are counted, never guessed."""
     qrels: dict[str, dict[str, int]] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
+    with open(path, "rb") as raw_lines:
+        for number, raw in enumerate(raw_lines, 1):
             where = f"{path.parent.name}/{path.name}:{number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                issues.add("qrels line is not valid UTF-8", "line skipped", where=where, example=f"byte {err.start}")
+                continue
             parts = line.strip().split("\t") if "\t" in line else line.split()
             if not parts or not line.strip():
                 continue
@@ -94,10 +117,10 @@ def read_qrels(
                 issues.add("qrels line without 3 columns", "line skipped", where=where)
                 continue
             qid, did, score = parts[0], parts[-2], parts[-1]  # 4 columns = TREC (qid 0 docid rel)
-            try:
-                relevance = int(float(score))
-            except ValueError:
-                issues.add("qrels score is not a number", "line skipped", where=where, example=score)
+            relevance = relevance_value(score)
+            if relevance is None:
+                issues.add(f"qrels score is {relevance_problem(score)}", "line skipped", where=where,
+                           example=score[:40])
                 continue
             if qid not in queries.texts:
                 what = f"qrels name {'a query with empty text' if qid in queries.empty else 'an unknown query id'}"
@@ -166,6 +189,10 @@ class BeirBenchmark:
         }
 
 
+def _domain(value: Any) -> str:
+    return value.strip() if isinstance(value, str) and value.strip() else UNKNOWN_DOMAIN
+
+
 def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
     """Load a BEIR folder; a missing file stops with one message naming every missing file."""
     folder = Path(folder)
@@ -186,7 +213,10 @@ def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
         else:
             issues.add("query has no relevant document", "query not evaluated", where=f"qrels/{split}.tsv",
                        example=qid)
-    domains = {q: str(queries.meta[q].get("domain") or UNKNOWN_DOMAIN) for q in evaluated}
+    if not evaluated:  # fail before any encoding, not in the report at the end
+        raise BenchmarkError(f"BEIR folder {folder}: no query of split {split!r} has a relevant document "
+                             f"({'; '.join(i.message() for i in issues) or 'qrels empty'})")
+    domains = {q: _domain(queries.meta[q].get("domain")) for q in evaluated}
     return BeirBenchmark(
         source=str(folder),
         split=split,

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir
-from sciembed.evaluation.issues import IssueLog
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey, scenario_keys
 from sciembed.papers.model import Paper
 from sciembed.views import build_paper_log, section_view, ta_text, window_at
@@ -192,6 +192,9 @@ def build_citation_benchmark(
         else:
             links[a].add(b)
             links[b].add(a)
+    if not links:  # no query has a relevant paper: fail before encoding anything
+        raise BenchmarkError(f"{corpus.root}: the {split} split has no citation link between usable papers, "
+                             "so no query can be evaluated")
     paper_log = build_paper_log((usable[pid] for pid in sorted(usable)), seed=paper_log_seed)
     split_domains = _split_domains(corpus, split)
     domains = {pid: split_domains.get(pid) or usable[pid].domain or UNKNOWN_DOMAIN for pid in usable}

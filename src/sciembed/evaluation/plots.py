@@ -19,6 +19,11 @@ def _pyplot():
     return plt
 
 
+def _number(value: Any) -> float:
+    """A metric as a float; a scenario without evaluable queries stores null, plotted as a gap (NaN)."""
+    return float(value) if isinstance(value, int | float) else np.nan
+
+
 def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
@@ -31,7 +36,7 @@ def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: P
     """Grouped bars: one group per scenario, one bar per model (metric ×100)."""
     plt = _pyplot()
     keys = list(labels)
-    series = {m["name"]: [100 * m["aggregates"].get(k, {}).get(PRIMARY, np.nan) for k in keys] for m in models}
+    series = {m["name"]: [100 * _number(m["aggregates"].get(k, {}).get(PRIMARY)) for k in keys] for m in models}
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys) + 2), 4))
     _grouped_bars(ax, [labels[k] for k in keys], series)
     ax.set_ylabel(f"{METRIC_LABELS[PRIMARY]} ×100")
@@ -53,7 +58,7 @@ def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Pat
         counts = {d: max(int(m["per_domain"].get(key, {}).get(d, {}).get("queries", 0)) for m in models)
                   for d in domains}
         series = {
-            m["name"]: [100 * m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY, np.nan) for d in domains]
+            m["name"]: [100 * _number(m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY)) for d in domains]
             for m in models
         }
         _grouped_bars(ax, [f"{d} (n={counts[d]})" for d in domains], series)

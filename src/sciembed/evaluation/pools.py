@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.beir import join_title, read_jsonl_records
+from sciembed.evaluation.fields import id_value, relevance_problem, relevance_value, text_value
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.task import RetrievalTask, ScenarioKey
 
@@ -29,19 +30,20 @@ KEY: ScenarioKey = ("pools", None)
 
 
 def _text(value: Any) -> str:
+    """A text, or a title + abstract object; "" for anything else (a number, a list, wrongly typed parts)."""
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, dict):
-        return join_title(value.get("title"), value.get("abstract") or value.get("text"))
+        parts = [text_value(value.get(k)) for k in ("title", "abstract", "text")]
+        if any(p is None for p in parts):
+            return ""
+        title, abstract, text = parts
+        return join_title(title, abstract or text)
     return ""
 
 
 def _relevance(record: dict[str, Any]) -> int | None:
-    value = record.get("relevance", record.get("score", 0))
-    try:
-        return int(float(value))
-    except (TypeError, ValueError):
-        return None
+    return relevance_value(record.get("relevance", record.get("score", 0)))
 
 
 @dataclass
@@ -115,11 +117,10 @@ def load_pools(path: Path | str) -> PoolBenchmark:
     for number, record in read_jsonl_records(path, issues):
         where = f"{path.name}:{number}"
         query = record.get("query")
-        qid = record.get("query_id") or (query.get("doc_id") if isinstance(query, dict) else None)
+        qid = id_value(record.get("query_id") or (query.get("doc_id") if isinstance(query, dict) else None))
         if not qid:
-            issues.add("pool without query_id", "pool skipped", where=where)
+            issues.add("pool without query_id (or not a string / integer)", "pool skipped", where=where)
             continue
-        qid = str(qid)
         if qid in queries:
             issues.add("duplicate query id", "later pool skipped (first kept)", where=where, example=qid)
             continue
@@ -134,7 +135,8 @@ def load_pools(path: Path | str) -> PoolBenchmark:
         queries[qid] = text
         pools[qid] = pool
         qrels[qid] = relevance
-        domains[qid] = str(record.get("domain") or UNKNOWN_DOMAIN)
+        domain = record.get("domain")
+        domains[qid] = domain.strip() if isinstance(domain, str) and domain.strip() else UNKNOWN_DOMAIN
     if not queries:
         raise BenchmarkError(f"pools file {path}: no usable query (see: {[i.message() for i in issues]})")
     used = {d for pool in pools.values() for d in pool}
@@ -161,11 +163,11 @@ def _read_candidates(
         return pool, relevance
     for i, cand in enumerate(candidates):
         path = f"{where} candidates[{i}]"
-        cid = (cand.get("id") or cand.get("doc_id")) if isinstance(cand, dict) else None
+        cid = id_value(cand.get("id") or cand.get("doc_id")) if isinstance(cand, dict) else None
         if not cid:
-            issues.add("candidate without id", "candidate skipped", where=path, example=qid)
+            issues.add("candidate without id (or not a string / integer)", "candidate skipped", where=path,
+                       example=qid)
             continue
-        cid = str(cid)
         text = _text(cand.get("text") if "text" in cand else cand)
         rel = _relevance(cand)
         if cid in relevance:
@@ -173,7 +175,8 @@ def _read_candidates(
         elif not text:
             issues.add("candidate with empty text", "candidate skipped", where=path, example=cid)
         elif rel is None:
-            issues.add("candidate relevance is not a number", "candidate skipped", where=path, example=cid)
+            raw = cand.get("relevance", cand.get("score"))
+            issues.add(f"candidate relevance is {relevance_problem(raw)}", "candidate skipped", where=path, example=cid)
         else:
             if cid in docs and docs[cid] != text:
                 issues.add("candidate id with different texts in different pools", "first text used",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.task import RetrievalTask
+from sciembed.evaluation.ties import ordered
 from sciembed.views import target_words
 
 Ranking = list[tuple[str, float]]
@@ -32,11 +33,11 @@ BM25_WINDOW_TOKENS = 512  # BM25 has no token budget; it reads the window of a 5
 
 
 def _ordered(hits: Sequence[tuple[str, float]], k: int) -> Ranking:
-    """Score descending, then id ascending (deterministic ties), first occurrence of an id kept."""
+    """Score descending, ties in seeded-hash order (never by id: see `ties.py`), first occurrence of an id kept."""
     seen: dict[str, float] = {}
     for doc, score in hits:
         seen.setdefault(str(doc), float(score))
-    return sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return ordered(seen.items())[:k]
 
 
 def _exclusions(task: RetrievalTask, qids: Sequence[str]) -> list[str | None]:

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.fields import trec_id
 from sciembed.evaluation.metrics import METRIC_LABELS, METRICS, PRIMARY
 from sciembed.evaluation.plots import plot_domains, plot_scenarios, plot_spectrum
 from sciembed.evaluation.run import ModelRun
@@ -165,7 +166,7 @@ def _write_rankings(runs: list[ModelRun], names: list[str], out: Path) -> None:
         with open(out / "qrels" / f"{slug(key_str(key))}.tsv", "w", encoding="utf-8") as f:
             for qid in sorted(qrels):
                 for did, rel in sorted(qrels[qid].items()):
-                    f.write(f"{qid}\t0\t{did}\t{rel}\n")
+                    f.write(f"{trec_id(qid)}\t0\t{trec_id(did)}\t{rel}\n")
     for run, name in zip(runs, names, strict=True):
         folder = out / "runs" / slug(name)
         folder.mkdir(parents=True, exist_ok=True)
@@ -173,7 +174,7 @@ def _write_rankings(runs: list[ModelRun], names: list[str], out: Path) -> None:
             with open(folder / f"{slug(key_str(key))}.trec", "w", encoding="utf-8") as f:
                 for qid in sorted(rankings):
                     for rank, (did, score) in enumerate(rankings[qid], 1):
-                        f.write(f"{qid} Q0 {did} {rank} {score:.6f} {slug(name)}\n")
+                        f.write(f"{trec_id(qid)} Q0 {trec_id(did)} {rank} {score:.6f} {slug(name)}\n")
 
 
 # -- markdown ---------------------------------------------------------------------------

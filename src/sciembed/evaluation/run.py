@@ -19,6 +19,7 @@ from sciembed.evaluation import metrics as M
 from sciembed.evaluation.geometry import citation_geometry
 from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
 from sciembed.evaluation.task import BODY_MODES, SCENARIOS, Benchmark, RetrievalTask, ScenarioDict, ScenarioKey
+from sciembed.evaluation.ties import tie_notes
 
 
 @dataclass
@@ -138,7 +139,7 @@ def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking])
     run.aggregates[task.key] = M.aggregate(per_query)
     run.per_domain[task.key] = M.by_domain(per_query, task.domains)
     run.counts[task.key] = task.counts()
-    run.notes[task.key] = task.notes.to_list()
+    run.notes[task.key] = task.notes.to_list() + tie_notes(rankings)
 
 
 def _geometry_views(benchmark: Any, keys: list[ScenarioKey], window_words: int) -> dict[str, dict[str, str]]:

@@ -17,9 +17,12 @@ from typing import Any, TextIO
 
 from sciembed import __version__
 from sciembed.corpus.layout import SCHEMA_VERSION
+from sciembed.ioutil.atomic import staged_dir
+from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import ParquetPaperWriter
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import detect_format
+from sciembed.papers.readers.limits import ReadLimits, using_limits
 from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.papers.sections import count_words
 
@@ -29,6 +32,13 @@ REJECTS_FILE = "rejects.jsonl"
 REPORT_FILE = "ingest_report.md"
 SYNTHETIC_PREFIX = "synthetic"
 ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 MB of full text)
+
+
+MAX_REJECT_DETAILS = 10_000  # lines written to rejects.jsonl; the counts stay exact beyond it
+
+
+class TooManyErrors(RuntimeError):
+    """`max_errors` rejections were reached; the run stops and writes no corpus."""
 
 
 class IngestError(RuntimeError):
@@ -66,6 +76,8 @@ class IngestResult:
     skipped_files: list[str] = field(default_factory=list)
     examples: list[Rejection] = field(default_factory=list)
     all_synthetic: bool = True
+    rejects_written: int = 0
+    max_reject_details: int = MAX_REJECT_DETAILS
 
     @property
     def synthetic(self) -> bool:
@@ -88,42 +100,87 @@ class IngestResult:
             "accepted_by_format": dict(sorted(self.formats.items())),
             "files": {name: vars(counts) for name, counts in self.files.items()},
             "skipped_files": self.skipped_files,
+            "rejects_file": {"written": self.rejects_written, "truncated": self.rejects_written < self.rejected},
             "body": {"sections": self.sections, "words": self.body_words},
             "outputs": {"papers": PAPERS_FILE, "rejects": REJECTS_FILE, "report": REPORT_FILE},
         }
 
 
 def ingest(
-    inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True
+    inputs: list[Path],
+    out: Path,
+    fmt: str = "auto",
+    strict: bool = False,
+    progress: bool = True,
+    *,
+    overwrite: bool = False,
+    keep_untitled: bool = False,
+    max_errors: int | None = None,
+    max_reject_details: int = MAX_REJECT_DETAILS,
+    limits: ReadLimits | None = None,
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
-    Raises `IngestError` at the first rejected record when `strict`; then no
-    manifest is written, so the directory never passes for a finished corpus.
+    Raises `IngestError` at the first rejected record when `strict`, and
+    `TooManyErrors` at the `max_errors`-th rejection. Everything is written
+    to a temporary directory that replaces `out` only at the end (see
+    `sciembed.ioutil.atomic`): an interrupted or failed run leaves the
+    previous `out` (or none), never a directory that passes for a corpus.
+    An existing `out` is replaced only with `overwrite`. Files inside `out`
+    are never read as input. `rejects.jsonl` holds the first
+    `max_reject_details` rejections; the manifest's counts are always exact.
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     missing = [str(p) for p in inputs if not p.exists()]
     if missing:
         raise FileNotFoundError(f"input not found: {', '.join(missing)}")
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in (MANIFEST_FILE, REPORT_FILE):
-        (out / stale).unlink(missing_ok=True)
-    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt)
-    files = list(walk_inputs(inputs))
+    out = Path(out)
+    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, max_reject_details=max_reject_details)
+    files = [(p, data) for p, data in walk_inputs(inputs) if not _inside(p, out)]  # never our own output
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
+    with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits):
+        _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors)
+        assert result.read == result.accepted + result.rejected
+        (stage / REPORT_FILE).write_text(render_report(result))
+        (stage / MANIFEST_FILE).write_text(json.dumps(result.manifest(), indent=2, ensure_ascii=False) + "\n")
+    return result
+
+
+def _inside(path: Path, out: Path) -> bool:
+    """Whether `path` lies in the output directory or one of its hidden partial siblings."""
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return False
+    parent = out.resolve().parent
+    return resolved.is_relative_to(out.resolve()) or (
+        resolved.is_relative_to(parent) and resolved.relative_to(parent).parts[0].startswith(f".{out.name}.")
+    )
+
+
+def _read_all(
+    result: IngestResult,
+    data_files: list[Path],
+    stage: Path,
+    fmt: str,
+    strict: bool,
+    progress: bool,
+    keep_untitled: bool,
+    max_errors: int | None,
+) -> None:
     seen: set[str] = set()
     with (
-        ParquetPaperWriter(out / PAPERS_FILE, batch_size=ROW_GROUP) as writer,
-        open(out / REJECTS_FILE, "w", encoding="utf-8") as rejects,
+        ParquetPaperWriter(stage / PAPERS_FILE, batch_size=ROW_GROUP) as writer,
+        open(stage / REJECTS_FILE, "w", encoding="utf-8") as rejects,
         _Progress(len(data_files), enabled=progress) as bar,
     ):
         for path in data_files:
             bar.start_file(path.name)
             resolved = fmt if fmt != "auto" else detect_format(path)
             counts = result.files[str(path)] = FileCounts(resolved or "unknown")
-            for record in read_papers(path, resolved or "auto", name=str(path)):
+            for record in read_papers(path, resolved or "auto", name=str(path), keep_untitled=keep_untitled):
                 counts.read += 1
                 result.read += 1
                 if isinstance(record, Accepted) and record.paper.id in seen:
@@ -138,15 +195,16 @@ def ingest(
                     _reject(result, record, rejects)
                     if strict:
                         raise IngestError(record)
+                    if max_errors is not None and result.rejected >= max_errors:
+                        raise TooManyErrors(
+                            f"stopped after {result.rejected} rejected records (--max-errors {max_errors}) "
+                            f"of {result.read} read; last: {record}"
+                        )
                 else:
                     counts.accepted += 1
                     _accept(result, record, writer, seen, counts.format)
                 bar.advance_record(result)
             bar.finish_file(result)
-    assert result.read == result.accepted + result.rejected
-    (out / MANIFEST_FILE).write_text(json.dumps(result.manifest(), indent=2, ensure_ascii=False) + "\n")
-    (out / REPORT_FILE).write_text(render_report(result))
-    return result
 
 
 def _unique(paths: list[Path]) -> list[Path]:
@@ -175,7 +233,9 @@ def _accept(result: IngestResult, record: Accepted, writer: ParquetPaperWriter, 
 def _reject(result: IngestResult, rejection: Rejection, rejects: TextIO) -> None:
     result.rejected += 1
     result.reasons[rejection.reason] += 1
-    rejects.write(json.dumps(rejection.to_dict(), ensure_ascii=False) + "\n")
+    if result.rejects_written < result.max_reject_details:
+        rejects.write(json.dumps(rejection.to_dict(), ensure_ascii=False) + "\n")
+        result.rejects_written += 1
     if len(result.examples) < 20:
         result.examples.append(rejection)
 
@@ -222,14 +282,19 @@ def render_report(result: IngestResult) -> str:
 class _Progress:
     """A rich progress bar over files, with a running record count (refreshed every 100 records)."""
 
+    PLAIN_EVERY_S = 10.0
+
     def __init__(self, total_files: int, enabled: bool) -> None:
         self.enabled = enabled
         self.total = total_files
         self._bar: Any = None
         self._task: Any = None
+        self._plain: PlainProgress | None = None
 
     def __enter__(self) -> _Progress:
-        if self.enabled:
+        if self.enabled and not is_terminal():  # redirected to a log: a bar would print nothing
+            self._plain = PlainProgress("ingest", self.PLAIN_EVERY_S)
+        elif self.enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._bar = Progress(
@@ -252,14 +317,18 @@ class _Progress:
             self._show(result)
 
     def finish_file(self, result: IngestResult) -> None:
+        self._show(result)
         if self._bar is not None:
-            self._show(result)
             self._bar.advance(self._task)
 
     def _show(self, result: IngestResult) -> None:
+        if self._plain is not None:
+            self._plain.tick(f"{result.read} records read ({result.accepted} accepted, {result.rejected} rejected)")
         if self._bar is not None:
             self._bar.update(self._task, records=f"{result.read} records ({result.rejected} rejected)")
 
     def __exit__(self, *exc: object) -> None:
+        if self._plain is not None:
+            self._plain.done()
         if self._bar is not None:
             self._bar.__exit__(*exc)

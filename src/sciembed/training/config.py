@@ -21,7 +21,7 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ProjectionConfig(_Strict):
@@ -172,8 +172,8 @@ def load_config(
             raise ConfigError(f"{path}: config file not found")
         try:
             loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML ({exc})") from exc
+        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+            raise ConfigError(f"{path}: not valid YAML ({type(exc).__name__}: {exc})") from exc
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"{path}: top level must be a mapping, got {type(loaded).__name__}")
         data = loaded or {}

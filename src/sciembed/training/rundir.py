@@ -59,19 +59,31 @@ class RunDir:
     composition_path = property(lambda self: self.root / "composition.json")
     summary_path = property(lambda self: self.root / "summary.json")
 
-    def last_checkpoint(self) -> Path | None:
-        """The checkpoint with the highest step that holds a trainer state (complete saves only)."""
+    def _numbered_checkpoints(self) -> list[tuple[int, Path]]:
         if not self.checkpoints.is_dir():
-            return None
-        done = [
-            (int(m.group(1)), p)
-            for p in self.checkpoints.iterdir()
-            if (m := _CHECKPOINT.match(p.name)) and (p / "trainer_state.json").exists()
-        ]
+            return []
+        return sorted((int(m.group(1)), p) for p in self.checkpoints.iterdir() if (m := _CHECKPOINT.match(p.name)))
+
+    def last_checkpoint(self) -> Path | None:
+        """The checkpoint with the highest step whose save is complete (see `checkpoint_problem`)."""
+        done = [(step, p) for step, p in self._numbered_checkpoints() if checkpoint_problem(p) is None]
         return max(done)[1] if done else None
 
+    def incomplete_checkpoints(self) -> list[tuple[Path, str]]:
+        """Checkpoints newer than the last complete one, with what each lacks (a save cut short)."""
+        last = self.last_checkpoint()
+        floor = int(_CHECKPOINT.match(last.name).group(1)) if last else -1
+        return [(p, why) for step, p in self._numbered_checkpoints()
+                if step > floor and (why := checkpoint_problem(p)) is not None]
+
     def read_recipe(self) -> dict[str, Any]:
-        return json.loads(self.recipe_path.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(self.recipe_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise RunDirError(f"{self.recipe_path}: unreadable ({err}); cannot resume this run") from err
+        if not isinstance(data, dict):
+            raise RunDirError(f"{self.recipe_path}: not a JSON object; cannot resume this run")
+        return data
 
     def write_json(self, path: Path, data: dict[str, Any]) -> None:
         """Written by the main process only (every process of a DDP run computes the same data)."""
@@ -79,6 +91,29 @@ class RunDir:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def checkpoint_problem(path: Path) -> str | None:
+    """What a checkpoint lacks to resume bit-identically (None when complete).
+
+    The trainer state alone is not enough: without the RNG state a resumed
+    run draws other batches, without optimizer / scheduler it takes other
+    steps; and a state that does not parse is a save cut short.
+    """
+    missing = [name for name in ("trainer_state.json", "optimizer.pt", "scheduler.pt") if not (path / name).is_file()]
+    if not any(path.glob("rng_state*.pth")):
+        missing.append("rng_state.pth")
+    if not (any(path.glob("*.safetensors")) or any(path.glob("pytorch_model*.bin"))
+            or any(path.glob("*/model.safetensors"))):
+        missing.append("model weights")
+    if missing:
+        return f"missing {', '.join(missing)}"
+    try:
+        state = json.loads((path / "trainer_state.json").read_text(encoding="utf-8"))
+        int(state["global_step"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return f"trainer_state.json unreadable ({type(err).__name__})"
+    return None
 
 
 def _record(recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +140,11 @@ def precheck_run(out: str | Path, recipe: str, resume: bool) -> None:
     if saved != recipe:
         raise RunDirError(f"{run.root}: was trained with recipe {saved!r}, not {recipe!r}; cannot resume")
     if run.last_checkpoint() is None:
-        raise RunDirError(f"{run.root}: no complete checkpoint under checkpoints/ to resume from")
+        broken = "; ".join(f"{p.name}: {why}" for p, why in run.incomplete_checkpoints())
+        raise RunDirError(f"{run.root}: no complete checkpoint under checkpoints/ to resume from"
+                          + (f" ({broken})" if broken else ""))
+    for path, why in run.incomplete_checkpoints():
+        print(f"skipping incomplete checkpoint {path} ({why}); resuming from {run.last_checkpoint()}", flush=True)
 
 
 def open_run(

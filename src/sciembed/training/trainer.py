@@ -157,11 +157,21 @@ def run_training(
     trainer.remove_callback(ProgressCallback)
     started = time.perf_counter()
     start_step = 0
+    finished = False
     if checkpoint is not None:
         import json
 
-        start_step = int(json.loads((checkpoint / "trainer_state.json").read_text())["global_step"])
-    output = trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+        saved = json.loads((checkpoint / "trainer_state.json").read_text())
+        start_step = int(saved["global_step"])
+        finished = 0 < int(saved.get("max_steps") or 0) <= start_step
+    if finished:  # a finished run resumes to itself: the trainer would take one step more
+        from transformers.trainer_callback import TrainerState
+
+        trainer._load_from_checkpoint(str(checkpoint))
+        trainer.state = TrainerState.load_from_json(str(checkpoint / "trainer_state.json"))
+        output = None
+    else:
+        output = trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
@@ -185,7 +195,7 @@ def run_training(
                     2,
                 ),
                 "final_logged_loss": losses[-1] if losses else None,
-                "train_loss_mean": output.training_loss,
+                "train_loss_mean": output.training_loss if output is not None else None,
                 "last_validation": evals[-1] if evals else None,
                 "precision": resolve_precision(config.training.precision),
                 "device": str(parts.model.device),

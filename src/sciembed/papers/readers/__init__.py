@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from sciembed.papers.readers.checks import display_title, id_problem
 from sciembed.papers.readers.detect import detect_format, walk_inputs
+from sciembed.papers.readers.limits import TOO_DEEPLY_NESTED
 from sciembed.papers.readers.records import (
     INVALID_RECORD,
     MISSING_TITLE,
@@ -39,8 +41,14 @@ __all__ = [
 ]
 
 
-def read_papers(path: Path, fmt: str = "auto", name: str | None = None) -> Iterator[Record]:
-    """Finalised papers and rejections from one file; `name` is how the file is named in messages."""
+def read_papers(
+    path: Path, fmt: str = "auto", name: str | None = None, keep_untitled: bool = False
+) -> Iterator[Record]:
+    """Finalised papers and rejections from one file; `name` is how the file is named in messages.
+
+    `keep_untitled` keeps papers without a title, flagged `missing_title`, with the
+    abstract's first sentence (else the file stem) as their display title.
+    """
     name = name or str(path)
     if fmt == "auto":
         detected = detect_format(path)
@@ -60,7 +68,17 @@ def read_papers(path: Path, fmt: str = "auto", name: str | None = None) -> Itera
         except (TypeError, ValueError, AttributeError) as err:  # a field of an unexpected type
             yield Rejection(record.loc, INVALID_RECORD, f"unexpected field value: {err}", str(record.paper.id))
             continue
-        if not paper.title:
-            yield Rejection(record.loc, MISSING_TITLE, "record has no title", paper.id or None)
+        except RecursionError:
+            yield Rejection(record.loc, TOO_DEEPLY_NESTED, "a field is nested too deeply to read")
+            continue
+        # Ids are validated after normalisation: "\x00" or "  " must not pass as the empty id.
+        bad_id = id_problem(paper.id, record.paper.id)
+        if bad_id:
+            yield Rejection(record.loc, bad_id[0], bad_id[1], paper.id or None)
+        elif not paper.title and keep_untitled:
+            yield replace(record, paper=replace(display_title(paper, name), flags=(*paper.flags, MISSING_TITLE)))
+        elif not paper.title:
+            yield Rejection(record.loc, MISSING_TITLE, "record has no title (--keep-untitled keeps it flagged)",
+                            paper.id or None)
         else:
             yield replace(record, paper=paper)

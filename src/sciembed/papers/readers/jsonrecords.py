@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.papers.model import Paper
+from sciembed.papers.readers.limits import TOO_DEEPLY_NESTED
 from sciembed.papers.readers.records import INVALID_RECORD, Accepted, Loc, Record, Rejection
 from sciembed.papers.readers.source import iter_json_lines, peek_json_objects, read_json_document
 
@@ -38,11 +39,13 @@ def _safe(parse: Parse, loc: Loc, obj: dict[str, Any]) -> Record:
         result = parse(obj, loc)
     except (TypeError, ValueError, AttributeError, KeyError) as err:
         return Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}", _guess_id(obj))
+    except RecursionError:
+        return Rejection(loc, TOO_DEEPLY_NESTED, "a field is nested too deeply to read", _guess_id(obj))
     return Accepted(loc, result) if isinstance(result, Paper) else result
 
 
 def _guess_id(obj: dict[str, Any]) -> str | None:
     for key in ("id", "paper_id", "corpusid"):
-        if obj.get(key) not in (None, ""):
+        if isinstance(obj.get(key), str | int) and obj[key] not in ("",):
             return str(obj[key])
     return None

@@ -20,11 +20,12 @@ from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import INVALID_RECORD, MISSING_ID, Loc, Record, Rejection
 
 FORMAT = "jsonl"
+UNKNOWN_KEYS = "unknown_keys"  # flag: the record carried keys sciembed's JSONL does not know (ignored)
 _PAPER_KEYS = frozenset({"id", "title", "sections"})
 
 
 class _Ids(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     doi: str | None = None
     arxiv: str | None = None
     s2: str | None = None
@@ -35,7 +36,7 @@ class _Ids(BaseModel):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     heading: str | None = ""
     text: str | None = ""
     role: SectionRole = SectionRole.OTHER
@@ -43,7 +44,7 @@ class _Section(BaseModel):
 
 
 class _Reference(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     title: str | None = None
     paper_id: str | None = None
     year: int | None = None
@@ -52,7 +53,7 @@ class _Reference(BaseModel):
 
 
 class _Paper(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     id: str = Field(min_length=1)
     title: str | None = ""
     abstract: str | None = ""
@@ -95,6 +96,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '<record>'}: {e['msg']}" for e in err.errors()]
         shown = "; ".join(problems[:3]) + (f"; … {len(problems) - 3} more" if len(problems) > 3 else "")
         return Rejection(loc, INVALID_RECORD, f"{len(problems)} invalid field(s): {shown}", known_id)
+    unknown = unknown_keys(obj)
     return Paper(
         id=data.id,
         title=data.title or "",
@@ -109,6 +111,21 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         domain=data.domain,
         fields_of_study=tuple(data.fields_of_study),
         external_ids=_ids(data.external_ids),
-        flags=tuple(data.flags),
+        flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
         source=data.source or f"{FORMAT}:{loc.file}",
     )
+
+
+def unknown_keys(obj: dict[str, Any]) -> list[str]:
+    """Keys the schema does not know ("benchmark_id", "sections.0.page"): ignored, and the paper flagged.
+
+    Other tools add their own fields to JSONL; refusing every such record lost
+    whole corpora, so they are kept out of the paper and counted instead.
+    """
+    found = [k for k in obj if k not in _Paper.model_fields]
+    nested = (("sections", _Section), ("references", _Reference))
+    for key, model in nested:
+        for i, item in enumerate(obj.get(key) or [] if isinstance(obj.get(key), list) else []):
+            if isinstance(item, dict):
+                found += [f"{key}.{i}.{k}" for k in item if k not in model.model_fields]
+    return found

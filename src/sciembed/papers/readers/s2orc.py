@@ -29,6 +29,7 @@ from typing import Any
 from sciembed.papers import sections as sec
 from sciembed.papers.model import Paper, Reference
 from sciembed.papers.readers import ids
+from sciembed.papers.readers.checks import dict_items, id_text, strings
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import MISSING_ID, MISSING_TITLE, Loc, Record, Rejection
 from sciembed.papers.sections import clean_inline, clean_paragraphs
@@ -67,7 +68,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
 
 
 def _parse_pes2o(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
-    paper_id = clean_inline(str(obj.get("id") or ""))
+    paper_id = clean_inline(id_text(obj.get("id"), "id"))
     if not paper_id:
         return Rejection(loc, MISSING_ID, "record has no id")
     paragraphs = [p for p in (clean_inline(x) for x in obj["text"].split("\n\n")) if p]
@@ -103,7 +104,7 @@ def _paragraph_texts(items: Any) -> list[str]:
 
 
 def _parse_release(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
-    paper_id = clean_inline(str(obj.get("paper_id") or ""))
+    paper_id = clean_inline(id_text(obj.get("paper_id"), "paper_id"))
     if not paper_id:
         return Rejection(loc, MISSING_ID, "record has no paper_id")
     meta = obj["metadata"] if isinstance(obj.get("metadata"), dict) else obj
@@ -128,10 +129,10 @@ def _parse_release(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         title=meta.get("title") or "",
         abstract=abstract or "",
         sections=sec.sections_from_paragraphs(paragraphs),
-        references=tuple(_release_reference(b) for b in entries if isinstance(b, dict)),
+        references=tuple(_release_reference(b) for b in dict_items(entries, "bib_entries")),
         venue=meta.get("venue") or meta.get("journal") or None,
         year=ids.year(meta.get("year")),
-        fields_of_study=tuple(str(f) for f in fields if f) if isinstance(fields, list) else (),
+        fields_of_study=strings(fields, "fields_of_study"),
         external_ids=ids.external_ids(
             doi_=meta.get("doi"),
             arxiv_=meta.get("arxiv_id"),
@@ -189,7 +190,7 @@ def _spans(annotations: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def _parse_datasets(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
-    paper_id = clean_inline(str(obj.get("corpusid") or obj.get("corpusId") or obj.get("paper_id") or ""))
+    paper_id = clean_inline(id_text(obj.get("corpusid") or obj.get("corpusId") or obj.get("paper_id"), "corpusid"))
     if not paper_id:
         return Rejection(loc, MISSING_ID, "record has no corpusid")
     content = obj["content"]
@@ -229,7 +230,7 @@ def _parse_datasets(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         venue=venue or None,
         year=ids.year(obj.get("year")),
         fields_of_study=tuple(
-            dict.fromkeys(str(f.get("category") if isinstance(f, dict) else f) for f in fields if f)
+            dict.fromkeys(strings([f.get("category") if isinstance(f, dict) else f for f in fields], "s2fieldsofstudy"))
         ),
         external_ids=ids.external_ids(
             doi_=external.get("doi"),

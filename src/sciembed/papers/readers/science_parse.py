@@ -13,6 +13,7 @@ from typing import Any
 
 from sciembed.papers.model import Paper, Reference, Section
 from sciembed.papers.readers import ids, source
+from sciembed.papers.readers.checks import dict_items, id_text
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import Loc, Record, Rejection
 from sciembed.papers.sections import clean_inline
@@ -37,7 +38,7 @@ def file_stem(name: str) -> str:
 def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     meta = obj["metadata"] if isinstance(obj.get("metadata"), dict) else obj
     given = obj.get("id") or meta.get("id")
-    paper_id = str(given) if given not in (None, "") else file_stem(loc.file)
+    paper_id = id_text(given, "id") or file_stem(loc.file)
     if given in (None, "") and loc.line not in (None, 1):
         paper_id = f"{paper_id}:{loc.line}"  # JSONL of id-less records: keep ids unique per line
     return Paper(
@@ -49,7 +50,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
             for s in meta.get("sections") or []
             if isinstance(s, dict)
         ),
-        references=tuple(_reference(r) for r in meta.get("references") or [] if isinstance(r, dict)),
+        references=tuple(_reference(r) for r in dict_items(meta.get("references"), "references")),
         venue=meta.get("venue") or None,
         year=ids.year(meta.get("year")),
         source=f"{FORMAT}:{loc.file}",

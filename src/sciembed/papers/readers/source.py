@@ -18,6 +18,14 @@ from typing import IO, Any
 from lxml import etree
 
 from sciembed.papers.model import Paper
+from sciembed.papers.readers import limits
+from sciembed.papers.readers.limits import (
+    DECOMPRESSION_LIMIT,
+    RECORD_TOO_LARGE,
+    TOO_DEEPLY_NESTED,
+    DecompressionLimitError,
+    TooDeepError,
+)
 from sciembed.papers.readers.records import (
     INVALID_RECORD,
     INVALID_UTF8,
@@ -45,7 +53,8 @@ def is_gzip(path: Path) -> bool:
 
 
 def open_bytes(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    """Raw or gunzipped bytes; gzip streams stop at the decompression-ratio limit (`limits.py`)."""
+    return limits.open_guarded(path)
 
 
 def _gzip_message(err: Exception, after_line: int | None = None) -> str:
@@ -66,10 +75,13 @@ def iter_json_lines(path: Path, name: str) -> Iterator[tuple[Loc, dict[str, Any]
     line_no = 0
     try:
         with open_bytes(path) as stream:
-            for line_no, raw in enumerate(stream, start=1):
-                if not raw.strip():
-                    continue
-                yield _parse_json(raw, Loc(name, line_no))
+            for line_no, raw in limits.bounded_lines(stream):
+                if raw is None:
+                    yield Rejection(Loc(name, line_no), RECORD_TOO_LARGE, limits.too_large_message())
+                elif raw.strip():
+                    yield _parse_json(raw, Loc(name, line_no))
+    except DecompressionLimitError as err:
+        yield Rejection(Loc(name, line_no + 1), DECOMPRESSION_LIMIT, str(err))
     except _GZIP_ERRORS as err:
         yield Rejection(Loc(name, line_no + 1), TRUNCATED_GZIP, _gzip_message(err, line_no))
     except OSError as err:
@@ -82,9 +94,11 @@ def _parse_json(raw: bytes, loc: Loc) -> tuple[Loc, dict[str, Any]] | Rejection:
     except UnicodeDecodeError as err:
         return Rejection(loc, INVALID_UTF8, _utf8_message(err))
     try:
-        obj = json.loads(text)
+        obj = limits.loads(text)
     except json.JSONDecodeError as err:
         return Rejection(loc, MALFORMED_JSON, f"{err.msg} at column {err.colno}")
+    except TooDeepError as err:
+        return Rejection(loc, TOO_DEEPLY_NESTED, str(err))
     if not isinstance(obj, dict):
         return Rejection(loc, INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}")
     return loc, obj
@@ -111,11 +125,16 @@ def read_bytes(path: Path, name: str) -> bytes | Rejection:
     """A whole (possibly gzipped) file, or a rejection saying why it could not be read."""
     try:
         with open_bytes(path) as stream:
-            return stream.read()
+            data = limits.read_capped(stream)
+    except DecompressionLimitError as err:
+        return Rejection(Loc(name), DECOMPRESSION_LIMIT, str(err))
     except _GZIP_ERRORS as err:
         return Rejection(Loc(name), TRUNCATED_GZIP, _gzip_message(err))
     except OSError as err:
         return Rejection(Loc(name), UNREADABLE_FILE, str(err))
+    if data is None:  # a single-document file is one record: the same size limit holds
+        return Rejection(Loc(name), RECORD_TOO_LARGE, limits.too_large_message())
+    return data
 
 
 def file_stem(name: str, suffixes: tuple[str, ...]) -> str:
@@ -136,6 +155,8 @@ def parse_each(
             yield Accepted(loc, parse(document, name))
         except (TypeError, ValueError, AttributeError) as err:
             yield Rejection(loc, INVALID_RECORD, f"unexpected structure: {type(err).__name__}: {err}")
+        except RecursionError:
+            yield Rejection(loc, TOO_DEEPLY_NESTED, "elements are nested too deeply to read")
 
 
 def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
@@ -148,9 +169,11 @@ def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
         line = raw[: err.start].count(b"\n") + 1
         return Rejection(Loc(name, line), INVALID_UTF8, _utf8_message(err))
     try:
-        obj = json.loads(text)
+        obj = limits.loads(text)
     except json.JSONDecodeError as err:
         return Rejection(Loc(name, err.lineno), MALFORMED_JSON, f"{err.msg} at line {err.lineno} column {err.colno}")
+    except TooDeepError as err:
+        return Rejection(Loc(name, 1), TOO_DEEPLY_NESTED, str(err))
     if not isinstance(obj, dict | list):
         return Rejection(Loc(name, 1), INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}")
     return Loc(name, 1), obj
@@ -167,13 +190,13 @@ def peek_json_objects(path: Path, limit: int = 5, max_bytes: int = 64 << 20) -> 
     lines_seen = 0
     try:
         with open_bytes(path) as stream:
-            for raw in stream:
-                if not raw.strip():
+            for _line_no, raw in limits.bounded_lines(stream):
+                if raw is not None and not raw.strip():
                     continue
                 lines_seen += 1
                 try:
-                    obj = json.loads(_decode(raw))
-                except (UnicodeDecodeError, json.JSONDecodeError):
+                    obj = limits.loads(_decode(raw)) if raw is not None else None
+                except (UnicodeDecodeError, json.JSONDecodeError, TooDeepError):
                     obj = None
                 if isinstance(obj, dict):
                     objects.append(obj)
@@ -187,8 +210,8 @@ def peek_json_objects(path: Path, limit: int = 5, max_bytes: int = 64 << 20) -> 
         return objects, False
     try:
         with open_bytes(path) as stream:
-            obj = json.loads(_decode(stream.read(max_bytes)))
-    except (*_GZIP_ERRORS, OSError, UnicodeDecodeError, json.JSONDecodeError):
+            obj = limits.loads(_decode(stream.read(min(max_bytes, limits.current().max_record_bytes))))
+    except (*_GZIP_ERRORS, OSError, UnicodeDecodeError, json.JSONDecodeError, TooDeepError):
         return [], False
     if isinstance(obj, list):  # a JSON array of records
         return [o for o in obj[:limit] if isinstance(o, dict)], False

@@ -16,6 +16,7 @@ from typing import Any
 from sciembed.papers import sections as sec
 from sciembed.papers.model import Paper, Reference, SectionRole
 from sciembed.papers.readers import ids
+from sciembed.papers.readers.checks import dict_items, id_text
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import MISSING_ID, Loc, Record, Rejection
 from sciembed.papers.roles import role_of
@@ -86,7 +87,7 @@ def _year(obj: dict[str, Any], meta: dict[str, Any], arxiv_id: str) -> int | Non
 
 def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     meta = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
-    paper_id = clean_inline(str(obj.get("paper_id") or meta.get("id") or ""))
+    paper_id = clean_inline(id_text(obj.get("paper_id") or meta.get("id"), "paper_id"))
     if not paper_id:
         return Rejection(loc, MISSING_ID, "record has no paper_id")
     abstract = obj.get("abstract")
@@ -101,7 +102,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         title=meta.get("title") or obj.get("title") or "",
         abstract=abstract_text or meta.get("abstract") or "",
         sections=sec.sections_from_paragraphs(_numbered(body)),
-        references=tuple(_reference(b) for b in entries if isinstance(b, dict)),
+        references=tuple(_reference(b) for b in dict_items(entries, "bib_entries")),
         venue="arXiv",
         year=_year(obj, meta, paper_id),
         domain=discipline,

@@ -44,22 +44,26 @@ def text_of(el: etree._Element | None, skip: Iterable[str] = (), blocks: Iterabl
         return ""
     skip_set, block_set = frozenset(skip), frozenset(blocks)
     parts: list[str] = []
-
-    def walk(node: etree._Element) -> None:
-        if node.text:
-            parts.append(node.text)
-        for sub in node:
+    # An explicit stack instead of recursion: a <p> with 1,000 nested <hi> must not hit Python's
+    # recursion limit. Items are elements still to open, or strings to emit after a subtree closes.
+    stack: list[etree._Element | str] = [el]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        if item.text:
+            parts.append(item.text)
+        for sub in reversed(item):  # pushed in reverse so they come out in document order
+            if sub.tail:
+                stack.append(sub.tail)
             name = local(sub)
             if name and name not in skip_set:
                 if name in block_set:
-                    parts.append(" ")
-                walk(sub)
+                    stack.append(" ")
+                stack.append(sub)
                 if name in block_set:
-                    parts.append(" ")
-            if sub.tail:
-                parts.append(sub.tail)
-
-    walk(el)
+                    stack.append(" ")
     return "".join(parts)
 
 

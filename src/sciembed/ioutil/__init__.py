@@ -1,0 +1,1 @@
+"""Filesystem helpers every stage shares: atomic outputs, locks, writability checks."""

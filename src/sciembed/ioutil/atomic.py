@@ -1,0 +1,149 @@
+"""Outputs that appear whole or not at all, one writer at a time.
+
+A command builds its output directory under a hidden temporary name beside
+the target (``.NAME.partial-XXXX``) and renames it into place only when
+everything, manifest last, is written; a run killed at any point leaves either
+the previous output or a hidden partial directory that no stage reads. A lock
+file (``.NAME.lock``, `fcntl.flock`, released by the kernel even on SIGKILL)
+makes a second run on the same output fail at once instead of interleaving
+two writers' files.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+MARKER = "manifest.json"  # written last by every stage: its presence means "finished"
+
+
+class OutputError(ValueError):
+    """The output location cannot be used (locked, exists, not writable); the message says why."""
+
+
+def lock_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.lock"
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `out` for the duration; fail at once if another run holds it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        handle = os.open(lock_path(out), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as err:
+        raise OutputError(f"{out}: cannot create the lock file {lock_path(out)} ({err.strerror})") from err
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as err:
+            raise OutputError(f"{out}: another sciembed run is writing here (lock {lock_path(out)} is held)") from err
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+def check_writable(directory: Path) -> None:
+    """Fail before long work when `directory` (or the parent it would be created in) cannot be written."""
+    probe_dir = directory
+    while not probe_dir.exists() and probe_dir != probe_dir.parent:
+        probe_dir = probe_dir.parent
+    if not probe_dir.is_dir():
+        raise OutputError(f"{directory}: {probe_dir} is not a directory")
+    try:
+        with tempfile.TemporaryFile(dir=probe_dir):
+            pass
+    except OSError as err:
+        raise OutputError(f"{directory}: cannot write in {probe_dir} ({err.strerror})") from err
+
+
+def _is_sciembed_output(path: Path) -> bool:
+    return (path / MARKER).is_file() or not any(path.iterdir())
+
+
+@contextmanager
+def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a fresh temporary directory that replaces `out` when the block ends without an error.
+
+    Refuses an existing non-empty `out` unless `overwrite`, and even then one
+    that holds no manifest (it may be anything: a home directory, a dataset).
+    On an error the temporary directory is removed and `out` is untouched.
+    """
+    out = Path(out)
+    check_writable(out.parent)
+    with output_lock(out):
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"{out}: exists and is not a directory")
+        if out.exists() and any(out.iterdir()):
+            if not overwrite:
+                raise OutputError(f"{out}: already exists; pass --overwrite to replace it")
+            if not _is_sciembed_output(out):
+                raise OutputError(f"{out}: holds files but no {MARKER}; not replacing what sciembed did not write")
+        _remove_stale(out)
+        temp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+        try:
+            yield temp
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)
+            raise
+        publish(temp, out)
+
+
+def publish(temp: Path, out: Path) -> None:
+    """Move a finished temporary directory to `out` (renames only; the old output goes last)."""
+    _fsync_dir(temp)
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rename(out, old / out.name)
+        os.rename(temp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(temp, out)
+    _fsync_dir(out.parent)
+
+
+def _remove_stale(out: Path) -> None:
+    """Partial / old directories of earlier runs that were killed (the lock says none is running now).
+
+    A run killed between its two renames left the previous output under
+    ``.NAME.old-*``: it is put back first, so the previous state survives.
+    """
+    for old in sorted(out.parent.glob(f".{out.name}.old-*")):
+        if not out.exists() and (old / out.name).is_dir():
+            os.rename(old / out.name, out)
+    for pattern in (f".{out.name}.partial-*", f".{out.name}.old-*"):
+        for stale in out.parent.glob(pattern):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        handle = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a file through a temporary sibling and `os.replace`, so readers see old or new, never half."""
+    path = Path(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

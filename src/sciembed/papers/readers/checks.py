@@ -1,0 +1,86 @@
+"""Checks every reader's output gets after `finalize`: usable ids, a display title, typed scalar fields.
+
+Ids are checked once they are normalised (NFC, control characters dropped,
+whitespace trimmed), so "\\x00" or "   " cannot pass as the empty id. An id
+with whitespace inside is refused: TREC run files and qrels split columns on
+whitespace, so such an id could forge a column downstream.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from sciembed.papers.model import Paper
+from sciembed.papers.readers.records import MISSING_ID
+from sciembed.papers.readers.source import file_stem
+
+INVALID_ID = "invalid_id"
+MAX_ID_CHARS = 512
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+def id_problem(clean: str, raw: Any) -> tuple[str, str] | None:
+    """(reason, message) when a normalised id is unusable, else None."""
+    if not clean:
+        return MISSING_ID, f"id {str(raw)[:40]!r} is empty once control characters and whitespace are removed"
+    if any(c.isspace() for c in clean):
+        return INVALID_ID, f"id {clean[:80]!r} contains whitespace (TREC runs and qrels cannot hold it)"
+    if len(clean) > MAX_ID_CHARS:
+        return INVALID_ID, f"id is {len(clean)} characters long (at most {MAX_ID_CHARS})"
+    return None
+
+
+def display_title(paper: Paper, file_name: str, max_chars: int = 200) -> Paper:
+    """A stand-in title for an untitled paper: the abstract's first sentence, else the file stem."""
+    first = _SENTENCE_END.split(paper.abstract, maxsplit=1)[0].strip() if paper.abstract else ""
+    title = first[:max_chars] or file_stem(file_name, (".gz", ".jsonl", ".json", ".xml", ".nxml", ".tei", ".pdf"))
+    return replace(paper, title=title)
+
+
+class FieldTypeError(ValueError):
+    """A field holds a value of the wrong JSON type (a dict where an id belongs, `true` as a title …)."""
+
+
+def id_text(value: Any, field: str) -> str:
+    """An id from a string or an integer; anything else is a `FieldTypeError`, never a Python repr."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise FieldTypeError(f"{field} must be a string or an integer, got {type(value).__name__}")
+    return str(value)
+
+
+def strings(values: Any, field: str) -> tuple[str, ...]:
+    """A list of strings (e.g. fields of study); a non-list or a non-string item is a `FieldTypeError`.
+
+    S2 Datasets' `s2fieldsofstudy` ({"category": …} objects) is unpacked by its reader before this.
+    """
+    if values in (None, ""):
+        return ()
+    if not isinstance(values, list):
+        raise FieldTypeError(f"{field} must be a list of strings, got {type(values).__name__}")
+    bad = [type(v).__name__ for v in values if not isinstance(v, str)]
+    if bad:
+        raise FieldTypeError(f"{field} must hold strings, got {', '.join(sorted(set(bad)))}")
+    return tuple(v for v in values if v)
+
+
+def dict_items(entries: Any, field: str) -> list[dict[str, Any]]:
+    """Reference entries (a list, or a dict's values); an entry that is no object is a `FieldTypeError`.
+
+    Dropping such entries quietly would make a paper's reference list shorter
+    than its source without a word; rejecting the record names the field.
+    """
+    if entries in (None, "", [], {}):
+        return []
+    items = list(entries.values()) if isinstance(entries, dict) else entries
+    if isinstance(items, tuple | type({}.values())):
+        items = list(items)
+    if not isinstance(items, list):
+        raise FieldTypeError(f"{field} must be a list or an object, got {type(entries).__name__}")
+    bad = sorted({type(e).__name__ for e in items if not isinstance(e, dict)})
+    if bad:
+        raise FieldTypeError(f"{field} entries must be objects, got {', '.join(bad)}")
+    return items

@@ -110,9 +110,11 @@ def test_geometry_of_the_hand_set_vectors(bench, fake_encoder) -> None:
     from math import cos, radians
 
     expected = sum(2 - 2 * cos(radians(d)) for d in (25, 82, 110, 125)) / 4
-    assert g["pair_alignment"] == pytest.approx(expected, rel=1e-5)
+    assert g["wang_isola_alignment"] == pytest.approx(expected, rel=1e-5)
+    assert g["pair_alignment"] == pytest.approx(expected / 2, rel=1e-5)  # the paper's: mean 1 − cos
     intra = sum(2 - 2 * cos(radians(d)) for d in (0, 90, 22, 17, 52, 28)) / 6  # TA vs body angle per paper
-    assert g["intra_article_alignment"]["windowed"] == pytest.approx(intra, rel=1e-5)
+    assert g["wang_isola_intra_article_alignment"]["windowed"] == pytest.approx(intra, rel=1e-5)
+    assert g["intra_article_alignment"]["windowed"] == pytest.approx(intra / 2, rel=1e-5)
     assert g["spectrum"]["top_share"]["1"] > 0.5  # points on an arc: variance is not isotropic in 3-d
 
 
@@ -134,3 +136,26 @@ def test_corpus_without_splits_is_refused(tmp_path) -> None:
 def test_unknown_scenario_is_refused(bench, fake_encoder) -> None:
     with pytest.raises(ValueError, match="unknown scenario 'abstract'"):
         evaluate_encoder(fake_encoder, bench, scenarios=("abstract",), show_progress=False)
+
+
+def test_anchor_queries_and_their_relevant_sets(anchored_corpus) -> None:
+    """A hand-built test split: anchors A and D seeded the balls {A, C, E} and {D, G}; B–F is a link
+    between two non-anchors. Anchor mode asks A and D only; linked mode asks every linked paper."""
+    root = anchored_corpus
+    bench = build_citation_benchmark(root)
+    assert bench.query_mode == "anchors" and bench.query_ids == ["A", "D"]
+    task = bench.task(("ta_ta", None), 50)
+    assert task.qrels == {"A": {"C": 1, "E": 1}, "D": {"G": 1}}
+    assert task.doc_ids == list("ABCDEFG")  # every split paper stays a candidate
+    assert bench.describe()["mean_relevant_per_query"] == 1.5
+    linked = build_citation_benchmark(root, queries="linked")
+    assert linked.query_ids == ["A", "B", "C", "D", "E", "F", "G"]
+    assert linked.fingerprint() != bench.fingerprint()
+    with pytest.raises(ValueError, match="unknown query mode 'all'"):
+        build_citation_benchmark(root, queries="all")
+
+
+def test_corpus_without_anchor_column_falls_back_to_linked_queries(citation_corpus) -> None:
+    bench = build_citation_benchmark(citation_corpus)
+    assert bench.query_mode == "linked" and len(bench.query_ids) == 7
+    assert any("no anchor column" in i.what for i in bench.issues)

@@ -159,3 +159,26 @@ def test_corpus_without_anchor_column_falls_back_to_linked_queries(citation_corp
     bench = build_citation_benchmark(citation_corpus)
     assert bench.query_mode == "linked" and len(bench.query_ids) == 7
     assert any("no anchor column" in i.what for i in bench.issues)
+
+
+@pytest.mark.parametrize("model", ["fake", "bm25"])
+def test_full_list_mrr_does_not_depend_on_the_cut(bench, fake_encoder, model) -> None:
+    """k = 1 keeps one candidate per query: MRR@1 loses every first hit below rank 1, MRR (full list) does not."""
+    encoder = fake_encoder if model == "fake" else "bm25"
+    cut = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=1, show_progress=False, geometry=False)
+    deep = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=100, show_progress=False, geometry=False)
+    full, at_1 = cut.per_query["ta_ta"]["mrr_full"], cut.per_query["ta_ta"]["mrr"]
+    assert full == pytest.approx(deep.per_query["ta_ta"]["mrr"])  # 7 candidates: the top 100 is the full list
+    if model == "fake":
+        assert any(full[q] > at_1[q] for q in full)  # a query whose first relevant paper is below rank 1
+    assert cut.aggregates["ta_ta"]["mrr_full"] == pytest.approx(sum(full.values()) / len(full))
+
+
+def test_window_length_follows_window_tokens_not_max_seq_length(bench, fake_encoder) -> None:
+    """ModernBERT rows of Table 5: full sections at the encoder's budget, windows from 512 tokens."""
+    own = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False)
+    set_ = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False,
+                            window_tokens=512)
+    assert own.config["window_words"] == target_words(fake_encoder.max_seq_length)
+    assert set_.config["window_words"] == target_words(512) == 358
+    assert fake_encoder.max_seq_length == 20  # the encoder itself is untouched

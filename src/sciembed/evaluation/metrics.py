@@ -26,6 +26,7 @@ METRIC_LABELS = {
     "recall@10": "R@10",
     "recall@100": "R@100",
     "map": "MAP",
+    "mrr_full": "MRR (full list)",  # `sciembed.evaluation.full_list`, citation benchmarks
 }
 
 Ranking = Sequence[tuple[str, float]]

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation import metrics as M
+from sciembed.evaluation.full_list import METRIC as FULL_MRR
+from sciembed.evaluation.full_list import full_list_mrr
 from sciembed.evaluation.geometry import citation_geometry
 from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
 from sciembed.evaluation.task import BODY_MODES, SCENARIOS, Benchmark, RetrievalTask, ScenarioDict, ScenarioKey
@@ -83,6 +85,7 @@ def evaluate_encoder(
     seed: int = 0,
     index_dir: Path | None = None,
     window_tokens: int | None = None,
+    full_mrr: bool | None = None,
 ) -> ModelRun:
     """Rank, score and (for dense models on citation benchmarks) measure geometry.
 
@@ -92,7 +95,10 @@ def evaluate_encoder(
     encoder on the same benchmark (another encoder's index is refused, `IndexLoadError`).
     `window_tokens`: token budget of the windowed body views (default: the encoder's
     `max_seq_length`), so full sections at 8,192 tokens and 512-token windows share one run.
+    `full_mrr`: add ``mrr_full``, MRR over every candidate (default: on citation benchmarks).
     """
+    if full_mrr is None:
+        full_mrr = benchmark.kind == "citation"
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     fingerprint = benchmark.fingerprint()
@@ -124,6 +130,8 @@ def evaluate_encoder(
         rankings = rank_task(ranker, task, k, show_progress)
         t1 = time.perf_counter()
         score_into(run, task, rankings)
+        if full_mrr and task.pools is None:
+            add_metric(run, task, FULL_MRR, full_list_mrr(ranker, task))
         search_s += t1 - t0
         metric_s += time.perf_counter() - t1
     run.timings.update(search_s=search_s, metrics_s=metric_s)
@@ -147,6 +155,13 @@ def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking])
     run.per_domain[task.key] = M.by_domain(per_query, task.domains)
     run.counts[task.key] = task.counts()
     run.notes[task.key] = task.notes.to_list()
+
+
+def add_metric(run: ModelRun, task: RetrievalTask, metric: str, scores: dict[str, float]) -> None:
+    """One more per-query metric for a scenario already scored (macro and per-domain means follow)."""
+    run.per_query[task.key][metric] = {q: scores.get(q, 0.0) for q in sorted(task.qrels)}
+    run.aggregates[task.key] = M.aggregate(run.per_query[task.key])
+    run.per_domain[task.key] = M.by_domain(run.per_query[task.key], task.domains)
 
 
 def _geometry_views(benchmark: Any, keys: list[ScenarioKey], window_words: int,

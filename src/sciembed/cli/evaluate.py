@@ -68,6 +68,8 @@ def eval_command(
     ta_join: str | None = typer.Option(None, help="Between title and abstract: '. ' (default) or 'sep' (the "
                                                   "tokenizer's separator)."),
     adapter: str | None = typer.Option(None, help="Adapter hub id or directory (needs sciembed[specter2])."),
+    domain_baseline: str | None = typer.Option(None, help="Model the per-domain figure sorts by and subtracts "
+                                                          "(default: the first --model)."),
 ) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
@@ -86,7 +88,7 @@ def eval_command(
             runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
                                          geometry=geometry, index_dir=index_dir, window_tokens=window_tokens))
             del encoder
-        report = write_report(runs, bench, out, rankings=rankings)
+        report = write_report(runs, bench, out, rankings=rankings, domain_baseline=domain_baseline)
     except (BenchmarkError, CorpusError, IndexLoadError, ModelLoadError, ValueError) as err:
         _fail(str(err))
         return

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.metrics import METRIC_LABELS, METRICS, PRIMARY
+from sciembed.evaluation.metrics import EXTRA_METRICS, METRIC_LABELS, METRICS, PRIMARY
 from sciembed.evaluation.plots import plot_domains, plot_scenarios, plot_spectrum
 from sciembed.evaluation.run import ModelRun
 from sciembed.evaluation.significance import paired_test
@@ -121,7 +121,8 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     return _clean({
         "format": FORMAT,
         "benchmark": benchmark.describe(),
-        "metrics": list(METRICS),
+        "metrics": list(METRICS) + [x for x in EXTRA_METRICS
+                                    if any(x in a for m in models for a in m["aggregates"].values())],
         "primary": PRIMARY,
         "k": runs[0].k if runs else None,
         "versions": versions(),
@@ -131,10 +132,12 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     })
 
 
-def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, rankings: bool = True) -> Path:
+def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, rankings: bool = True,
+                 domain_baseline: str | None = None) -> Path:
     """Write every file of an evaluation into `out_dir`; returns the report.md path.
 
     `rankings=False` skips the TREC run files (k lines per query, per scenario, per model).
+    `domain_baseline`: the model the per-domain figure sorts by and subtracts (default: the first).
     """
     if not runs:
         raise ValueError("write_report needs at least one ModelRun")
@@ -152,7 +155,8 @@ def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, r
 
         write_paper_log(benchmark.paper_log, out / "paper_log.jsonl")
     figures = [plot_scenarios(results["models"], results["scenarios"], out / "ndcg_by_scenario.png"),
-               plot_domains(results["models"], results["scenarios"], out / "ndcg_by_domain.png"),
+               plot_domains(results["models"], results["scenarios"], out / "ndcg_by_domain.png",
+                            baseline=domain_baseline),
                plot_spectrum(results["models"], out / "spectrum.png")]
     report = out / "report.md"
     report.write_text(render_markdown(results, [f.name for f in figures if f is not None]))

@@ -20,12 +20,14 @@ def ingest_cmd(
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (non-zero exit)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    metadata: Path | None = typer.Option(None, "--metadata", help="Semantic Scholar `papers` JSONL(.gz) joined by "
+                                                                  "corpus id: venue, year, fields of study, ids."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
     from sciembed.papers.ingest import IngestError, ingest
 
     try:
-        result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress)
+        result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, metadata=metadata)
     except IngestError as err:
         console.print(f"[red]error (--strict):[/red] {err.rejection}")
         raise typer.Exit(1) from err
@@ -36,6 +38,11 @@ def ingest_cmd(
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
     console.print(f"rejected by reason: {reasons}; flags: {flags}")
+    if result.metadata is not None:
+        m = result.metadata
+        console.print(f"metadata {m['file']}: {m['records']} records; joined {m['joined']}, missing {m['missing']}, "
+                      f"conflicting {m['conflicting']}; records matching no paper {m['unmatched_records']}, "
+                      f"duplicate records {m['duplicate_records']} (first kept)", highlight=False, soft_wrap=True)
     if result.skipped_files:
         console.print(f"skipped {len(result.skipped_files)} non-JSON/XML file(s), listed in the manifest")
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")

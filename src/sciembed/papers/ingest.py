@@ -58,6 +58,7 @@ class IngestResult:
     accepted: int = 0
     rejected: int = 0
     files: dict[str, FileCounts] = field(default_factory=dict)
+    metadata: dict[str, Any] | None = None  # the --metadata join's counts
     reasons: Counter[str] = field(default_factory=Counter)
     flags: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)
@@ -94,13 +95,19 @@ class IngestResult:
 
 
 def ingest(
-    inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True
+    inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True,
+    metadata: Path | None = None,
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
     Raises `IngestError` at the first rejected record when `strict`; then no
     manifest is written, so the directory never passes for a finished corpus.
+    `metadata`: Semantic Scholar ``papers`` JSONL joined onto every accepted paper
+    (`sciembed.papers.metadata`); its counts go to the manifest's ``metadata``.
     """
+    from sciembed.papers.metadata import MetadataJoin
+
+    join = MetadataJoin.load(metadata) if metadata is not None else None  # bad metadata fails before any work
     if fmt != "auto" and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     missing = [str(p) for p in inputs if not p.exists()]
@@ -140,11 +147,16 @@ def ingest(
                         raise IngestError(record)
                 else:
                     counts.accepted += 1
+                    if join is not None:
+                        record = Accepted(record.loc, join.apply(record.paper))
                     _accept(result, record, writer, seen, counts.format)
                 bar.advance_record(result)
             bar.finish_file(result)
     assert result.read == result.accepted + result.rejected
-    (out / MANIFEST_FILE).write_text(json.dumps(result.manifest(), indent=2, ensure_ascii=False) + "\n")
+    manifest = result.manifest()
+    if join is not None:
+        result.metadata = manifest["metadata"] = join.finish()
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     (out / REPORT_FILE).write_text(render_report(result))
     return result
 

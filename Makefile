@@ -17,11 +17,11 @@ $(BIN)/python:
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q "$(TORCH_SPEC)"
-	$(BIN)/pip install -q -e ".[onnx]"
+	$(BIN)/pip install -q -e ".[onnx,specter2]"
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install -q -e ".[onnx,dev]"
+	$(BIN)/pip install -q -e ".[onnx,specter2,dev]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -49,6 +49,16 @@ def test_triangles_split_as_whole_balls(paper, write_corpus, write_csv, tmp_path
     stats = result.splits.splits["test"]
     assert (stats["papers"], stats["pairs"], stats["queries"], stats["mean_relevant_per_query"]) == (3, 3, 3, 2.0)
     assert (stats["target_papers"], stats["seeds"]) == (3, 1)
+    # the seeds are recorded as anchors: one query per ball, relevant = its two triangle partners
+    assert built.anchor_ids("test") == [order[0]]
+    assert built.anchor_ids("val") == [next(p for p in order if p not in test)]
+    assert built.anchor_ids("train") == []
+    assert (stats["anchors"], stats["mean_relevant_per_anchor"]) == (1, 2.0)
+    from sciembed.evaluation import build_citation_benchmark
+
+    bench = build_citation_benchmark(built, "test")
+    assert bench.query_ids == [order[0]] and bench.links[order[0]] == set(test) - {order[0]}
+    assert build_citation_benchmark(built, "test", queries="linked").query_ids == sorted(test)
 
 
 def _synthetic_corpus(paper, write_corpus, write_csv, n_papers=400, n_edges=2400):

@@ -76,14 +76,16 @@ def make_paper(pid: str, with_body: bool = True) -> Paper:
 
 
 def write_corpus(root: Path, papers: list[Paper], splits: dict[str, str], pairs: list[tuple[str, str]],
-                 domains: dict[str, str] | None = None) -> Path:
+                 domains: dict[str, str] | None = None, anchors: set[str] | None = None) -> Path:
     """A built corpus directory exactly as `sciembed.corpus.layout` documents it."""
     root.mkdir(parents=True, exist_ok=True)
     write_parquet(papers, root / "papers.parquet")
     domains = domains or {}
     ids = sorted(splits)
-    pq.write_table(pa.table({"paper_id": ids, "split": [splits[i] for i in ids],
-                             "domain": [domains.get(i) for i in ids]}), root / "splits.parquet")
+    columns = {"paper_id": ids, "split": [splits[i] for i in ids], "domain": [domains.get(i) for i in ids]}
+    if anchors is not None:  # corpora built since anchors are recorded; without: the pre-anchor layout
+        columns["anchor"] = [i in anchors for i in ids]
+    pq.write_table(pa.table(columns), root / "splits.parquet")
     rows = [(min(a, b), max(a, b)) for a, b in pairs]
     pq.write_table(pa.table({
         "paper_a": [a for a, _ in rows], "paper_b": [b for _, b in rows],
@@ -99,6 +101,14 @@ def citation_corpus(tmp_path: Path) -> Path:
     splits = {p: "test" for p in TA_ANGLES} | {"T1": "train", "T2": "train"}
     pairs = [*LINKS, ("T1", "T2"), ("T1", "A")]  # the last pair crosses splits and must not count
     return write_corpus(tmp_path / "corpus", papers, splits, pairs, DOMAINS | {"T1": "cs", "T2": "cs"})
+
+
+@pytest.fixture
+def anchored_corpus(tmp_path: Path) -> Path:
+    """The test split above with anchors recorded: A seeded {A, C, E}, D seeded {D, G}; B–F joins two members."""
+    papers = [make_paper(p, with_body=p != "G") for p in TA_ANGLES]
+    return write_corpus(tmp_path / "anchored", papers, {p: "test" for p in TA_ANGLES}, LINKS, DOMAINS,
+                        anchors={"A", "D"})
 
 
 @pytest.fixture

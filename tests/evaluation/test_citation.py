@@ -110,9 +110,11 @@ def test_geometry_of_the_hand_set_vectors(bench, fake_encoder) -> None:
     from math import cos, radians
 
     expected = sum(2 - 2 * cos(radians(d)) for d in (25, 82, 110, 125)) / 4
-    assert g["pair_alignment"] == pytest.approx(expected, rel=1e-5)
+    assert g["wang_isola_alignment"] == pytest.approx(expected, rel=1e-5)
+    assert g["pair_alignment"] == pytest.approx(expected / 2, rel=1e-5)  # the paper's: mean 1 − cos
     intra = sum(2 - 2 * cos(radians(d)) for d in (0, 90, 22, 17, 52, 28)) / 6  # TA vs body angle per paper
-    assert g["intra_article_alignment"]["windowed"] == pytest.approx(intra, rel=1e-5)
+    assert g["wang_isola_intra_article_alignment"]["windowed"] == pytest.approx(intra, rel=1e-5)
+    assert g["intra_article_alignment"]["windowed"] == pytest.approx(intra / 2, rel=1e-5)
     assert g["spectrum"]["top_share"]["1"] > 0.5  # points on an arc: variance is not isotropic in 3-d
 
 
@@ -134,3 +136,49 @@ def test_corpus_without_splits_is_refused(tmp_path) -> None:
 def test_unknown_scenario_is_refused(bench, fake_encoder) -> None:
     with pytest.raises(ValueError, match="unknown scenario 'abstract'"):
         evaluate_encoder(fake_encoder, bench, scenarios=("abstract",), show_progress=False)
+
+
+def test_anchor_queries_and_their_relevant_sets(anchored_corpus) -> None:
+    """A hand-built test split: anchors A and D seeded the balls {A, C, E} and {D, G}; B–F is a link
+    between two non-anchors. Anchor mode asks A and D only; linked mode asks every linked paper."""
+    root = anchored_corpus
+    bench = build_citation_benchmark(root)
+    assert bench.query_mode == "anchors" and bench.query_ids == ["A", "D"]
+    task = bench.task(("ta_ta", None), 50)
+    assert task.qrels == {"A": {"C": 1, "E": 1}, "D": {"G": 1}}
+    assert task.doc_ids == list("ABCDEFG")  # every split paper stays a candidate
+    assert bench.describe()["mean_relevant_per_query"] == 1.5
+    linked = build_citation_benchmark(root, queries="linked")
+    assert linked.query_ids == ["A", "B", "C", "D", "E", "F", "G"]
+    assert linked.fingerprint() != bench.fingerprint()
+    with pytest.raises(ValueError, match="unknown query mode 'all'"):
+        build_citation_benchmark(root, queries="all")
+
+
+def test_corpus_without_anchor_column_falls_back_to_linked_queries(citation_corpus) -> None:
+    bench = build_citation_benchmark(citation_corpus)
+    assert bench.query_mode == "linked" and len(bench.query_ids) == 7
+    assert any("no anchor column" in i.what for i in bench.issues)
+
+
+@pytest.mark.parametrize("model", ["fake", "bm25"])
+def test_full_list_mrr_does_not_depend_on_the_cut(bench, fake_encoder, model) -> None:
+    """k = 1 keeps one candidate per query: MRR@1 loses every first hit below rank 1, MRR (full list) does not."""
+    encoder = fake_encoder if model == "fake" else "bm25"
+    cut = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=1, show_progress=False, geometry=False)
+    deep = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=100, show_progress=False, geometry=False)
+    full, at_1 = cut.per_query["ta_ta"]["mrr_full"], cut.per_query["ta_ta"]["mrr"]
+    assert full == pytest.approx(deep.per_query["ta_ta"]["mrr"])  # 7 candidates: the top 100 is the full list
+    if model == "fake":
+        assert any(full[q] > at_1[q] for q in full)  # a query whose first relevant paper is below rank 1
+    assert cut.aggregates["ta_ta"]["mrr_full"] == pytest.approx(sum(full.values()) / len(full))
+
+
+def test_window_length_follows_window_tokens_not_max_seq_length(bench, fake_encoder) -> None:
+    """ModernBERT rows of Table 5: full sections at the encoder's budget, windows from 512 tokens."""
+    own = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False)
+    set_ = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False,
+                            window_tokens=512)
+    assert own.config["window_words"] == target_words(fake_encoder.max_seq_length)
+    assert set_.config["window_words"] == target_words(512) == 358
+    assert fake_encoder.max_seq_length == 20  # the encoder itself is untouched

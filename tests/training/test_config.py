@@ -32,7 +32,25 @@ def test_paper_config_uses_cached_mnrl_with_a_large_batch():
 
 
 def test_both_shipped_configs_exist():
-    assert {p.name for p in CONFIGS.glob("window-*.yaml")} >= {"window-minilm.yaml", "window-demo.yaml"}
+    assert {p.name for p in CONFIGS.glob("window-*.yaml")} >= {"window-minilm.yaml", "window-demo.yaml",
+                                                               "window-scibert.yaml", "window-modernbert.yaml"}
+
+
+def test_paper_model_configs_and_defaults():
+    scibert = load_config(WindowConfig, CONFIGS / "window-scibert.yaml")
+    assert (scibert.model.base, scibert.model.max_seq_length) == ("allenai/scibert_scivocab_uncased", 512)
+    assert (scibert.training.batch_size, scibert.training.mini_batch_size, scibert.training.epochs) == (2048, 128, 3)
+    assert scibert.model.projection.hidden == scibert.model.projection.out == 4096
+    modern = load_config(WindowConfig, CONFIGS / "window-modernbert.yaml")
+    assert (modern.model.base, modern.model.max_seq_length) == ("answerdotai/ModernBERT-base", 1024)
+    assert modern.training.max_steps == 4190
+    # no config: the paper's set-up except the base model
+    default = load_config(WindowConfig)
+    assert default.model.base is None and default.model.max_seq_length == 512
+    assert default.model.projection is not None and default.model.projection.out == 4096
+    assert (default.training.batch_size, default.training.mini_batch_size, default.training.epochs) == (2048, 128, 3)
+    assert (default.data.self_align, default.data.orientation, default.data.self_align_share) == ("inside", "sorted",
+                                                                                                   0.2)
 
 
 def test_overrides_reach_nested_keys_and_parse_yaml_scalars(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from sciembed.training.composition import composition
 from sciembed.training.config import STRATEGIES
 from sciembed.training.pairs import TA
-from sciembed.training.plan import PlanError, plan_batches, self_slots
+from sciembed.training.plan import PlanError, plan_batches, self_slots, steps_per_epoch
 
 
 def random_graph(n_papers: int = 80, n_pairs: int = 300, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -60,7 +60,9 @@ def test_no_paper_twice_in_a_batch(strategy):
 
 
 def test_every_pair_once_per_epoch_up_to_dropped_tail():
-    plan, pairs, _ = make_plan(batch_size=20, epochs=3)
+    pairs, n_body = random_graph()
+    plan = plan_batches(pairs, n_body, strategy="both_random", batch_size=20, self_share=0.2, epochs=3, seed=0,
+                        self_align="on_top")
     known = {tuple(p) for p in pairs.tolist()}
     start = 0
     for n_batches, dropped in zip(plan.epoch_batches, plan.dropped_pairs, strict=True):
@@ -138,3 +140,51 @@ def test_self_alignment_needs_a_body():
         plan_batches(pairs, np.zeros(80, int), strategy="ta_ta", batch_size=10, self_share=0.2, epochs=1, seed=0)
     plan = plan_batches(pairs, np.zeros(80, int), strategy="ta_ta", batch_size=10, self_share=0.0, epochs=1, seed=0)
     assert not plan.is_self.any()
+
+
+def test_an_epoch_is_one_pass_over_the_pairs_with_self_alignment_inside():
+    """300 pairs at batch 20 (16 citation + 4 self): the paper's epoch is 300 // 20 = 15 steps (S2Full:
+    2,279 steps at batch 2,048); 'on_top' shows every pair once: 300 // 16 = 18 steps."""
+    pairs, n_body = random_graph()
+    assert steps_per_epoch(300, 20, 4) == 15 and steps_per_epoch(300, 20, 4, "on_top") == 18
+    assert steps_per_epoch(4_667_000, 2048, self_slots(2048, 0.2)) == 2278  # 2,279 × 2,048 pairs ≈ one epoch
+    inside = plan_batches(pairs, n_body, strategy="both_random", batch_size=20, self_share=0.2, epochs=3, seed=0)
+    assert inside.epoch_batches == (15, 15, 15)
+    # pairs not reached in an epoch are counted: placed + not reached = read
+    assert all(15 * 16 + dropped == 300 for dropped in inside.dropped_pairs)
+    on_top = plan_batches(pairs, n_body, strategy="both_random", batch_size=20, self_share=0.2, epochs=1, seed=0,
+                          self_align="on_top")
+    assert on_top.epoch_batches == (18,)
+    few, n_body = random_graph(n_papers=80, n_pairs=30)
+    with pytest.raises(PlanError, match="30 citation pairs make no full batch of 40"):
+        plan_batches(few, n_body, strategy="both_random", batch_size=40, self_share=0.2, epochs=1, seed=0)
+
+
+def test_anchor_is_the_smaller_id_unless_orientation_is_random():
+    plan, _, _ = make_plan(epochs=2)
+    c = ~plan.is_self
+    assert (plan.anchor_paper[c] < plan.positive_paper[c]).all()  # index order = id order
+    flipped = plan_batches(*random_graph(), strategy="both_random", batch_size=20, self_share=0.2, epochs=2, seed=0,
+                           orientation="random")
+    c = ~flipped.is_self
+    smaller = (flipped.anchor_paper[c] < flipped.positive_paper[c]).mean()
+    assert 0.35 < smaller < 0.65
+    # the pair order is drawn the same way in both modes: the same pairs meet in the same batches
+    assert np.array_equal(np.sort(np.stack([plan.anchor_paper, plan.positive_paper]), axis=0),
+                          np.sort(np.stack([flipped.anchor_paper, flipped.positive_paper]), axis=0))
+
+
+def test_prefixes_as_special_tokens(tiny_bert):
+    from sciembed.training.config import ModelConfig
+    from sciembed.training.model import build_model
+    from sciembed.training.recipes.window import add_prefix_tokens
+
+    model = build_model(ModelConfig(base=str(tiny_bert), max_seq_length=32))
+    tokenizer = model[0].tokenizer
+    before = len(tokenizer)
+    assert len(tokenizer.tokenize("[TA] x")) > 2  # plain text: split into word pieces
+    assert add_prefix_tokens(model, ["[TA] ", "[BODY] "]) == ["[TA]", "[BODY]"]
+    assert len(tokenizer) == before + 2
+    assert tokenizer.tokenize("[TA] [BODY]") == ["[TA]", "[BODY]"]
+    assert model[0].auto_model.get_input_embeddings().num_embeddings >= before + 2
+    assert model.encode(["[BODY] anything"]).shape[0] == 1

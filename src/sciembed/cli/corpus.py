@@ -47,7 +47,8 @@ def build_cmd(
                                                   help="Stage 7 on/off."),
     domain_cap: int | None = typer.Option(None, "--domain-cap", help="At most M pairs per domain [1000000]."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the domain cap and the splits [0]."),
-    test_size: str | None = typer.Option(None, "--test-size", help="Test papers: fraction or count [0.1]."),
+    test_size: str | None = typer.Option(None, "--test-size",
+                                         help="Test papers: fraction or count [0.024, the paper's share]."),
     val_size: str | None = typer.Option(None, "--val-size", help="Validation papers: fraction or count [0.1]."),
     strict_edges: bool | None = typer.Option(None, "--strict-edges/--lenient-edges",
                                              help="Stop at the first malformed edge-file line [lenient: count]."),
@@ -122,11 +123,15 @@ def _print_summary(manifest: dict, out: Console) -> None:
     table = Table(title=f"Splits (zero paper overlap; {manifest['splits']['cross_split_pairs']:,} cross-split "
                         f"pairs and {manifest['splits'].get('cross_split_citations', 0):,} cross-split citations "
                         "dropped)")
-    for name in ("split", "papers", "pairs", "citations", "queries (≥1 in-split link)", "mean relevant / query"):
+    for name in ("split", "papers", "pairs", "citations", "anchor queries", "mean relevant / anchor",
+                 "papers with ≥1 link", "mean relevant / linked"):
         table.add_column(name, justify="left" if name == "split" else "right")
     for name in ("train", "val", "test"):
         s = splits[name]
-        table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s.get('citations', 0):,}", f"{s['queries']:,}",
+        anchors = f"{s['anchors']:,}" if "anchors" in s else "—"
+        per_anchor = f"{s['mean_relevant_per_anchor']:.2f}" if "anchors" in s else "—"
+        table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s.get('citations', 0):,}", anchors, per_anchor,
+                      f"{s['queries']:,}",
                       f"{s['mean_relevant_per_query']:.2f}")
     out.print(table)
 

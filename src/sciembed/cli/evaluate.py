@@ -26,7 +26,8 @@ def _fail(message: str) -> None:
     raise typer.Exit(1)
 
 
-def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int):
+def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int,
+               queries: str = "anchors"):
     from sciembed.evaluation import build_citation_benchmark, load_beir, load_pools
 
     given = [name for name, value in (("CORPUS", corpus), ("--beir", beir), ("--pools", pools)) if value]
@@ -36,7 +37,7 @@ def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split
         return load_beir(beir, split)
     if pools:
         return load_pools(pools)
-    return build_citation_benchmark(corpus, split=split, paper_log_seed=seed)
+    return build_citation_benchmark(corpus, split=split, paper_log_seed=seed, queries=queries)
 
 
 def eval_command(
@@ -58,6 +59,17 @@ def eval_command(
     device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
     geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
     rankings: bool = typer.Option(True, help="Write TREC run files of every ranking (runs/<model>/)."),
+    queries: str = typer.Option("anchors", help="anchors (the split's ball seeds, S2Full) | linked (every linked "
+                                                "paper)."),
+    window_tokens: int | None = typer.Option(None, help="Token budget of windowed body views (default: the "
+                                                        "encoder's max_seq_length), e.g. 512 with --max-seq-length "
+                                                        "8192."),
+    pooling: str | None = typer.Option(None, help="cls | mean instead of the model's own pooling."),
+    ta_join: str | None = typer.Option(None, help="Between title and abstract: '. ' (default) or 'sep' (the "
+                                                  "tokenizer's separator)."),
+    adapter: str | None = typer.Option(None, help="Adapter hub id or directory (needs sciembed[specter2])."),
+    domain_baseline: str | None = typer.Option(None, help="Model the per-domain figure sorts by and subtracts "
+                                                          "(default: the first --model)."),
 ) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
@@ -66,16 +78,17 @@ def eval_command(
 
     console = Console()
     try:
-        bench = _benchmark(corpus, beir, pools, split, paper_log_seed)
+        bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries)
         runs = []
         for name in model:
             encoder = name if name.lower() == "bm25" else load_encoder(
-                name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir, device=device)
+                name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir, device=device,
+                pooling=pooling, ta_join=ta_join, adapter=adapter)
             console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
             runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
-                                         geometry=geometry, index_dir=index_dir))
+                                         geometry=geometry, index_dir=index_dir, window_tokens=window_tokens))
             del encoder
-        report = write_report(runs, bench, out, rankings=rankings)
+        report = write_report(runs, bench, out, rankings=rankings, domain_baseline=domain_baseline)
     except (BenchmarkError, CorpusError, IndexLoadError, ModelLoadError, ValueError) as err:
         _fail(str(err))
         return

@@ -32,6 +32,8 @@ def ingest_cmd(
         20.0, "--max-record-mb", min=0.001, help="Largest record (a JSONL line, a whole XML / JSON file) read; "
         "larger ones are rejected as record_too_large."
     ),
+    metadata: Path | None = typer.Option(None, "--metadata", help="Semantic Scholar `papers` JSONL(.gz) joined by "
+                                                                  "corpus id: venue, year, fields of study, ids."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
@@ -40,7 +42,8 @@ def ingest_cmd(
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
     try:
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
-                        keep_untitled=keep_untitled, max_errors=max_errors, limits=limits)
+                        keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
+                        metadata=metadata)
     except IngestError as err:
         console.print(f"[red]error (--strict):[/red] {err.rejection}")
         raise typer.Exit(1) from err
@@ -54,6 +57,11 @@ def ingest_cmd(
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
     console.print(f"rejected by reason: {reasons}; flags: {flags}")
+    if result.metadata is not None:
+        m = result.metadata
+        console.print(f"metadata {m['file']}: {m['records']} records; joined {m['joined']}, missing {m['missing']}, "
+                      f"conflicting {m['conflicting']}; records matching no paper {m['unmatched_records']}, "
+                      f"duplicate records {m['duplicate_records']} (first kept)", highlight=False, soft_wrap=True)
     if result.skipped_files:
         console.print(f"skipped {len(result.skipped_files)} non-JSON/XML file(s), listed in the manifest")
     unknown = result.flags.get("unknown_keys", 0)

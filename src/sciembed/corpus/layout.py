@@ -12,7 +12,7 @@ A *built* corpus (``sciembed corpus build``) adds the citation graph and splits:
     papers.parquet      papers that survived the funnel
     pairs.parquet       paper_a < paper_b (undirected citation pairs), domain, split
     citations.parquet   citing, cited (directed citations behind the pairs), split
-    splits.parquet      paper_id, split (train | val | test), domain
+    splits.parquet      paper_id, split (train | val | test), domain, anchor (seeded a citation ball)
     funnel.json / funnel.md / *.png
 
 Evaluation and training read only through `CorpusDir`.
@@ -78,6 +78,16 @@ class CorpusDir:
         self._require_split(split)
         table = pq.read_table(self.splits_path, columns=["paper_id", "split"]).to_pydict()
         return sorted(pid for pid, s in zip(table["paper_id"], table["split"], strict=True) if s == split)
+
+    def anchor_ids(self, split: str) -> list[str] | None:
+        """Papers that seeded the split's citation balls (its queries), sorted; None for corpora built
+        before `splits.parquet` had the `anchor` column."""
+        self._require_split(split)
+        if "anchor" not in pq.read_schema(self.splits_path).names:
+            return None
+        table = pq.read_table(self.splits_path, columns=["paper_id", "split", "anchor"]).to_pydict()
+        return sorted(pid for pid, s, a in zip(table["paper_id"], table["split"], table["anchor"], strict=True)
+                      if s == split and a)
 
     def pairs(self, split: str) -> list[tuple[str, str]]:
         """Undirected citation pairs (paper_a < paper_b) inside one split, sorted."""

@@ -13,6 +13,10 @@ the requested size is reached. Every seed then keeps all of its relevant
 documents, and every other member keeps at least its seed. Validation seeds are
 drawn only from papers neither in nor next to the test set, so val balls are
 whole as well. Everything else is training.
+
+The seeds are the benchmark's *anchors* (S2Full: 10,022 anchor queries among
+63,095 test candidates): `splits.parquet` marks them (`anchor`), and the
+citation benchmark asks one query per anchor, relevant = its in-split links.
 """
 
 from __future__ import annotations
@@ -104,6 +108,7 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
     seeds only the remaining per-domain deficit, counted on member papers.
     """
     run(con, f"CREATE OR REPLACE TEMP TABLE {name}_papers (pk BIGINT)")
+    run(con, f"CREATE OR REPLACE TEMP TABLE {name}_anchors (pk BIGINT)")
     seeds = 0
     for round_ in range(ROUNDS):
         have = counts(con, f"SELECT domain, count(*) FROM {name}_papers JOIN split_candidates USING (pk) GROUP BY 1")
@@ -115,6 +120,7 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
         if not added:
             break
         seeds += added
+        run(con, f"INSERT INTO {name}_anchors SELECT pk FROM new_seeds")
         _ball(con, "new_members", "new_seeds")
         run(con, f"INSERT INTO {name}_papers SELECT pk FROM new_members ANTI JOIN {name}_papers USING (pk)")
     for table in ("new_seeds", "new_members"):
@@ -147,8 +153,10 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
         con,
         """CREATE OR REPLACE TEMP TABLE paper_split AS
            SELECT x.pk, CASE WHEN t.pk IS NOT NULL THEN 'test' WHEN v.pk IS NOT NULL THEN 'val' ELSE 'train' END
-                  AS split
-           FROM alive x LEFT JOIN test_papers t USING (pk) LEFT JOIN val_papers v USING (pk)""",
+                  AS split,
+                  (ta.pk IS NOT NULL OR va.pk IS NOT NULL) AS anchor
+           FROM alive x LEFT JOIN test_papers t USING (pk) LEFT JOIN val_papers v USING (pk)
+           LEFT JOIN test_anchors ta USING (pk) LEFT JOIN val_anchors va USING (pk)""",
     )
     run(
         con,
@@ -169,7 +177,8 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations)
     for split, targets in (("train", None), ("val", val_t), ("test", test_t)):
         stats.splits[split] = _split_stats(con, split, targets, seeds.get(split))
-    for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers"):
+    for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers", "test_anchors",
+                  "val_anchors"):
         run(con, f"DROP TABLE IF EXISTS {table}")
     return stats
 
@@ -216,4 +225,14 @@ def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, 
     if targets is not None:
         out["target_papers"] = sum(targets.values())
         out["seeds"] = seeds
+        anchor_rel = con.execute(
+            """WITH ins AS (SELECT a, b FROM pairs WHERE split = $split),
+                    deg AS (SELECT pk, count(*) AS deg FROM (SELECT a AS pk FROM ins UNION ALL SELECT b FROM ins)
+                            GROUP BY pk)
+               SELECT count(*), sum(deg.deg) FROM paper_split s LEFT JOIN deg USING (pk)
+               WHERE s.split = $split AND s.anchor""",
+            {"split": split},
+        ).fetchone()
+        out["anchors"] = int(anchor_rel[0])
+        out["mean_relevant_per_anchor"] = round(float(anchor_rel[1] or 0) / anchor_rel[0], 4) if anchor_rel[0] else 0.0
     return out

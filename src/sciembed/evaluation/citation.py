@@ -1,8 +1,12 @@
 """The S2Full citation-retrieval benchmark, read from a built corpus.
 
-Queries are held-out papers with at least one citation link inside the same
-split; relevant = every linked paper (links are undirected); candidates are all
-papers of the split, as title+abstract (TA) or as body text. The body text of a
+Queries are the split's anchors, the papers that seeded its citation balls
+(S2Full: 10,022 anchors, about 5.5 relevant papers each, among 63,095
+candidates); relevant = every paper linked to the anchor (links are
+undirected). ``queries="linked"`` makes every paper with an in-split link a
+query instead (sciembed's earlier protocol; also the fallback for corpora built
+before `splits.parquet` recorded anchors). Candidates are all papers of the
+split, as title+abstract (TA) or as body text. The body text of a
 paper is the section its paper log names: the whole section (``full``) or the
 window of the model's word budget starting at that section's header
 (``windowed``), so every model reads the same place in every paper.
@@ -27,6 +31,7 @@ from sciembed.views import build_paper_log, section_view, ta_text, window_at
 from sciembed.views.paper_log import LogEntry
 
 UNKNOWN_DOMAIN = "unknown"
+QUERY_MODES = ("anchors", "linked")
 
 
 @dataclass
@@ -41,15 +46,21 @@ class CitationBenchmark:
     paper_log: dict[str, LogEntry]
     domains: dict[str, str]
     issues: IssueLog = field(default_factory=IssueLog)
+    anchors: frozenset[str] | None = None  # None: every linked paper is a query ("linked" mode)
     name: str = "citation"
     kind: str = "citation"
     _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- what the benchmark holds -------------------------------------------------
     @property
+    def query_mode(self) -> str:
+        return "linked" if self.anchors is None else "anchors"
+
+    @property
     def query_ids(self) -> list[str]:
-        """Papers with at least one link inside the split, sorted."""
-        return sorted(pid for pid in self.papers if self.links.get(pid))
+        """Anchors (or, in "linked" mode, papers) with at least one link inside the split, sorted."""
+        pool = self.papers if self.anchors is None else (p for p in self.papers if p in self.anchors)
+        return sorted(pid for pid in pool if self.links.get(pid))
 
     def pairs(self) -> list[tuple[str, str]]:
         return sorted({(min(a, b), max(a, b)) for a, nbrs in self.links.items() for b in nbrs})
@@ -61,8 +72,8 @@ class CitationBenchmark:
         return scenario_keys(scenarios, body_modes)
 
     # -- texts ----------------------------------------------------------------------
-    def ta(self, pid: str) -> str:
-        return ta_text(self.papers[pid])
+    def ta(self, pid: str, join: str = ". ") -> str:
+        return ta_text(self.papers[pid], join)
 
     def body(self, pid: str, mode: str, window_words: int) -> str:
         """The logged body text of a paper (it must have a log entry)."""
@@ -74,7 +85,8 @@ class CitationBenchmark:
             return window_at(paper, entry.section, window_words).text
         raise ValueError(f"unknown body mode {mode!r}; expected one of {', '.join(BODY_MODES)}")
 
-    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+    def task(self, key: ScenarioKey, window_words: int, ta_join: str = ". ") -> RetrievalTask:
+        """One scenario; `ta_join` is what the model puts between title and abstract (". " or its [SEP])."""
         scenario, mode = key
         notes = IssueLog()
         body_queries = scenario in ("body_ta", "body_body")
@@ -83,7 +95,7 @@ class CitationBenchmark:
             raise ValueError(f"unknown scenario {scenario!r}; expected one of {', '.join(SCENARIOS)}")
 
         def text(pid: str, body: bool) -> str:
-            return self.body(pid, mode or "windowed", window_words) if body else self.ta(pid)
+            return self.body(pid, mode or "windowed", window_words) if body else self.ta(pid, ta_join)
 
         doc_ids = [pid for pid in sorted(self.papers) if not body_docs or pid in self.paper_log]
         for pid in sorted(self.papers):
@@ -124,6 +136,8 @@ class CitationBenchmark:
     def _digest(self) -> str:
         digest = hashlib.sha256()
         digest.update(json.dumps([self.split, self.paper_log_seed]).encode())
+        if self.anchors is not None:  # "linked" benchmarks keep the fingerprint they had before anchors existed
+            digest.update(json.dumps(["anchors", sorted(self.anchors)]).encode())
         for pid in sorted(self.papers):
             paper = self.papers[pid]
             digest.update(json.dumps([pid, paper.title, paper.abstract, [s.text for s in paper.sections]]).encode())
@@ -143,6 +157,9 @@ class CitationBenchmark:
             "papers": len(self.papers),
             "links": len(self.pairs()),
             "queries": len(queries),
+            "query_mode": self.query_mode,
+            "mean_relevant_per_query": round(sum(len(self.links[q]) for q in queries) / len(queries), 4)
+            if queries else 0.0,
             "papers_without_body": len(self.without_body()),
             "queries_without_body": sum(1 for q in queries if q not in self.paper_log),
             "query_domains": dict(sorted(Counter(self.domains.get(q, UNKNOWN_DOMAIN) for q in queries).items())),
@@ -163,11 +180,24 @@ def _split_domains(corpus: CorpusDir, split: str) -> dict[str, str]:
 
 
 def build_citation_benchmark(
-    corpus: CorpusDir | Path | str, split: str = "test", paper_log_seed: int = 0
+    corpus: CorpusDir | Path | str, split: str = "test", paper_log_seed: int = 0, queries: str = "anchors"
 ) -> CitationBenchmark:
-    """Read one split of a built corpus; every link or paper it cannot use is counted in `issues`."""
+    """Read one split of a built corpus; every link or paper it cannot use is counted in `issues`.
+
+    `queries`: "anchors" (the paper's protocol) or "linked" (every paper with an in-split link).
+    """
+    if queries not in QUERY_MODES:
+        raise ValueError(f"unknown query mode {queries!r}; expected one of {', '.join(QUERY_MODES)}")
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     issues = IssueLog()
+    anchors: frozenset[str] | None = None
+    if queries == "anchors":
+        listed = corpus.anchor_ids(split)
+        if listed is None:
+            issues.add("splits.parquet has no anchor column (corpus built before anchors were recorded)",
+                       "every paper with an in-split link is a query (queries='linked')", where="splits.parquet")
+        else:
+            anchors = frozenset(listed)
     ids = corpus.split_ids(split)
     papers = corpus.papers(ids)
     for pid in ids:
@@ -207,6 +237,7 @@ def build_citation_benchmark(
         paper_log=paper_log,
         domains=domains,
         issues=issues,
+        anchors=anchors,
         name=f"{corpus.root.name}:{split}",
     )
 

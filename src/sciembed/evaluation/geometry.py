@@ -1,15 +1,20 @@
-"""Embedding-space geometry (Wang & Isola, 2020) and the singular-value spectrum.
+"""Embedding-space geometry as the S2Full paper defines it, Wang & Isola's (2020), and the spectrum.
 
 All figures use L2-normalized embeddings, whatever metric the model retrieves with.
+The paper's figures use the cosine distance d = 1 − cos:
 
-- **pair alignment**: mean squared distance ‖eₐ − e_b‖² between the TA embeddings
-  of linked papers (Wang & Isola's L_align with α = 2; 0 = linked papers coincide,
-  lower is better; on the unit sphere it equals 2 − 2·cos).
-- **uniformity**: log mean exp(−2‖eᵢ − eⱼ‖²) over all pairs i < j of (at most)
-  5,000 TA embeddings drawn with a seed (L_uniform with t = 2; lower = more spread,
-  the floor is about −4 in high dimension).
-- **intra-article alignment**: mean ‖e_TA − e_body‖² for the same paper, per body
-  mode: how far the model moves a paper when it reads the body instead of the abstract.
+- **pair alignment** (`pair_alignment`): mean d(eₐ, e_b) over the TA embeddings of
+  linked papers (0 = linked papers coincide; lower is better).
+- **uniformity** (`uniformity`): log mean exp(−2·d²) over all pairs i < j of (at most)
+  5,000 TA embeddings drawn with a seed (lower = more spread).
+- **intra-article alignment** (`intra_article_alignment`): mean d(e_TA, e_body) for the
+  same paper, per body mode: how far the model moves a paper when it reads the body
+  instead of the abstract.
+
+Wang & Isola's squared-Euclidean versions are kept as separately named figures
+(`wang_isola_*`): L_align = mean ‖eₐ − e_b‖² (= 2·d on the sphere), L_uniform =
+log mean exp(−2‖eᵢ − eⱼ‖²) (the floor is about −4 in high dimension), and the
+intra-article mean ‖e_TA − e_body‖².
 - **spectrum**: singular values of the centred TA matrix; the share of variance in
   the top 1 / 5 / 10 / 50 principal components; and **isotropy**, defined here as
   the normalized effective rank exp(H(p)) / min(n − 1, d), where p is the variance
@@ -37,28 +42,53 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
 
 
 def alignment(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean ‖aᵢ − bᵢ‖² over rows (inputs normalized here)."""
+    """Wang & Isola: mean ‖aᵢ − bᵢ‖² over rows (inputs normalized here)."""
     if len(a) == 0:
         return math.nan
     diff = l2_normalize(a) - l2_normalize(b)
     return float(np.mean(np.sum(diff * diff, axis=1)))
 
 
-def uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int = 0, t: float = 2.0) -> float:
-    """log mean over pairs i < j of exp(−t‖xᵢ − xⱼ‖²), on a seeded sample of rows."""
-    n = len(x)
-    if n < 2:
+def cosine_alignment(a: np.ndarray, b: np.ndarray) -> float:
+    """S2Full: mean cosine distance 1 − cos(aᵢ, bᵢ) over rows."""
+    if len(a) == 0:
         return math.nan
-    rows = np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False)) if n > sample else np.arange(n)
-    z = l2_normalize(x[rows])
+    return float(np.mean(1.0 - np.sum(l2_normalize(a) * l2_normalize(b), axis=1)))
+
+
+def _sample_rows(n: int, sample: int, seed: int) -> np.ndarray:
+    return np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False)) if n > sample else np.arange(n)
+
+
+def _log_mean_exp_pairs(z: np.ndarray, distance) -> float:
+    """log mean over pairs i < j of exp(distance(gram)), in blocks of 1,024 rows (memory 1024 × m).
+
+    On the sphere every exponent is bounded (≥ −8 for t = 2), so nothing underflows.
+    """
     m = len(z)
     total, count = 0.0, 0
-    for start in range(0, m, 1024):  # blocks keep memory at 1024 × m; on the sphere exp(−t·d²) ≥ e^(−4t), no underflow
+    for start in range(0, m, 1024):
         gram = z[start : start + 1024] @ z.T
         upper = np.arange(m)[None, :] > np.arange(start, min(start + 1024, m))[:, None]
-        total += float(np.exp(-t * (2.0 - 2.0 * gram))[upper].sum())
+        total += float(np.exp(distance(gram))[upper].sum())
         count += int(upper.sum())
     return float(np.log(total / count))
+
+
+def uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int = 0, t: float = 2.0) -> float:
+    """Wang & Isola: log mean over pairs i < j of exp(−t‖xᵢ − xⱼ‖²), on a seeded sample of rows."""
+    if len(x) < 2:
+        return math.nan
+    z = l2_normalize(x[_sample_rows(len(x), sample, seed)])
+    return _log_mean_exp_pairs(z, lambda gram: -t * (2.0 - 2.0 * gram))
+
+
+def cosine_uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int = 0, t: float = 2.0) -> float:
+    """S2Full: log mean over pairs i < j of exp(−t·d²) with d = 1 − cos, on a seeded sample of rows."""
+    if len(x) < 2:
+        return math.nan
+    z = l2_normalize(x[_sample_rows(len(x), sample, seed)])
+    return _log_mean_exp_pairs(z, lambda gram: -t * (1.0 - gram) ** 2)
 
 
 def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS) -> dict[str, Any]:
@@ -95,19 +125,24 @@ def citation_geometry(
     ids = sorted(ta)
     matrix = np.stack([ta[i] for i in ids]) if ids else np.zeros((0, 0))
     usable = [(a, b) for a, b in pairs if a in ta and b in ta]
+    left = np.stack([ta[a] for a, _ in usable]) if usable else np.zeros((0, 0))
+    right = np.stack([ta[b] for _, b in usable]) if usable else np.zeros((0, 0))
     out: dict[str, Any] = {
         "papers": len(ids),
         "pairs": len(usable),
-        "pair_alignment": alignment(np.stack([ta[a] for a, _ in usable]), np.stack([ta[b] for _, b in usable]))
-        if usable else math.nan,
-        "uniformity": uniformity(matrix, seed=seed),
+        "pair_alignment": cosine_alignment(left, right),
+        "uniformity": cosine_uniformity(matrix, seed=seed),
         "uniformity_sample": min(len(ids), UNIFORMITY_SAMPLE),
         "intra_article_alignment": {},
+        "wang_isola_alignment": alignment(left, right),
+        "wang_isola_uniformity": uniformity(matrix, seed=seed),
+        "wang_isola_intra_article_alignment": {},
         "spectrum": spectrum(matrix),
     }
     for mode, vectors in sorted(body.items()):
         common = [i for i in ids if i in vectors]
-        out["intra_article_alignment"][mode] = (
-            alignment(np.stack([ta[i] for i in common]), np.stack([vectors[i] for i in common])) if common else math.nan
-        )
+        a = np.stack([ta[i] for i in common]) if common else np.zeros((0, 0))
+        b = np.stack([vectors[i] for i in common]) if common else np.zeros((0, 0))
+        out["intra_article_alignment"][mode] = cosine_alignment(a, b)
+        out["wang_isola_intra_article_alignment"][mode] = alignment(a, b)
     return out

@@ -19,6 +19,7 @@ import numpy as np
 
 METRICS: tuple[str, ...] = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")
 PRIMARY = "ndcg@10"
+EXTRA_METRICS: tuple[str, ...] = ("mrr_full",)  # added by the runner, not computed by ranx here
 METRIC_LABELS = {
     "ndcg@10": "NDCG@10",
     "mrr": "MRR",
@@ -26,6 +27,7 @@ METRIC_LABELS = {
     "recall@10": "R@10",
     "recall@100": "R@100",
     "map": "MAP",
+    "mrr_full": "MRR (full list)",  # `sciembed.evaluation.full_list`, citation benchmarks
 }
 
 Ranking = Sequence[tuple[str, float]]

@@ -48,22 +48,41 @@ def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: P
     return path
 
 
-def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path) -> Path:
-    """One panel per scenario: bars per domain and model (domain query counts in the tick labels)."""
+def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path,
+                 baseline: str | None = None) -> Path:
+    """The S2Full paper's Figure 6, one row per scenario.
+
+    Left: each model's score per domain, domains sorted by the baseline's score (best
+    first), query counts in the tick labels. Right: every other model's per-domain
+    difference to the baseline (default: the first model).
+    """
     plt = _pyplot()
     keys = list(labels)
-    fig, axes = plt.subplots(len(keys), 1, figsize=(8, 3.2 * len(keys)), squeeze=False)
-    for ax, key in zip(axes[:, 0], keys, strict=True):
+    base = next((m for m in models if m["name"] == baseline), models[0])
+    others = [m for m in models if m is not base]
+    fig, axes = plt.subplots(len(keys), 2, figsize=(13, 3.4 * len(keys)), squeeze=False,
+                             gridspec_kw={"width_ratios": [3, 2]})
+    for (ax, delta_ax), key in zip(axes, keys, strict=True):
         domains = sorted({d for m in models for d in m["per_domain"].get(key, {})})
+        score = {d: base["per_domain"].get(key, {}).get(d, {}).get(PRIMARY, np.nan) for d in domains}
+        domains.sort(key=lambda d: (-np.nan_to_num(score[d], nan=-1.0), d))
         counts = {d: max(int(m["per_domain"].get(key, {}).get(d, {}).get("queries", 0)) for m in models)
                   for d in domains}
+        ticks = [f"{d} (n={counts[d]})" for d in domains]
         series = {
             m["name"]: [100 * _number(m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY)) for d in domains]
             for m in models
         }
-        _grouped_bars(ax, [f"{d} (n={counts[d]})" for d in domains], series)
-        ax.set_title(f"{labels[key]}: {METRIC_LABELS[PRIMARY]} ×100 per domain")
+        _grouped_bars(ax, ticks, series)
+        ax.set_title(f"{labels[key]}: {METRIC_LABELS[PRIMARY]} ×100 per domain (sorted by {base['name']})")
         ax.legend(fontsize="x-small")
+        deltas = {name: [v - b for v, b in zip(values, series[base["name"]], strict=True)]
+                  for name, values in series.items() if name != base["name"]}
+        if deltas:
+            _grouped_bars(delta_ax, ticks, deltas)
+            delta_ax.legend(fontsize="x-small")
+        delta_ax.axhline(0, color="black", linewidth=0.8)
+        delta_ax.set_title(f"Δ vs {base['name']} (×100)" if others else "no other model")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

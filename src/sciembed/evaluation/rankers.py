@@ -107,11 +107,12 @@ class DenseRanker:
         self.name = self.encoder.name
         self.fingerprint = self.encoder.fingerprint  # read once: in-memory models hash their weights per read
         self.window_words = target_words(self.encoder.max_seq_length)
+        self.ta_join = getattr(self.encoder, "ta_join", ". ")  # what the model puts between title and abstract
 
     def config(self) -> dict[str, Any]:
         """What identifies the model (not `describe()`: that would hash an in-memory model's weights again)."""
         info: dict[str, Any] = {}
-        for key in ("source", "backend", "quantization", "prefix"):
+        for key in ("source", "backend", "quantization", "prefix", "pooling", "ta_join", "adapter"):
             value = getattr(self.encoder, key, None)
             if isinstance(value, str):
                 info[key] = value

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.fields import trec_id
-from sciembed.evaluation.metrics import METRIC_LABELS, METRICS, PRIMARY
+from sciembed.evaluation.metrics import EXTRA_METRICS, METRIC_LABELS, METRICS, PRIMARY
 from sciembed.evaluation.plots import plot_domains, plot_scenarios, plot_spectrum
 from sciembed.evaluation.run import ModelRun
 from sciembed.evaluation.significance import paired_test
@@ -122,7 +122,8 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     return _clean({
         "format": FORMAT,
         "benchmark": benchmark.describe(),
-        "metrics": list(METRICS),
+        "metrics": list(METRICS) + [x for x in EXTRA_METRICS
+                                    if any(x in a for m in models for a in m["aggregates"].values())],
         "primary": PRIMARY,
         "k": runs[0].k if runs else None,
         "versions": versions(),
@@ -132,10 +133,12 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     })
 
 
-def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, rankings: bool = True) -> Path:
+def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, rankings: bool = True,
+                 domain_baseline: str | None = None) -> Path:
     """Write every file of an evaluation into `out_dir`; returns the report.md path.
 
     `rankings=False` skips the TREC run files (k lines per query, per scenario, per model).
+    `domain_baseline`: the model the per-domain figure sorts by and subtracts (default: the first).
     """
     if not runs:
         raise ValueError("write_report needs at least one ModelRun")
@@ -153,7 +156,8 @@ def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, r
 
         write_paper_log(benchmark.paper_log, out / "paper_log.jsonl")
     figures = [plot_scenarios(results["models"], results["scenarios"], out / "ndcg_by_scenario.png"),
-               plot_domains(results["models"], results["scenarios"], out / "ndcg_by_domain.png"),
+               plot_domains(results["models"], results["scenarios"], out / "ndcg_by_domain.png",
+                            baseline=domain_baseline),
                plot_spectrum(results["models"], out / "spectrum.png")]
     report = out / "report.md"
     report.write_text(render_markdown(results, [f.name for f in figures if f is not None]))
@@ -272,12 +276,13 @@ def _geometry_section(results: dict[str, Any]) -> list[str]:
     modes = sorted({mode for m in models for mode in m["geometry"]["intra_article_alignment"]})
     tops = sorted({int(t) for m in models for t in m["geometry"]["spectrum"]["top_share"]})
     header = ["Model", "Pair alignment ↓", "Uniformity ↓", *[f"Intra-article ({mode}) ↓" for mode in modes],
-              *[f"Top-{t} PC var %" for t in tops], "Isotropy ↑"]
+              "W&I align ↓", "W&I uniform ↓", *[f"Top-{t} PC var %" for t in tops], "Isotropy ↑"]
     rows = []
     for m in models:
         g = m["geometry"]
         rows.append([m["name"], fmt(g["pair_alignment"], 1, 3), fmt(g["uniformity"], 1, 3),
                      *[fmt(g["intra_article_alignment"].get(mode), 1, 3) for mode in modes],
+                     fmt(g.get("wang_isola_alignment"), 1, 3), fmt(g.get("wang_isola_uniformity"), 1, 3),
                      *[fmt(g["spectrum"]["top_share"].get(str(t))) for t in tops],
                      fmt(g["spectrum"]["isotropy"], 1, 3)])
     g0 = models[0]["geometry"]
@@ -324,13 +329,19 @@ def _definitions(results: dict[str, Any]) -> list[str]:
         f"- Each query retrieves the top {k} candidates; the query paper itself is never a candidate. "
         f"Metrics are ranx's, macro-averaged over queries, binary relevance; MRR and MAP are over the top {k}; "
         "ties in score are broken by candidate id.",
-        "- Relevant = papers linked to the query paper by a citation in either direction, within the split.",
+        ("- Queries = the anchors that seeded the split's citation balls (S2Full's protocol). "
+         if results["benchmark"].get("query_mode") == "anchors" else
+         "- Queries = every paper with at least one citation link inside the split. " if
+         results["benchmark"].get("query_mode") == "linked" else "- ")
+        + "Relevant = papers linked to the query paper by a citation in either direction, within the split.",
         "- Body text = the section the paper log (`paper_log.jsonl`) names; `full` = that whole section "
         "(the encoder truncates at its max_seq_length), `windowed` = 0.7 × max_seq_length words from that "
         "section's header. Window words per model: " + ", ".join(f"{n} {w}" for n, w in windows.items())
         + " (BM25 has no token budget and reads the window of a 512-token model).",
-        "- Geometry: pair alignment = mean ‖eₐ−e_b‖² over linked pairs; uniformity = log mean exp(−2‖eᵢ−eⱼ‖²); "
-        "intra-article = mean ‖e_TA−e_body‖²; isotropy = effective rank of the TA spectrum / min(n−1, d) "
+        "- Geometry (the S2Full paper's, d = 1 − cos): pair alignment = mean d over linked TA pairs; uniformity = "
+        "log mean exp(−2·d²) over sampled TA pairs; intra-article = mean d(TA, body) of one paper. W&I = Wang & "
+        "Isola's squared-Euclidean alignment mean ‖eₐ−e_b‖² and uniformity log mean exp(−2‖eᵢ−eⱼ‖²); "
+        "isotropy = effective rank of the TA spectrum / min(n−1, d) "
         "(1 = variance spread evenly). See `sciembed.evaluation.geometry`.",
         "",
     ]

@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation import metrics as M
+from sciembed.evaluation.full_list import METRIC as FULL_MRR
+from sciembed.evaluation.full_list import full_list_mrr
 from sciembed.evaluation.geometry import citation_geometry
 from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
 from sciembed.evaluation.task import BODY_MODES, SCENARIOS, Benchmark, RetrievalTask, ScenarioDict, ScenarioKey
 from sciembed.evaluation.ties import tie_notes
+from sciembed.views import target_words
 
 
 @dataclass
@@ -82,6 +85,8 @@ def evaluate_encoder(
     geometry: bool = True,
     seed: int = 0,
     index_dir: Path | None = None,
+    window_tokens: int | None = None,
+    full_mrr: bool | None = None,
 ) -> ModelRun:
     """Rank, score and (for dense models on citation benchmarks) measure geometry.
 
@@ -89,14 +94,23 @@ def evaluate_encoder(
     BEIR and pool benchmarks have a single scenario and ignore `scenarios` / `body_modes`.
     `index_dir`: candidate indexes are saved there and reused by later runs of the same
     encoder on the same benchmark (another encoder's index is refused, `IndexLoadError`).
+    `window_tokens`: token budget of the windowed body views (default: the encoder's
+    `max_seq_length`), so full sections at 8,192 tokens and 512-token windows share one run.
+    `full_mrr`: add ``mrr_full``, MRR over every candidate (default: on citation benchmarks).
     """
+    if full_mrr is None:
+        full_mrr = benchmark.kind == "citation"
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     fingerprint = benchmark.fingerprint()
     ranker = make_ranker(encoder, batch_size=batch_size, show_progress=show_progress, index_dir=index_dir,
                          benchmark_fingerprint=fingerprint)
+    if window_tokens is not None:
+        ranker.window_words = target_words(window_tokens)
     keys = benchmark.keys(scenarios, body_modes)
-    tasks = [benchmark.task(key, ranker.window_words) for key in keys]
+    ta_join = getattr(ranker, "ta_join", ". ")
+    tasks = [benchmark.task(key, ranker.window_words, ta_join=ta_join) if benchmark.kind == "citation"
+             else benchmark.task(key, ranker.window_words) for key in keys]
     run = ModelRun(
         model=ranker.name,
         fingerprint=ranker.fingerprint,
@@ -106,7 +120,7 @@ def evaluate_encoder(
         config=ranker.config(),
     )
     with_geometry = geometry and isinstance(ranker, DenseRanker) and benchmark.kind == "citation"
-    views = _geometry_views(benchmark, keys, ranker.window_words) if with_geometry else {}
+    views = _geometry_views(benchmark, keys, ranker.window_words, ta_join) if with_geometry else {}
     start = time.perf_counter()
     ranker.prepare(tasks, extra=[t for texts in views.values() for t in texts.values()])
     run.encoding = ranker.stats.to_dict()
@@ -117,6 +131,8 @@ def evaluate_encoder(
         rankings = rank_task(ranker, task, k, show_progress)
         t1 = time.perf_counter()
         score_into(run, task, rankings)
+        if full_mrr and task.pools is None:
+            add_metric(run, task, FULL_MRR, full_list_mrr(ranker, task))
         search_s += t1 - t0
         metric_s += time.perf_counter() - t1
     run.timings.update(search_s=search_s, metrics_s=metric_s)
@@ -142,10 +158,18 @@ def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking])
     run.notes[task.key] = task.notes.to_list() + tie_notes(rankings)
 
 
-def _geometry_views(benchmark: Any, keys: list[ScenarioKey], window_words: int) -> dict[str, dict[str, str]]:
+def add_metric(run: ModelRun, task: RetrievalTask, metric: str, scores: dict[str, float]) -> None:
+    """One more per-query metric for a scenario already scored (macro and per-domain means follow)."""
+    run.per_query[task.key][metric] = {q: scores.get(q, 0.0) for q in sorted(task.qrels)}
+    run.aggregates[task.key] = M.aggregate(run.per_query[task.key])
+    run.per_domain[task.key] = M.by_domain(run.per_query[task.key], task.domains)
+
+
+def _geometry_views(benchmark: Any, keys: list[ScenarioKey], window_words: int,
+                    ta_join: str = ". ") -> dict[str, dict[str, str]]:
     """Texts geometry needs: "ta" -> paper -> TA, and body mode -> paper -> body (papers with a body)."""
     ids = sorted(benchmark.papers)
-    views = {"ta": {p: benchmark.ta(p) for p in ids}}
+    views = {"ta": {p: benchmark.ta(p, ta_join) for p in ids}}
     for mode in sorted({mode for _, mode in keys if mode}):
         views[mode] = {p: benchmark.body(p, mode, window_words) for p in ids if p in benchmark.paper_log}
     return views

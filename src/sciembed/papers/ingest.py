@@ -20,6 +20,7 @@ from sciembed.corpus.layout import SCHEMA_VERSION
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import ParquetPaperWriter
+from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import detect_format
 from sciembed.papers.readers.limits import ReadLimits, using_limits
@@ -68,6 +69,7 @@ class IngestResult:
     accepted: int = 0
     rejected: int = 0
     files: dict[str, FileCounts] = field(default_factory=dict)
+    metadata: dict[str, Any] | None = None  # the --metadata join's counts
     reasons: Counter[str] = field(default_factory=Counter)
     flags: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)
@@ -118,6 +120,7 @@ def ingest(
     max_errors: int | None = None,
     max_reject_details: int = MAX_REJECT_DETAILS,
     limits: ReadLimits | None = None,
+    metadata: Path | None = None,
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
@@ -129,7 +132,11 @@ def ingest(
     An existing `out` is replaced only with `overwrite`. Files inside `out`
     are never read as input. `rejects.jsonl` holds the first
     `max_reject_details` rejections; the manifest's counts are always exact.
+    `metadata`: Semantic Scholar ``papers`` JSONL joined onto every accepted paper
+    (`sciembed.papers.metadata`); its counts go to the manifest's ``metadata``.
     """
+
+    join = MetadataJoin.load(metadata) if metadata is not None else None  # bad metadata fails before any work
     if fmt != "auto" and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     missing = [str(p) for p in inputs if not p.exists()]
@@ -141,10 +148,13 @@ def ingest(
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
     with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits):
-        _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors)
+        _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join)
         assert result.read == result.accepted + result.rejected
+        manifest = result.manifest()
+        if join is not None:
+            result.metadata = manifest["metadata"] = join.finish()
         (stage / REPORT_FILE).write_text(render_report(result))
-        (stage / MANIFEST_FILE).write_text(json.dumps(result.manifest(), indent=2, ensure_ascii=False) + "\n")
+        (stage / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return result
 
 
@@ -169,6 +179,7 @@ def _read_all(
     progress: bool,
     keep_untitled: bool,
     max_errors: int | None,
+    join: MetadataJoin | None = None,
 ) -> None:
     seen: set[str] = set()
     with (
@@ -202,6 +213,8 @@ def _read_all(
                         )
                 else:
                     counts.accepted += 1
+                    if join is not None:
+                        record = Accepted(record.loc, join.apply(record.paper))
                     _accept(result, record, writer, seen, counts.format)
                 bar.advance_record(result)
             bar.finish_file(result)

@@ -180,14 +180,19 @@ def _marker_words(text: str) -> set[str]:
     return {w.strip(".,;:!?()[]\"'").lower() for w in _words(text)}
 
 
-def is_header_paragraph(text: str) -> bool:
+def is_header_paragraph(text: str, *, sentence_veto: bool = True) -> bool:
     """S2Full rule: is this paragraph (from a sequence without section names) a heading?
 
-    Trash and sentences are filtered first; then a heading is at most 150
+    The paper's rule: trash is filtered first; then a heading is at most 150
     characters, starts with an uppercase letter or a digit, has no trailing
-    sentence punctuation, and is ALL CAPS, numbered, or — when it holds no
-    verb/pronoun marker of a sentence ("See Table 2", "We thank them") —
-    Title Case or at most six words.
+    sentence punctuation, and is ALL CAPS, numbered, Title Case or at most six
+    words. `sentence_veto` (sciembed's addition, on by default) also rejects
+    short lines holding a verb/pronoun marker of a sentence ("See Table 2", "We
+    thank them", but also "What Is Machine Learning"): on the real samples in
+    ``shared/data`` it keeps 22 running-text lines ("This implies that",
+    "Similarly, we have") from becoming headings and loses 3 real headings
+    ("Path Kernel is a Mercer Kernel"); `benchmarks/header_rule.py` measures it.
+    ``sentence_veto=False`` is the paper's rule exactly.
     """
     text = text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or is_trash(text):
@@ -196,7 +201,7 @@ def is_header_paragraph(text: str) -> bool:
         return False
     if _is_all_caps(text) or _is_numbered(text):
         return True
-    if _marker_words(text) & _SENTENCE_MARKERS:
+    if sentence_veto and _marker_words(text) & _SENTENCE_MARKERS:
         return False
     return _is_title_case(text) or len(_words(text)) <= 6
 
@@ -233,19 +238,22 @@ _BACK_MATTER = re.compile(
     r"|competing (?:financial )?interests?\b.*|declaration of (?:competing )?interests?\b.*|declarations?"
     r"|disclosures?|endnotes|footnotes|(?:authors? )?biograph(?:y|ies))$"
 )
-# Headings that are back matter but sit *inside* the body in some journals (PLOS puts
-# "Ethics Statement" first in Methods): only that one section is dropped.
+# Headings that are back matter, but that some journals put *inside* the body (PLOS puts
+# "Ethics Statement" first in Methods): as a subsection of Methods only that section is dropped;
+# anywhere else they cut to the end like every other back-matter heading.
 _BACK_MATTER_LOCAL = re.compile(
     r"^(?:ethics(?: statement| approval\b.*| declarations?)?|ethical (?:statement|approval|considerations)\b.*"
     r"|abbreviations|consent for publication|informed consent)$"
 )
-# A paragraph that opens with a run-in back-matter heading: "Acknowledgments. We thank …". Only that
-# paragraph goes: mathematicians end their introduction with one, and the body follows.
+# A paragraph that opens with a run-in back-matter heading: "Acknowledgments. We thank …",
+# "Ethics statement: …". As in the paper, it cuts to the end of the paper from that paragraph on
+# (`run_in="alone"` keeps the old sciembed rule: only that paragraph goes).
 _RUN_IN_BACK_MATTER = re.compile(
     r"^(?:acknowledge?ments?|funding|author contributions|conflicts? of interests?|competing interests"
-    r"|data availability(?: statement)?)\s*[.:—–-]\s+\S",
+    r"|data availability(?: statement)?|ethics statement|ethical approval)\s*[.:—–-]\s+\S",
     re.IGNORECASE | re.MULTILINE,
 )
+_RUN_IN_LOCAL = re.compile(r"^(?:ethics statement|ethical approval)", re.IGNORECASE)
 
 
 def is_back_matter(heading: str) -> bool:
@@ -277,8 +285,9 @@ class Paragraph:
     role: SectionRole = SectionRole.OTHER
 
 
-def sections_from_paragraphs(paragraphs: Iterable[Paragraph]) -> tuple[Section, ...]:
-    """Group consecutive paragraphs by (section, number); run header detection where names are missing."""
+def sections_from_paragraphs(paragraphs: Iterable[Paragraph], *, sentence_veto: bool = True) -> tuple[Section, ...]:
+    """Group consecutive paragraphs by (section, number); run header detection where names are missing
+    (`sentence_veto`: see `is_header_paragraph`)."""
     sections: list[Section] = []
     heading: str | None = None
     number: str | None = None
@@ -293,7 +302,7 @@ def sections_from_paragraphs(paragraphs: Iterable[Paragraph]) -> tuple[Section, 
     for para in paragraphs:
         text = para.text.strip()
         if para.section is None:
-            if is_header_paragraph(text):
+            if is_header_paragraph(text, sentence_veto=sentence_veto):
                 flush()
                 number, heading = split_number(clean_inline(text))
                 role, key, buffer = SectionRole.OTHER, ("\0detected", text), []
@@ -381,20 +390,39 @@ def _demote_false_headings(sections: list[Section], noisy: bool) -> list[Section
     return out
 
 
-def _cut_back_matter(sections: list[Section]) -> list[Section]:
-    """Everything from the first back-matter heading onward leaves the body; run-in paragraphs leave alone."""
+def _cut_back_matter(sections: list[Section], run_in: str = "to_end") -> list[Section]:
+    """The S2Full rule: from the first back-matter heading, or the first paragraph that opens with a
+    run-in back-matter heading ("Acknowledgments: …", "Ethics statement: …"), everything to the end
+    of the paper leaves the body.
+
+    Ethics / abbreviations / consent sections are back matter too, except inside Methods — by
+    structure, not by the word: a section whose role comes from a Methods parent (the reader's
+    hint, a numbered parent, or a heading-only "Methods" before it) is dropped alone, and so is an
+    "Ethics statement: …" paragraph inside a Methods section.
+    """
+    roles = [sec.role for sec in _assign_roles(sections)]  # own heading first, else the structure's
     out: list[Section] = []
     seen_arabic = False
-    for sec in sections:
+    for sec, role in zip(sections, roles, strict=True):
         if sec.heading and is_back_matter(sec.heading):
             return out
         if _is_appendix_number(sec.number, seen_arabic):
             return out
         seen_arabic = seen_arabic or _top_arabic(sec.number) is not None
+        inside_methods = role is SectionRole.METHOD
         if sec.heading and _is_local_back_matter(sec.heading):
-            continue
+            if inside_methods:
+                continue
+            return out
         if _RUN_IN_BACK_MATTER.search(sec.text):
-            kept = [p for p in split_paragraphs(sec.text) if not _RUN_IN_BACK_MATTER.match(p)]
+            kept: list[str] = []
+            for paragraph in split_paragraphs(sec.text):
+                if not _RUN_IN_BACK_MATTER.match(paragraph):
+                    kept.append(paragraph)
+                elif run_in == "to_end" and not (inside_methods and _RUN_IN_LOCAL.match(paragraph)):
+                    if kept:
+                        out.append(replace(sec, text="\n\n".join(kept)))
+                    return out
             sec = replace(sec, text="\n\n".join(kept))
         out.append(sec)
     return out
@@ -429,17 +457,21 @@ def _keep(sec: Section) -> bool:
     return bool(sec.text.strip()) and not is_trash(sec.text, min_letter_share=0.25)
 
 
-def finalize(paper: Paper, *, noisy_headings: bool = False) -> Paper:
+def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_end") -> Paper:
     """Normalise a reader's paper and extract its body sections (see the module docstring).
 
     `noisy_headings` marks headings that a PDF parser guessed (GROBID,
     science-parse, S2ORC PDF parses), which get the stricter heading checks.
+    `run_in`: "to_end" (the paper's rule) or "alone" (a run-in back-matter paragraph
+    such as "Acknowledgments. …" at the end of a mathematician's introduction goes alone).
     """
+    if run_in not in ("to_end", "alone"):
+        raise ValueError(f"run_in must be 'to_end' or 'alone', got {run_in!r}")
     sections = _clean_sections(paper.sections)
     if noisy_headings:
         sections = _split_merged_headings(sections)
     sections = _demote_false_headings(sections, noisy_headings)
-    sections = _cut_back_matter(sections)
+    sections = _cut_back_matter(sections, run_in)
     sections = [s for s in _assign_roles(sections) if _keep(s)]
     abstract = clean_text(paper.abstract)
     flags = [f for f in paper.flags if f not in (EMPTY_ABSTRACT, NO_BODY)]

@@ -90,23 +90,51 @@ STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
 class PrefixConfig(_Strict):
-    """Texts put before each view during training only; evaluation encodes without them."""
+    """Texts put before each view during training only; evaluation encodes without them.
+
+    `special_tokens`: add the stripped prefixes ("[TA]", "[BODY]") to the tokenizer as special
+    tokens with fresh embeddings, instead of letting it split them into word pieces.
+    """
 
     ta: str = "[TA] "
     body: str = "[BODY] "
+    special_tokens: bool = False
 
 
 class WindowDataConfig(_Strict):
     strategy: Strategy = "both_random"
     self_align_share: float = Field(0.2, ge=0, lt=1)  # share of every batch that is same-paper pairs
+    # inside: an epoch is n_pairs // batch_size steps, self-alignment takes its share of each batch (the paper);
+    # on_top: every citation pair once per epoch, self-alignment slots added to that
+    self_align: Literal["inside", "on_top"] = "inside"
+    orientation: Literal["sorted", "random"] = "sorted"  # anchor = smaller paper id (paper A.2), or a coin flip
     window_words: int | None = Field(None, gt=0)  # None: 0.7 × model.max_seq_length
     prefixes: PrefixConfig | None = PrefixConfig()
 
 
+class WindowModelConfig(ModelConfig):
+    """The paper's head by default (a partial ``model:`` block keeps it)."""
+
+    projection: ProjectionConfig | None = ProjectionConfig()
+
+
+class WindowTrainingConfig(TrainingConfig):
+    """The paper's 3 epochs and mini-batches of 128 by default (a partial ``training:`` block keeps them)."""
+
+    epochs: int = Field(3, gt=0)
+    mini_batch_size: int = Field(128, gt=0)
+
+
 class WindowConfig(TrainConfig):
-    """S2Full: citation pairs of TA and random body windows, plus same-paper self-alignment."""
+    """S2Full: citation pairs of TA and random body windows, plus same-paper self-alignment.
+
+    Defaults are the paper's set-up except the base model (the offline MiniLM): 512 tokens,
+    the 4,096 × 4,096 projection head, batch 2,048 with mini-batches of 128, 3 epochs.
+    """
 
     recipe: Literal["window"] = "window"
+    model: WindowModelConfig = WindowModelConfig()
+    training: WindowTrainingConfig = WindowTrainingConfig()
     data: WindowDataConfig = WindowDataConfig()
 
 

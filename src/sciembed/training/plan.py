@@ -5,15 +5,24 @@ false negative; sentence-transformers' ``NO_DUPLICATES`` compares texts, not
 papers, so it cannot prevent that. The whole run is planned up front, epoch by
 epoch, from the seed alone:
 
-- every citation pair of the split once per epoch, in a fresh order and with a
-  fresh anchor/positive orientation; a pair whose paper is already in the
-  batch waits for the next batch (like ``NoDuplicatesBatchSampler``);
+- an epoch is one pass over the citation pairs, as the paper counts it:
+  ``n_pairs // batch_size`` steps (S2Full: 2,279 steps per epoch at batch
+  2,048), with the self-alignment slots *inside* each batch (``self_align:
+  inside``), so about ``share × n_pairs`` citation pairs, different ones every
+  epoch, are not reached in a given epoch. ``self_align: on_top`` shows every
+  citation pair once per epoch instead and adds the self-alignment slots on top
+  (``n_pairs // (batch_size − self slots)`` steps);
+- the pairs come in a fresh order each epoch; the anchor is the lexicographically
+  smaller paper id (the paper's A.2; paper indices follow id order), or a fresh
+  random side each epoch (``orientation: random``); a pair whose paper is already
+  in the batch waits for the next batch (like ``NoDuplicatesBatchSampler``);
 - ``round(share × batch_size)`` self-alignment slots per batch, filled by
   cycling through the papers that have a body, skipping papers already in the
   batch;
 - views drawn per slot (`sciembed.training.pairs`), so every epoch sees new
   windows;
-- the epoch's last, incomplete batch is dropped (counted in ``dropped_pairs``).
+- the epoch's last, incomplete batch is dropped; pairs not reached in an epoch
+  are counted in ``dropped_pairs``.
 
 Because the plan is a pure function of the seed, the trainer only walks it in
 order (`sciembed.training.sampler.PlanBatchSampler`): a resumed run skips the
@@ -33,6 +42,17 @@ from sciembed.training.pairs import draw_citation_views, draw_self_views
 
 class PlanError(ValueError):
     """The split cannot fill even one batch under the requested constraints."""
+
+
+SELF_ALIGN_MODES = ("inside", "on_top")
+ORIENTATIONS = ("sorted", "random")
+
+
+def steps_per_epoch(n_pairs: int, batch_size: int, n_self: int, self_align: str = "inside") -> int:
+    """Batches in one epoch: ``n_pairs // batch_size`` (paper), or ``n_pairs // (batch_size − n_self)`` (on top)."""
+    if self_align not in SELF_ALIGN_MODES:
+        raise ValueError(f"unknown self_align {self_align!r}; expected one of {', '.join(SELF_ALIGN_MODES)}")
+    return n_pairs // (batch_size if self_align == "inside" else batch_size - n_self)
 
 
 def self_slots(batch_size: int, share: float) -> int:
@@ -74,17 +94,22 @@ class BatchPlan:
 
 
 def _assemble_epoch(
-    pairs: np.ndarray, self_pool: np.ndarray, n_cite: int, n_self: int, rng: np.random.Generator
+    pairs: np.ndarray, self_pool: np.ndarray, n_cite: int, n_self: int, rng: np.random.Generator,
+    max_batches: int, orientation: str,
 ) -> tuple[list[tuple[int, int]], list[int], int]:
-    """Greedy batches for one epoch: citation (anchor, positive) tuples, self papers, dropped pairs."""
+    """Greedy batches for one epoch: citation (anchor, positive) tuples, self papers, pairs not reached."""
     order = rng.permutation(len(pairs))
-    flip = rng.random(len(pairs)) < 0.5
+    flip = rng.random(len(pairs)) < 0.5  # drawn in both orientations, so the order is the same
+    if orientation == "sorted":
+        flip = pairs[:, 0] > pairs[:, 1]
     oriented = np.where(flip[:, None], pairs[:, ::-1], pairs)[order].tolist()
     queue: deque[tuple[int, int]] = deque(map(tuple, oriented))
     pool_queue: deque[int] = deque()
     cites: list[tuple[int, int]] = []
     selfs: list[int] = []
     while True:
+        if len(cites) >= max_batches * n_cite:
+            return cites, selfs, len(queue)
         used: set[int] = set()
         batch: list[tuple[int, int]] = []
         waiting: list[tuple[int, int]] = []
@@ -130,9 +155,13 @@ def plan_batches(
     self_share: float,
     epochs: int,
     seed: int,
+    self_align: str = "inside",
+    orientation: str = "sorted",
 ) -> BatchPlan:
-    """Plan every batch of every epoch. `pairs` is ``(n, 2)`` paper indices; `n_body[i]` is
-    paper i's number of body views (0 for TA-only papers, which never self-align)."""
+    """Plan every batch of every epoch. `pairs` is ``(n, 2)`` paper indices (index order = id order);
+    `n_body[i]` is paper i's number of body views (0 for TA-only papers, which never self-align)."""
+    if orientation not in ORIENTATIONS:
+        raise ValueError(f"unknown orientation {orientation!r}; expected one of {', '.join(ORIENTATIONS)}")
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     n_body = np.asarray(n_body, dtype=np.int64)
     n_self = self_slots(batch_size, self_share)
@@ -148,12 +177,18 @@ def plan_batches(
             f"a batch of {batch_size} ({n_cite} citation pairs + {n_self} self-alignment pairs) needs "
             f"{needed} distinct papers; the split has {len(n_body)}; lower training.batch_size"
         )
+    max_batches = steps_per_epoch(len(pairs), batch_size, n_self, self_align)
+    if max_batches == 0:
+        raise PlanError(
+            f"{len(pairs)} citation pairs make no full batch of {batch_size} (an epoch is n_pairs // batch_size "
+            f"steps with self_align 'inside'); lower training.batch_size"
+        )
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("ap", "av", "pp", "pv", "self")}
     epoch_batches: list[int] = []
     dropped: list[int] = []
     for epoch in range(epochs):
         rng = np.random.default_rng([seed, epoch])
-        cites, selfs, lost = _assemble_epoch(pairs, self_pool, n_cite, n_self, rng)
+        cites, selfs, lost = _assemble_epoch(pairs, self_pool, n_cite, n_self, rng, max_batches, orientation)
         n_batches = len(cites) // n_cite
         if n_batches == 0:
             raise PlanError(

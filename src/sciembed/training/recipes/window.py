@@ -46,8 +46,8 @@ class Prepared:
             f"self-aligned), {d['citation_pairs']} citation pairs",
             f"windows of {self.window_words} words; {comp['self_per_batch']} of {comp['batch_size']} pairs per batch "
             f"are self-alignment ({100 * comp['self_share_min']:.1f}%)",
-            f"batches per epoch: {comp['batches_per_epoch']}; citation pairs left out per epoch (last partial "
-            f"batch): {comp['dropped_pairs_per_epoch']}",
+            f"batches per epoch: {comp['batches_per_epoch']}; citation pairs not reached per epoch: "
+            f"{comp['dropped_pairs_per_epoch']}",
         ]
         return Group(Text("\n".join(lines)), composition_table(comp))
 
@@ -67,6 +67,8 @@ def prepare(config: WindowConfig, corpus: str | Path | CorpusDir) -> Prepared:
         self_share=config.data.self_align_share,
         epochs=config.training.epochs,
         seed=config.seed,
+        self_align=config.data.self_align,
+        orientation=config.data.orientation,
     )
     return Prepared(data, plan, window_words(config))
 
@@ -84,6 +86,17 @@ def epoch_of_step(plan: BatchPlan):
     return at
 
 
+def add_prefix_tokens(model: Any, prefixes: list[str]) -> list[str]:
+    """Make the prefixes ("[TA]", "[BODY]") single special tokens with new (trainable) embedding rows."""
+    transformer = model[0]
+    tokens = [p.strip() for p in prefixes if p.strip()]
+    added = transformer.tokenizer.add_special_tokens({"additional_special_tokens": tokens},
+                                                     replace_additional_special_tokens=False)
+    if added:
+        transformer.auto_model.resize_token_embeddings(len(transformer.tokenizer))
+    return tokens
+
+
 def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
     from datasets import Dataset
 
@@ -94,6 +107,8 @@ def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusD
 
     model = build_model(config.model)
     prefixes = config.data.prefixes
+    if prefixes is not None and prefixes.special_tokens:
+        add_prefix_tokens(model, [prefixes.ta, prefixes.body])
     texts = ViewTexts(
         prepared.data,
         prepared.window_words,

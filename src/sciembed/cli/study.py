@@ -1,0 +1,71 @@
+"""`sciembed study s2full`: the four S2Full strategies trained and evaluated against ta_ta, base, SPECTER2, BM25."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    raise typer.Exit(2)
+
+
+@study_app.command("s2full")
+def s2full_cmd(
+    corpus: Path = typer.Argument(..., help="Built corpus directory (train and test splits)."),
+    config: Path | None = typer.Option(None, "--config", "-c",
+                                       help="Study YAML (arms, baselines, evaluation) or a window config."),
+    out: Path = typer.Option(..., "--out", "-o", help="Study directory: arms/<strategy>/, report/, study.md."),
+    sets: list[str] = typer.Option([], "--set", help="Override a window-config key in every arm: "
+                                                     "--set training.max_steps=30"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars while encoding."),
+) -> None:
+    """Train both_random, ta_ta, anchor_random_pos_ta and no_ta_ta with the same data, steps and seed; evaluate
+    them with the base encoder, SPECTER2 (if installed) and BM25 on every scenario and body mode; write study.md."""
+    from rich.table import Table
+
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.evaluation.study import StudyError, load_study, run_study
+    from sciembed.training.config import ConfigError, parse_overrides
+    from sciembed.training.plan import PlanError
+
+    console = Console()
+    start = time.perf_counter()
+    try:
+        plan = load_study(config, parse_overrides(sets))
+        result = run_study(plan, corpus, out, log=lambda line: console.print(escape(line), highlight=False),
+                           show_progress=progress)
+    except (StudyError, ConfigError, CorpusError, PlanError) as exc:
+        _fail(str(exc))
+        return
+    table = Table(title="NDCG@10 ×100 (windowed | full body)")
+    table.add_column("Model")
+    for label in ("TA→TA", "Body→TA", "Body→Body"):
+        table.add_column(label, justify="right")
+    rows: dict[str, dict] = {}
+    for row in result.table:
+        rows.setdefault(row["model"], {})[row["body_mode"]] = row
+    for name, modes in rows.items():
+        w, f = modes.get("windowed", {}), modes.get("full", {})
+        table.add_row(name, _pct(w.get("ta_ta_ndcg@10")),
+                      *[f"{_pct(w.get(k))} | {_pct(f.get(k))}" for k in ("body_ta_ndcg@10", "body_body_ndcg@10")])
+    console.print(table)
+    console.print(f"trained: {', '.join(result.trained) or 'none'}; reused: {', '.join(result.reused) or 'none'}; "
+                  f"not evaluated: {', '.join(result.skipped) or 'none'}", highlight=False)
+    console.print(f"report: {escape(str(result.report))}  (wall time {time.perf_counter() - start:.0f} s)",
+                  highlight=False, soft_wrap=True)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(study_app, name="study")

@@ -1,0 +1,283 @@
+"""`sciembed study s2full`: the S2Full paper's central experiment in one command.
+
+Four sampling strategies (both_random, ta_ta, anchor_random_pos_ta, no_ta_ta)
+are trained from one window config with the same data, steps and seed; each
+arm is evaluated next to the base encoder, SPECTER2 (when the `adapters` extra
+and the model are available) and BM25 on TA→TA, Body→TA and Body→Body in both
+body modes; one report holds the paper's Tables 4–6 shape (strategies ×
+scenarios for windowed and full-section bodies, and the batch composition),
+paired significance against ta_ta, and the per-domain figure.
+
+A study config is YAML::
+
+    train_config: configs/window-demo.yaml   # the window config every arm shares (or `train:` inline)
+    overrides: {training.max_steps: 30}      # applied to every arm
+    arms:                                    # name -> overrides; only data.strategy may differ
+      both_random: {data.strategy: both_random}
+      ...
+    baselines: [base, specter2, bm25]
+    evaluation: {split: test, queries: anchors, window_tokens: null}
+
+A plain window config works as well (the four strategies are the arms). The
+study is resumable: an arm whose run directory holds a completed model is not
+trained again, an interrupted arm resumes from its last checkpoint, and
+embeddings are cached, so a re-run only evaluates.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sciembed.training.config import STRATEGIES, ConfigError, WindowConfig, config_diff, load_config
+
+BASE = "base"
+SPECTER2 = "specter2"
+BM25 = "bm25"
+REFERENCE_ARM = "ta_ta"
+ARM_FREE_KEYS = ("data.strategy",)  # the only setting arms may change
+
+
+class StudyError(ValueError):
+    """A study config or output directory that cannot be used; the message says what and where."""
+
+
+class EvaluationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    split: str = "test"
+    queries: str = "anchors"
+    window_tokens: int | None = Field(None, gt=0)  # None: each model's max_seq_length
+    paper_log_seed: int = 0
+    batch_size: int = Field(32, gt=0)
+
+
+class StudyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    study: str = "s2full"
+    train_config: Path | None = None
+    train: dict[str, Any] | None = None
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    arms: dict[str, dict[str, Any]] = Field(default_factory=lambda: {s: {"data.strategy": s} for s in STRATEGIES})
+    baselines: tuple[str, ...] = (BASE, SPECTER2, BM25)
+    evaluation: EvaluationConfig = EvaluationConfig()
+
+
+@dataclass
+class Arm:
+    name: str
+    config: WindowConfig
+
+
+@dataclass
+class StudyPlan:
+    config: StudyConfig
+    arms: list[Arm]
+    source: str
+
+    @property
+    def shared(self) -> WindowConfig:
+        return self.arms[0].config
+
+
+def load_study(path: Path | None, sets: dict[str, Any] | None = None) -> StudyPlan:
+    """Read a study config (or a plain window config), build every arm, and check they differ only by strategy."""
+    raw: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        path = Path(path)
+        source = str(path)
+        if not path.is_file():
+            raise StudyError(f"{path}: study config not found")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise StudyError(f"{path}: not valid YAML ({exc})") from exc
+        if not isinstance(raw, dict):
+            raise StudyError(f"{path}: top level must be a mapping")
+    if "recipe" in raw:  # a plain window config: every arm shares it
+        raw = {"train": raw}
+    try:
+        config = StudyConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise StudyError(f"{source}: {len(exc.errors())} problem(s) in study config: {problems}") from None
+    if config.study != "s2full":
+        raise StudyError(f"{source}: unknown study {config.study!r}; this command runs 's2full'")
+    if config.train is not None and config.train_config is not None:
+        raise StudyError(f"{source}: give either train_config or train, not both")
+    base_path = config.train_config
+    if base_path is not None and not base_path.is_absolute() and path is not None and not base_path.exists():
+        base_path = path.parent / base_path  # relative to the study config
+    if not config.arms:
+        raise StudyError(f"{source}: no arms")
+    arms = []
+    for name, arm_overrides in config.arms.items():
+        overrides = {**config.overrides, **(sets or {}), **arm_overrides}
+        try:
+            if config.train is not None:
+                data = json.loads(json.dumps(config.train))
+                arm_config = load_config(WindowConfig, None, {**_flatten(data), **overrides})
+            else:
+                arm_config = load_config(WindowConfig, base_path, overrides)
+        except ConfigError as exc:
+            raise StudyError(f"{source}: arm {name!r}: {exc}") from None
+        arms.append(Arm(name, arm_config))
+    _check_arms_agree(arms, source)
+    return StudyPlan(config, arms, source)
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _check_arms_agree(arms: list[Arm], source: str) -> None:
+    """Arms must share data, steps, model and seed: only `ARM_FREE_KEYS` may differ."""
+    first = arms[0]
+    problems = []
+    for arm in arms[1:]:
+        diffs = [d for d in config_diff(first.config.model_dump(mode="json"), arm.config.model_dump(mode="json"))
+                 if not d.startswith(tuple(k + ":" for k in ARM_FREE_KEYS))]
+        if diffs:
+            problems.append(f"arm {arm.name!r} vs {first.name!r}: " + "; ".join(diffs))
+    if problems:
+        raise StudyError(f"{source}: the arms disagree on more than the strategy (same data, steps and seed "
+                         f"are the point of the study): " + " | ".join(problems))
+    strategies = [a.config.data.strategy for a in arms]
+    if len(set(strategies)) != len(strategies):
+        raise StudyError(f"{source}: two arms train the same strategy ({', '.join(strategies)})")
+
+
+# ------------------------------------------------------------------ running
+
+
+@dataclass
+class StudyResult:
+    out: Path
+    report: Path
+    table: list[dict[str, Any]]
+    trained: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _arm_done(run_dir: Path) -> bool:
+    summary = run_dir / "summary.json"
+    if not summary.exists() or not (run_dir / "model").is_dir():
+        return False
+    return bool(json.loads(summary.read_text()).get("completed"))
+
+
+def _check_reuse(run_dir: Path, arm: Arm, corpus: Path) -> None:
+    saved = json.loads((run_dir / "recipe.json").read_text())
+    diffs = config_diff(saved.get("config", {}), arm.config.model_dump(mode="json"))
+    if diffs or Path(saved.get("corpus", "")).resolve() != corpus.resolve():
+        what = "; ".join(diffs) or f"corpus {saved.get('corpus')} vs {corpus}"
+        raise StudyError(f"{run_dir}: arm {arm.name!r} was trained with another config or corpus ({what}); "
+                         "use another --out or remove that directory")
+
+
+def run_study(
+    plan: StudyPlan,
+    corpus: Path,
+    out: Path,
+    *,
+    log: Callable[[str], None] = print,
+    show_progress: bool = True,
+) -> StudyResult:
+    """Train the missing arms, evaluate every model, write `out/report/` and `out/study.md`."""
+    from sciembed.corpus.layout import CorpusDir
+    from sciembed.evaluation.citation import build_citation_benchmark
+    from sciembed.evaluation.report import write_report
+    from sciembed.evaluation.run import evaluate_encoder
+    from sciembed.models import ModelLoadError, load_encoder
+    from sciembed.training.api import train
+    from sciembed.training.recipes import recipe_module
+
+    corpus, out = Path(corpus), Path(out)
+    CorpusDir(corpus).require("papers.parquet", "pairs.parquet", "splits.parquet")
+    ev = plan.config.evaluation
+    bench = build_citation_benchmark(corpus, split=ev.split, paper_log_seed=ev.paper_log_seed, queries=ev.queries)
+    for arm in plan.arms:  # every plan problem before any training
+        recipe_module("window").prepare(arm.config, corpus)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "study.json").write_text(json.dumps({"source": plan.source, "corpus": str(corpus),
+                                                "config": plan.config.model_dump(mode="json"),
+                                                "arms": {a.name: a.config.model_dump(mode="json") for a in plan.arms}},
+                                               indent=2, default=str) + "\n")
+    result = StudyResult(out=out, report=out / "study.md", table=[])
+    for arm in plan.arms:
+        run_dir = out / "arms" / arm.name
+        if _arm_done(run_dir):
+            _check_reuse(run_dir, arm, corpus)
+            log(f"[{arm.name}] trained already ({run_dir}/model): not re-trained")
+            result.reused.append(arm.name)
+            continue
+        resume = (run_dir / "recipe.json").exists()
+        log(f"[{arm.name}] training ({'resuming' if resume else 'from the start'})")
+        t0 = time.perf_counter()
+        train("window", arm.config, corpus, run_dir, resume=resume)
+        result.seconds[f"train {arm.name}"] = round(time.perf_counter() - t0, 1)
+        result.trained.append(arm.name)
+
+    shared = plan.shared
+    cache = out / "cache"
+    runs = []
+    names = []
+    for arm in sorted(plan.arms, key=lambda a: a.name != REFERENCE_ARM):  # ta_ta first: the significance baseline
+        names.append(arm.name)
+        runs.append(("arm", arm.name, lambda a=arm: load_encoder(str(out / "arms" / a.name / "model"),
+                                                                 max_seq_length=shared.model.max_seq_length,
+                                                                 cache_dir=cache)))
+    for baseline in plan.config.baselines:
+        if baseline == BASE:
+            runs.append(("baseline", f"base ({shared.model.base or 'minilm'})",
+                         lambda: load_encoder(shared.model.base, max_seq_length=shared.model.max_seq_length,
+                                              cache_dir=cache)))
+        elif baseline == BM25:
+            runs.append(("baseline", BM25, lambda: BM25))
+        else:
+            runs.append(("baseline", baseline, lambda b=baseline: load_encoder(b, cache_dir=cache)))
+    model_runs = []
+    for _, label, make in runs:
+        t0 = time.perf_counter()
+        try:
+            encoder = make()
+        except (ModelLoadError, ImportError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] + (" …" if "\n" in str(exc) else "")
+            log(f"[{label}] skipped: {reason}")
+            result.skipped[label] = str(exc)
+            continue
+        log(f"[{label}] evaluating")
+        run = evaluate_encoder(encoder, bench, show_progress=show_progress, batch_size=ev.batch_size,
+                               window_tokens=ev.window_tokens)
+        run.model = label
+        model_runs.append(run)
+        result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
+    report = write_report(model_runs, bench, out / "report", rankings=False)
+    compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
+                    for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
+    from sciembed.evaluation.study_report import render_study
+
+    results = json.loads((out / "report" / "results.json").read_text())
+    text, table = render_study(results, compositions, [a.name for a in plan.arms], REFERENCE_ARM, result.skipped,
+                               report)
+    result.table = table
+    result.report.write_text(text, encoding="utf-8")
+    (out / "timings.json").write_text(json.dumps(result.seconds, indent=2) + "\n")
+    return result

@@ -1,0 +1,123 @@
+"""The strategy study's report (`study.md`): the S2Full paper's Tables 4–6 shape from an evaluation's results.
+
+- Table 4/5 shape: models × scenarios (TA→TA, Body→TA, Body→Body) with NDCG@10 and
+  MRR over the full list, once for windowed and once for full-section body text;
+- paired significance of every strategy against ta_ta (NDCG@10, t-test);
+- Table 6 shape: the batch composition of each strategy (share of ta-ta, ta-body,
+  body-ta, body-body among citation pairs; self-alignment pairs);
+- the verdict the paper draws: do body-aware strategies beat ta_ta on Body→TA and
+  Body→Body without losing on TA→TA? Answered from the measured numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sciembed.evaluation.significance import paired_test
+
+SCENARIO_ORDER = ("ta_ta", "body_ta", "body_body")
+LABELS = {"ta_ta": "TA→TA", "body_ta": "Body→TA", "body_body": "Body→Body"}
+MAX_P = 0.05
+
+
+def _key(scenario: str, mode: str) -> str:
+    return scenario if scenario == "ta_ta" else f"{scenario}/{mode}"
+
+
+def _fmt(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|",
+            *["| " + " | ".join(r) + " |" for r in rows]]
+
+
+def _significance(models: dict[str, dict], reference: str, name: str, key: str) -> tuple[float, float | None, int]:
+    a = models[reference]["per_query"].get(key, {}).get("ndcg@10", {})
+    b = models[name]["per_query"].get(key, {}).get("ndcg@10", {})
+    result = paired_test("ndcg@10", a, b)
+    return result.delta, result.p_value, result.n
+
+
+def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: list[str], reference: str,
+                 skipped: dict[str, str], report_path: Any) -> tuple[str, list[dict[str, Any]]]:
+    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, mrr_full)."""
+    models = {m["name"]: m for m in results["models"]}
+    bench = results["benchmark"]
+    lines = ["# S2Full strategy study", "",
+             f"Benchmark {bench['name']}: {bench['queries']} queries ({bench.get('query_mode', 'linked')}), "
+             f"{bench['papers']} candidates, {bench.get('mean_relevant_per_query', 0):.2f} relevant per query.", ""]
+    if bench.get("source", "").find("synth") >= 0 or any("synth" in str(v) for v in bench.values()):
+        lines += ["The corpus may be SYNTHETIC: numbers show the pipeline works, not how models do on papers.", ""]
+    rows_out: list[dict[str, Any]] = []
+    for mode in ("windowed", "full"):
+        header = ["Model", *[f"{LABELS[s]} NDCG@10" for s in SCENARIO_ORDER], *[f"{LABELS[s]} MRR"
+                                                                               for s in SCENARIO_ORDER]]
+        rows = []
+        for name, m in models.items():
+            ndcg = [m["aggregates"].get(_key(s, mode), {}).get("ndcg@10") for s in SCENARIO_ORDER]
+            mrr = [m["aggregates"].get(_key(s, mode), {}).get("mrr_full") for s in SCENARIO_ORDER]
+            rows.append([name + (" (strategy)" if name in arms else ""), *map(_fmt, ndcg), *map(_fmt, mrr)])
+            rows_out.append({"model": name, "strategy": name in arms, "body_mode": mode,
+                             **{f"{s}_ndcg@10": v for s, v in zip(SCENARIO_ORDER, ndcg, strict=True)},
+                             **{f"{s}_mrr_full": v for s, v in zip(SCENARIO_ORDER, mrr, strict=True)}})
+        lines += [f"## {'Windowed' if mode == 'windowed' else 'Full-section'} body text (×100; MRR over the full "
+                  "candidate list)", "", *_table(header, rows), ""]
+    if reference in models:
+        sig_rows = []
+        for name in arms:
+            if name == reference or name not in models:
+                continue
+            for s in SCENARIO_ORDER:
+                for mode in (("windowed",) if s == "ta_ta" else ("windowed", "full")):
+                    delta, p, n = _significance(models, reference, name, _key(s, mode))
+                    star = "yes" if p is not None and p <= MAX_P else "no"
+                    label = LABELS[s] + ("" if s == "ta_ta" else f" ({mode})")
+                    sig_rows.append([name, label, f"{100 * delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n),
+                                     star])
+        lines += [f"## Against {reference} (NDCG@10, paired t-test, p ≤ {MAX_P})", "",
+                  *_table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
+        lines += _verdict(models, arms, reference)
+    if compositions:
+        comp_rows = []
+        for name in arms:
+            c = compositions.get(name)
+            if not c:
+                continue
+            cite = c["citation"]["shares"]
+            comp_rows.append([name, str(c["batches"]), str(c["batch_size"]),
+                              *[f"{100 * cite[t]:.1f}%" for t in ("ta-ta", "ta-body", "body-ta", "body-body")],
+                              f"{100 * c['self_share_min']:.1f}%"])
+        lines += ["## Batch composition (citation pairs by view type, anchor first; self-alignment share)", "",
+                  *_table(["Strategy", "Batches", "Batch size", "ta-ta", "ta-body", "body-ta", "body-body",
+                           "self-alignment"], comp_rows), ""]
+    if skipped:
+        lines += ["## Models not evaluated", "", *[f"- {name}: {reason.splitlines()[0]}"
+                                                   for name, reason in skipped.items()], ""]
+    lines += ["## Files", "", f"- full evaluation report (all metrics, geometry, per-domain tables): {report_path}",
+              "- per-domain figure (sorted by ta_ta, differences against it): report/ndcg_by_domain.png", ""]
+    return "\n".join(lines) + "\n", rows_out
+
+
+def _verdict(models: dict[str, dict], arms: list[str], reference: str) -> list[str]:
+    """Does each body-aware strategy beat ta_ta on the body scenarios and hold TA→TA? (windowed bodies)"""
+    lines = [f"## Verdict (windowed bodies, NDCG@10 against {reference}; significant at p ≤ {MAX_P})", ""]
+    for name in arms:
+        if name == reference or name not in models:
+            continue
+        parts = []
+        for s in ("body_ta", "body_body"):
+            delta, p, _ = _significance(models, reference, name, _key(s, "windowed"))
+            sig = p is not None and p <= MAX_P
+            if delta > 0:
+                word = "beats it" if sig else "higher, not significant"
+            else:
+                word = "lower, significant" if sig else "not higher"
+            parts.append(f"{LABELS[s]} {100 * delta:+.1f} ({word})")
+        delta, p, _ = _significance(models, reference, name, "ta_ta")
+        sig = p is not None and p <= MAX_P
+        loss = "a significant TA→TA loss" if delta < 0 and sig else "no significant TA→TA loss"
+        parts.append(f"TA→TA {100 * delta:+.1f} ({loss})")
+        lines.append(f"- {name}: " + "; ".join(parts))
+    return [*lines, ""]

@@ -1,0 +1,91 @@
+"""Adapter checkpoints (the `adapters` package) on top of a base encoder; SPECTER2 as the paper evaluates it.
+
+SPECTER2 is ``allenai/specter2_base`` with the proximity adapter
+``allenai/specter2``, CLS pooling and ``title [SEP] abstract`` input. Any other
+adapter (hub id or a directory written by ``model.save_adapter``) loads the
+same way: `attach_adapter` turns the sentence-transformers model's transformer
+into an adapter model in place (``adapters.init``), loads the adapter and
+makes it the active one. `adapters` is an optional extra
+(``pip install sciembed[specter2]``); adapters 1.3 needs transformers 4.57.x,
+the version sciembed already uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXTRA = "specter2"
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    """What an alias (`--model specter2`) expands to."""
+
+    base: str
+    adapter: str | None
+    pooling: str
+    ta_join: str  # ". " or "sep" (the tokenizer's separator token)
+
+
+KNOWN_MODELS = {
+    "specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep"),
+    "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep"),
+    "specter": KnownModel("allenai/specter", None, "cls", "sep"),
+    "scincl": KnownModel("malteos/scincl", None, "cls", "sep"),
+}
+
+
+class AdapterLoadError(RuntimeError):
+    """The adapter could not be attached; the message names what was tried."""
+
+
+def adapters_available() -> bool:
+    try:
+        import adapters  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def attach_adapter(model: Any, adapter: str, *, local_files_only: bool = False) -> str:
+    """Load `adapter` (hub id or directory) into the transformer of `model` and activate it; returns its name."""
+    try:
+        import adapters
+    except ImportError as exc:
+        raise AdapterLoadError(
+            f"adapter {adapter!r} needs the `adapters` package: pip install 'sciembed[{EXTRA}]' ({exc})"
+        ) from exc
+    transformer = model[0]
+    auto_model = transformer.auto_model
+    local = Path(adapter).expanduser()
+    target = str(local.resolve()) if local.is_dir() else adapter
+    where = "local directory" if local.is_dir() else "hub"
+    try:
+        if not hasattr(auto_model, "adapters_config"):  # transformers' own load_adapter is PEFT's, not this
+            adapters.init(auto_model)
+        name = auto_model.load_adapter(target, load_as="adapter", set_active=True,
+                                       **({} if local.is_dir() else {"local_files_only": local_files_only}))
+    except Exception as exc:  # every failure becomes one message naming the attempt
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        hint = " (offline mode and not in the local cache)" if local_files_only and not local.is_dir() else ""
+        raise AdapterLoadError(
+            f"could not load adapter {adapter!r}; tried:\n  - {where} {target}: {type(exc).__name__}: {first}{hint}"
+        ) from exc
+    auto_model.set_active_adapters(name)
+    auto_model.eval()
+    return name
+
+
+def adapter_identity(adapter: str) -> str:
+    """Content hash of a local adapter directory; the id itself (plus the hub commit, when known) otherwise."""
+    from sciembed.models.fingerprint import directory_fingerprint, hub_fingerprint
+
+    local = Path(adapter).expanduser()
+    if local.is_dir():
+        return directory_fingerprint(local)
+    try:
+        return hub_fingerprint(adapter, local_files_only=True)
+    except Exception:
+        return f"hub:{adapter}"

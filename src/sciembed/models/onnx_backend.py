@@ -46,7 +46,12 @@ def cpu_quantization_config() -> str:
 
 
 def quantized_file(config: str) -> str:
-    return f"onnx/model_qint8_{config}.onnx"
+    """The file sentence-transformers writes for `config`: its weight type is part of the name
+    (``qint8`` for avx512_vnni and arm64, ``quint8`` for avx2)."""
+    from optimum.onnxruntime import AutoQuantizationConfig
+
+    weights = getattr(AutoQuantizationConfig, config)(is_static=False).weights_dtype.name.lower()
+    return f"onnx/model_{weights}_{config}.onnx"
 
 
 def export_dir_for(weights_id: str, cache_root: Path) -> Path:

@@ -61,11 +61,13 @@ def eval_command(
 ) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
+    from sciembed.ioutil.atomic import check_writable
     from sciembed.models import ModelLoadError, load_encoder
     from sciembed.retrieval.dense import IndexLoadError
 
     console = Console()
     try:
+        check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
         bench = _benchmark(corpus, beir, pools, split, paper_log_seed)
         runs = []
         for name in model:

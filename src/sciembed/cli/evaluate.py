@@ -54,6 +54,7 @@ def eval_command(
     paper_log_seed: int = typer.Option(0, help="Seed of the paper log (which body section each paper is read at)."),
     batch_size: int = typer.Option(32, help="Encoding batch size."),
     backend: str = typer.Option("torch", help="torch | onnx."),
+    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
     max_seq_length: int | None = typer.Option(None, help="Override the encoder's token budget."),
     device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
     geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
@@ -72,7 +73,8 @@ def eval_command(
         runs = []
         for name in model:
             encoder = name if name.lower() == "bm25" else load_encoder(
-                name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir, device=device)
+                name, backend=backend, quantize=quantize, max_seq_length=max_seq_length, cache_dir=cache_dir,
+                device=device)
             console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
             runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
                                          geometry=geometry, index_dir=index_dir))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sciembed.fuzzing import driver, hostile
 from sciembed.fuzzing.kill import run_and_kill, state_of
-from sciembed.fuzzing.memory import peak_mb
+from sciembed.ioutil.memory import peak_mb
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.memory import peak_mb, reset_peak
+
 REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
@@ -136,10 +138,14 @@ class _Timer:
 
     def __enter__(self) -> _Timer:
         self.say(f"[{self.name}]")
+        self.measured = reset_peak()  # per-stage peak resident memory (Linux)
         self.start = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.timings[self.name] = round(time.perf_counter() - self.start, 2)
+        if self.measured:
+            self.timings[f"{self.name} peak_rss_mb"] = peak_mb()
         if exc[0] is None:
-            self.say(f"  done in {self.timings[self.name]:.1f} s")
+            memory = f", peak {peak_mb()} MB resident" if self.measured else ""
+            self.say(f"  done in {self.timings[self.name]:.1f} s{memory}")

@@ -108,7 +108,7 @@ PEAK_SCRIPT = """
 import json, sys
 from pathlib import Path
 from sciembed.papers.ingest import ingest
-from sciembed.fuzzing.memory import peak_mb
+from sciembed.ioutil.memory import peak_mb
 root = Path(sys.argv[1])
 files = [root / n for n in ("bomb.jsonl.gz", "bomb.tei.xml.gz", "big.jsonl")]
 result = ingest(files, root / ("out-" + sys.argv[2]), fmt=sys.argv[2], progress=False)

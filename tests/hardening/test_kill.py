@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -42,3 +44,23 @@ def test_killed_corpus_build_never_passes_for_finished(synth, tmp_path, seed):
     run_and_kill(["corpus", "build", str(synth / "previous"), "-o", str(out), "-e", str(synth / "synth" / "edges.csv"),
                   "--no-progress"], out, seed, max_delay_s=1.5)
     assert state_of(out) in ("absent", "finished")
+
+
+@pytest.mark.parametrize("seed", [2])
+def test_killed_index_rebuild_is_refused_or_finished(synth, tmp_path, seed):
+    from sciembed.models.testing import build_tiny_bert
+    from sciembed.retrieval.dense import IndexLoadError
+    from sciembed.retrieval.paper_index import open_paper_index
+
+    bert = build_tiny_bert(tmp_path / "bert", [f"w{i}" for i in range(50)])
+    out = tmp_path / "index"
+    args = ["index", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta"]
+    subprocess.run([sys.executable, "-m", "sciembed.cli.main", *args], check=True, capture_output=True, timeout=300)
+    assert len(open_paper_index(out).titles) == 200
+    outcome = run_and_kill(args, out, seed, max_delay_s=5.0, timeout_s=240, ready=synth)  # a rebuild, killed
+    try:
+        index = open_paper_index(out)
+    except IndexLoadError as err:  # refusable: the manifest is gone or a checksum no longer matches
+        assert outcome == "killed" and ("manifest.json" in str(err) or "checksum" in str(err) or "missing" in str(err))
+    else:
+        assert len(index.titles) == 200

@@ -55,6 +55,7 @@ def eval_command(
     paper_log_seed: int = typer.Option(0, help="Seed of the paper log (which body section each paper is read at)."),
     batch_size: int = typer.Option(32, help="Encoding batch size."),
     backend: str = typer.Option("torch", help="torch | onnx."),
+    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
     max_seq_length: int | None = typer.Option(None, help="Override the encoder's token budget."),
     device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
     geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
@@ -73,17 +74,19 @@ def eval_command(
 ) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
+    from sciembed.ioutil.atomic import check_writable
     from sciembed.models import ModelLoadError, load_encoder
     from sciembed.retrieval.dense import IndexLoadError
 
     console = Console()
     try:
+        check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
         bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries)
         runs = []
         for name in model:
             encoder = name if name.lower() == "bm25" else load_encoder(
-                name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir, device=device,
-                pooling=pooling, ta_join=ta_join, adapter=adapter)
+                name, backend=backend, quantize=quantize, max_seq_length=max_seq_length, cache_dir=cache_dir,
+                device=device, pooling=pooling, ta_join=ta_join, adapter=adapter)
             console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
             runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
                                          geometry=geometry, index_dir=index_dir, window_tokens=window_tokens))

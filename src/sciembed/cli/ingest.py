@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-console = Console()
+console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
 
 
 def ingest_cmd(
@@ -45,13 +46,13 @@ def ingest_cmd(
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
                         metadata=metadata)
     except IngestError as err:
-        console.print(f"[red]error (--strict):[/red] {err.rejection}")
+        console.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(1) from err
     except TooManyErrors as err:
-        console.print(f"[red]error:[/red] {err}; nothing written to {out}")
+        console.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {out}")
         raise typer.Exit(2) from err
     except (ValueError, OSError) as err:
-        console.print(f"[red]error:[/red] {err}")
+        console.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"

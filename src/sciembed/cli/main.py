@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import typer
-
 from sciembed.cli import beir, corpus, demo, evaluate, ingest, inspect, search, study, synth, train
+from sciembed.cli.errors import GuardedTyper
 
-app = typer.Typer(
+app = GuardedTyper(
     name="sciembed",
     help="Full-text scientific paper embeddings and paper-to-paper retrieval.",
     no_args_is_help=True,

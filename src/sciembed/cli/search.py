@@ -92,7 +92,7 @@ def search(
             _fail("give --query or --query-file, not both")
         query = read_query_file(query_file)
     if (query is None) == (paper is None):
-        _fail("give exactly one of --query TEXT, --query-file FILE or --paper ID")
+        _fail("give exactly one of --query TEXT or --paper ID (--query-file FILE may replace --query)")
     if query is not None and not query.strip():
         _fail("the query is empty: an empty text has no meaning to rank by")
     try:

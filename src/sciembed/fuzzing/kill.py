@@ -20,19 +20,22 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 
-def run_and_kill(args: list[str], out: Path, seed: int, max_delay_s: float = 1.0, timeout_s: float = 120.0) -> str:
+def run_and_kill(
+    args: list[str], out: Path, seed: int, max_delay_s: float = 1.0, timeout_s: float = 120.0,
+    ready: Path | None = None,
+) -> str:
     """Run `python -m sciembed.cli.main *args`, SIGKILL it a seeded random delay after its work starts.
 
     Work "starts" when a hidden partial directory appears beside `out` (imports
-    are over); returns "finished-before-kill" when the process ended first,
-    else "killed".
+    are over), or when `ready` exists if given; returns "finished-before-kill"
+    when the process ended first, else "killed".
     """
     delay = random.Random(seed).uniform(0.0, max_delay_s)
     proc = subprocess.Popen([sys.executable, "-m", "sciembed.cli.main", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONHASHSEED": "0"})
     deadline = time.monotonic() + timeout_s
     while proc.poll() is None and time.monotonic() < deadline:
-        if any(out.parent.glob(f".{out.name}.partial-*")):
+        if (ready.exists() if ready is not None else any(out.parent.glob(f".{out.name}.partial-*"))):
             break
         time.sleep(0.02)
     time.sleep(delay)

@@ -3,14 +3,18 @@
 Entries are keyed by (encoder fingerprint, hash of the exact text), one SQLite
 file per fingerprint under ``<cache_dir>/embeddings/``. SQLite (stdlib) gives
 atomic, concurrent-safe writes, so two evaluations sharing a cache cannot
-corrupt it; a vector is stored as raw float32 bytes and checked against the
-encoder's dimension when read back.
+corrupt it; a vector is stored as raw float32 bytes with a checksum over
+(fingerprint, text key, vector), and checked against the encoder's dimension,
+its fingerprint and that checksum when read back. An entry that fails (bytes
+overwritten, non-finite values) is not used: it is encoded again and replaced,
+and the count of such entries is reported (`CacheStats.damaged`, a warning).
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+import warnings
 from collections.abc import Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -28,6 +32,11 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
+def entry_check(fingerprint: str, key: bytes, vec: bytes) -> bytes:
+    """The checksum stored beside each vector: a changed vector, key or file no longer matches it."""
+    return hashlib.blake2b(fingerprint.encode() + key + vec, digest_size=8).digest()
+
+
 class CacheError(RuntimeError):
     """The cache file does not hold what its name promises."""
 
@@ -37,6 +46,7 @@ class EmbeddingCache:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root) / "embeddings"
+        self.damaged = 0  # entries the last `get` found unusable
 
     def path(self, fingerprint: str) -> Path:
         return self.root / f"{fingerprint}.sqlite"
@@ -46,27 +56,39 @@ class EmbeddingCache:
         conn = sqlite3.connect(self.path(fingerprint), timeout=60)
         with conn:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID")
+            # `entries` (with a checksum) replaces the unchecked `vectors` table of earlier versions.
+            conn.execute("CREATE TABLE IF NOT EXISTS entries (key BLOB PRIMARY KEY, vec BLOB, chk BLOB) WITHOUT ROWID")
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(dim),))
-        stored = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
-        if stored != dim:
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        problem = None
+        if meta.get("fingerprint") != fingerprint:
+            problem = f"holds vectors of encoder {meta.get('fingerprint')}, not {fingerprint}"
+        elif not str(meta.get("dim", "")).isdigit() or int(meta["dim"]) != dim:
+            problem = f"holds {meta.get('dim')}-d vectors, encoder gives {dim}-d"
+        if problem:
             conn.close()
-            raise CacheError(f"{self.path(fingerprint)}: holds {stored}-d vectors, encoder gives {dim}-d")
+            raise CacheError(f"{self.path(fingerprint)}: {problem}")
         return conn
 
     def get(self, fingerprint: str, dim: int, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        """The cached vectors among `keys`."""
+        """The cached vectors among `keys` whose size, checksum and values are intact (see `damaged`)."""
         found: dict[bytes, np.ndarray] = {}
+        self.damaged = 0
         if not keys or not self.path(fingerprint).exists():
             return found
         with closing(self._connect(fingerprint, dim)) as conn:
             for start in range(0, len(keys), _CHUNK):
                 chunk = list(keys[start : start + _CHUNK])
                 marks = ",".join("?" * len(chunk))
-                for key, blob in conn.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk):
-                    if len(blob) != 4 * dim:
-                        raise CacheError(f"{self.path(fingerprint)}: entry of {len(blob)} bytes, expected {4 * dim}")
-                    found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
+                rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})", chunk)
+                for key, blob, chk in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32) if len(blob) == 4 * dim else None
+                    if vec is None or chk != entry_check(fingerprint, bytes(key), bytes(blob)) \
+                            or not np.isfinite(vec).all():
+                        self.damaged += 1  # encoded again and replaced by the caller
+                        continue
+                    found[bytes(key)] = vec
         return found
 
     def put(self, fingerprint: str, keys: Sequence[bytes], vectors: np.ndarray) -> None:
@@ -75,14 +97,19 @@ class EmbeddingCache:
         if not keys:
             return
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        blobs = [bytes(v) for v in vectors]
+        rows = [(k, b, entry_check(fingerprint, bytes(k), b)) for k, b in zip(keys, blobs, strict=True)]
         with closing(self._connect(fingerprint, vectors.shape[1])) as conn, conn:
-            conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", zip(keys, map(bytes, vectors), strict=True))
+            conn.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
 
     def count(self, fingerprint: str) -> int:
         if not self.path(fingerprint).exists():
             return 0
         with closing(sqlite3.connect(self.path(fingerprint))) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+            try:
+                return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+            except sqlite3.OperationalError:  # a cache of an earlier version: nothing usable
+                return 0
 
 
 @dataclass
@@ -92,6 +119,7 @@ class CacheStats:
     requested: int = 0
     hits: int = 0
     encoded: int = 0
+    damaged: int = 0  # entries found but not used (checksum, size or values wrong): encoded again
 
 
 class CachedEncoder:
@@ -124,6 +152,10 @@ class CachedEncoder:
         for i, key in enumerate(keys):
             first.setdefault(key, i)
         vectors = self.cache.get(fingerprint, dim, list(first))
+        damaged = self.cache.damaged
+        if damaged:
+            warnings.warn(f"{self.cache.path(fingerprint)}: {damaged} damaged cache entries ignored and re-encoded",
+                          stacklevel=2)
         missing = [k for k in first if k not in vectors]
         if missing:
             fresh = self.encoder.encode(
@@ -132,7 +164,7 @@ class CachedEncoder:
             self.cache.put(fingerprint, missing, fresh)
             vectors.update(zip(missing, fresh, strict=True))
         fresh_keys = set(missing)
-        self.last = CacheStats(len(texts), sum(1 for k in keys if k not in fresh_keys), len(missing))
+        self.last = CacheStats(len(texts), sum(1 for k in keys if k not in fresh_keys), len(missing), damaged)
         return _stack(keys, vectors, dim)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.ioutil.checksums import seal, seal_problem
 from sciembed.retrieval.hits import Hits, check_exclude
 
 METRICS = ("cosine", "l2")
@@ -201,7 +202,7 @@ class DenseIndex:
             "sha256": {name: _sha256(path / name) for name in ("index.faiss", "ids.json")},
             **(extra or {}),
         }
-        (path / "meta.json").write_text(json.dumps(meta, indent=2))
+        (path / "meta.json").write_text(json.dumps(seal(meta), indent=2))  # edits to meta.json are noticed
         self.fingerprint = fingerprint
 
     @classmethod
@@ -260,6 +261,11 @@ def read_meta(path: Path) -> dict[str, Any]:
         meta = json.loads(meta_path.read_text())
     except json.JSONDecodeError as exc:
         raise IndexLoadError(f"{meta_path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(meta, dict):
+        raise IndexLoadError(f"{meta_path}: not a JSON object")
+    problem = seal_problem(meta, str(meta_path))
+    if problem:
+        raise IndexLoadError(problem)
     missing = [k for k in ("format", "dim", "metric", "count", "fingerprint", "sha256") if k not in meta]
     if missing:
         raise IndexLoadError(f"{meta_path}: missing keys {', '.join(missing)}")

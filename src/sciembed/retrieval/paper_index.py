@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
+from sciembed.ioutil.atomic import check_writable, write_text_atomic
+from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
@@ -90,6 +92,7 @@ def build_paper_index(
     """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`."""
     if kind not in VIEW_KINDS:
         raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    check_writable(Path(out))  # before any encoding: a read-only or missing parent fails now, not at the end
     target = target or target_words(encoder.max_seq_length)
     views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target)
     if not views:
@@ -98,6 +101,7 @@ def build_paper_index(
     index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate)
     index.add([v.paper_id for v in views], vectors)
     out = Path(out)
+    (out / MANIFEST).unlink(missing_ok=True)  # written last: a rebuild killed halfway is never taken as finished
     index.save(out / "index", encoder.fingerprint)
     (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
     describe = getattr(encoder, "describe", None)
@@ -108,8 +112,9 @@ def build_paper_index(
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
+        "sha256": {name: sha256_file(out / name) for name in ("papers.json", "index/meta.json")},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
     return counts
 
 
@@ -126,9 +131,17 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     if not (path / MANIFEST).is_file():
         raise IndexLoadError(f"{path}: no {MANIFEST} (not a directory written by `sciembed index`)")
     try:
-        return json.loads((path / MANIFEST).read_text())
+        manifest = json.loads((path / MANIFEST).read_text())
     except json.JSONDecodeError as exc:
         raise IndexLoadError(f"{path / MANIFEST}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexLoadError(f"{path / MANIFEST}: unreadable ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise IndexLoadError(f"{path / MANIFEST}: not a JSON object")
+    problem = seal_problem(manifest, str(path / MANIFEST)) or files_problem(path, manifest.get("sha256") or {})
+    if problem:
+        raise IndexLoadError(problem)
+    return manifest
 
 
 def open_paper_index(
@@ -138,5 +151,10 @@ def open_paper_index(
     path = Path(path)
     manifest = read_manifest(path)
     index = MultiVectorIndex.load(path / "index", expected_fingerprint, aggregate)
-    titles = json.loads((path / "papers.json").read_text())
+    if not (path / "papers.json").is_file():
+        raise IndexLoadError(f"{path / 'papers.json'}: missing (index directory incomplete)")
+    try:
+        titles = json.loads((path / "papers.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IndexLoadError(f"{path / 'papers.json'}: unreadable ({exc})") from exc
     return PaperIndex(index, manifest, titles)

@@ -124,6 +124,18 @@ def _trainer_class():
     return PlanTrainer
 
 
+def save_model_atomically(model: Any, target: Path) -> None:
+    """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model."""
+    import shutil
+
+    from sciembed.ioutil.atomic import publish
+
+    partial = target.parent / f".{target.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    model.save(str(partial))
+    publish(partial, target)
+
+
 def run_training(
     recipe: str,
     config: TrainConfig,
@@ -175,7 +187,7 @@ def run_training(
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
-        parts.model.save(str(run.model))
+        save_model_atomically(parts.model, run.model)
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]

@@ -46,6 +46,6 @@ def _safe(parse: Parse, loc: Loc, obj: dict[str, Any]) -> Record:
 
 def _guess_id(obj: dict[str, Any]) -> str | None:
     for key in ("id", "paper_id", "corpusid"):
-        if isinstance(obj.get(key), str | int) and obj[key] not in ("",):
+        if isinstance(obj.get(key), str | int) and not isinstance(obj[key], bool) and obj[key] != "":
             return str(obj[key])
     return None

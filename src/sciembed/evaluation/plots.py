@@ -24,11 +24,13 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) else np.nan
 
 
-def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
+def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]],
+                  colors: dict[str, str] | None = None) -> None:
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
     for i, (name, values) in enumerate(series.items()):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name)
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name,
+               color=(colors or {}).get(name))
     ax.set_xticks(x, groups, rotation=20, ha="right")
 
 
@@ -73,13 +75,15 @@ def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Pat
             m["name"]: [100 * _number(m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY)) for d in domains]
             for m in models
         }
-        _grouped_bars(ax, ticks, series)
+        cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        colors = {name: cycle[i % len(cycle)] for i, name in enumerate(series)}  # one colour per model, both panels
+        _grouped_bars(ax, ticks, series, colors)
         ax.set_title(f"{labels[key]}: {METRIC_LABELS[PRIMARY]} ×100 per domain (sorted by {base['name']})")
         ax.legend(fontsize="x-small")
         deltas = {name: [v - b for v, b in zip(values, series[base["name"]], strict=True)]
                   for name, values in series.items() if name != base["name"]}
         if deltas:
-            _grouped_bars(delta_ax, ticks, deltas)
+            _grouped_bars(delta_ax, ticks, deltas, colors)
             delta_ax.legend(fontsize="x-small")
         delta_ax.axhline(0, color="black", linewidth=0.8)
         delta_ax.set_title(f"Δ vs {base['name']} (×100)" if others else "no other model")

@@ -269,14 +269,15 @@ def run_study(
         run.model = label
         model_runs.append(run)
         result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
-    report = write_report(model_runs, bench, out / "report", rankings=False)
+    report = write_report(model_runs, bench, out / "report", rankings=False, domain_baseline=REFERENCE_ARM)
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
     from sciembed.evaluation.study_report import render_study
 
     results = json.loads((out / "report" / "results.json").read_text())
+    manifest = CorpusDir(corpus).manifest() if (corpus / "manifest.json").exists() else {}
     text, table = render_study(results, compositions, [a.name for a in plan.arms], REFERENCE_ARM, result.skipped,
-                               report)
+                               report, synthetic=bool(manifest.get("synthetic")))
     result.table = table
     result.report.write_text(text, encoding="utf-8")
     (out / "timings.json").write_text(json.dumps(result.seconds, indent=2) + "\n")

@@ -41,15 +41,17 @@ def _significance(models: dict[str, dict], reference: str, name: str, key: str) 
 
 
 def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: list[str], reference: str,
-                 skipped: dict[str, str], report_path: Any) -> tuple[str, list[dict[str, Any]]]:
+                 skipped: dict[str, str], report_path: Any,
+                 synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, mrr_full)."""
     models = {m["name"]: m for m in results["models"]}
     bench = results["benchmark"]
     lines = ["# S2Full strategy study", "",
              f"Benchmark {bench['name']}: {bench['queries']} queries ({bench.get('query_mode', 'linked')}), "
              f"{bench['papers']} candidates, {bench.get('mean_relevant_per_query', 0):.2f} relevant per query.", ""]
-    if bench.get("source", "").find("synth") >= 0 or any("synth" in str(v) for v in bench.values()):
-        lines += ["The corpus may be SYNTHETIC: numbers show the pipeline works, not how models do on papers.", ""]
+    if synthetic:
+        lines += ["The corpus is SYNTHETIC (`sciembed synth`): the numbers show the study runs, not how the "
+                  "strategies do on real papers.", ""]
     rows_out: list[dict[str, Any]] = []
     for mode in ("windowed", "full"):
         header = ["Model", *[f"{LABELS[s]} NDCG@10" for s in SCENARIO_ORDER], *[f"{LABELS[s]} MRR"
@@ -93,7 +95,7 @@ def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: l
                   *_table(["Strategy", "Batches", "Batch size", "ta-ta", "ta-body", "body-ta", "body-body",
                            "self-alignment"], comp_rows), ""]
     if skipped:
-        lines += ["## Models not evaluated", "", *[f"- {name}: {reason.splitlines()[0]}"
+        lines += ["## Models not evaluated", "", *[f"- {name}: {' '.join(reason.split())}"
                                                    for name, reason in skipped.items()], ""]
     lines += ["## Files", "", f"- full evaluation report (all metrics, geometry, per-domain tables): {report_path}",
               "- per-domain figure (sorted by ta_ta, differences against it): report/ndcg_by_domain.png", ""]

@@ -5,7 +5,8 @@ Both rankers follow the same rules, so scores differ only by model:
 - the query's own id (``task.exclude``) is never retrieved;
 - with ``task.pools`` each query ranks only its own candidate list, through an
   index of that list alone (for BM25 the term statistics are then the pool's);
-- rankings are sorted by score, ties broken by candidate id, then cut to k.
+- rankings are sorted by score, ties broken by candidate id, then cut to k;
+  a pool is never cut: each query ranks its whole pool (full-list metrics).
 
 Dense texts are encoded once per run (distinct texts across all scenarios in
 one `encode` call), so a caching encoder reports exactly what the run encoded.
@@ -70,7 +71,7 @@ def rank_task(ranker: Any, task: RetrievalTask, k: int, show_progress: bool = Tr
             pool = task.pools[q]
             if pool:
                 index = ranker.index(pool, [text_of[d] for d in pool], None)
-                out[q] = _ordered(ranker.search(index, task, [i], len(pool))[0], k)
+                out[q] = _ordered(ranker.search(index, task, [i], len(pool))[0], len(pool))  # pools are never cut at k
             else:
                 out[q] = []
             advance(1)

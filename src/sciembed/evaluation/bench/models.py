@@ -1,0 +1,78 @@
+"""Turn a suite's model entry into a scorer: a path, hub id, ``minilm``, ``bm25`` or a recipe run directory.
+
+Any recipe's run directory works without knowing the recipe: sciembed's trainer
+writes ``recipe.json`` and saves the final model under ``model/`` (`RunDir`),
+so a directory holding ``recipe.json`` resolves to its ``model/``. The model
+card (``sciembed_model.json``) then supplies the distance and input format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation.bench.suite import ModelEntry, SuiteError
+
+
+def resolve_model(spec: str) -> str:
+    """The path or name `load_encoder` should load; run directories become their saved model."""
+    if spec.lower() in ("bm25", "minilm"):
+        return spec.lower()
+    path = Path(spec).expanduser()
+    if (path / "recipe.json").is_file():
+        from sciembed.training.rundir import RunDir
+
+        run = RunDir(path)
+        if not (run.model / "modules.json").is_file() and not (run.model / "config.json").is_file():
+            last = run.last_checkpoint()
+            raise SuiteError(f"{path} is a {run.read_recipe().get('recipe', '?')} run directory without a saved "
+                             f"model in {run.model} (not finished?{f' last checkpoint: {last}' if last else ''})")
+        return str(run.model.resolve())
+    if path.is_dir():
+        return str(path.resolve())
+    if spec.startswith((".", "/", "~")):
+        raise SuiteError(f"model {spec!r}: no such directory")
+    return spec  # a hub id
+
+
+def model_key(entry: ModelEntry) -> str:
+    """Identity of a model entry without loading it: spec, options and the weights' content hash."""
+    from sciembed.models.loading import resolve_model_source, weights_identity
+
+    target = resolve_model(entry.model)
+    if target == "bm25":
+        weights = "bm25"
+    else:
+        source = resolve_model_source(None if target == "minilm" else target)
+        weights = weights_identity(source)
+        card = Path(source) / "sciembed_model.json"
+        if card.is_file():
+            weights += hashlib.sha256(card.read_bytes()).hexdigest()[:8]
+    payload = {"target": target, "weights": weights, "distance": entry.distance,
+               "max_seq_length": entry.max_seq_length, "options": entry.options,
+               "pool_statistics": entry.bm25_pool_statistics}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int = 32) -> Any:
+    from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
+    from sciembed.models import load_encoder
+    from sciembed.models.card import read_model_card
+
+    target = resolve_model(entry.model)
+    if target == "bm25":
+        return BM25Scorer(pool_statistics=entry.bm25_pool_statistics, name=entry.name)
+    name = None if target == "minilm" else target
+    card = read_model_card(target) if Path(target).is_dir() else None
+    distance = entry.distance or (card.metric if card else "cosine")
+    try:
+        encoder = load_encoder(name, metric="cosine" if distance == "cosine" else "l2",
+                               max_seq_length=entry.max_seq_length, cache_dir=cache_dir, **entry.options)
+    except TypeError as exc:
+        raise SuiteError(f"model {entry.name}: load_encoder does not take option(s) {sorted(entry.options)} "
+                         f"in this version ({exc})") from exc
+    scorer = DenseScorer(encoder, distance=distance, batch_size=batch_size)
+    scorer.name = entry.name
+    return scorer

@@ -1,0 +1,201 @@
+"""Run a suite: every model on every benchmark, one resumable cell per (model, benchmark).
+
+A cell is ``<out>/cells/<model>/<benchmark>.json``; it is reused when its key
+(model identity + benchmark fingerprint + protocol version) matches, so a second
+run recomputes nothing and loads no model. All models share one embedding cache
+(``CachedEncoder``), so a text is encoded once per model across benchmarks and runs.
+A benchmark that cannot be loaded is reported; when it is `optional` the rest runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation.bench.suite import BenchmarkEntry, Suite, SuiteError
+from sciembed.evaluation.contract import TaskResult
+from sciembed.evaluation.issues import BenchmarkError
+
+PROTOCOL = 1  # bump when a metric definition changes: every cell is then recomputed
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "x"
+
+
+def load_benchmark(entry: BenchmarkEntry, workdir: Path) -> Any:
+    """The contract object for one suite entry; `BenchmarkError` / `FileNotFoundError` when it cannot be read."""
+    path = Path(entry.path).expanduser()
+    if not path.exists():
+        raise BenchmarkError(f"benchmark {entry.name}: {entry.kind} path {path} does not exist")
+    if entry.kind == "citation":
+        from sciembed.evaluation.bench.adapters import CitationAdapter
+        from sciembed.evaluation.citation import build_citation_benchmark
+
+        return CitationAdapter(build_citation_benchmark(path, split=entry.split, paper_log_seed=entry.seed),
+                               entry.name, tuple(entry.scenarios), tuple(entry.body_modes))
+    if entry.kind == "beir":
+        from sciembed.evaluation.beir import load_beir
+        from sciembed.evaluation.bench.adapters import BeirAdapter
+
+        return BeirAdapter({path.name: load_beir(path, entry.split)}, entry.name, relevant_min=entry.relevant_min)
+    if entry.kind == "pools":
+        from sciembed.evaluation.bench.adapters import PoolsAdapter
+        from sciembed.evaluation.pools import load_pools
+
+        return PoolsAdapter(load_pools(path), entry.name, entry.relevant_min)
+    if entry.kind == "scitldr":
+        from sciembed.evaluation.bench.adapters import scitldr_adapter
+
+        return scitldr_adapter(path, workdir / "data" / slug(entry.name), entry.name)
+    if entry.kind == "scirepeval":
+        from sciembed.evaluation.scirepeval import load_scirepeval
+
+        bench = load_scirepeval(path, entry.tasks)
+        bench.name = entry.name
+        return bench
+    if entry.kind == "csfcube":
+        from sciembed.evaluation.csfcube import load_csfcube
+
+        bench = load_csfcube(path, entry.query_mode)
+        bench.name = entry.name
+        return bench
+    if entry.kind == "triplets":
+        from sciembed.evaluation.triplets import load_triplets
+
+        bench = load_triplets(path, seed=entry.seed)
+        bench.name = entry.name
+        return bench
+    raise SuiteError(f"unknown benchmark kind {entry.kind!r}")
+
+
+@dataclass
+class Cell:
+    model: str
+    benchmark: str
+    key: str
+    status: str  # "done" | "error"
+    results: list[TaskResult] = field(default_factory=list)
+    summary: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    encoded: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    skipped_tasks: dict[str, str] = field(default_factory=dict)
+    reused: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["results"] = [r.to_dict() for r in self.results]
+        d.pop("reused")
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Cell:
+        data = dict(data)
+        data["results"] = [TaskResult.from_dict(r) for r in data.get("results", [])]
+        return cls(**data)
+
+
+@dataclass
+class SuiteRun:
+    suite: Suite
+    out: Path
+    benchmarks: dict[str, Any]  # name -> loaded benchmark
+    missing: dict[str, str]  # benchmark name -> why it is not in the table
+    cells: dict[tuple[str, str], Cell]
+    seconds: float = 0.0
+
+    @property
+    def computed(self) -> int:
+        return sum(1 for c in self.cells.values() if not c.reused)
+
+
+def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] = print) -> SuiteRun:
+    from sciembed.evaluation.bench.models import make_scorer, model_key
+
+    start = time.perf_counter()
+    out = Path(suite.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(suite.cache) if suite.cache else out / "embedding-cache"
+    benchmarks: dict[str, Any] = {}
+    missing: dict[str, str] = {}
+    for entry in suite.benchmarks:
+        try:
+            benchmarks[entry.name] = load_benchmark(entry, out)
+            say(f"[benchmark] {entry.name} ({entry.kind}): loaded")
+        except (BenchmarkError, FileNotFoundError, OSError) as exc:
+            if not entry.optional:
+                raise BenchmarkError(f"benchmark {entry.name} cannot be loaded: {exc}") from exc
+            missing[entry.name] = str(exc)
+            say(f"[benchmark] {entry.name} ({entry.kind}): MISSING, skipped (optional): {exc}")
+    fingerprints = {name: b.fingerprint() for name, b in benchmarks.items()}
+    cells: dict[tuple[str, str], Cell] = {}
+    for entry in suite.models:
+        mkey = model_key(entry)
+        scorer = None
+        for bname, bench in benchmarks.items():
+            key = f"{PROTOCOL}:{mkey}:{fingerprints[bname]}"
+            path = out / "cells" / slug(entry.name) / f"{slug(bname)}.json"
+            if not force and path.is_file():
+                cached = Cell.from_dict(json.loads(path.read_text(encoding="utf-8")))
+                if cached.key == key and cached.status == "done":
+                    cached.reused = True
+                    cells[(entry.name, bname)] = cached
+                    say(f"[cell] {entry.name} × {bname}: reused ({path})")
+                    continue
+            if scorer is None:
+                scorer = make_scorer(entry, cache, suite.batch_size)
+            say(f"[cell] {entry.name} × {bname}: computing")
+            cell = compute_cell(entry.name, bname, key, bench, scorer)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(cell.to_dict(), indent=1, default=_json_default) + "\n", encoding="utf-8")
+            tmp.replace(path)
+            cells[(entry.name, bname)] = cell
+            say(f"  {cell.status} in {cell.seconds:.1f} s" + (f": {cell.error}" if cell.error else ""))
+    return SuiteRun(suite, out, benchmarks, missing, cells, time.perf_counter() - start)
+
+
+def compute_cell(model: str, bname: str, key: str, bench: Any, scorer: Any) -> Cell:
+    from sciembed.evaluation.execute import run_task, supports
+
+    t0 = time.perf_counter()
+    before = (getattr(scorer, "encoded", 0), getattr(scorer, "model_encoded", 0))
+    cell = Cell(model, bname, key, "done", config=scorer.config())
+    try:
+        if getattr(bench, "native", False):
+            cell.results = bench.run_native(scorer)
+        else:
+            style = scorer.style()
+            cell.config["text_style"] = {"sep": style.sep, "input_format": style.input_format}
+            for task in bench.tasks(style):
+                why = supports(task, scorer)
+                if why:
+                    cell.skipped_tasks[task.name] = why
+                    continue
+                cell.results.append(run_task(task, scorer))
+        cell.summary = bench.summarize(cell.results) if cell.results else {}
+    except BenchmarkError as exc:
+        cell.status, cell.error = "error", str(exc)
+    except Exception as exc:  # one cell failing must not lose the others; the traceback goes in the cell
+        cell.status, cell.error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+    cell.skipped_tasks.update(getattr(bench, "skipped", {}) or {})
+    cell.seconds = time.perf_counter() - t0
+    cell.encoded = {"texts_requested": getattr(scorer, "encoded", 0) - before[0],
+                    "texts_run_through_model": getattr(scorer, "model_encoded", 0) - before[1]}
+    return cell
+
+
+def _json_default(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

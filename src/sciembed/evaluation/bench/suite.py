@@ -1,0 +1,95 @@
+"""The `sciembed bench` suite file: models × benchmarks, as a pydantic model loaded from YAML.
+
+Relative paths are resolved against the directory `sciembed bench` runs in
+(the repository root: ``../shared/data/...`` is the shared data next to it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+BENCHMARK_KINDS = ("citation", "beir", "pools", "scitldr", "scirepeval", "csfcube", "triplets")
+
+
+class SuiteError(ValueError):
+    """A suite file that cannot be used (one message: file, field, what was expected)."""
+
+
+class ModelEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    model: str  # path, hub id, "minilm", "bm25", or a recipe's run directory
+    distance: Literal["cosine", "l2", "dot"] | None = None  # None: the model card's metric, else cosine
+    max_seq_length: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)  # passed to load_encoder as keyword arguments
+    bm25_pool_statistics: Literal["collection", "pool"] = "collection"
+
+
+class BenchmarkEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    kind: Literal["citation", "beir", "pools", "scitldr", "scirepeval", "csfcube", "triplets"]
+    path: str
+    optional: bool = False  # a missing optional benchmark is reported and the rest runs
+    relevant_min: int = Field(1, ge=1)  # beir / pools: the grade that counts as relevant
+    split: str = "test"  # beir: qrels split; citation: corpus split
+    scenarios: list[str] = Field(default_factory=lambda: ["ta_ta", "body_ta", "body_body"])  # citation
+    body_modes: list[str] = Field(default_factory=lambda: ["windowed"])  # citation
+    tasks: list[str] | None = None  # scirepeval: a subset of task names
+    query_mode: Literal["abstract", "facet"] = "abstract"  # csfcube
+    seed: int = 0
+
+
+class Suite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    out: str = "runs/bench"
+    cache: str | None = None  # shared embedding cache; default <out>/embedding-cache
+    baseline: str | None = None  # model name the others are tested against; default the first model
+    batch_size: int = Field(32, ge=1)
+    significance_test: Literal["student", "fisher"] = "student"
+    max_p: float = 0.05
+    models: list[ModelEntry]
+    benchmarks: list[BenchmarkEntry]
+
+    @field_validator("models", "benchmarks")
+    @classmethod
+    def _unique(cls, value: list[Any]) -> list[Any]:
+        names = [v.name for v in value]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate names {dupes}")
+        if not value:
+            raise ValueError("at least one entry is needed")
+        return value
+
+    def baseline_name(self) -> str:
+        if self.baseline is None:
+            return self.models[0].name
+        if self.baseline not in {m.name for m in self.models}:
+            raise SuiteError(f"baseline {self.baseline!r} is not one of the models ({[m.name for m in self.models]})")
+        return self.baseline
+
+
+def load_suite(path: Path | str, overrides: dict[str, Any] | None = None) -> Suite:
+    path = Path(path)
+    if not path.is_file():
+        raise SuiteError(f"suite file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise SuiteError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(data, dict):
+        raise SuiteError(f"{path}: expected a mapping with models and benchmarks")
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return Suite.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise SuiteError(f"{path}: {len(exc.errors())} problem(s): {problems}") from exc

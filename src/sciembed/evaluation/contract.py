@@ -1,0 +1,177 @@
+"""The Benchmark contract: every benchmark yields tasks of five kinds, each kind's metrics defined once.
+
+==================  =========================================  ===============================================
+kind                what a task holds                          metrics (defined here, nowhere else)
+==================  =========================================  ===============================================
+``retrieval``       queries, one candidate collection, qrels   ranx over the FULL ranked collection (no top-k
+                                                               cut): NDCG, NDCG@10, MAP, MRR, R@10/100, R-prec
+``rerank``          queries, each with its own candidate pool  the same ranx metrics over the whole pool, plus
+                                                               a benchmark's official metric function if any
+``triplets``        (query, positive, negative) ids + texts    accuracy of d(q, pos) < d(q, neg); geometry
+``classification``  texts, labels, train/test ids              scikit-learn linear probe, F1 (see probes.py)
+``regression``      texts, targets, train/test ids             scikit-learn linear probe, Kendall τ / Pearson
+==================  =========================================  ===============================================
+
+Relevance: graded NDCG uses every judged grade as its gain (as pytrec_eval and
+ranx do); the binary metrics count a candidate as relevant when its grade is at
+least the task's `relevant_min` (CSFCube: 2), through ranx's ``-l<grade>``
+metric suffix.
+
+A benchmark is any object with `name`, `kind`, `fingerprint()`, `describe()`,
+`tasks(style)` and `summarize(results)`; `TextStyle` tells it how the model
+wants its texts (the tokenizer's separator, the model card's input format).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+TASK_KINDS = ("retrieval", "rerank", "triplets", "classification", "regression")
+
+# The ranking metrics every retrieval / rerank task reports (ranx names; binary ones get "-l<min grade>").
+RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@10", "recall@100", "r-precision")
+GRADED_METRICS = frozenset({"ndcg", "ndcg@10", "ndcg@20"})
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    """How a model wants its input text.
+
+    `sep`: what goes between title and abstract (SciRepEval joins them with the
+    tokenizer's separator token, ``title [SEP] abstract``); `input_format`: the
+    model card's (``plain`` or a recipe's, e.g. ``cosaemb``).
+    """
+
+    sep: str = "."
+    input_format: str = "plain"
+
+    def join(self, title: str | None, abstract: str | None) -> str:
+        title, abstract = (title or "").strip(), (abstract or "").strip()
+        if not title or not abstract:
+            return title or abstract
+        if self.sep == ".":
+            return f"{title.rstrip('.')}. {abstract}"
+        return f"{title} {self.sep} {abstract}"
+
+
+@dataclass
+class RankingTask:
+    """Queries ranked against the whole collection (`pools` None) or against each query's own pool."""
+
+    name: str
+    queries: dict[str, str]
+    docs: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    pools: dict[str, list[str]] | None = None
+    relevant_min: int = 1
+    primary: str = "ndcg@10"
+    exclude_self: bool = True  # a candidate whose id equals the query id is never ranked
+    extra_metrics: tuple[str, ...] = ()  # ranx metrics a benchmark reports beyond RANKING_METRICS
+    # benchmark-specific metrics over the ranked judgements (CSFCube's official script): query -> metric -> score
+    official: Callable[[dict[str, list[int]]], dict[str, dict[str, float]]] | None = None
+    group: str = ""  # the benchmark's task type (SciRepEval: proximity / search)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "retrieval" if self.pools is None else "rerank"
+
+    def metric_names(self) -> list[str]:
+        """ranx metric names for this task's relevance threshold."""
+        suffix = f"-l{self.relevant_min}" if self.relevant_min > 1 else ""
+        names = dict.fromkeys((*RANKING_METRICS, *self.extra_metrics))
+        return [m if m in GRADED_METRICS else m + suffix for m in names]
+
+    def candidates(self, qid: str) -> list[str]:
+        pool = self.pools[qid] if self.pools is not None else list(self.docs)
+        return [d for d in pool if not (self.exclude_self and d == qid)]
+
+
+@dataclass
+class TripletTask:
+    name: str
+    texts: dict[str, str]
+    triplets: list[tuple[str, str, str]]
+    geometry_sample: int = 2000
+    seed: int = 0
+    primary: str = "accuracy"
+    group: str = ""
+    notes: list[str] = field(default_factory=list)
+    kind: str = "triplets"
+
+
+@dataclass
+class ProbeTask:
+    """A linear probe on frozen embeddings. `labels`: id -> label (or list of labels when `multi_label`)."""
+
+    name: str
+    kind: str  # "classification" | "regression"
+    texts: dict[str, str]
+    labels: dict[str, Any]
+    train_ids: list[str]
+    test_ids: list[str] | None  # None: cross-validated on `train_ids`
+    metric: str  # "f1_macro" | "f1" | "accuracy" | "kendalltau" | "pearsonr"
+    multi_label: bool = False
+    few_shot: tuple[tuple[int, int], ...] = ()  # (sample size, iterations), SciRepEval's protocol
+    seed: int = 42
+    group: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def primary(self) -> str:
+        return self.metric
+
+
+Task = RankingTask | TripletTask | ProbeTask
+
+
+@dataclass
+class TaskResult:
+    """One task's scores for one model. Scores are ×100 where the papers report them so (all but MSE)."""
+
+    task: str
+    kind: str
+    primary: str
+    metrics: dict[str, float]
+    per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> query id -> score
+    counts: dict[str, int] = field(default_factory=dict)
+    group: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return self.metrics.get(self.primary, float("nan"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TaskResult:
+        return cls(**dict(data))
+
+
+class BenchmarkSpec(Protocol):
+    """What `sciembed bench` needs from a benchmark."""
+
+    name: str
+    kind: str
+
+    def fingerprint(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def tasks(self, style: TextStyle) -> Sequence[Task]: ...
+
+    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
+        """Named headline numbers (a task's primary score, type averages, an overall average)."""
+        ...
+
+
+def primary_summary(results: Sequence[TaskResult]) -> dict[str, float]:
+    """The default summary: each task's primary score, then the mean over tasks when there are several."""
+    out = {r.task: r.score for r in results}
+    if len(results) > 1:
+        out["average"] = sum(r.score for r in results) / len(results)
+    return out

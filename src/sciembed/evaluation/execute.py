@@ -1,0 +1,172 @@
+"""Run one contract task with one scorer: rankings, triplets or a probe → `TaskResult`.
+
+Rankings are never cut: every query ranks all of its candidates (the whole
+collection, or its pool), so MAP, NDCG and the rank of the first relevant
+candidate are full-list figures. Ties in score are broken by candidate id.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask
+from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
+
+Ranking = list[tuple[str, float]]
+EMPTY = "\x00no-candidate"  # ranx cannot hold a query with an empty ranking; this id is never relevant
+
+
+def order(ids: Sequence[str], scores: np.ndarray) -> Ranking:
+    """Best first; equal scores in id order (deterministic)."""
+    return sorted(((d, float(s)) for d, s in zip(ids, scores, strict=True)), key=lambda x: (-x[1], x[0]))
+
+
+def rank_task(task: RankingTask, scorer: Any) -> dict[str, Ranking]:
+    """Every query's full ranking of its candidates."""
+    qids = sorted(task.queries)
+    dids = sorted(task.docs)
+    column = {d: j for j, d in enumerate(dids)}
+    per_pool = isinstance(scorer, BM25Scorer) and scorer.pool_statistics == "pool" and task.pools is not None
+    out: dict[str, Ranking] = {}
+    if per_pool:  # BM25 with each pool as its own collection
+        for q in qids:
+            cands = task.candidates(q)
+            scores = scorer.scores([task.queries[q]], [task.docs[d] for d in cands])[0]
+            out[q] = order(cands, scores)
+        return out
+    block = 256  # queries per matrix product: bounds memory at block × collection size
+    for start in range(0, len(qids), block):
+        batch = qids[start : start + block]
+        matrix = scorer.scores([task.queries[q] for q in batch], [task.docs[d] for d in dids])
+        for row, q in enumerate(batch):
+            cands = task.candidates(q)
+            out[q] = order(cands, matrix[row, [column[d] for d in cands]])
+    return out
+
+
+def ranking_metrics(task: RankingTask, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
+    """metric -> query -> score (ranx metrics ×100, the official ones, and the first relevant rank)."""
+    from ranx import Qrels, Run, evaluate
+
+    qids = sorted(task.queries)
+    names = task.metric_names()
+    run = Run({q: {d: float(len(rankings[q]) - i) for i, (d, _) in enumerate(rankings[q])} or {EMPTY: 0.0}
+               for q in qids})  # rank-derived scores: ranx scores exactly the order fixed above
+    qrels = Qrels({q: {d: int(r) for d, r in task.qrels[q].items()} for q in qids})
+    with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
+        warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
+        evaluate(qrels, run, names, return_mean=False)
+    per_query = {re.sub(r"-l\d+$", "", name): {q: 100.0 * float(run.scores[name][q]) for q in qids}
+                 for name in names}
+    per_query["first_relevant_rank"] = {q: first_relevant_rank(rankings[q], task.qrels[q], task.relevant_min)
+                                        for q in qids}
+    if task.official is not None:
+        grades = {q: [int(task.qrels[q].get(d, 0)) for d, _ in rankings[q]] for q in qids}
+        for q, metrics in task.official(grades).items():
+            for name, value in metrics.items():
+                per_query.setdefault(name, {})[q] = value
+    return per_query
+
+
+def first_relevant_rank(ranking: Ranking, qrels: Mapping[str, int], relevant_min: int) -> float:
+    """1-based rank of the best-placed relevant candidate over the full list (by hand: ranx has no rank metric)."""
+    for rank, (doc, _) in enumerate(ranking, 1):
+        if qrels.get(doc, 0) >= relevant_min:
+            return float(rank)
+    return math.nan
+
+
+def _means(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    out = {}
+    for metric, scores in per_query.items():
+        values = [v for v in scores.values() if not math.isnan(v)]
+        out[metric] = float(np.mean(values)) if values else math.nan
+    return out
+
+
+def run_ranking(task: RankingTask, scorer: Any) -> TaskResult:
+    rankings = rank_task(task, scorer)
+    per_query = ranking_metrics(task, rankings)
+    sizes = [len(r) for r in rankings.values()]
+    counts = {"queries": len(task.queries), "candidates": len(task.docs),
+              "mean_candidates_per_query": round(float(np.mean(sizes)), 2) if sizes else 0,
+              "relevant_pairs": sum(1 for rel in task.qrels.values() for r in rel.values() if r >= task.relevant_min)}
+    return TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group,
+                      list(task.notes))
+
+
+def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:
+    """Accuracy of score(q, pos) > score(q, neg); geometry on a seeded sample of `geometry_sample` triplets."""
+    q = [task.texts[a] for a, _, _ in task.triplets]
+    p = [task.texts[b] for _, b, _ in task.triplets]
+    n = [task.texts[c] for _, _, c in task.triplets]
+    if isinstance(scorer, DenseScorer):
+        pos, neg = scorer.pair_scores(q, p), scorer.pair_scores(q, n)
+    else:  # BM25: the query against the collection of all triplet texts
+        ids = sorted(task.texts)
+        column = {d: j for j, d in enumerate(ids)}
+        queries = sorted({a for a, _, _ in task.triplets})
+        row = {a: i for i, a in enumerate(queries)}
+        matrix = scorer.scores([task.texts[a] for a in queries], [task.texts[d] for d in ids])
+        pos = np.array([matrix[row[a], column[b]] for a, b, _ in task.triplets])
+        neg = np.array([matrix[row[a], column[c]] for a, _, c in task.triplets])
+    correct = (pos > neg).astype(float)
+    keys = [f"{a}|{b}|{c}" for a, b, c in task.triplets]
+    per_query = {"accuracy": {k: 100.0 * v for k, v in zip(keys, correct, strict=True)}}
+    metrics = {"accuracy": 100.0 * float(correct.mean()) if len(correct) else math.nan}
+    if isinstance(scorer, DenseScorer) and task.triplets:
+        metrics.update(triplet_geometry(task, scorer))
+    counts = {"triplets": len(task.triplets), "texts": len(task.texts)}
+    return TaskResult(task.name, task.kind, task.primary, metrics, per_query, counts, task.group, list(task.notes))
+
+
+def triplet_geometry(task: TripletTask, scorer: DenseScorer) -> dict[str, float]:
+    """Alignment (query–positive), uniformity and isotropy on a fixed seeded sample of triplets."""
+    from sciembed.evaluation.geometry import alignment, spectrum, uniformity
+
+    rng = np.random.default_rng(task.seed)
+    n = len(task.triplets)
+    rows = np.sort(rng.choice(n, size=task.geometry_sample, replace=False)) if n > task.geometry_sample \
+        else np.arange(n)
+    sample = [task.triplets[i] for i in rows]
+    q = scorer.embed([task.texts[a] for a, _, _ in sample])
+    p = scorer.embed([task.texts[b] for _, b, _ in sample])
+    everyone = scorer.embed(sorted({task.texts[x] for t in sample for x in t}))
+    spec = spectrum(everyone)
+    return {"alignment": alignment(q, p), "uniformity": uniformity(everyone, seed=task.seed),
+            "isotropy": spec["isotropy"], "top1_pc_share": 100.0 * spec["top_share"].get("1", math.nan),
+            "geometry_triplets": float(len(sample))}
+
+
+def run_probe_task(task: ProbeTask, scorer: Any) -> TaskResult:
+    from sciembed.evaluation.probes import probe_task_score, run_probe
+
+    ids = list(dict.fromkeys(task.train_ids + (task.test_ids or [])))
+    matrix = scorer.embed([task.texts[i] for i in ids])
+    metrics = run_probe(task, dict(zip(ids, matrix, strict=True)))
+    metrics["score"] = probe_task_score(metrics, task.metric)
+    counts = {"train": len(task.train_ids), "test": len(task.test_ids or [])}
+    return TaskResult(task.name, task.kind, "score", metrics, {}, counts, task.group, list(task.notes))
+
+
+def supports(task: Any, scorer: Any) -> str | None:
+    """None when `scorer` can run `task`, else why not."""
+    if isinstance(task, ProbeTask) and not isinstance(scorer, DenseScorer):
+        return "a linear probe needs vectors; BM25 has none"
+    return None
+
+
+def run_task(task: Any, scorer: Any) -> TaskResult:
+    if isinstance(task, RankingTask):
+        return run_ranking(task, scorer)
+    if isinstance(task, TripletTask):
+        return run_triplets(task, scorer)
+    if isinstance(task, ProbeTask):
+        return run_probe_task(task, scorer)
+    raise TypeError(f"unknown task type {type(task).__name__}")

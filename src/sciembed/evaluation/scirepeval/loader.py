@@ -1,0 +1,238 @@
+"""SciRepEval from a local copy of its two Hugging Face datasets, read as its evaluation code reads them.
+
+Layout (one folder per config, one file per split, JSON lines or Parquet)::
+
+    <root>/scirepeval/<config>/evaluation.jsonl       texts: doc_id, title, abstract (+ venue, year);
+                                                      ranking tasks: {doc_id, query, candidates: [...]}
+    <root>/scirepeval_test/<config>/test.jsonl        ranking: query_id, cand_id, score
+    <root>/scirepeval_test/<config>/train.jsonl       probes: paper_id, label (list for multi-label)
+
+Write it with ``datasets``: ``load_dataset("allenai/scirepeval", "fos", split="evaluation")
+.to_json("<root>/scirepeval/fos/evaluation.jsonl")`` and likewise for
+``allenai/scirepeval_test`` (splits ``test`` and, for probes, ``train``).
+
+As in SciRepEval, a document is ``title [SEP] abstract`` with the model's
+separator token; each ranking query ranks only the candidates its qrels name
+(pools), by the model's distance; probes train on ``train`` and score ``test``.
+A task whose files are absent is reported and skipped; the others run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.scirepeval.aggregate import aggregate, task_score
+from sciembed.evaluation.scirepeval.tasks import BY_NAME, PYTREC_TO_RANX, TASKS, TYPE_LABELS, TaskDef
+
+SPLIT_SUFFIXES = (".jsonl", ".json", ".parquet")
+
+
+def split_files(folder: Path, split: str) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.name.startswith(split) and p.name.endswith(SPLIT_SUFFIXES))
+
+
+def read_split(folder: Path, split: str, issues: IssueLog) -> list[tuple[str, dict[str, Any]]]:
+    """(where, record) for every record of a split; JSON lines or Parquet."""
+    from sciembed.evaluation.beir import read_jsonl_records
+
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for path in split_files(folder, split):
+        where = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            rows += [(f"{where}#{i}", r) for i, r in enumerate(pq.read_table(path).to_pylist())]
+        else:
+            rows += [(f"{where}:{n}", r) for n, r in read_jsonl_records(path, issues)]
+    return rows
+
+
+def paper_text(record: dict[str, Any], fields: Sequence[str], style: TextStyle) -> str:
+    parts = [str(record[f]).strip() for f in fields if record.get(f) not in (None, "")]
+    if not parts:
+        return ""
+    if style.sep == ".":  # models without a separator token: "title. abstract …"
+        return style.join(parts[0], " ".join(parts[1:])) if len(parts) > 1 else parts[0]
+    return f" {style.sep} ".join(parts)
+
+
+@dataclass
+class SciRepEvalBenchmark:
+    root: Path
+    task_names: list[str]
+    issues: IssueLog = field(default_factory=IssueLog)
+    name: str = "scirepeval"
+    kind: str = "scirepeval"
+    skipped: dict[str, str] = field(default_factory=dict)  # task -> why it did not run
+
+    def __post_init__(self) -> None:
+        for name in self.task_names:
+            task = BY_NAME[name]
+            if not task.supported:
+                self.skipped[name] = task.why_not
+                continue
+            meta = self.root / "scirepeval" / task.meta
+            test = self.root / "scirepeval_test" / task.test
+            needs = [(meta, "evaluation"), (test, "test")] + ([(test, "train")] if self._is_probe(task) else [])
+            absent = [f"{folder.parent.name}/{folder.name}/{split}.jsonl|parquet" for folder, split in needs
+                      if not split_files(folder, split)]
+            if absent:
+                self.skipped[name] = "files not found: " + ", ".join(absent)
+        if len(self.skipped) == len(self.task_names):
+            raise BenchmarkError(f"SciRepEval root {self.root}: no task has its files; "
+                                 + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()))
+
+    @staticmethod
+    def _is_probe(task: TaskDef) -> bool:
+        return task.type in ("classification", "regression")
+
+    @property
+    def runnable(self) -> list[TaskDef]:
+        return [BY_NAME[n] for n in self.task_names if n not in self.skipped]
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for task in self.runnable:
+            for folder in (self.root / "scirepeval" / task.meta, self.root / "scirepeval_test" / task.test):
+                for path in sorted(folder.iterdir()):
+                    digest.update(f"{path.name}:{path.stat().st_size}:{path.stat().st_mtime_ns}".encode())
+        digest.update(json.dumps(self.task_names).encode())
+        return digest.hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "source": str(self.root), "fingerprint": self.fingerprint(),
+                "tasks": [t.name for t in self.runnable], "skipped": self.skipped, "issues": self.issues.to_list()}
+
+    def tasks(self, style: TextStyle) -> list[RankingTask | ProbeTask]:
+        out: list[RankingTask | ProbeTask] = []
+        for task in self.runnable:
+            meta = read_split(self.root / "scirepeval" / task.meta, "evaluation", self.issues)
+            test_dir = self.root / "scirepeval_test" / task.test
+            if self._is_probe(task):
+                out.append(self._probe(task, meta, test_dir, style))
+            else:
+                out.append(self._ranking(task, meta, read_split(test_dir, "test", self.issues), style))
+        return out
+
+    def _ranking(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], qrel_rows: list[tuple[str, dict]],
+                 style: TextStyle) -> RankingTask:
+        issues = self.issues
+        queries: dict[str, str] = {}
+        docs: dict[str, str] = {}
+        if task.simple_format:
+            for where, record in meta:
+                did = str(record.get("doc_id", ""))
+                text = paper_text(record, task.fields, style)
+                if not did or not text:
+                    issues.add(f"{task.name}: paper without doc_id or text", "paper skipped", where=where)
+                elif did in docs:
+                    issues.add(f"{task.name}: duplicate doc_id", "later record skipped", where=where, example=did)
+                else:
+                    docs[did] = text
+            queries = dict(docs)
+        else:
+            for where, record in meta:
+                query = record.get("query")
+                if isinstance(query, str):
+                    qid, qtext = str(record.get("doc_id", "")), query.strip()
+                elif isinstance(query, dict):
+                    qid, qtext = str(query.get("doc_id", "")), paper_text(query, task.fields, style)
+                else:
+                    raise BenchmarkError(f"{where}: expected field 'query' (string or {{doc_id, title, abstract}})")
+                if not qid or not qtext:
+                    issues.add(f"{task.name}: query without id or text", "query skipped", where=where)
+                    continue
+                queries.setdefault(qid, qtext)
+                for i, cand in enumerate(record.get("candidates") or []):
+                    cid, ctext = str(cand.get("doc_id", "")), paper_text(cand, task.fields, style)
+                    if not cid or not ctext:
+                        issues.add(f"{task.name}: candidate without doc_id or text", "candidate skipped",
+                                   where=f"{where} candidates[{i}]")
+                    else:
+                        docs.setdefault(cid, ctext)
+        qrels: dict[str, dict[str, int]] = {}
+        for where, row in qrel_rows:
+            if not {"query_id", "cand_id", "score"} <= set(row):
+                raise BenchmarkError(f"{where}: expected fields query_id, cand_id, score")
+            qid, cid = str(row["query_id"]), str(row["cand_id"])
+            if qid not in queries:
+                issues.add(f"{task.name}: qrels name an unknown query", "judgement ignored", where=where, example=qid)
+            elif cid not in docs:
+                issues.add(f"{task.name}: qrels name an unknown candidate", "judgement ignored", where=where,
+                           example=cid)
+            else:
+                qrels.setdefault(qid, {})[cid] = int(float(row["score"]))
+        evaluated = {q: t for q, t in queries.items() if q in qrels}
+        for q in sorted(set(queries) - set(qrels)):
+            issues.add(f"{task.name}: query without judgements", "query not evaluated", example=q)
+        ranx_metrics = tuple(PYTREC_TO_RANX[m] for m in task.metrics)
+        return RankingTask(
+            name=task.name, queries=evaluated, docs=docs, qrels=qrels,
+            pools={q: list(qrels[q]) for q in evaluated}, primary=ranx_metrics[0], exclude_self=False,
+            extra_metrics=ranx_metrics, group=TYPE_LABELS[task.type])
+
+    def _probe(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], test_dir: Path,
+               style: TextStyle) -> ProbeTask:
+        texts: dict[str, str] = {}
+        for where, record in meta:
+            did, text = str(record.get("doc_id", "")), paper_text(record, task.fields, style)
+            if did and text:
+                texts.setdefault(did, text)
+            else:
+                self.issues.add(f"{task.name}: paper without doc_id or text", "paper skipped", where=where)
+        labels: dict[str, Any] = {}
+        splits: dict[str, list[str]] = {"train": [], "test": []}
+        for split in splits:
+            for where, row in read_split(test_dir, split, self.issues):
+                pid, label = str(row.get("paper_id", "")), row.get("label")
+                if not pid or label is None:
+                    raise BenchmarkError(f"{where}: expected fields paper_id and label")
+                if pid not in texts:
+                    self.issues.add(f"{task.name}: labelled paper missing from the metadata", "example skipped",
+                                    where=where, example=pid)
+                    continue
+                if task.type == "regression":
+                    value = float(label)
+                    if not math.isfinite(value):
+                        self.issues.add(f"{task.name}: label is not a finite number", "example skipped",
+                                        where=where, example=pid)
+                        continue
+                    label = value
+                elif task.multi_label and not isinstance(label, list):
+                    label = [label]
+                labels[pid] = label
+                splits[split].append(pid)
+        return ProbeTask(name=task.name, kind=task.type, texts=texts, labels=labels, train_ids=splits["train"],
+                         test_ids=splits["test"], metric=task.metrics[0], multi_label=task.multi_label,
+                         few_shot=task.few_shot, group=TYPE_LABELS[task.type])
+
+    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
+        scores: dict[str, tuple[str, float]] = {}
+        for r in results:
+            task = BY_NAME[r.task]
+            names = ["score"] if self._is_probe(task) else [PYTREC_TO_RANX[m] for m in task.metrics]
+            scores[r.task] = (task.type, task_score(r.metrics, names))
+        out = {name: s for name, (_, s) in scores.items()}
+        out.update(aggregate(scores))
+        return out
+
+
+def load_scirepeval(root: Path | str, tasks: Sequence[str] | None = None) -> SciRepEvalBenchmark:
+    root = Path(root)
+    if not root.is_dir():
+        raise BenchmarkError(f"SciRepEval root {root} does not exist (expected scirepeval/ and scirepeval_test/)")
+    names = list(tasks) if tasks else [t.name for t in TASKS]
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise BenchmarkError(f"unknown SciRepEval task(s) {unknown}; known: {', '.join(BY_NAME)}")
+    return SciRepEvalBenchmark(root, names)

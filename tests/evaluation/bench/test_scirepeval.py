@@ -1,0 +1,71 @@
+"""SciRepEval: its Hugging Face layout, `title [SEP] abstract`, pools from qrels, probes, the papers' aggregation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sciembed.evaluation.contract import ProbeTask, RankingTask, TextStyle
+from sciembed.evaluation.execute import run_task
+from sciembed.evaluation.issues import BenchmarkError
+from sciembed.evaluation.scirepeval import aggregate, load_scirepeval, task_score
+from sciembed.evaluation.scorers import DenseScorer
+
+TASKS = ["RELISH", "TREC-CoVID", "SciDocs Cite", "DRSM", "Citation Count", "MeSH"]
+
+
+def test_loader_reads_each_format(fixtures):
+    bench = load_scirepeval(fixtures / "scirepeval", TASKS)
+    assert "MeSH" in bench.skipped and "files not found" in bench.skipped["MeSH"]  # absent task: reported
+    tasks = {t.name: t for t in bench.tasks(TextStyle(sep="[SEP]"))}
+    relish = tasks["RELISH"]
+    assert isinstance(relish, RankingTask) and relish.kind == "rerank"
+    assert relish.queries["q1"] == "alpha query paper [SEP] about alpha."  # title [SEP] abstract, as SciRepEval
+    assert relish.pools == {"q1": ["c1", "c2", "c3"], "q2": ["c2", "c3"]}  # each query ranks its qrels only
+    assert bench.issues.count("RELISH: qrels name an unknown candidate") == 1
+    assert tasks["TREC-CoVID"].queries == {"t1": "alpha therapy"}  # ad-hoc search: the query string as is
+    cite = tasks["SciDocs Cite"]
+    assert cite.pools == {"s1": ["s2", "s3", "s4"]} and cite.extra_metrics == ("map", "ndcg")
+    drsm = tasks["DRSM"]
+    assert isinstance(drsm, ProbeTask) and len(drsm.train_ids) == 24 and len(drsm.test_ids) == 12
+    assert bench.issues.count("DRSM: labelled paper missing from the metadata") == 1
+    assert drsm.few_shot == ((64, 50), (24, 100))
+
+
+def test_unknown_task_and_empty_root(fixtures, tmp_path):
+    with pytest.raises(BenchmarkError, match="unknown SciRepEval task"):
+        load_scirepeval(fixtures / "scirepeval", ["NoSuchTask"])
+    with pytest.raises(BenchmarkError, match="no task has its files"):
+        load_scirepeval(tmp_path, ["RELISH"])
+
+
+def test_runs_every_format_and_summarizes(fixtures, keyword_encoder):
+    bench = load_scirepeval(fixtures / "scirepeval", TASKS)
+    scorer = DenseScorer(keyword_encoder, "l2", show_progress=False)  # SciRepEval ranks by Euclidean distance
+    results = [run_task(t, scorer) for t in bench.tasks(scorer.style())]
+    by = {r.task: r for r in results}
+    # q1 (alpha) ranks c1 (alpha, grade 2), c2 (beta, 0), c3 (gamma, 1): DCG 2 + 1/log2(4), ideal 2 + 1/log2(3)
+    assert by["RELISH"].per_query["ndcg"]["q1"] == pytest.approx(100 * 2.5 / (2 + 1 / math.log2(3)))
+    assert by["DRSM"].metrics["f1_macro"] == pytest.approx(100.0)  # labels follow the first word: separable
+    assert "f1_macro@64shot" in by["DRSM"].metrics and "f1_macro@24shot" in by["DRSM"].metrics
+    assert by["Citation Count"].metrics["kendalltau"] > 50
+    summary = bench.summarize(results)
+    assert set(summary) >= {"RELISH", "classification", "regression", "proximity", "search", "overall"}
+    assert summary["proximity"] == pytest.approx((summary["RELISH"] + summary["SciDocs Cite"]) / 2)
+
+
+def test_aggregation_as_the_papers_compute_it():
+    # a task's metrics are averaged (few-shot runs first), then types, and the overall mean is over TASKS
+    assert task_score({"map": 80.0, "ndcg": 90.0}, ["map", "ndcg"]) == 85.0
+    from sciembed.evaluation.probes import probe_task_score
+
+    clf = probe_task_score({"f1_macro": 60.0, "f1_macro@64shot": 40.0, "f1_macro@24shot": 50.0}, "f1_macro")
+    assert clf == pytest.approx((60 + 45) / 2)
+    scores = {"A": ("classification", clf), "B": ("classification", 70.0), "R": ("regression", 20.0),
+              "P": ("proximity", 85.0), "S": ("adhoc_search", 75.0)}
+    out = aggregate(scores)
+    assert out["classification"] == pytest.approx(61.25)
+    assert out["search"] == 75.0
+    assert out["overall"] == pytest.approx((52.5 + 70 + 20 + 85 + 75) / 5)  # 60.5, not the mean of types 60.3125
+    assert out["overall"] != pytest.approx((61.25 + 20 + 85 + 75) / 4)

@@ -29,7 +29,8 @@ def test_output_layout_and_contract(small, tmp_path):
     corpus, edges, originals = small
     out = tmp_path / "built"
     result = build_corpus(corpus, out, FunnelConfig(test_size=3, val_size=3, seed=4), [edges])
-    for name in ("papers.parquet", "pairs.parquet", "splits.parquet", "manifest.json", "funnel.json", "funnel.md"):
+    for name in ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
+                 "funnel.json", "funnel.md"):
         assert (out / name).is_file(), name
     for name in ("degree_distribution.png", "domain_pairs.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -62,7 +63,8 @@ def test_output_layout_and_contract(small, tmp_path):
     funnel = json.loads((out / "funnel.json").read_text())
     assert funnel["funnel"] == manifest["funnel"] and funnel["splits"] == manifest["splits"]
     md = (out / "funnel.md").read_text()
-    assert "| # | stage | papers | pairs | removed papers | removed pairs |" in md and "## Splits" in md
+    assert ("| # | stage | papers | pairs | citations | removed papers | removed pairs | removed citations |" in md
+            and "## Splits" in md)
 
 
 def test_output_directory_rules(small, tmp_path):

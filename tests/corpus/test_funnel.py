@@ -77,6 +77,14 @@ def test_every_stage_by_hand(hand_corpus, tmp_path):
     # left alone) and b1-b2.
     assert _stage(r, "cap") == (6, 4, {"no_pair_left": 1}, {"domain_cap": 2})
     assert _stage(r, "split") == (6, 4, {}, {})
+    # Directed citations: one per raw edge until dedup, which keeps a2->a1 (a citation of its own) and drops
+    # a3->a3 and the second a1->a2; later stages drop the citations of the pairs they drop, for the same reason.
+    assert [(s.name, s.citations) for s in r.stages] == [
+        ("input", 21), ("venue", 21), ("field", 21), ("edges", 17), ("dedup", 15), ("degree", 10), ("text", 7),
+        ("cap", 5), ("split", 5)]
+    assert r.stage("dedup").removed_citations == {"duplicate_edge": 1, "self_citation": 1}
+    assert r.stage("degree").removed_citations == {"high_degree_endpoint": 5}
+    assert r.stage("cap").removed_citations == {"domain_cap": 2}
     assert result.manifest["edge_files"][0]["malformed_examples"] == [
         f"{edges}:22: TOO MANY COLUMNS: Expected Number of Columns: 2 Found: 3"
     ]
@@ -85,6 +93,7 @@ def test_every_stage_by_hand(hand_corpus, tmp_path):
     assert max([("a1", "a2"), ("a2", "a3"), ("a3", "a4")], key=lambda p: _cap_key(0, *p)) == ("a3", "a4")
     assert max([("b1", "b2"), ("b1", "b3"), ("b2", "b3")], key=lambda p: _cap_key(0, *p)) == ("b1", "b2")
     assert built.pairs("train") == [("a1", "a2"), ("a2", "a3"), ("b1", "b3"), ("b2", "b3")]
+    assert built.citations("train") == [("a1", "a2"), ("a2", "a1"), ("a2", "a3"), ("b1", "b3"), ("b2", "b3")]
     assert built.split_ids("train") == ["a1", "a2", "a3", "b1", "b2", "b3"]
     assert {p.id: p.domain for p in built.iter_papers()} == {
         "a1": "cs", "a2": "cs", "a3": "cs", "b1": "bio", "b2": "bio", "b3": "bio"}

@@ -76,8 +76,8 @@ def build_cmd(
     except (ConfigError, CorpusError, EdgeFileError, SplitSizeError) as err:
         _fail(str(err))
     _print_summary(result.manifest, console)
-    console.print(f"wrote {out}/: papers.parquet, pairs.parquet, splits.parquet, manifest.json, funnel.json, "
-                  "funnel.md, degree_distribution.png, domain_pairs.png")
+    console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "
+                  "funnel.json, funnel.md, degree_distribution.png, domain_pairs.png")
 
 
 def show_cmd(corpus: Path = typer.Argument(..., help="Built corpus directory.")) -> None:
@@ -100,6 +100,10 @@ def _print_summary(manifest: dict, out: Console) -> None:
 
     out.print(FunnelReport.from_list(manifest["funnel"]).to_rich(
         "Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    final = manifest["funnel"][-1]
+    if final.get("citations") is not None:
+        out.print(f"directed citations: {final['citations']:,} (citing -> cited, behind the {final['pairs']:,} pairs; "
+                  "per stage in funnel.md)", highlight=False, soft_wrap=True)
     refs = manifest["references"]
     if refs["read"]:
         resolved = sum(refs["resolved"].values())
@@ -115,12 +119,13 @@ def _print_summary(manifest: dict, out: Console) -> None:
             out.print(f"  [yellow]{example}[/yellow]", highlight=False, soft_wrap=True)
     splits = manifest["splits"]["splits"]
     table = Table(title=f"Splits (zero paper overlap; {manifest['splits']['cross_split_pairs']:,} cross-split "
-                        "pairs dropped)")
-    for name in ("split", "papers", "pairs", "queries (≥1 in-split link)", "mean relevant / query"):
+                        f"pairs and {manifest['splits'].get('cross_split_citations', 0):,} cross-split citations "
+                        "dropped)")
+    for name in ("split", "papers", "pairs", "citations", "queries (≥1 in-split link)", "mean relevant / query"):
         table.add_column(name, justify="left" if name == "split" else "right")
     for name in ("train", "val", "test"):
         s = splits[name]
-        table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s['queries']:,}",
+        table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s.get('citations', 0):,}", f"{s['queries']:,}",
                       f"{s['mean_relevant_per_query']:.2f}")
     out.print(table)
 

@@ -30,8 +30,8 @@ from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
 
-OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "splits.parquet", "manifest.json", "funnel.json", "funnel.md",
-                "degree_distribution.png", "domain_pairs.png")
+OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
+                "funnel.json", "funnel.md", "degree_distribution.png", "domain_pairs.png")
 PAIR_DOMAIN_RULE = "a pair's domain is the domain of paper_a, its anchor (the lexicographically first id)"
 CAP_RULE = ("per domain, keep the pairs with the smallest md5('{seed}:{paper_a}:{paper_b}') read as a little-endian "
             "128-bit integer; ties by paper_a, paper_b")
@@ -105,10 +105,12 @@ def _run(
     with step("splits"):
         split_stats = assign_splits(con, config)
         last = outcome.report.stages[-1]
-        cross = split_stats.cross_split_pairs
+        cross, cross_cit = split_stats.cross_split_pairs, split_stats.cross_split_citations
         outcome.report.add(StageCount("split", "Zero-overlap splits", True, last.papers,
-                                      last.pairs - cross, {}, {"cross_split": cross} if cross else {}))
-    with step("write pairs and splits"):
+                                      last.pairs - cross, {}, {"cross_split": cross} if cross else {},
+                                      (last.citations or 0) - cross_cit,
+                                      {"cross_split": cross_cit} if cross_cit else {}))
+    with step("write pairs, citations and splits"):
         write_pairs_and_splits(con, out_dir)
     with step("write papers"):
         write_papers(con, source.papers_path, out_dir / "papers.parquet", on_rows=step.rows)
@@ -203,8 +205,10 @@ def _manifest(
             "papers_read": load.read,
             "papers": final.papers,
             "pairs": final.pairs,
+            "citations": final.citations,
             "papers_by_split": {s: split_stats.splits[s]["papers"] for s in SPLITS},
             "pairs_by_split": {s: split_stats.splits[s]["pairs"] for s in SPLITS},
+            "citations_by_split": {s: split_stats.splits[s]["citations"] for s in SPLITS},
             "test_queries": split_stats.splits["test"]["queries"],
         },
         "funnel": outcome.report.to_list(),

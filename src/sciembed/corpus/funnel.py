@@ -2,8 +2,11 @@
 
 Input tables: `papers` (see papers_table) and `raw_edges(src, citing, cited)`
 with paper keys (NULL = endpoint not in the corpus). Output tables: `alive(pk,
-domain)` and `pairs(a, b, domain)` with `a < b` (so `id_a < id_b`) and the pair's
-domain defined as the domain of its anchor `a`, the lexicographically first id.
+domain)`, `pairs(a, b, domain)` with `a < b` (so `id_a < id_b`) and the pair's
+domain defined as the domain of its anchor `a`, the lexicographically first id,
+and `citations(citing, cited, a, b)`: the distinct directed edges behind the
+surviving pairs (a mutual citation is one pair and two citations). A citation
+lives exactly as long as its pair and leaves under the same reason.
 
 From stage 3 on, a paper belongs to the corpus only while it is in some pair:
 whenever a stage removes pairs, the papers it leaves without one are removed
@@ -39,15 +42,38 @@ class _Funnel:
         self.con = con
         self.config = config
         self.outcome = FunnelOutcome(FunnelReport())
+        self.has_citations = False  # the `citations` table exists from the dedup stage on
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def count(self, table: str) -> int:
         return int(scalar(self.con, f"SELECT count(*) FROM {table}"))
 
     def add(self, name: str, label: str, enabled: bool, papers_removed: dict[str, int],
-            pairs_removed: dict[str, int], pairs_table: str = "pairs") -> None:
-        self.outcome.report.add(StageCount(name, label, enabled, self.count("alive"), self.count(pairs_table),
-                                           papers_removed, pairs_removed))
+            pairs_removed: dict[str, int], pairs_table: str = "pairs",
+            citations_removed: dict[str, int] | None = None) -> None:
+        """One funnel row. Before dedup every edge is a citation (the pair counts are the citation counts);
+        after it, the citations whose pair this stage removed go too, under the pair's reason."""
+        pairs = self.count(pairs_table)
+        if not self.has_citations:
+            citations, citations_removed = pairs, dict(pairs_removed)
+        else:
+            if citations_removed is None:
+                citations_removed = self.sync_citations(pairs_removed)
+            citations = self.count("citations")
+        self.outcome.report.add(StageCount(name, label, enabled, self.count("alive"), pairs, papers_removed,
+                                           pairs_removed, citations, citations_removed))
+
+    def sync_citations(self, pairs_removed: dict[str, int]) -> dict[str, int]:
+        """Drop the citations whose pair is gone; a stage that removed pairs removes them for one reason."""
+        before = self.count("citations")
+        run(self.con, "CREATE OR REPLACE TEMP TABLE citations AS SELECT c.* FROM citations c SEMI JOIN pairs p "
+                      "ON p.a = c.a AND p.b = c.b")
+        dropped = before - self.count("citations")
+        if not dropped:
+            return {}
+        if len(pairs_removed) != 1:
+            raise AssertionError(f"citations lost without one pair reason to name: {pairs_removed}")
+        return {next(iter(pairs_removed)): dropped}
 
     def remove_papers(self, stage: int, select_pk_reason: str) -> dict[str, int]:
         """Record and remove the alive papers selected as `(pk, reason)`."""
@@ -117,11 +143,18 @@ class _Funnel:
             "SELECT coalesce(sum(n - directions), 0), coalesce(sum(directions - 1), 0) FROM pair_groups"
         ).fetchall()[0]
         run(self.con, "CREATE TEMP TABLE pairs AS SELECT a, b FROM pair_groups")
+        run(self.con, """CREATE TEMP TABLE citations AS
+                         SELECT DISTINCT citing, cited, least(citing, cited) AS a, greatest(citing, cited) AS b
+                         FROM edges WHERE citing <> cited""")
+        self.has_citations = True
         run(self.con, "DROP TABLE pair_groups")
         run(self.con, "DROP TABLE edges")
         dropped = {k: int(v) for k, v in (("self_citation", self_loops), ("duplicate_edge", dup),
                                           ("reverse_duplicate", rev)) if v}
-        self.add("dedup", "Bidirectional dedup, self-citations", True, self.drop_unpaired(4), dropped)
+        # A reverse duplicate folds into its pair but stays a citation of its own.
+        cited = {k: v for k, v in dropped.items() if k != "reverse_duplicate"}
+        self.add("dedup", "Bidirectional dedup, self-citations", True, self.drop_unpaired(4), dropped,
+                 citations_removed=cited)
 
     def degree(self) -> None:
         """Stage 5: papers in more than `max_degree` deduplicated pairs go, with all their pairs."""

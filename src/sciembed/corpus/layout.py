@@ -11,6 +11,7 @@ A *built* corpus (``sciembed corpus build``) adds the citation graph and splits:
 
     papers.parquet      papers that survived the funnel
     pairs.parquet       paper_a < paper_b (undirected citation pairs), domain, split
+    citations.parquet   citing, cited (directed citations behind the pairs), split
     splits.parquet      paper_id, split (train | val | test), domain
     funnel.json / funnel.md / *.png
 
@@ -47,6 +48,7 @@ class CorpusDir:
 
     papers_path = property(lambda self: self.root / "papers.parquet")
     pairs_path = property(lambda self: self.root / "pairs.parquet")
+    citations_path = property(lambda self: self.root / "citations.parquet")
     splits_path = property(lambda self: self.root / "splits.parquet")
     manifest_path = property(lambda self: self.root / "manifest.json")
 
@@ -84,6 +86,28 @@ class CorpusDir:
         return sorted(
             (a, b) for a, b, s in zip(table["paper_a"], table["paper_b"], table["split"], strict=True) if s == split
         )
+
+    def has_citations(self) -> bool:
+        return self.citations_path.exists()
+
+    def citations(self, split: str | None = None) -> list[tuple[str, str]]:
+        """Directed citations (citing, cited), sorted; with `split`, only those inside that split.
+
+        A citation's split is the split that its citing and its cited paper share:
+        splits have zero paper overlap, so a citation between papers of different
+        splits is dropped by `sciembed corpus build` and counted in the funnel as
+        `cross_split` (like the undirected pairs). Every citation is behind one row
+        of `pairs.parquet`; a mutual citation is one pair and two citations. `None`
+        gives the citations of all three splits.
+        """
+        if split is not None and split not in SPLITS:
+            raise CorpusError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        if not self.has_citations():
+            raise CorpusError(f"{self.root}: no citations.parquet (directed citations); rebuild the corpus with "
+                              "`sciembed corpus build` (corpora built before directed citations lack it)")
+        table = pq.read_table(self.citations_path, columns=["citing", "cited", "split"]).to_pydict()
+        return sorted((a, b) for a, b, s in zip(table["citing"], table["cited"], table["split"], strict=True)
+                      if split is None or s == split)
 
     def _require_split(self, split: str) -> None:
         if split not in SPLITS:

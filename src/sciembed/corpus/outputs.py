@@ -15,12 +15,14 @@ from sciembed.papers.io import PAPER_SCHEMA
 
 PAIRS_SCHEMA = pa.schema([("paper_a", pa.string()), ("paper_b", pa.string()), ("domain", pa.string()),
                           ("split", pa.string())])
+CITATIONS_SCHEMA = pa.schema([("citing", pa.string()), ("cited", pa.string()), ("split", pa.string())])
 
 
 def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> None:
-    """Pairs sorted by (paper_a, paper_b), splits by paper id: the same input gives the same bytes.
+    """Pairs sorted by (paper_a, paper_b), citations by (citing, cited), splits by paper id: the same input
+    gives the same bytes.
 
-    Pairs are sorted on their integer keys (`pk` follows id order) and mapped back to
+    Edges are sorted on their integer keys (`pk` follows id order) and mapped back to
     ids with an Arrow `take`; sorting with the id strings as payload is twice as slow.
     """
     ids = con.sql("SELECT id FROM papers ORDER BY pk").to_arrow_table().column("id").combine_chunks()
@@ -32,6 +34,13 @@ def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Non
                 columns = [ids.take(batch.column("a")), ids.take(batch.column("b")),
                            batch.column("domain").cast(pa.string()), batch.column("split").cast(pa.string())]
                 writer.write_table(pa.Table.from_arrays(columns, schema=PAIRS_SCHEMA))
+        reader = con.sql("SELECT citing - 1 AS citing, cited - 1 AS cited, split FROM citations "
+                         "ORDER BY citing, cited").to_arrow_reader()
+        with pq.ParquetWriter(out_dir / "citations.parquet", CITATIONS_SCHEMA, compression="zstd") as writer:
+            for batch in reader:
+                columns = [ids.take(batch.column("citing")), ids.take(batch.column("cited")),
+                           batch.column("split").cast(pa.string())]
+                writer.write_table(pa.Table.from_arrays(columns, schema=CITATIONS_SCHEMA))
     finally:
         run(con, "SET preserve_insertion_order = false")
     run(

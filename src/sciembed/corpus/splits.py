@@ -2,7 +2,9 @@
 
 Papers, not pairs, are assigned to splits, so no test paper can appear in a
 training pair, as query or as neighbor; a pair whose endpoints land in
-different splits is dropped (`cross_split`). A random paper split would leave
+different splits is dropped (`cross_split`), and so is a directed citation
+whose two papers land in different splits: a citation's split is the split its
+citing and cited paper share. A random paper split would leave
 most test papers without a single test neighbor, so held-out papers are taken
 as *citation balls*: seed papers, drawn per domain in seeded-hash order (md5 of
 "{seed}:split:{paper_id}" as a little-endian 128-bit integer), join
@@ -51,10 +53,12 @@ def split_targets(domain_papers: dict[str, int], size: int | float) -> dict[str,
 @dataclass
 class SplitStats:
     cross_split_pairs: int = 0
+    cross_split_citations: int = 0
     splits: dict[str, dict] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"cross_split_pairs": self.cross_split_pairs, "pair_domain": "domain of paper_a (the anchor)",
+        return {"cross_split_pairs": self.cross_split_pairs, "cross_split_citations": self.cross_split_citations,
+                "pair_domain": "domain of paper_a (the anchor)", "citation_domain": "domain of the citing paper",
                 "splits": self.splits}
 
 
@@ -154,7 +158,15 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     )
     cross = int(scalar(con, "SELECT count(*) FROM pairs WHERE split IS NULL"))
     run(con, "DELETE FROM pairs WHERE split IS NULL")
-    stats = SplitStats(cross_split_pairs=cross)
+    run(
+        con,
+        """CREATE OR REPLACE TEMP TABLE citations AS
+           SELECT c.citing, c.cited, CASE WHEN sa.split = sb.split THEN sa.split END AS split
+           FROM citations c JOIN paper_split sa ON sa.pk = c.citing JOIN paper_split sb ON sb.pk = c.cited""",
+    )
+    cross_citations = int(scalar(con, "SELECT count(*) FROM citations WHERE split IS NULL"))
+    run(con, "DELETE FROM citations WHERE split IS NULL")
+    stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations)
     for split, targets in (("train", None), ("val", val_t), ("test", test_t)):
         stats.splits[split] = _split_stats(con, split, targets, seeds.get(split))
     for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers"):
@@ -175,6 +187,8 @@ def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, 
         {"split": split},
     ).fetchall()
     pairs = counts(con, "SELECT domain, count(*) FROM pairs WHERE split = ? GROUP BY domain", [split])
+    citations = counts(con, "SELECT x.domain, count(*) FROM citations c JOIN alive x ON x.pk = c.citing "
+                            "WHERE c.split = ? GROUP BY x.domain", [split])
     domains = {}
     relevant_total = 0
     for domain, papers, queries, relevant in rows:
@@ -182,6 +196,7 @@ def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, 
         domains[domain] = {
             "papers": int(papers),
             "pairs": pairs.get(domain, 0),
+            "citations": citations.get(domain, 0),
             "queries": int(queries),
             "mean_relevant_per_query": round(float(relevant or 0) / queries, 4) if queries else 0.0,
         }
@@ -192,6 +207,7 @@ def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, 
     out = {
         "papers": papers,
         "pairs": sum(pairs.values()),
+        "citations": sum(citations.values()),
         "queries": queries,
         "papers_without_in_split_pair": papers - queries,
         "mean_relevant_per_query": round(relevant_total / queries, 4) if queries else 0.0,

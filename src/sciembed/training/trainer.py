@@ -35,6 +35,7 @@ class RecipeParts:
     epoch_of_step: Callable[[int], float]
     evaluator: Any | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    model_card: Any | None = None  # a sciembed.models.card.ModelCard written next to the saved model
 
 
 def resolve_precision(precision: str) -> str:
@@ -166,6 +167,10 @@ def run_training(
     state = trainer.state
     if trainer.is_world_process_zero():
         parts.model.save(str(run.model))
+        if parts.model_card is not None:
+            from sciembed.models.card import write_model_card
+
+            write_model_card(run.model, parts.model_card)
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]

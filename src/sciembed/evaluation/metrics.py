@@ -26,6 +26,8 @@ METRIC_LABELS = {
     "recall@10": "R@10",
     "recall@100": "R@100",
     "map": "MAP",
+    "hit_rate@1": "S@1",  # success@k: a relevant document in the top k (same-paper section retrieval)
+    "hit_rate@3": "S@3",
 }
 
 Ranking = Sequence[tuple[str, float]]

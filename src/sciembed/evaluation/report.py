@@ -121,7 +121,7 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     return _clean({
         "format": FORMAT,
         "benchmark": benchmark.describe(),
-        "metrics": list(METRICS),
+        "metrics": list(getattr(benchmark, "metrics", METRICS)),
         "primary": PRIMARY,
         "k": runs[0].k if runs else None,
         "versions": versions(),

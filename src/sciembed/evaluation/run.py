@@ -96,6 +96,10 @@ def evaluate_encoder(
                          benchmark_fingerprint=fingerprint)
     keys = benchmark.keys(scenarios, body_modes)
     tasks = [benchmark.task(key, ranker.window_words) for key in keys]
+    if isinstance(ranker, DenseRanker):  # a model card may ask for its recipe's input format (CoSAEmb)
+        from sciembed.evaluation.input_format import format_tasks
+
+        tasks = format_tasks(tasks, benchmark, ranker.encoder)
     run = ModelRun(
         model=ranker.name,
         fingerprint=ranker.fingerprint,
@@ -131,7 +135,7 @@ def evaluate_encoder(
 
 def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking]) -> None:
     """Per-query scores, macro means and per-domain means of one scenario, stored in `run`."""
-    per_query = M.per_query_scores(task.qrels, rankings)
+    per_query = M.per_query_scores(task.qrels, rankings, task.metrics)
     run.rankings[task.key] = rankings
     run.qrels[task.key] = task.qrels
     run.per_query[task.key] = per_query

@@ -1,10 +1,8 @@
-import itertools
 
 from sciembed.papers.model import Paper, Section, SectionRole
-from sciembed.views import build_paper_log, chunk_views, read_paper_log, segment_views, ta_text, write_paper_log
-from sciembed.views.chunk import SECTION_TOKENS, chunk_text, split_sentences
+from sciembed.views import build_paper_log, read_paper_log, segment_views, ta_text, write_paper_log
+from sciembed.views.chunk import split_sentences
 from sciembed.views.simple import section_view
-from sciembed.views.tokens import approx_tokens
 
 
 def _sentences(n: int, stem: str = "Sentence") -> str:
@@ -38,27 +36,6 @@ def test_split_sentences():
     assert split_sentences("One two. Three four! Five (six)? 7 eight.") == [
         "One two.", "Three four!", "Five (six)?", "7 eight."
     ]
-
-
-def test_chunks_carry_prefix_and_previous_sentence():
-    chunks = chunk_text("T", _sentences(40), "[INTR]", max_tokens=64)
-    assert len(chunks) > 3
-    assert chunks[0].startswith("[TTL] T [INTR] ")
-    for prev, cur in itertools.pairwise(chunks):
-        assert cur.startswith("[INTR] ")
-        last_sentence = split_sentences(prev.removeprefix("[TTL] T [INTR] ").removeprefix("[INTR] "))[-1]
-        assert cur.removeprefix("[INTR] ").startswith(last_sentence)
-    assert all(approx_tokens(c) <= 64 for c in chunks)
-
-
-def test_chunk_views_cover_abstract_and_every_section():
-    views = chunk_views(PAPER, max_tokens=128)
-    assert views[0].text.startswith("[TTL] A Study of Things [ABS]")
-    assert {v.section for v in views} == {None, 0, 1, 2}
-    method = [v for v in views if v.section == 1]
-    assert method[0].text.startswith("[TTL] A Study of Things [MET] ")
-    other = [v for v in views if v.section == 2]
-    assert other[0].text == f"[TTL] A Study of Things {SECTION_TOKENS[SectionRole.OTHER]} Too short."
 
 
 def test_segments_partition_the_body():

@@ -27,12 +27,19 @@ def _fail(message: str) -> None:
 
 
 def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int,
-               queries: str = "anchors"):
+               queries: str = "anchors", sections: Path | None = None, section_sample: int | None = None,
+               section_title: bool = True):
     from sciembed.evaluation import build_citation_benchmark, load_beir, load_pools
 
-    given = [name for name, value in (("CORPUS", corpus), ("--beir", beir), ("--pools", pools)) if value]
+    given = [name for name, value in (("CORPUS", corpus), ("--beir", beir), ("--pools", pools),
+                                      ("--section-retrieval", sections)) if value]
     if len(given) != 1:
-        raise typer.BadParameter(f"give exactly one benchmark: CORPUS, --beir DIR or --pools FILE (got {given or 0})")
+        raise typer.BadParameter("give exactly one benchmark: CORPUS, --beir DIR, --pools FILE or "
+                                 f"--section-retrieval DIR (got {given or 0})")
+    if sections:
+        from sciembed.evaluation.section_retrieval import build_section_benchmark
+
+        return build_section_benchmark(sections, split=split, sample=section_sample, seed=seed, title=section_title)
     if beir:
         return load_beir(beir, split)
     if pools:
@@ -49,6 +56,11 @@ def eval_command(
     body_mode: list[str] = typer.Option(["windowed", "full"], help="windowed | full (body scenarios)."),
     beir: Path | None = typer.Option(None, help="BEIR folder instead of a corpus."),
     pools: Path | None = typer.Option(None, help="Re-ranking pools JSONL instead of a corpus."),
+    section_retrieval: Path | None = typer.Option(
+        None, help="Same-paper section retrieval over this corpus directory (a built corpus: papers of --split; "
+                   "an ingested one: all papers)."),
+    section_sample: int | None = typer.Option(None, help="Section retrieval: papers drawn (seed: --paper-log-seed)."),
+    section_title: bool = typer.Option(True, help="Section retrieval: section texts start with the paper title."),
     cache_dir: Path | None = typer.Option(None, help="Embedding cache: a re-run encodes only new texts."),
     index_dir: Path | None = typer.Option(None, help="Save candidate indexes here and reuse them next time."),
     k: int = typer.Option(100, help="Candidates retrieved per query."),
@@ -81,7 +93,8 @@ def eval_command(
     console = Console()
     try:
         check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
-        bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries)
+        bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries, section_retrieval, section_sample,
+                           section_title)
         runs = []
         for name in model:
             encoder = name if name.lower() == "bm25" else load_encoder(
@@ -107,12 +120,31 @@ def eval_table(runs) -> Table:
     from sciembed.evaluation.task import key_label
 
     keys = list(dict.fromkeys(k for run in runs for k in run.keys))
+    if any("hit_rate@1" in run.aggregates.get(key, {}) for run in runs for key in keys):
+        return _success_table(runs, keys)
     table = Table(title=f"{METRIC_LABELS[PRIMARY]} ×100")
     table.add_column("Model")
     for key in keys:
         table.add_column(f"{key_label(key)}\n(n={runs[0].counts.get(key, {}).get('queries', '–')})", justify="right")
     for run in runs:
         table.add_row(run.model, *[f"{100 * run.primary(key):.1f}" for key in keys])
+    return table
+
+
+def _success_table(runs, keys) -> Table:
+    """Same-paper section retrieval: success@1, success@3 and MRR, ×100."""
+    from sciembed.evaluation.task import key_label
+
+    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), ("mrr", "MRR"))
+    table = Table(title="×100")
+    table.add_column("Model")
+    for key in keys:
+        n = runs[0].counts.get(key, {}).get("queries", "–")
+        for _, label in metrics:
+            table.add_column(f"{key_label(key)} {label}\n(n={n})", justify="right")
+    for run in runs:
+        table.add_row(run.model, *[f"{100 * run.aggregates.get(key, {}).get(m, float('nan')):.1f}"
+                                   for key in keys for m, _ in metrics])
     return table
 
 

@@ -34,6 +34,7 @@ def inspect_cmd(
     from sciembed.papers.roles import conclusion_section_index, method_section_index
     from sciembed.views import chunk_views, segment_views, ta_text, target_words, window_at
     from sciembed.views.paper_log import choose_section
+    from sciembed.views.tokens import approx_tokens
 
     try:
         papers = CorpusDir(corpus).papers([paper])
@@ -62,7 +63,8 @@ def inspect_cmd(
     console.print(f"[bold]section[/bold] #{logged}: {_preview(p.sections[logged].text)}")
     console.print(f"[bold]window[/bold] (starts at section #{logged}, {window.end - window.start}/{target} words): "
                   f"{_preview(window.text)}")
-    chunks = chunk_views(p, max_tokens=max_seq_length)
+    # An estimate for display (words / 0.7): training and evaluation count with the encoder's own tokenizer.
+    chunks = chunk_views(p, approx_tokens, budget=max_seq_length - 2)
     console.print(f"[bold]chunks[/bold]: {len(chunks)}; first body chunk: "
                   f"{_preview(next((c.text for c in chunks if c.section is not None), ''))}")
     segments = segment_views(p)

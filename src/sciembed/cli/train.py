@@ -17,6 +17,7 @@ FLAG_KEYS = {
     "mini_batch_size": "training.mini_batch_size",
     "learning_rate": "training.learning_rate",
     "strategy": "data.strategy",
+    "kinds": "data.kinds",
     "seed": "seed",
 }
 
@@ -35,8 +36,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.training.plan import PlanError
     from sciembed.training.recipes import UnknownRecipeError
     from sciembed.training.rundir import RunDirError
+    from sciembed.training.sources.triplets import TripletError
+    from sciembed.training.special_tokens import TokenizerError
 
-    return ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError
+    return (ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, TripletError,
+            TokenizerError)
 
 
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
@@ -90,6 +94,7 @@ def make_command(recipe: str):
         mini_batch_size: int | None = typer.Option(None, help="training.mini_batch_size"),
         learning_rate: float | None = typer.Option(None, help="training.learning_rate"),
         strategy: str | None = typer.Option(None, help="data.strategy"),
+        kinds: str | None = typer.Option(None, help="data.kinds, comma-separated: local,global,inter (cosaemb)"),
         seed: int | None = typer.Option(None, help="seed"),
     ) -> None:
         flags = {
@@ -101,6 +106,7 @@ def make_command(recipe: str):
             "mini_batch_size": mini_batch_size,
             "learning_rate": learning_rate,
             "strategy": strategy,
+            "kinds": [k.strip() for k in kinds.split(",") if k.strip()] if kinds is not None else None,
             "seed": seed,
         }
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
@@ -110,6 +116,7 @@ def make_command(recipe: str):
 
 HELP = {
     "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
+    "cosaemb": "CoSAEmb: local, global and inter-document triplets, graded triplet loss, special tokens.",
 }
 
 

@@ -63,6 +63,7 @@ class TextCollection:
     """Id -> text, first occurrence wins; duplicates and empty texts are counted."""
 
     texts: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (title, text) as given
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     empty: set[str] = field(default_factory=set)  # ids whose text was empty
 
@@ -91,6 +92,7 @@ def read_collection(path: Path, kind: str, issues: IssueLog, titled: bool) -> Te
             out.empty.add(rid)
         else:
             out.texts[rid] = text
+            out.parts[rid] = (str(record.get("title") or "").strip(), str(record.get("text") or "").strip())
             out.meta[rid] = metadata or {}
     return out
 
@@ -145,6 +147,7 @@ class BeirBenchmark:
     name: str = "beir"
     kind: str = "beir"
     unjudged_queries: int = 0
+    doc_parts: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)  # id -> (title, text)
     _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
@@ -227,4 +230,5 @@ def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
         issues=issues,
         name=f"{folder.name}:{split}",
         unjudged_queries=len(set(queries.texts) - set(qrels)),
+        doc_parts=docs.parts,
     )

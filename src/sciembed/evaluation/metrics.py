@@ -28,6 +28,8 @@ METRIC_LABELS = {
     "recall@100": "R@100",
     "map": "MAP",
     "mrr_full": "MRR (full list)",  # `sciembed.evaluation.full_list`, citation benchmarks
+    "hit_rate@1": "S@1",  # success@k: a relevant document in the top k (same-paper section retrieval)
+    "hit_rate@3": "S@3",
 }
 
 Ranking = Sequence[tuple[str, float]]

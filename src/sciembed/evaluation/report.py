@@ -122,8 +122,8 @@ def results_dict(runs: list[ModelRun], benchmark: Any) -> dict[str, Any]:
     return _clean({
         "format": FORMAT,
         "benchmark": benchmark.describe(),
-        "metrics": list(METRICS) + [x for x in EXTRA_METRICS
-                                    if any(x in a for m in models for a in m["aggregates"].values())],
+        "metrics": list(getattr(benchmark, "metrics", METRICS)) + [
+            x for x in EXTRA_METRICS if any(x in a for m in models for a in m["aggregates"].values())],
         "primary": PRIMARY,
         "k": runs[0].k if runs else None,
         "versions": versions(),

@@ -111,6 +111,10 @@ def evaluate_encoder(
     ta_join = getattr(ranker, "ta_join", ". ")
     tasks = [benchmark.task(key, ranker.window_words, ta_join=ta_join) if benchmark.kind == "citation"
              else benchmark.task(key, ranker.window_words) for key in keys]
+    if isinstance(ranker, DenseRanker):  # a model card may ask for its recipe's input format (CoSAEmb)
+        from sciembed.evaluation.input_format import format_tasks
+
+        tasks = format_tasks(tasks, benchmark, ranker.encoder)
     run = ModelRun(
         model=ranker.name,
         fingerprint=ranker.fingerprint,
@@ -148,7 +152,7 @@ def evaluate_encoder(
 
 def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking]) -> None:
     """Per-query scores, macro means and per-domain means of one scenario, stored in `run`."""
-    per_query = M.per_query_scores(task.qrels, rankings)
+    per_query = M.per_query_scores(task.qrels, rankings, task.metrics)
     run.rankings[task.key] = rankings
     run.qrels[task.key] = task.qrels
     run.per_query[task.key] = per_query

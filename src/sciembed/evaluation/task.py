@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sciembed.evaluation.issues import IssueLog
+from sciembed.evaluation.metrics import METRICS
 
 ScenarioKey = tuple[str, str | None]  # (scenario, body_mode); body_mode None where the scenario has no body side
 
@@ -23,6 +24,7 @@ SCENARIO_LABELS = {
     "body_body": "Body→Body",
     "beir": "Query→Doc",
     "pools": "Pool re-rank",
+    "section": "Section→same paper",
 }
 BODY_SCENARIOS = frozenset({"body_ta", "body_body"})
 
@@ -104,6 +106,7 @@ class RetrievalTask:
     domains: dict[str, str] = field(default_factory=dict)
     candidates: str = "docs"  # name of the candidate collection ("ta", "body_windowed", …): one index each
     notes: IssueLog = field(default_factory=IssueLog)  # queries / candidates this scenario could not use
+    metrics: tuple[str, ...] = METRICS  # what the runner scores (a benchmark may add, e.g. hit_rate@k)
 
     def __post_init__(self) -> None:
         if len(self.query_ids) != len(self.query_texts) or len(self.doc_ids) != len(self.doc_texts):

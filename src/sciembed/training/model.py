@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 ACTIVATIONS = {"gelu": "GELU", "relu": "ReLU", "tanh": "Tanh"}
 
 
-def build_model(config: ModelConfig, device: str | None = None) -> SentenceTransformer:
-    """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model."""
+def build_model(config: ModelConfig, device: str | None = None, pooling: str = "mean") -> SentenceTransformer:
+    """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model.
+
+    `pooling` is "mean" (S2Full) or "cls" (SPECTER, CoSAEmb)."""
     import torch
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Dense, Pooling, Transformer
@@ -38,7 +40,7 @@ def build_model(config: ModelConfig, device: str | None = None) -> SentenceTrans
         )
     transformer.max_seq_length = config.max_seq_length
     dim = transformer.get_embedding_dimension()
-    modules = [transformer, Pooling(dim, pooling_mode="mean")]
+    modules = [transformer, Pooling(dim, pooling_mode=pooling)]
     head = config.projection
     if head is not None:
         act = getattr(torch.nn, ACTIVATIONS[head.activation])()

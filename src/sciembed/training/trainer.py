@@ -35,6 +35,7 @@ class RecipeParts:
     epoch_of_step: Callable[[int], float]
     evaluator: Any | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    model_card: Any | None = None  # a sciembed.models.card.ModelCard written next to the saved model
 
 
 def resolve_precision(precision: str) -> str:
@@ -124,8 +125,10 @@ def _trainer_class():
     return PlanTrainer
 
 
-def save_model_atomically(model: Any, target: Path) -> None:
-    """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model."""
+def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
+    """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model.
+
+    `card`: the recipe's `ModelCard` (metric, input format), written inside before the rename."""
     import shutil
 
     from sciembed.ioutil.atomic import publish
@@ -133,6 +136,10 @@ def save_model_atomically(model: Any, target: Path) -> None:
     partial = target.parent / f".{target.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     model.save(str(partial))
+    if card is not None:
+        from sciembed.models.card import write_model_card
+
+        write_model_card(partial, card)
     publish(partial, target)
 
 
@@ -187,7 +194,7 @@ def run_training(
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
-        save_model_atomically(parts.model, run.model)
+        save_model_atomically(parts.model, run.model, parts.model_card)
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]

@@ -8,9 +8,11 @@ import importlib
 from types import ModuleType
 
 from sciembed.training.config import TrainConfig, WindowConfig
+from sciembed.training.recipes.cosaemb_config import CosaembConfig
 
 RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "window": ("sciembed.training.recipes.window", WindowConfig),
+    "cosaemb": ("sciembed.training.recipes.cosaemb", CosaembConfig),
 }
 
 

@@ -1,0 +1,148 @@
+"""Same-paper section retrieval (CoSAEmb's evaluation), from any corpus directory.
+
+Every section text of every sampled paper is a query; the candidates are all
+section texts of all sampled papers except the query itself; a hit is another
+section of the same paper. Section texts are CoSAEmb's: all sections of one
+class (introduction, related work, method, results, conclusion; anything else
+is method) merged in paper order. The model reads each one from its start up to
+its token budget: a plain model gets ``title. text`` truncated by the encoder;
+a model whose card says ``input_format: cosaemb`` gets exactly the text's first
+chunk, ``[TTL] title [SEP] [INTR] …`` (see `sciembed.evaluation.input_format`).
+``title=False`` leaves the title out for both (then only the section's own
+words can tell its paper).
+
+Scored with success@1 and success@3 (is a same-paper section in the top k:
+ranx's ``hit_rate@k``), MRR, and the harness's usual metrics; ranking is by the
+encoder's metric, Euclidean for models trained that way (model card ``l2``),
+cosine otherwise. Papers with fewer than two section texts cannot be queries
+(counted); they stay candidates. ``sample`` draws that many papers with the
+seed (the paper used 1,500 held-out papers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.corpus.layout import SPLITS, CorpusDir
+from sciembed.evaluation.issues import IssueLog
+from sciembed.evaluation.metrics import METRICS
+from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+from sciembed.papers.model import Paper
+from sciembed.views.chunk import SectionText, section_texts
+
+KEY: ScenarioKey = ("section", None)
+SECTION_METRICS: tuple[str, ...] = ("hit_rate@1", "hit_rate@3", *METRICS)
+UNKNOWN_DOMAIN = "unknown"
+
+
+@dataclass
+class SectionRetrievalBenchmark:
+    source: str
+    papers: dict[str, Paper]  # sampled papers with at least one section text
+    units: dict[str, SectionText]  # unit id ("<paper>#<class>") -> section text
+    title: bool = True
+    seed: int = 0
+    sample: int | None = None
+    split: str | None = None
+    issues: IssueLog = field(default_factory=IssueLog)
+    name: str = "section"
+    kind: str = "section"
+    metrics: tuple[str, ...] = SECTION_METRICS
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
+        return [KEY]
+
+    def text(self, unit_id: str) -> str:
+        """The plain text of a section text (a CoSAEmb model gets its first chunk instead)."""
+        unit = self.units[unit_id]
+        title = self.papers[unit.paper_id].title.strip().rstrip(".")
+        return f"{title}. {unit.text}" if self.title and title else unit.text
+
+    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+        ids = sorted(self.units)
+        by_paper: dict[str, list[str]] = {}
+        for uid in ids:
+            by_paper.setdefault(self.units[uid].paper_id, []).append(uid)
+        queries = [uid for uid in ids if len(by_paper[self.units[uid].paper_id]) > 1]
+        qrels = {q: {o: 1 for o in by_paper[self.units[q].paper_id] if o != q} for q in queries}
+        return RetrievalTask(
+            key=KEY,
+            query_ids=queries,
+            query_texts=[self.text(q) for q in queries],
+            doc_ids=ids,
+            doc_texts=[self.text(d) for d in ids],
+            qrels=qrels,
+            exclude={q: [q] for q in queries},  # the query section never retrieves itself
+            domains={q: self.papers[self.units[q].paper_id].domain or UNKNOWN_DOMAIN for q in queries},
+            candidates="sections",
+            metrics=self.metrics,
+        )
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            digest.update(json.dumps([self.title, self.seed, self.sample, self.split]).encode())
+            for uid in sorted(self.units):
+                digest.update(json.dumps([uid, self.text(uid)]).encode())
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
+
+    def describe(self) -> dict[str, Any]:
+        task = self.task(KEY, 0)
+        return {"kind": self.kind, "name": self.name, "source": self.source, "split": self.split,
+                "fingerprint": self.fingerprint(), "papers": len(self.papers), "section_texts": len(self.units),
+                "queries": len(task.query_ids), "title": self.title, "sample": self.sample, "seed": self.seed,
+                "unit": "class-merged section text, read up to the model's token budget",
+                "issues": self.issues.to_list()}
+
+
+def unit_id(unit: SectionText) -> str:
+    return f"{unit.paper_id}#{unit.role.value}"
+
+
+def build_section_benchmark(corpus: CorpusDir | Path | str, *, split: str | None = None, sample: int | None = None,
+                            seed: int = 0, title: bool = True) -> SectionRetrievalBenchmark:
+    """Papers of `split` (a built corpus) or of the whole directory (an ingested one, or `split=None`)."""
+    corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
+    corpus.require("papers.parquet")
+    issues = IssueLog()
+    if split is not None and corpus.has_splits():
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        papers = corpus.papers(corpus.split_ids(split))
+    else:
+        split = None
+        papers = corpus.papers()
+    ids = sorted(papers)
+    if sample is not None:
+        if sample < 2:
+            raise ValueError(f"sample must be at least 2 papers, got {sample}")
+        if sample < len(ids):
+            rng = np.random.default_rng(seed)
+            ids = sorted(ids[i] for i in rng.choice(len(ids), size=sample, replace=False))
+    kept: dict[str, Paper] = {}
+    units: dict[str, SectionText] = {}
+    for pid in ids:
+        texts = section_texts(papers[pid])
+        if not texts:
+            issues.add("paper without body text", "paper left out (no section text)", where="papers.parquet",
+                       example=pid)
+            continue
+        if len(texts) == 1:
+            issues.add("paper with one section text", "candidate only, not a query", where="papers.parquet",
+                       example=pid)
+        kept[pid] = papers[pid]
+        units.update((unit_id(u), u) for u in texts)
+    if len(kept) < 2 or not any(len(section_texts(p)) > 1 for p in kept.values()):
+        raise ValueError(f"{corpus.root}: section retrieval needs at least two papers and one with two or more "
+                         f"section texts; found {len(kept)} papers with body")
+    return SectionRetrievalBenchmark(source=str(corpus.root), papers=kept, units=units, title=title, seed=seed,
+                                     sample=sample, split=split, issues=issues,
+                                     name=f"{corpus.root.name}:sections" + (f":{split}" if split else ""))

@@ -1,0 +1,169 @@
+"""CoSAEmb's recipe: local, global and inter-document triplets with a graded triplet loss.
+
+`prepare` loads the base model's tokenizer (with the special tokens registered),
+cuts the train split into CoSAEmb units with that tokenizer's counts, lists
+the triplets and draws every epoch (negatives, order, shuffle) from the seed;
+``--dry-run`` prints the counts per kind (the paper's Table 3 shape) and per
+section class (Table 2 shape). `build` adds the model (CLS pooling, special
+tokens, embedding matrix resized once), the loss, and a collator that looks
+texts up per batch. The saved model carries a model card (metric l2, input
+format cosaemb), so `sciembed eval` ranks and formats the way it was trained.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.training.recipes.cosaemb_config import CosaembConfig
+from sciembed.training.sources.triplets import KINDS, EpochTriplets, TripletData, build_triplet_data, draw_epoch
+from sciembed.training.trainer import RecipeParts
+from sciembed.views.chunk import SECTION_CLASSES, SPECIAL_TOKENS
+from sciembed.views.tokens import tokenizer_counter
+
+NAME = "cosaemb"
+CONFIG = CosaembConfig
+
+
+def load_tokenizer(config: CosaembConfig):
+    """The base model's tokenizer with CoSAEmb's special tokens registered (what the model will see)."""
+    from transformers import AutoTokenizer
+
+    from sciembed.models.loading import ModelLoadError, resolve_model_source
+    from sciembed.training.special_tokens import add_tokens
+
+    source = resolve_model_source(config.model.base)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=Path(source).is_dir())
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"could not load the tokenizer of {source!r}: {exc}") from exc
+    add_tokens(tokenizer, SPECIAL_TOKENS, source)
+    return tokenizer
+
+
+def chunk_budget(tokenizer, max_seq_length: int) -> int:
+    """Tokens a chunk may hold: the sequence length minus the tokenizer's own special tokens (510 for BERT)."""
+    return max_seq_length - tokenizer.num_special_tokens_to_add(pair=False)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    data: TripletData
+    epochs: list[EpochTriplets]
+    budget: int
+    batch_size: int
+    fallbacks: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rows_per_epoch(self) -> int:
+        return len(self.data)
+
+    def composition(self) -> dict[str, Any]:
+        per_kind = {k: self.data.counts.get(k, 0) for k in KINDS}
+        batches = -(-self.rows_per_epoch // self.batch_size)
+        return {"batch_size": self.batch_size, "triplets_per_epoch": self.rows_per_epoch, "per_kind": per_kind,
+                "batches_per_epoch": batches, "epochs": len(self.epochs), "per_class": self.data.per_class,
+                "negative_fallbacks": self.fallbacks}
+
+    def summary(self) -> dict[str, Any]:
+        counts = self.data.counts
+        data = {"split": "train", "papers": counts["papers"],
+                "papers_without_body": counts.get("papers_without_body", 0), "citations": counts["citations"],
+                "texts": counts["texts"], "chunk_budget": self.budget}
+        return {"data": data, "composition": self.composition()}
+
+    def report(self):
+        """Rich renderables: data counts, triplets per kind (Table 3 shape), per section class (Table 2 shape)."""
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        c = self.data.counts
+        comp = self.composition()
+        lines = [f"train split: {c['papers']} papers ({c.get('papers_without_body', 0)} without body: inter-document "
+                 f"triplets only), {c['citations']} directed citations; chunks of ≤ {self.budget} tokens",
+                 f"{comp['triplets_per_epoch']} triplets per epoch, {comp['batches_per_epoch']} batches of "
+                 f"{self.batch_size}, {comp['epochs']} epochs"]
+        for reason, n in self.fallbacks.items():
+            lines.append(f"negatives, all epochs: {reason}: {n}")
+        kinds = Table(title="Triplets per epoch by kind")
+        for col in ("kind", "triplets", "share"):
+            kinds.add_column(col, justify="left" if col == "kind" else "right")
+        for k in ("local", "global", "inter"):
+            n = comp["per_kind"][k]
+            kinds.add_row(k, f"{n:,}", f"{100 * n / max(comp['triplets_per_epoch'], 1):.1f}%")
+        kinds.add_row("total", f"{comp['triplets_per_epoch']:,}", "100.0%")
+        classes = Table(title="Section texts by class")
+        for col in ("class", "section texts", "chunks", "local triplets", "global triplets"):
+            classes.add_column(col, justify="left" if col == "class" else "right")
+        for cls in SECTION_CLASSES:
+            s = self.data.per_class.get(cls.value, {})
+            classes.add_row(cls.value, *(f"{s.get(k, 0):,}" for k in ("section_texts", "chunks", "local", "global")))
+        return Group(Text("\n".join(lines)), kinds, classes)
+
+
+def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=None) -> Prepared:
+    from sciembed.training.sources.triplets import load_papers_and_citations
+
+    d = config.data
+    papers, citations = load_papers_and_citations(corpus, "train")
+    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(config)
+    budget = chunk_budget(tokenizer, config.model.max_seq_length)
+
+    count = tokenizer_counter(tokenizer)
+    data = build_triplet_data(papers, citations, count, budget, kinds=d.kinds, negative=d.negative,
+                              merge=d.merge_sections, sep=d.title_sep, source=str(corpus))
+    epochs = [draw_epoch(data, e, config.seed, negative=d.negative, inter_negative=d.inter_negative, order=d.order)
+              for e in range(config.training.epochs)]
+    fallbacks: Counter[str] = Counter()
+    for epoch in epochs:
+        fallbacks.update(epoch.fallbacks)
+    return Prepared(data, epochs, budget, config.training.batch_size, dict(sorted(fallbacks.items())))
+
+
+def epoch_of_step(prepared: Prepared):
+    batches = -(-prepared.rows_per_epoch // prepared.batch_size)
+    total = batches * len(prepared.epochs)
+    return lambda step: min(step, total) / batches
+
+
+def _columns(prepared: Prepared) -> dict[str, np.ndarray]:
+    """Every epoch's rows one after the other (the trainer runs one pass over them)."""
+    return {name: np.concatenate([getattr(e, name) for e in prepared.epochs])
+            for name in ("anchor", "positive", "negative", "label")}
+
+
+def build(config: CosaembConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
+    from datasets import Dataset
+
+    from sciembed.models.card import ModelCard
+    from sciembed.training.losses.graded_triplet import GradedTripletLoss
+    from sciembed.training.model import build_model
+    from sciembed.training.special_tokens import register_special_tokens
+    from sciembed.training.triplet_batches import InOrderBatchSampler, TripletCollator
+
+    model = build_model(config.model, pooling=config.model.pooling)
+    register_special_tokens(model, SPECIAL_TOKENS, config.model.base or "minilm")
+    if config.training.gradient_checkpointing:
+        model[0].auto_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    t = config.training
+    card = ModelCard(recipe=NAME, metric="cosine" if t.normalize else "l2", input_format="cosaemb",
+                     pooling=config.model.pooling,
+                     extra={"title_sep": config.data.title_sep, "merge_sections": config.data.merge_sections,
+                            "chunk_budget": prepared.budget, "special_tokens": list(SPECIAL_TOKENS),
+                            "margins": dict(zip(KINDS, t.margins.by_kind(), strict=True))})
+    return RecipeParts(
+        model=model,
+        dataset=Dataset.from_dict({k: v.tolist() for k, v in _columns(prepared).items()}),
+        collator=TripletCollator(preprocess_fn=model.preprocess, texts=prepared.data.texts),
+        batch_sampler=lambda dataset, batch_size: InOrderBatchSampler(dataset, batch_size=batch_size, drop_last=False),
+        loss=GradedTripletLoss(model, t.margins.by_kind(), normalize=t.normalize),
+        epoch_of_step=epoch_of_step(prepared),
+        summary=prepared.summary(),
+        model_card=card,
+    )

@@ -1,0 +1,1 @@
+"""What recipes learn from: citation pairs, section pairs, triplets, summaries."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sciembed.cli import beir, bench, corpus, demo, evaluate, ingest, inspect, search, study, synth, train
+from sciembed.cli import beir, bench, corpus, demo, evaluate, ingest, inspect, prism, search, study, synth, train
 from sciembed.cli.errors import GuardedTyper
 
 app = GuardedTyper(
@@ -13,7 +13,7 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench):
+for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism):
     module.register(app)
 
 

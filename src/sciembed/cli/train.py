@@ -17,6 +17,7 @@ FLAG_KEYS = {
     "mini_batch_size": "training.mini_batch_size",
     "learning_rate": "training.learning_rate",
     "strategy": "data.strategy",
+    "exclude": "data.exclude",
     "seed": "seed",
 }
 
@@ -32,11 +33,16 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.corpus.layout import CorpusError
     from sciembed.models.loading import ModelLoadError
     from sciembed.training.config import ConfigError
+    from sciembed.training.ema import CheckpointExtrasError
     from sciembed.training.plan import PlanError
     from sciembed.training.recipes import UnknownRecipeError
     from sciembed.training.rundir import RunDirError
+    from sciembed.training.sources.exclude import ExcludeError
 
-    return ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError
+    return (
+        ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
+        CheckpointExtrasError,
+    )
 
 
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
@@ -77,10 +83,14 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
 def make_command(recipe: str):
     def command(
         config: Path | None = typer.Option(None, "--config", "-c", help="recipe YAML (configs/window-*.yaml)"),
-        corpus: Path = typer.Option(..., "--corpus", help="built corpus directory (with a train split)"),
+        corpus: Path = typer.Option(
+            ..., "--corpus", help="corpus directory (window: a built corpus; jepa/infonce: any ingested one)"
+        ),
         out: Path | None = typer.Option(None, "--out", help="run directory: checkpoints, curves, final model"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
-        dry_run: bool = typer.Option(False, "--dry-run", help="show data counts and batch composition; no training"),
+        dry_run: bool = typer.Option(
+            False, "--dry-run", help="show data counts and batch composition (jepa/infonce: funnel, task shares)"
+        ),
         sets: list[str] = typer.Option([], "--set", help="override any config key: --set training.batch_size=256"),
         base_model: str | None = typer.Option(None, help="model.base: hub id or path"),
         max_seq_length: int | None = typer.Option(None, help="model.max_seq_length"),
@@ -90,6 +100,9 @@ def make_command(recipe: str):
         mini_batch_size: int | None = typer.Option(None, help="training.mini_batch_size"),
         learning_rate: float | None = typer.Option(None, help="training.learning_rate"),
         strategy: str | None = typer.Option(None, help="data.strategy"),
+        exclude: list[Path] = typer.Option(
+            [], "--exclude", help="data.exclude (jepa/infonce): ids/DOIs/arXiv ids/titles file, corpus or BEIR dir"
+        ),
         seed: int | None = typer.Option(None, help="seed"),
     ) -> None:
         flags = {
@@ -101,6 +114,7 @@ def make_command(recipe: str):
             "mini_batch_size": mini_batch_size,
             "learning_rate": learning_rate,
             "strategy": strategy,
+            "exclude": [str(p) for p in exclude] or None,
             "seed": seed,
         }
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
@@ -110,6 +124,8 @@ def make_command(recipe: str):
 
 HELP = {
     "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
+    "jepa": "SciJEPA: section pairs (TA → method, method → conclusion), EMA target, residual predictor, SIGReg.",
+    "infonce": "SciJEPA's InfoNCE baseline on the same section pairs (micro-batch negatives, temperature ramp).",
 }
 
 

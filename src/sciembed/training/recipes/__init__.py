@@ -7,10 +7,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from sciembed.training.config import TrainConfig, WindowConfig
+from sciembed.training.config import InfoNCEConfig, JepaConfig, TrainConfig, WindowConfig
 
 RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "window": ("sciembed.training.recipes.window", WindowConfig),
+    "jepa": ("sciembed.training.recipes.jepa", JepaConfig),
+    "infonce": ("sciembed.training.recipes.infonce", InfoNCEConfig),
 }
 
 

@@ -18,6 +18,7 @@ FLAG_KEYS = {
     "learning_rate": "training.learning_rate",
     "strategy": "data.strategy",
     "kinds": "data.kinds",
+    "exclude": "data.exclude",
     "seed": "seed",
 }
 
@@ -33,14 +34,18 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.corpus.layout import CorpusError
     from sciembed.models.loading import ModelLoadError
     from sciembed.training.config import ConfigError
+    from sciembed.training.ema import CheckpointExtrasError
     from sciembed.training.plan import PlanError
     from sciembed.training.recipes import UnknownRecipeError
     from sciembed.training.rundir import RunDirError
+    from sciembed.training.sources.exclude import ExcludeError
     from sciembed.training.sources.triplets import TripletError
     from sciembed.training.special_tokens import TokenizerError
 
-    return (ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, TripletError,
-            TokenizerError)
+    return (
+        ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
+        CheckpointExtrasError, TripletError, TokenizerError,
+    )
 
 
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
@@ -81,10 +86,14 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
 def make_command(recipe: str):
     def command(
         config: Path | None = typer.Option(None, "--config", "-c", help="recipe YAML (configs/window-*.yaml)"),
-        corpus: Path = typer.Option(..., "--corpus", help="built corpus directory (with a train split)"),
+        corpus: Path = typer.Option(
+            ..., "--corpus", help="corpus directory (window: a built corpus; jepa/infonce: any ingested one)"
+        ),
         out: Path | None = typer.Option(None, "--out", help="run directory: checkpoints, curves, final model"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
-        dry_run: bool = typer.Option(False, "--dry-run", help="show data counts and batch composition; no training"),
+        dry_run: bool = typer.Option(
+            False, "--dry-run", help="show data counts and batch composition (jepa/infonce: funnel, task shares)"
+        ),
         sets: list[str] = typer.Option([], "--set", help="override any config key: --set training.batch_size=256"),
         base_model: str | None = typer.Option(None, help="model.base: hub id or path"),
         max_seq_length: int | None = typer.Option(None, help="model.max_seq_length"),
@@ -95,6 +104,9 @@ def make_command(recipe: str):
         learning_rate: float | None = typer.Option(None, help="training.learning_rate"),
         strategy: str | None = typer.Option(None, help="data.strategy"),
         kinds: str | None = typer.Option(None, help="data.kinds, comma-separated: local,global,inter (cosaemb)"),
+        exclude: list[Path] = typer.Option(
+            [], "--exclude", help="data.exclude (jepa/infonce): ids/DOIs/arXiv ids/titles file, corpus or BEIR dir"
+        ),
         seed: int | None = typer.Option(None, help="seed"),
     ) -> None:
         flags = {
@@ -107,6 +119,7 @@ def make_command(recipe: str):
             "learning_rate": learning_rate,
             "strategy": strategy,
             "kinds": [k.strip() for k in kinds.split(",") if k.strip()] if kinds is not None else None,
+            "exclude": [str(p) for p in exclude] or None,
             "seed": seed,
         }
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
@@ -117,6 +130,8 @@ def make_command(recipe: str):
 HELP = {
     "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
     "cosaemb": "CoSAEmb: local, global and inter-document triplets, graded triplet loss, special tokens.",
+    "jepa": "SciJEPA: section pairs (TA → method, method → conclusion), EMA target, residual predictor, SIGReg.",
+    "infonce": "SciJEPA's InfoNCE baseline on the same section pairs (micro-batch negatives, temperature ramp).",
 }
 
 

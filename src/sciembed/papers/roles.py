@@ -39,6 +39,9 @@ _METHOD_HEADING = re.compile(
     r"\b(methods?|methodology|approach(es)?|framework|model architecture|technical approach"
     r"|problem formulation|materials and methods)\b"
 )
+# The fallback anchors on a heading that *is* an introduction; "Motivation", "Overview" or
+# "Preliminaries" get the introduction role but are not the section the SciJEPA rule means.
+_INTRODUCTION_HEADING = re.compile(r"\bintroductions?\b")
 _CONCLUSION_HEADING = re.compile(r"\b(conclusions?|concluding|results?|discussions?|summary|findings)\b")
 SUBSTANTIAL_CHARS = 50
 
@@ -68,14 +71,17 @@ def _substantial(section: Section) -> bool:
 def method_section_index(paper: Paper) -> int | None:
     """Index of the method section (SciJEPA rule), or None.
 
-    Heading match on method-like terms; else the first substantial section
-    after the introduction; else the second substantial section.
+    Heading match on method-like terms (the first matching substantial
+    section); else the first substantial section after a section headed
+    "Introduction"; else the second substantial section.
     """
     sections = paper.sections
     for i, sec in enumerate(sections):
         if _substantial(sec) and _METHOD_HEADING.search(normalize_heading(sec.heading)):
             return i
-    intro = next((i for i, s in enumerate(sections) if s.role is SectionRole.INTRODUCTION), None)
+    intro = next(
+        (i for i, s in enumerate(sections) if _INTRODUCTION_HEADING.search(normalize_heading(s.heading))), None
+    )
     if intro is not None:
         for i in range(intro + 1, len(sections)):
             if _substantial(sections[i]):
@@ -89,7 +95,11 @@ def conclusion_section_index(paper: Paper) -> int | None:
 
     After the method section: heading match on conclusion / results /
     discussion / summary / findings; else the last substantial section after
-    the method.
+    the method. When several headings after the method match (e.g.
+    "Results", then "Discussion", then "Conclusion"), the first one wins:
+    the rule takes the nearest outcome section after the method, so a paper
+    whose results and conclusion are separate pairs its method with its
+    results, and a paper with only a conclusion pairs it with that.
     """
     method = method_section_index(paper)
     if method is None:

@@ -5,6 +5,13 @@ when a model is built.
 """
 
 from sciembed.training.api import train
-from sciembed.training.config import ConfigError, TrainConfig, WindowConfig, load_config
+from sciembed.training.config import (
+    ConfigError,
+    InfoNCEConfig,
+    JepaConfig,
+    TrainConfig,
+    WindowConfig,
+    load_config,
+)
 
-__all__ = ["ConfigError", "TrainConfig", "WindowConfig", "load_config", "train"]
+__all__ = ["ConfigError", "InfoNCEConfig", "JepaConfig", "TrainConfig", "WindowConfig", "load_config", "train"]

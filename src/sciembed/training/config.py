@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 
 class ConfigError(ValueError):
@@ -136,6 +136,98 @@ class WindowConfig(TrainConfig):
     model: WindowModelConfig = WindowModelConfig()
     training: WindowTrainingConfig = WindowTrainingConfig()
     data: WindowDataConfig = WindowDataConfig()
+
+
+class SectionFilterConfig(_Strict):
+    """SciJEPA's paper filters (a paper failing any is counted under the first it fails)."""
+
+    min_abstract_chars: int = Field(50, ge=0)
+    min_sections: int = Field(3, ge=0)
+    max_sections: int = Field(80, gt=0)
+    min_body_chars: int = Field(1000, ge=0)
+    max_malformed_share: float = Field(0.3, ge=0, le=1)  # of section titles
+
+
+class SectionPairDataConfig(_Strict):
+    """Section pairs (TA → method, method → conclusion) drawn with replacement up to `examples`."""
+
+    examples: int = Field(5_000_000, gt=0)
+    split: Literal["auto", "all", "train"] = "auto"  # auto: the train split of a built corpus, else all papers
+    exclude: tuple[str, ...] = ()  # decontamination: id/DOI/arXiv/title files, corpus or BEIR folders
+    filters: SectionFilterConfig = SectionFilterConfig()
+
+
+class SectionTrainingConfig(TrainingConfig):
+    """Optimisation of the section-pair recipes. `batch_size` is the micro-batch (the negatives of
+    InfoNCE); `gradient_accumulation` micro-batches make one optimizer step. The learning rate warms
+    up for `warmup_steps` steps, then decays by `lr_scheduler`."""
+
+    batch_size: int = Field(512, ge=2)
+    gradient_accumulation: int = Field(8, gt=0)
+    learning_rate: float = Field(5e-6, gt=0)  # the encoder's
+    warmup_ratio: float = Field(0.0, ge=0, lt=1)
+    warmup_steps: int = Field(50, ge=0)
+    lr_scheduler: Literal["linear", "cosine", "constant", "constant_with_warmup"] = "cosine"
+    gradient_checkpointing: bool = False
+
+    @model_validator(mode="after")
+    def _no_cached_loss_settings(self):
+        unused = sorted({"loss", "scale", "mini_batch_size", "warmup_ratio"} & self.model_fields_set)
+        if unused:
+            raise ValueError(
+                f"{', '.join(unused)}: not used by the section-pair recipes (their loss is the recipe's own; "
+                "warmup is training.warmup_steps)"
+            )
+        return self
+
+
+class PredictorConfig(_Strict):
+    """Residual predictor ẑ = h + g(h), g = LayerNorm → Linear(d, hidden) → GELU → Linear(hidden, d)."""
+
+    hidden: int = Field(2048, gt=0)
+    learning_rate: float = Field(1e-4, gt=0)
+
+
+class EMAConfig(_Strict):
+    """Target momentum: cosine schedule from `momentum_start` to `momentum_end` over the run."""
+
+    momentum_start: float = Field(0.996, ge=0, le=1)
+    momentum_end: float = Field(0.999, ge=0, le=1)
+
+
+class SIGRegConfig(_Strict):
+    """λ · SIGReg on the online context embeddings; λ = 0 is plain JEPA."""
+
+    weight: float = Field(0.0025, ge=0)  # λ
+    slices: int = Field(512, gt=0)
+    knots: int = Field(17, ge=2)
+    t_max: float = Field(3.0, gt=0)
+
+
+class JepaConfig(TrainConfig):
+    """SciJEPA: online encoder + residual predictor predict the EMA target's embedding of the next view."""
+
+    recipe: Literal["jepa"] = "jepa"
+    training: SectionTrainingConfig = SectionTrainingConfig()
+    data: SectionPairDataConfig = SectionPairDataConfig()
+    predictor: PredictorConfig = PredictorConfig()
+    ema: EMAConfig = EMAConfig()
+    sigreg: SIGRegConfig = SIGRegConfig()
+
+
+class InfoNCELossConfig(_Strict):
+    temperature_start: float = Field(0.05, gt=0)
+    temperature_end: float = Field(0.1, gt=0)
+    denominator: Literal["cross_view", "same_view"] = "cross_view"
+
+
+class InfoNCEConfig(TrainConfig):
+    """SciJEPA's contrastive baseline on the same section pairs: InfoNCE with micro-batch negatives."""
+
+    recipe: Literal["infonce"] = "infonce"
+    training: SectionTrainingConfig = SectionTrainingConfig()
+    data: SectionPairDataConfig = SectionPairDataConfig()
+    infonce: InfoNCELossConfig = InfoNCELossConfig()
 
 
 C = TypeVar("C", bound=TrainConfig)

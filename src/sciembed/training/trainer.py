@@ -36,6 +36,11 @@ class RecipeParts:
     evaluator: Any | None = None
     summary: dict[str, Any] = field(default_factory=dict)
     model_card: Any | None = None  # a sciembed.models.card.ModelCard written next to the saved model
+    # Recipe hooks (the window recipe needs none of them):
+    training_args: dict[str, Any] = field(default_factory=dict)  # extra/overridden TrainingArguments
+    callbacks: list[Any] = field(default_factory=list)  # recipe TrainerCallbacks (EMA, checkpoint extras)
+    examples_per_step: int | None = None  # per process; default: the batch size
+    export: Callable[[Path], dict[str, Any]] | None = None  # after the model is saved: run root -> summary
 
 
 def resolve_precision(precision: str) -> str:
@@ -60,13 +65,13 @@ def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.
     return MultipleNegativesRankingLoss(model, scale=training.scale)
 
 
-def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool):
+def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: dict[str, Any] | None = None):
     import torch
     from sentence_transformers import SentenceTransformerTrainingArguments
 
     t = config.training
     precision = resolve_precision(t.precision)
-    return SentenceTransformerTrainingArguments(
+    kwargs: dict[str, Any] = dict(
         output_dir=str(run.checkpoints),
         num_train_epochs=1,  # the plan already spans every recipe epoch
         max_steps=t.max_steps or -1,
@@ -95,6 +100,7 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool):
         disable_tqdm=True,
         report_to="none",
     )
+    return SentenceTransformerTrainingArguments(**(kwargs | (extra or {})))
 
 
 def _trainer_class():
@@ -157,7 +163,8 @@ def run_training(
     from sciembed.training.callbacks import CurvesCallback, RichProgressCallback, write_curves
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
-    args = training_arguments(config, run, evaluate)
+    args = training_arguments(config, run, evaluate, parts.training_args)
+    examples_per_step = parts.examples_per_step or config.training.batch_size
     trainer = _trainer_class()(
         model=parts.model,
         args=args,
@@ -167,8 +174,9 @@ def run_training(
         data_collator=parts.collator,
         batch_sampler_factory=parts.batch_sampler,
         callbacks=[
-            RichProgressCallback(config.training.batch_size, f"train {recipe}"),
+            RichProgressCallback(examples_per_step, f"train {recipe}"),
             CurvesCallback(run.curves, parts.epoch_of_step),
+            *parts.callbacks,
             *callbacks,
         ],
     )
@@ -195,6 +203,7 @@ def run_training(
     state = trainer.state
     if trainer.is_world_process_zero():
         save_model_atomically(parts.model, run.model, parts.model_card)
+        exported = parts.export(run.root) if parts.export is not None else {}
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]
@@ -209,7 +218,7 @@ def run_training(
                 "session_seconds": round(seconds, 2),
                 "processes": trainer.args.world_size,
                 "session_examples_per_second": round(
-                    (state.global_step - start_step) * config.training.batch_size * trainer.args.world_size
+                    (state.global_step - start_step) * examples_per_step * trainer.args.world_size
                     / max(seconds, 1e-9),
                     2,
                 ),
@@ -219,6 +228,7 @@ def run_training(
                 "precision": resolve_precision(config.training.precision),
                 "device": str(parts.model.device),
                 **parts.summary,
+                **exported,
             },
         )
     return run.model

@@ -1,1 +1,17 @@
-"""One `torch.nn.Module` per loss, the sentence-transformers way: ``loss(model, …)``, ``forward(features, labels)``."""
+"""Training losses, one `torch.nn.Module` per file, written the way sentence-transformers writes
+losses (``forward(sentence_features, labels)``, ``get_config_dict``, ``citation``).
+
+Imports are plain and one per line so branches that add a loss merge without conflicts.
+"""
+
+from sciembed.training.losses.graded_triplet import GradedTripletLoss
+from sciembed.training.losses.infonce import SectionInfoNCELoss
+from sciembed.training.losses.predictive import PredictiveLoss
+from sciembed.training.losses.sigreg import SIGReg
+
+__all__ = [
+    "GradedTripletLoss",
+    "PredictiveLoss",
+    "SIGReg",
+    "SectionInfoNCELoss",
+]

@@ -7,12 +7,14 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from sciembed.training.config import TrainConfig, WindowConfig
+from sciembed.training.config import InfoNCEConfig, JepaConfig, TrainConfig, WindowConfig
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
 
 RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "window": ("sciembed.training.recipes.window", WindowConfig),
     "cosaemb": ("sciembed.training.recipes.cosaemb", CosaembConfig),
+    "jepa": ("sciembed.training.recipes.jepa", JepaConfig),
+    "infonce": ("sciembed.training.recipes.infonce", InfoNCEConfig),
 }
 
 

@@ -1,0 +1,98 @@
+"""SciJEPA's controlled contrastive baseline: InfoNCE over the same (context, target) section pairs.
+
+ℓ2-normalised embeddings, cosine similarity divided by a temperature that stays at its start value
+during warmup and then follows a cosine ramp to its end value; the negatives are the other pairs of
+the *micro*-batch (gradient accumulation does not add negatives, as in the paper).
+
+Denominators:
+
+- ``cross_view`` (default): the context of pair i against every target of the micro-batch,
+  ``-log exp(s(c_i, t_i)/τ) / Σ_j exp(s(c_i, t_j)/τ)`` — the usual InfoNCE.
+- ``same_view``: the paper's printed form, negatives from the context view,
+  ``-log exp(s(c_i, t_i)/τ) / (exp(s(c_i, t_i)/τ) + Σ_{j≠i} exp(s(c_i, c_j)/τ))``.
+
+Hand-written instead of sentence-transformers' MNRL because MNRL has a fixed scale and only the
+cross-view denominator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+import torch
+from torch import Tensor, nn
+
+from sciembed.training.schedules import temperature_at
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+Denominator = Literal["cross_view", "same_view"]
+
+
+class SectionInfoNCELoss(nn.Module):
+    def __init__(
+        self,
+        model: SentenceTransformer,
+        temperature_start: float = 0.05,
+        temperature_end: float = 0.1,
+        warmup_steps: int = 0,
+        total_steps: int = 1,
+        denominator: Denominator = "cross_view",
+    ) -> None:
+        super().__init__()
+        if temperature_start <= 0 or temperature_end <= 0:
+            raise ValueError("temperatures must be > 0")
+        if denominator not in ("cross_view", "same_view"):
+            raise ValueError(f"denominator must be cross_view or same_view, got {denominator!r}")
+        self.model = model
+        self.temperature_start = temperature_start
+        self.temperature_end = temperature_end
+        self.warmup_steps = warmup_steps
+        self.total_steps = total_steps
+        self.denominator = denominator
+        self.step = 0
+
+    def set_step(self, step: int) -> None:
+        self.step = int(step)
+
+    def set_total_steps(self, total: int) -> None:
+        self.total_steps = int(total)
+
+    @property
+    def temperature(self) -> float:
+        return temperature_at(
+            self.step, self.total_steps, self.warmup_steps, self.temperature_start, self.temperature_end
+        )
+
+    def forward(self, sentence_features: Iterable[dict[str, Tensor]], labels: Tensor | None = None) -> Tensor:
+        context_features, target_features = list(sentence_features)
+        context = nn.functional.normalize(self.model(context_features)["sentence_embedding"].float(), dim=-1)
+        target = nn.functional.normalize(self.model(target_features)["sentence_embedding"].float(), dim=-1)
+        if self.denominator == "cross_view":
+            logits = context @ target.T
+        else:
+            logits = context @ context.T
+            logits = logits.diagonal_scatter((context * target).sum(dim=-1))
+        logits = logits / self.temperature
+        return nn.functional.cross_entropy(logits, torch.arange(len(logits), device=logits.device))
+
+    def get_config_dict(self) -> dict[str, Any]:
+        return {
+            "temperature_start": self.temperature_start,
+            "temperature_end": self.temperature_end,
+            "warmup_steps": self.warmup_steps,
+            "denominator": self.denominator,
+        }
+
+    @property
+    def citation(self) -> str:
+        return """
+@article{oord2018cpc,
+    title={Representation Learning with Contrastive Predictive Coding},
+    author={van den Oord, Aaron and Li, Yazhe and Vinyals, Oriol},
+    journal={arXiv preprint arXiv:1807.03748},
+    year={2018}
+}
+"""

@@ -1,0 +1,160 @@
+"""What the `jepa` and `infonce` recipes share: the section-pair data, drawn once up front, walked
+micro-batch by micro-batch, and turned into texts just before tokenising."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.training.config import InfoNCEConfig, JepaConfig
+from sciembed.training.plan import PlanError
+from sciembed.training.sources.section_pairs import (
+    REASONS,
+    TASKS,
+    SectionPairData,
+    SectionPairTexts,
+    draw_examples,
+    load_section_pairs,
+    task_shares,
+)
+
+SectionConfig = JepaConfig | InfoNCEConfig
+
+
+@dataclass(frozen=True)
+class Prepared:
+    data: SectionPairData
+    paper: np.ndarray  # example -> paper index
+    task: np.ndarray  # example -> task (0 TA → method, 1 method → conclusion)
+    steps: int  # optimizer steps
+    examples_per_step: int  # micro-batch × accumulation
+    budget: int = field(default=0)  # data.examples as configured
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "data": self.data.summary()
+            | {
+                "examples_budget": self.budget,
+                "examples": len(self.paper),
+                "optimizer_steps": self.steps,
+                "examples_per_step": self.examples_per_step,
+                "task_shares": task_shares(self.task),
+            }
+        }
+
+    def report(self):
+        """Rich renderables: the filter funnel and the task shares."""
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        funnel = self.data.funnel
+        table = Table(title=f"Section-pair funnel ({self.data.corpus}, {self.data.split})")
+        table.add_column("stage")
+        table.add_column("removed", justify="right")
+        table.add_column("papers left", justify="right")
+        left = funnel["read"]
+        table.add_row("read", "—", f"{left:,}")
+        for reason in REASONS:
+            left -= funnel[reason]
+            table.add_row(reason, f"{funnel[reason]:,}", f"{left:,}")
+        shares = task_shares(self.task)
+        d = self.data
+        lines = [
+            f"kept {len(d.papers):,} papers: {d.with_conclusion:,} with a conclusion (both tasks), "
+            f"{len(d.papers) - d.with_conclusion:,} method only (TA → method only)",
+            *(f"excluded via {p}: {n:,} values read" for p, n in d.exclude_sources),
+            f"{len(self.paper):,} examples (budget {self.budget:,}) = {self.steps:,} optimizer steps of "
+            f"{self.examples_per_step:,}",
+            "task shares: " + ", ".join(f"{t} {100 * shares[t]:.2f}%" for t in TASKS),
+        ]
+        return Group(table, Text("\n".join(lines)))
+
+
+def prepare(config: SectionConfig, corpus: str | Path | CorpusDir) -> Prepared:
+    """Funnel, then draw the examples. The budget is cut to whole optimizer steps, and to
+    ``training.max_steps`` of them when that is set."""
+    t = config.training
+    data = load_section_pairs(corpus, config.data.filters, config.data.exclude, config.data.split)
+    per_step = t.batch_size * t.gradient_accumulation
+    steps = config.data.examples // per_step
+    if steps == 0:
+        raise PlanError(
+            f"data.examples {config.data.examples:,} is less than one optimizer step "
+            f"({t.batch_size} × {t.gradient_accumulation} = {per_step:,} examples)"
+        )
+    if t.max_steps is not None:
+        if t.max_steps > steps:
+            raise PlanError(
+                f"training.max_steps {t.max_steps} needs {t.max_steps * per_step:,} examples; data.examples is "
+                f"{config.data.examples:,} ({steps} steps)"
+            )
+        steps = t.max_steps
+    paper, task = draw_examples(data, steps * per_step, config.seed)
+    return Prepared(data, paper, task, steps, per_step, config.data.examples)
+
+
+def section_training_args(config: SectionConfig) -> dict[str, Any]:
+    t = config.training
+    return {
+        "gradient_accumulation_steps": t.gradient_accumulation,
+        "warmup_steps": t.warmup_steps,
+        "warmup_ratio": 0.0,
+        "gradient_checkpointing": t.gradient_checkpointing,
+    }
+
+
+def _batch_sampler_class():
+    from sentence_transformers.base.sampler import DefaultBatchSampler
+
+    class SequentialBatchSampler(DefaultBatchSampler):
+        """Consecutive micro-batches of the pre-drawn examples (already random, so no shuffling:
+        the order is the same on resume and under accelerate's batch sharding)."""
+
+        def __init__(self, dataset, batch_size: int, **kwargs) -> None:
+            super().__init__(dataset, batch_size=batch_size, drop_last=True, **kwargs)
+            self.n_examples = len(dataset)
+
+        def __iter__(self) -> Iterator[list[int]]:
+            n, size = self.n_examples, self.batch_size
+            for start in range(0, n - size + 1, size):
+                yield list(range(start, start + size))
+
+        def __len__(self) -> int:
+            return self.n_examples // self.batch_size
+
+    return SequentialBatchSampler
+
+
+def _collator_class():
+    from sentence_transformers.sentence_transformer.data_collator import SentenceTransformerDataCollator
+
+    @dataclass
+    class SectionPairCollator(SentenceTransformerDataCollator):
+        texts: SectionPairTexts | None = field(default=None, repr=False)
+
+        def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
+            pairs = [self.texts(f["paper"], f["task"]) for f in features]
+            return super().__call__([{"anchor": c, "positive": t} for c, t in pairs])
+
+    return SectionPairCollator
+
+
+def data_parts(model, prepared: Prepared) -> dict[str, Any]:
+    """dataset, collator, batch_sampler, epoch_of_step, examples_per_step for `RecipeParts`."""
+    from datasets import Dataset
+
+    sampler = _batch_sampler_class()
+    steps = prepared.steps
+    return {
+        "dataset": Dataset.from_dict({"paper": prepared.paper, "task": prepared.task}),
+        "collator": _collator_class()(preprocess_fn=model.preprocess, texts=SectionPairTexts(prepared.data)),
+        "batch_sampler": lambda dataset, batch_size: sampler(dataset, batch_size),
+        "epoch_of_step": lambda step: min(step / steps, 1.0),
+        "examples_per_step": prepared.examples_per_step,
+    }

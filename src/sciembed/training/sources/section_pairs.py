@@ -1,0 +1,201 @@
+"""SciJEPA's section-pair source: (title+abstract → method) and (method → conclusion) pairs from any
+ingested corpus directory; no citation graph needed.
+
+Papers go through a funnel (every paper read ends in exactly one row: kept or the first reason it
+failed), then each example draws a paper uniformly with replacement and one of that paper's
+available tasks uniformly, up to the example budget. Examples are drawn once, up front, from the
+seed, so the order is the same on every run and on resume.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sciembed.corpus.layout import CorpusDir, CorpusError
+from sciembed.papers.model import Paper
+from sciembed.papers.roles import conclusion_section_index, method_section_index
+from sciembed.training.sources.exclude import ExcludeKeys, load_exclude_keys
+from sciembed.views import ta_text
+from sciembed.views.simple import section_view
+
+if TYPE_CHECKING:
+    from sciembed.training.config import SectionFilterConfig
+
+TASKS = ("ta_to_method", "method_to_conclusion")
+TA_TO_METHOD, METHOD_TO_CONCLUSION = 0, 1
+
+# Funnel rows in the order they are checked; a paper is counted under the first one it fails.
+REASONS = (
+    "excluded",
+    "short_abstract",
+    "too_few_sections",
+    "too_many_sections",
+    "short_body",
+    "malformed_headings",
+    "no_method",
+)
+
+# Sentence-like phrases that betray a heading that is really a run of body text (a PDF-parsing error).
+_SENTENCE_LIKE = re.compile(r"\b(if and only if|we have that|it follows|this holds)\b", re.IGNORECASE)
+MAX_HEADING_CHARS = 120
+MAX_HEADING_PERIODS = 4
+
+
+class SourceError(CorpusError):
+    """No usable section pairs in a corpus; the message says which filter removed the papers."""
+
+
+def malformed_heading(heading: str) -> bool:
+    """Longer than 120 characters, more than four periods, or a sentence-like phrase."""
+    return (
+        len(heading) > MAX_HEADING_CHARS
+        or heading.count(".") > MAX_HEADING_PERIODS
+        or bool(_SENTENCE_LIKE.search(heading))
+    )
+
+
+def rejection(paper: Paper, filters: SectionFilterConfig) -> str | None:
+    """The first paper filter `paper` fails, or None (decontamination and method are checked apart)."""
+    if len(paper.abstract.strip()) < filters.min_abstract_chars:
+        return "short_abstract"
+    n = len(paper.sections)
+    if n < filters.min_sections:
+        return "too_few_sections"
+    if n > filters.max_sections:
+        return "too_many_sections"
+    if sum(len(s.text) for s in paper.sections) < filters.min_body_chars:
+        return "short_body"
+    if sum(malformed_heading(s.heading or "") for s in paper.sections) > filters.max_malformed_share * n:
+        return "malformed_headings"
+    return None
+
+
+@dataclass(frozen=True)
+class SectionPairData:
+    corpus: str
+    split: str  # "all" or the corpus split the papers came from
+    papers: tuple[Paper, ...]
+    method: np.ndarray  # section index of each kept paper's method section
+    conclusion: np.ndarray  # section index of its conclusion, -1 when it has none
+    funnel: dict[str, int]  # read, one count per reason, kept
+    exclude_sources: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def with_conclusion(self) -> int:
+        return int((self.conclusion >= 0).sum())
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "corpus": self.corpus,
+            "split": self.split,
+            "funnel": dict(self.funnel),
+            "papers": len(self.papers),
+            "papers_with_conclusion": self.with_conclusion,
+            "papers_method_only": len(self.papers) - self.with_conclusion,
+            "exclude_sources": [{"path": p, "values": n} for p, n in self.exclude_sources],
+        }
+
+
+def _read_papers(corpus: CorpusDir, split: str) -> tuple[list[Paper], str]:
+    corpus.require("papers.parquet")
+    if split == "all" or (split == "auto" and not corpus.has_splits()):
+        return list(corpus.iter_papers()), "all"
+    name = "train" if split == "auto" else split
+    ids = set(corpus.split_ids(name))
+    return [p for p in corpus.iter_papers() if p.id in ids], name
+
+
+def load_section_pairs(
+    corpus: str | Path | CorpusDir,
+    filters: SectionFilterConfig,
+    exclude: Sequence[str | Path] | ExcludeKeys = (),
+    split: str = "auto",
+) -> SectionPairData:
+    """Read the corpus, run the funnel, find method/conclusion sections. Raises `SourceError` when no
+    paper is left, naming the filter that removed the most."""
+    corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
+    keys = exclude if isinstance(exclude, ExcludeKeys) else load_exclude_keys(exclude)
+    papers, split_name = _read_papers(corpus, split)
+    funnel = {"read": len(papers), **{r: 0 for r in REASONS}, "kept": 0}
+    excluded = keys.matches(papers)
+    kept, methods, conclusions = [], [], []
+    for paper, is_excluded in zip(papers, excluded, strict=True):
+        reason = "excluded" if is_excluded else rejection(paper, filters)
+        method = None
+        if reason is None:
+            method = method_section_index(paper)
+            if method is None:
+                reason = "no_method"
+        if reason is not None:
+            funnel[reason] += 1
+            continue
+        conclusion = conclusion_section_index(paper)
+        kept.append(paper)
+        methods.append(method)
+        conclusions.append(-1 if conclusion is None else conclusion)
+    funnel["kept"] = len(kept)
+    if not kept:
+        raise SourceError(_empty_message(corpus.root, funnel))
+    return SectionPairData(
+        corpus=str(corpus.root),
+        split=split_name,
+        papers=tuple(kept),
+        method=np.asarray(methods, dtype=np.int64),
+        conclusion=np.asarray(conclusions, dtype=np.int64),
+        funnel=funnel,
+        exclude_sources=tuple(keys.sources),
+    )
+
+
+def _empty_message(root: Path, funnel: dict[str, int]) -> str:
+    removed = ", ".join(f"{r} {funnel[r]}" for r in REASONS if funnel[r])
+    if funnel["read"] == 0:
+        return f"{root}: no papers to read"
+    if funnel["no_method"] and funnel["no_method"] == funnel["read"] - sum(
+        funnel[r] for r in REASONS if r != "no_method"
+    ):
+        passed = funnel["no_method"]
+        head = f"{root}: none of the {passed} papers that pass the filters has a method section"
+        return f"{head} (of {funnel['read']} read; removed: {removed})"
+    return f"{root}: no paper passes the section-pair filters ({funnel['read']} read; removed: {removed})"
+
+
+def draw_examples(data: SectionPairData, examples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`examples` (paper, task) draws: paper uniform with replacement, then one of its tasks uniform."""
+    rng = np.random.default_rng(seed)
+    paper = rng.integers(0, len(data.papers), size=examples)
+    coin = rng.integers(0, 2, size=examples)
+    task = np.where(data.conclusion[paper] >= 0, coin, TA_TO_METHOD).astype(np.int64)
+    return paper.astype(np.int64), task
+
+
+def task_shares(task: np.ndarray) -> dict[str, float]:
+    counts = np.bincount(task, minlength=len(TASKS))
+    total = max(int(counts.sum()), 1)
+    return {name: float(c) / total for name, c in zip(TASKS, counts, strict=True)}
+
+
+class SectionPairTexts:
+    """(context, target) texts of example (paper, task): TA → method section, method → conclusion.
+
+    Sections enter whole (heading + text); the tokenizer cuts them at ``max_seq_length``.
+    """
+
+    def __init__(self, data: SectionPairData) -> None:
+        self.data = data
+
+    def __call__(self, paper: int, task: int) -> tuple[str, str]:
+        record = self.data.papers[paper]
+        method = section_view(record, int(self.data.method[paper])).text
+        if task == TA_TO_METHOD:
+            return ta_text(record), method
+        conclusion = int(self.data.conclusion[paper])
+        if conclusion < 0:
+            raise ValueError(f"paper {record.id!r} has no conclusion section; task {TASKS[task]} is unavailable")
+        return method, section_view(record, conclusion).text

@@ -1,0 +1,135 @@
+"""The on-disk LLM cache: one SQLite file, one row per (request, sample).
+
+The key is the sha256 of (endpoint kind, model, prompt template id + hash, sampling parameters,
+rendered input, sample index) — the base URL and API key are not part of it, so a cache made
+against one server replays anywhere. SQLite because every insert is one atomic transaction: a
+crash (or a kill -9) mid-run leaves the rows written so far intact and never a half-written one,
+and threads can share it behind a lock. The file uses the rollback journal (no WAL side files),
+so after a run it is one self-contained file to copy to another machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    template TEXT NOT NULL,
+    template_sha256 TEXT NOT NULL,
+    params TEXT NOT NULL,
+    input_sha256 TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    endpoint: str  # "completions" | "chat"
+    model: str
+    template: str  # name.vN
+    template_sha256: str
+    params: str  # canonical JSON of the sampling parameters
+    input_sha256: str  # of the rendered prompt / messages
+    sample: int
+
+    @property
+    def digest(self) -> str:
+        return sha256_text(canonical_json([self.endpoint, self.model, self.template, self.template_sha256,
+                                           self.params, self.input_sha256, self.sample]))
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+class CacheFileError(RuntimeError):
+    """The cache path exists but is not a sciembed LLM cache."""
+
+
+class LLMCache:
+    """Thread-safe get/put over one SQLite file; every put is committed before it returns."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=DELETE")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE name='schema_version'").fetchone()
+        except sqlite3.DatabaseError as err:
+            raise CacheFileError(f"{self.path}: not an LLM cache (SQLite said: {err})") from err
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise CacheFileError(f"{self.path}: cache schema {row[0]}, this sciembed reads {SCHEMA_VERSION}")
+
+    def get(self, key: CacheKey) -> CachedReply | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, finish_reason, prompt_tokens, completion_tokens FROM replies WHERE key=?",
+                (key.digest,)).fetchone()
+        return None if row is None else CachedReply(*row)
+
+    def put(self, key: CacheKey, reply: CachedReply) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key.digest, key.endpoint, key.model, key.template, key.template_sha256, key.params,
+                 key.input_sha256, key.sample, reply.text, reply.finish_reason, reply.prompt_tokens,
+                 reply.completion_tokens, time.time()))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+    def summary(self) -> dict[str, Any]:
+        """Rows per (model, template) — what a cache file holds, for `cache info`-style output."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT model, template, COUNT(*), SUM(COALESCE(prompt_tokens,0)+COALESCE(completion_tokens,0)) "
+                "FROM replies GROUP BY model, template ORDER BY model, template").fetchall()
+        return {"path": str(self.path), "rows": [
+            {"model": m, "template": t, "replies": n, "tokens": tok} for m, t, n, tok in rows]}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> LLMCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

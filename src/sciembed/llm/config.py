@@ -1,0 +1,65 @@
+"""Where the LLM is and how to call it: endpoint settings and sampling parameters."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+
+
+class LLMConfig(BaseModel):
+    """An OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama, hosted APIs) and the cache.
+
+    The API key is never a field: only the *name* of the environment variable that holds it, so no
+    config, cache or log can contain it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = None  # e.g. http://127.0.0.1:8000/v1 (a trailing /v1 is optional)
+    model: str | None = None
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    cache_path: Path | None = None
+    cache_only: bool = False
+    concurrency: int = Field(4, gt=0)
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(5, ge=0)  # extra attempts after the first, on 429 / 5xx / timeouts / connection errors
+    backoff_s: float = Field(1.0, ge=0)  # first wait; doubles each retry
+    max_backoff_s: float = Field(30.0, ge=0)
+
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None
+
+    def endpoint_url(self, endpoint: str) -> str:
+        """The full URL of ``completions`` or ``chat/completions``."""
+        base = (self.base_url or "").rstrip("/")
+        if not base.endswith("/v1"):
+            base += "/v1"
+        return f"{base}/{endpoint}"
+
+
+class Sampling(BaseModel):
+    """Sampling parameters sent with every request; ``extra`` passes any other field through
+    unchanged (top_p, stop, seed, repetition_penalty, response_format, ...). All of it is part of
+    the cache key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float = Field(1.0, ge=0)
+    max_tokens: int = Field(128, gt=0)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    def body_fields(self, sample: int) -> dict[str, Any]:
+        """The request fields. A ``seed`` in ``extra`` is offset by the sample index, so the samples
+        of one prompt differ on servers that honour seeds and stay reproducible."""
+        fields = {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
+        if isinstance(fields.get("seed"), int):
+            fields["seed"] += sample
+        return fields
+
+    def key_fields(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}

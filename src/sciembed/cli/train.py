@@ -110,6 +110,7 @@ def make_command(recipe: str):
 
 HELP = {
     "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
+    "semcse": "SemCSE: summaries of one abstract together (Euclidean triplet loss over in-batch negatives).",
 }
 
 

@@ -35,6 +35,8 @@ class RecipeParts:
     epoch_of_step: Callable[[int], float]
     evaluator: Any | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    callbacks: list[Any] = field(default_factory=list)  # extra TrainerCallbacks (e.g. best weights, early stop)
+    after_save: Callable[[Path], None] | None = None  # writes what else the model dir needs (model card, ...)
 
 
 def resolve_precision(precision: str) -> str:
@@ -150,6 +152,7 @@ def run_training(
         callbacks=[
             RichProgressCallback(config.training.batch_size, f"train {recipe}"),
             CurvesCallback(run.curves, parts.epoch_of_step),
+            *parts.callbacks,
             *callbacks,
         ],
     )
@@ -166,6 +169,8 @@ def run_training(
     state = trainer.state
     if trainer.is_world_process_zero():
         parts.model.save(str(run.model))
+        if parts.after_save is not None:
+            parts.after_save(run.model)
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]

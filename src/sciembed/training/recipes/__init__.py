@@ -8,9 +8,11 @@ import importlib
 from types import ModuleType
 
 from sciembed.training.config import TrainConfig, WindowConfig
+from sciembed.training.recipes.semcse_config import SemCSEConfig
 
 RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "window": ("sciembed.training.recipes.window", WindowConfig),
+    "semcse": ("sciembed.training.recipes.semcse", SemCSEConfig),
 }
 
 

@@ -1,0 +1,1 @@
+"""What a recipe learns from: citation pairs, section pairs, triplets, summaries."""

@@ -165,3 +165,20 @@ def test_cli_offline_default_is_labelled_extractive(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "EXTRACTIVE PSEUDO-summaries" in result.output
     assert {s.source for s in read_summaries(tmp_path / "s.jsonl").summaries} == {"extractive-pseudo"}
+
+
+def test_cli_queries_with_fake_llm_feed_the_semantic_benchmark(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    from sciembed.evaluation.semantic import build_semantic_benchmark
+
+    corpus = _corpus(tmp_path)
+    fake_llm.responder = lambda endpoint, body: f'"sparse attention query {len(body["messages"][1]["content"])}"'
+    fake_llm.fail_next("empty", times=1)
+    out = tmp_path / "q.jsonl"
+    result = CliRunner().invoke(app, ["summaries", "queries", str(corpus), "--out", str(out), "--llm-base-url",
+                                      fake_llm.url, "--llm-model", "chat-lm", "--llm-concurrency", "1"])
+    assert result.exit_code == 0, result.output
+    assert "4 papers: 3 queries written" in " ".join(result.output.split()) and "1 empty LLM replies" in result.output
+    assert fake_llm.requests[0]["endpoint"] == "chat"
+    bench = build_semantic_benchmark(corpus, queries_file=out)
+    assert bench.query_source == "llm:chat-lm" and bench.counts["queries"]["query2paper"] == 3
+    assert all(q.startswith("sparse attention query") for q in bench.tasks["query2paper"].queries)

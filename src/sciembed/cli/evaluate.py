@@ -124,9 +124,8 @@ def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: i
         for name in models:
             encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,
                                    device=device)
-            encoder.name = name
             console.print(f"evaluating [bold]{escape(name)}[/bold] ({encoder.metric}) on {bench.name}", highlight=False)
-            runs.append(evaluate_semantic(encoder, bench, batch_size=batch_size))
+            runs.append(evaluate_semantic(encoder, bench, batch_size=batch_size, name=name))
             del encoder
         report = write_semantic_report(runs, bench, out)
     except (BenchmarkError, CorpusError, ModelLoadError, ValueError) as err:

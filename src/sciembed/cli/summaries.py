@@ -44,7 +44,8 @@ def generate_command(
     temperature: float = typer.Option(1.0, min=0.0, help="Sampling temperature (recorded with the cache)."),
     max_tokens: int = typer.Option(64, min=1, help="Tokens per continuation before it is cut."),
     top_p: float | None = typer.Option(None, help="Nucleus sampling (sent only when given)."),
-    seed: int | None = typer.Option(None, help="Sampling seed sent to the server (offset by the sample index)."),
+    seed: int | None = typer.Option(0, help="Sampling seed sent to the server, offset by the sample index so the "
+                                    "samples of a prompt differ reproducibly."),
     min_per_paper: int = typer.Option(0, min=0, help="Add extractive pseudo-summaries to papers with fewer "
                                       "summaries than this (labelled extractive-pseudo)."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),

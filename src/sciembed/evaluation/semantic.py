@@ -243,8 +243,9 @@ class SemanticRun:
 
 
 def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
-                      show_progress: bool = True) -> SemanticRun:
-    """Encode every text once, then score each task with the encoder's own distance."""
+                      show_progress: bool = True, name: str | None = None) -> SemanticRun:
+    """Encode every text once, then score each task with the encoder's own distance; `name` labels
+    the model in the report (default: the encoder's name)."""
     import time
 
     from sciembed.models.distance import gold_ranks
@@ -280,7 +281,7 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
         same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
         results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
                                "pool": len(c.train_texts)}
-    return SemanticRun(encoder.name, encoder.metric, results, per_query, time.perf_counter() - started)
+    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started)
 
 
 def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:

@@ -141,6 +141,7 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     assert results["benchmark"]["counts"]["excluded_used_in_training"] == 3
     assert results["benchmark"]["counts"]["sampled"] == 20
     assert set(results["models"][0]["results"]) == {"title2abstract", "half2half", "query2paper", "clustering"}
+    assert results["models"][0]["name"] == str(model)
     assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
     report = (tmp_path / "r" / "report.md").read_text()
     assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()

@@ -156,9 +156,9 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
         if paper.id in exclude:
             excluded += 1
         elif not paper.title.strip():
-            issues.add("paper without a title", "paper left out", example=paper.id)
+            issues.add("paper without a title", "paper left out", _at(corpus, paper), paper.id)
         elif not (paper.abstract or "").strip():
-            issues.add("paper without an abstract", "paper left out", example=paper.id)
+            issues.add("paper without an abstract", "paper left out", _at(corpus, paper), paper.id)
         else:
             usable.append(paper)
     if len(usable) < 2:
@@ -172,20 +172,20 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     for p in papers:
         sentences = split_sentences(p.abstract)
         if len(sentences) < 2:
-            issues.add("abstract with fewer than 2 sentences", "left out of half2half", example=p.id)
+            issues.add("abstract with fewer than 2 sentences", "left out of half2half", _at(corpus, p), p.id)
             continue
         cut = len(sentences) // 2
         halves.append((p.id, " ".join(sentences[:cut]), " ".join(sentences[cut:])))
     if len(halves) >= 2:
         tasks["half2half"] = _matching("half2half", halves)
     else:
-        issues.add("fewer than 2 papers can be split into halves", "half2half skipped", n=1)
+        issues.add("fewer than 2 papers can be split into halves", "half2half skipped", str(corpus.root), "half2half")
     if queries_file is not None:
         queries, source = read_queries(queries_file, {p.id for p in papers}, issues)
         missing = [p.id for p in papers if p.id not in queries]
         if missing:
-            issues.add("paper without a query in the queries file", "left out of query2paper", example=missing[0],
-                       n=len(missing))
+            issues.add("paper without a query in the queries file", "left out of query2paper", str(queries_file),
+                       missing[0], n=len(missing))
     else:
         queries, source = tfidf_queries(papers), TFIDF_SOURCE
     # the pool is every sampled paper; papers without a query are candidates only
@@ -194,7 +194,7 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     if q:
         tasks["query2paper"] = MatchingTask("query2paper", tuple(x[1] for x in q), tuple(x[2] for x in q),
                                             tuple(candidates), np.asarray([x[0] for x in q], dtype=np.int64))
-    clustering = _clustering(papers, seed, issues)
+    clustering = _clustering(papers, seed, issues, str(corpus.root))
     counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers),
               "queries": {name: len(t.queries) for name, t in tasks.items()},
               "pools": {name: len(t.candidates) for name, t in tasks.items()}}
@@ -209,25 +209,31 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
                                      "queries_file": str(queries_file) if queries_file else None})
 
 
+def _at(corpus: CorpusDir, paper: Paper) -> str:
+    return f"{corpus.papers_path}[{paper.id}]"
+
+
 def _matching(name: str, rows: list[tuple[str, str, str]]) -> MatchingTask:
     return MatchingTask(name, tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                         np.arange(len(rows), dtype=np.int64))
 
 
-def _clustering(papers: list[Paper], seed: int, issues: IssueLog) -> ClusteringTask | None:
+def _clustering(papers: list[Paper], seed: int, issues: IssueLog, where: str) -> ClusteringTask | None:
     labelled = [(p, _label(p)) for p in papers]
     unlabelled = sum(1 for _, label in labelled if label is None)
     labelled = [(p, label) for p, label in labelled if label is not None]
     if len({label for _, label in labelled}) < 2:
-        issues.add("fewer than 2 labels (domain / field of study) in the sample", "clustering skipped", n=1)
+        issues.add("fewer than 2 labels (domain / field of study) in the sample", "clustering skipped", where,
+                   CLUSTERING)
         return None
     if unlabelled:
-        issues.add("paper without domain or field of study", "left out of clustering", n=unlabelled)
+        missing = next(p.id for p in papers if _label(p) is None)
+        issues.add("paper without domain or field of study", "left out of clustering", where, missing, n=unlabelled)
     order = np.random.default_rng([seed, 5]).permutation(len(labelled))
     n_test = max(1, round(TEST_SHARE * len(labelled)))
     test, train = [labelled[i] for i in order[:n_test]], [labelled[i] for i in order[n_test:]]
     if len(train) < KNN:
-        issues.add(f"fewer than {KNN} labelled training papers", "clustering skipped", n=1)
+        issues.add(f"fewer than {KNN} labelled training papers", "clustering skipped", where, CLUSTERING)
         return None
     return ClusteringTask(tuple(ta_text(p) for p, _ in train), tuple(label for _, label in train),
                           tuple(ta_text(p) for p, _ in test), tuple(label for _, label in test))
@@ -265,11 +271,11 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
 
     results: dict[str, dict[str, float]] = {}
     per_query: dict[str, list[int]] = {}
-    for name, task in bench.tasks.items():
+    for task_name, task in bench.tasks.items():
         ranks = gold_ranks(rows(task.queries), rows(task.candidates), task.gold, encoder.metric)
-        results[name] = {"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),
+        results[task_name] = {"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),
                          "mrr": float((1.0 / ranks).mean()), "queries": len(ranks), "pool": len(task.candidates)}
-        per_query[name] = ranks.tolist()
+        per_query[task_name] = ranks.tolist()
     if bench.clustering is not None:
         from sklearn.neighbors import NearestNeighbors
 

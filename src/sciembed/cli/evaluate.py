@@ -100,6 +100,14 @@ def eval_command(
                                        help="Comma-separated methods (default: the config's, all of them)."),
     min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel="Paper-to-paper",
                                  help="Only query papers with at least this many gold papers."),
+    semantic: Path | None = typer.Option(None, "--semantic", help="Semantic benchmark (SemCSE) built from this "
+                                         "corpus of titles + abstracts, instead of citation retrieval."),
+    semantic_papers: int = typer.Option(6000, min=2, help="--semantic: papers sampled (seeded)."),
+    semantic_seed: int = typer.Option(0, help="--semantic: seed of the sample and the clustering split."),
+    semantic_queries: Path | None = typer.Option(None, help="--semantic: queries JSONL (sciembed summaries "
+                                                 "queries); default: offline TF-IDF terms, labelled."),
+    exclude_papers: Path | None = typer.Option(None, help="--semantic: paper ids (file or corpus dir) to leave "
+                                               "out, on top of each model's training_papers.txt."),
 ) -> None:
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
@@ -112,6 +120,12 @@ def eval_command(
     from sciembed.retrieval.dense import IndexLoadError
 
     console = Console()
+    if semantic is not None:
+        if corpus or beir or pools:
+            raise typer.BadParameter("--semantic CORPUS replaces CORPUS / --beir / --pools; give only one")
+        _semantic(semantic, model, out, semantic_papers, semantic_seed, semantic_queries, exclude_papers,
+                  batch_size, backend, max_seq_length, cache_dir, device)
+        return
     try:
         check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
         bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries, section_retrieval, section_sample,
@@ -207,6 +221,66 @@ def p2p_table(runs, splits) -> Table:
                     value += f"±{100 * std[split][m]:.1f}"
                 cells.append(value)
         table.add_row(run.model, *cells)
+
+
+def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: int, queries: Path | None,
+              exclude: Path | None, batch_size: int, backend: str, max_seq_length: int | None,
+              cache_dir: Path | None, device: str | None) -> None:
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.evaluation import BenchmarkError
+    from sciembed.evaluation.semantic import (
+        build_semantic_benchmark,
+        evaluate_semantic,
+        read_exclusions,
+        training_papers,
+    )
+    from sciembed.evaluation.semantic_report import write_semantic_report
+    from sciembed.models import ModelLoadError, load_encoder
+
+    console = Console()
+    try:
+        if any(m.lower() == "bm25" for m in models):
+            raise BenchmarkError("--semantic compares embedding models; bm25 has no vectors")
+        excluded = training_papers(models) | (read_exclusions(exclude) if exclude else set())
+        bench = build_semantic_benchmark(corpus, n_papers=n_papers, seed=seed, exclude=excluded, queries_file=queries)
+        runs = []
+        for name in models:
+            encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,
+                                   device=device)
+            console.print(f"evaluating [bold]{escape(name)}[/bold] ({encoder.metric}) on {bench.name}", highlight=False)
+            runs.append(evaluate_semantic(encoder, bench, batch_size=batch_size, name=name))
+            del encoder
+        report = write_semantic_report(runs, bench, out)
+    except (BenchmarkError, CorpusError, ModelLoadError, ValueError) as err:
+        _fail(str(err))
+        return
+    console.print(semantic_table(report.parent / "results.json"))
+    for issue in bench.issues:
+        console.print(f"[yellow]{escape(issue.message())}[/yellow]", highlight=False)
+    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def semantic_table(results_path: Path) -> Table:
+    import json
+
+    from sciembed.evaluation.semantic import CLUSTERING, TASKS
+
+    results = json.loads(results_path.read_text())
+    models = results["models"]
+    table = Table(title=f"semantic benchmark — mean rank (lower is better); queries: "
+                        f"{results['benchmark']['query_source']}")
+    table.add_column("Model")
+    tasks = [t for t in TASKS if any(t in m["results"] for m in models)]
+    for t in tasks:
+        table.add_column(t, justify="right")
+    if any(CLUSTERING in m["results"] for m in models):
+        tasks.append(CLUSTERING)
+        table.add_column("kNN share", justify="right")
+    table.add_column("overall", justify="right")
+    for m in models:
+        cells = [f"{m['results'][t]['mean_rank']:.2f}" if t != CLUSTERING else
+                 f"{m['results'][t]['knn_same_label']:.3f}" for t in tasks]
+        table.add_row(m["name"], *cells, f"{m['scores']['overall']:.3f}")
     return table
 
 

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from sciembed.cli import beir, bench, corpus, demo, evaluate, ingest, inspect, prism, search, study, synth, train
+from sciembed.cli import (
+    beir,
+    bench,
+    corpus,
+    demo,
+    evaluate,
+    ingest,
+    inspect,
+    prism,
+    search,
+    study,
+    summaries,
+    synth,
+    train,
+)
 from sciembed.cli.errors import GuardedTyper
 
 app = GuardedTyper(
@@ -13,7 +27,7 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism):
+for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism, summaries):
     module.register(app)
 
 

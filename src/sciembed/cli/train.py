@@ -132,6 +132,7 @@ HELP = {
     "cosaemb": "CoSAEmb: local, global and inter-document triplets, graded triplet loss, special tokens.",
     "jepa": "SciJEPA: section pairs (TA → method, method → conclusion), EMA target, residual predictor, SIGReg.",
     "infonce": "SciJEPA's InfoNCE baseline on the same section pairs (micro-batch negatives, temperature ramp).",
+    "semcse": "SemCSE: summaries of one abstract together (Euclidean triplet loss over in-batch negatives).",
 }
 
 

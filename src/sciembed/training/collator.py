@@ -30,3 +30,22 @@ class PlanCollator(SentenceTransformerDataCollator):
             for f in features
         ]
         return super().__call__(rows)
+
+
+@dataclass
+class SummaryCollator(SentenceTransformerDataCollator):
+    """SemCSE's planned slots (paper, anchor summary, positive kind and index) to (anchor, positive) texts."""
+
+    texts: Any = field(default=None, repr=False)  # sciembed.training.recipes.semcse.SummaryTexts
+
+    def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
+        if self.texts is None:
+            raise ValueError("SummaryCollator needs `texts`")
+        rows = [
+            {
+                "anchor": self.texts.anchor(f["paper"], f["anchor"]),
+                "positive": self.texts.positive(f["paper"], f["anchor"], f["kind"], f["positive"]),
+            }
+            for f in features
+        ]
+        return super().__call__(rows)

@@ -41,6 +41,7 @@ class RecipeParts:
     callbacks: list[Any] = field(default_factory=list)  # recipe TrainerCallbacks (EMA, checkpoint extras)
     examples_per_step: int | None = None  # per process; default: the batch size
     export: Callable[[Path], dict[str, Any]] | None = None  # after the model is saved: run root -> summary
+    after_save: Callable[[Path], None] | None = None  # writes what else the model dir needs
 
 
 def resolve_precision(precision: str) -> str:
@@ -203,6 +204,8 @@ def run_training(
     state = trainer.state
     if trainer.is_world_process_zero():
         save_model_atomically(parts.model, run.model, parts.model_card)
+        if parts.after_save is not None:
+            parts.after_save(run.model)
         exported = parts.export(run.root) if parts.export is not None else {}
         write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
         losses = [e["loss"] for e in state.log_history if "loss" in e]

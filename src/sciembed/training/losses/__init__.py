@@ -7,6 +7,7 @@ Imports are plain and one per line so branches that add a loss merge without con
 from sciembed.training.losses.graded_triplet import GradedTripletLoss
 from sciembed.training.losses.infonce import SectionInfoNCELoss
 from sciembed.training.losses.predictive import PredictiveLoss
+from sciembed.training.losses.semcse_triplet import SemCSETripletLoss, semcse_triplet_loss
 from sciembed.training.losses.sigreg import SIGReg
 
 __all__ = [
@@ -14,4 +15,6 @@ __all__ = [
     "PredictiveLoss",
     "SIGReg",
     "SectionInfoNCELoss",
+    "SemCSETripletLoss",
+    "semcse_triplet_loss",
 ]

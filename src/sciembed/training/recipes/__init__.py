@@ -9,12 +9,14 @@ from types import ModuleType
 
 from sciembed.training.config import InfoNCEConfig, JepaConfig, TrainConfig, WindowConfig
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
+from sciembed.training.recipes.semcse_config import SemCSEConfig
 
 RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "window": ("sciembed.training.recipes.window", WindowConfig),
     "cosaemb": ("sciembed.training.recipes.cosaemb", CosaembConfig),
     "jepa": ("sciembed.training.recipes.jepa", JepaConfig),
     "infonce": ("sciembed.training.recipes.infonce", InfoNCEConfig),
+    "semcse": ("sciembed.training.recipes.semcse", SemCSEConfig),
 }
 
 

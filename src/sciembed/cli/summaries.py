@@ -1,0 +1,193 @@
+"""`sciembed summaries`: make the summaries file SemCSE trains on (LLM, extractive, or brought along)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from sciembed.llm.cli_options import (
+    DEFAULT_API_KEY_ENV,
+    LLMApiKeyEnv,
+    LLMBaseUrl,
+    LLMCacheOnly,
+    LLMCachePath,
+    LLMConcurrency,
+    LLMModel,
+    LLMRetries,
+    LLMTimeout,
+    llm_config,
+    llm_requested,
+)
+
+app = typer.Typer(help="Summaries of papers for SemCSE: LLM continuations, extractive pseudo-summaries, SciTLDR.",
+                  no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    raise typer.Exit(2)
+
+
+@app.command("generate")
+def generate_command(
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet): titles and abstracts."),
+    out: Path = typer.Option(..., "--out", "-o", help="Summaries JSONL to write ({paper_id, text, source})."),
+    from_file: Path | None = typer.Option(None, "--from", help="Use summaries made elsewhere (JSONL), checked "
+                                          "against the corpus, instead of generating."),
+    samples: int = typer.Option(3, min=1, help="Continuations per prompt stem (the paper: 3)."),
+    stems: int = typer.Option(5, min=1, max=5, help="How many of the paper's five prompt stems to use."),
+    temperature: float = typer.Option(1.0, min=0.0, help="Sampling temperature (recorded with the cache)."),
+    max_tokens: int = typer.Option(64, min=1, help="Tokens per continuation before it is cut."),
+    top_p: float | None = typer.Option(None, help="Nucleus sampling (sent only when given)."),
+    seed: int | None = typer.Option(0, help="Sampling seed sent to the server, offset by the sample index so the "
+                                    "samples of a prompt differ reproducibly."),
+    min_per_paper: int = typer.Option(0, min=0, help="Add extractive pseudo-summaries to papers with fewer "
+                                      "summaries than this (labelled extractive-pseudo)."),
+    limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
+    allow_rejects: bool = typer.Option(False, help="With --from: keep going past rejected lines (counted)."),
+    llm_base_url: LLMBaseUrl = None,
+    llm_model: LLMModel = None,
+    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
+    llm_cache: LLMCachePath = None,
+    llm_cache_only: LLMCacheOnly = False,
+    llm_concurrency: LLMConcurrency = 4,
+    llm_timeout: LLMTimeout = 60.0,
+    llm_retries: LLMRetries = 5,
+) -> None:
+    """Summaries by LLM continuation (with --llm-base-url / --llm-cache-only), from a file (--from), or —
+    offline, the default — deterministic extractive pseudo-summaries, which are NOT LLM summaries."""
+    from sciembed.corpus.layout import CorpusDir, CorpusError
+    from sciembed.llm import LLMError, Sampling
+    from sciembed.summaries import SummaryFileError, read_summaries, write_summaries
+    from sciembed.summaries.generate import fill_to_minimum, generate_extractive_summaries, generate_llm_summaries
+
+    console = Console(stderr=True)
+    try:
+        papers = list(CorpusDir(corpus).iter_papers())
+    except CorpusError as err:
+        _fail(str(err))
+        return
+    if limit:
+        papers = papers[:limit]
+    if not papers:
+        _fail(f"{corpus}: the corpus has no papers")
+    report: dict = {"corpus": str(corpus), "papers": len(papers)}
+    try:
+        if from_file is not None:
+            read = read_summaries(from_file, (p.id for p in papers))
+            report |= {"mode": "from-file", "from": str(from_file), **read.counts()}
+            if read.rejected and not allow_rejects:
+                _fail(f"{from_file}: {sum(read.rejected.values())} of {read.read} lines rejected: {read.problems()} "
+                      "(--allow-rejects keeps the rest)")
+            if not read.summaries:
+                _fail(f"{from_file}: no usable summary among {read.read} lines")
+            summaries = read.summaries
+        elif llm_requested(llm_base_url, llm_cache, llm_cache_only):
+            from sciembed.llm import LLMClient
+            from sciembed.summaries.generate import STEMS
+
+            config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only,
+                                llm_concurrency, llm_timeout, llm_retries)
+            extra = {k: v for k, v in (("top_p", top_p), ("seed", seed)) if v is not None}
+            sampling = Sampling(temperature=temperature, max_tokens=max_tokens, extra=extra)
+            with LLMClient(config) as client:
+                summaries, counts = generate_llm_summaries(papers, client, sampling, STEMS[:stems], samples)
+                report |= {"mode": "llm", "model": llm_model, "sampling": sampling.key_fields(),
+                           "llm_calls": client.stats.as_dict(), **counts.as_dict()}
+        else:
+            console.print("[yellow]no LLM endpoint given: writing deterministic EXTRACTIVE PSEUDO-summaries "
+                          "(source 'extractive-pseudo'), not LLM summaries[/yellow]")
+            summaries, counts = generate_extractive_summaries(papers, stems, samples)
+            report |= {"mode": "extractive-pseudo", **counts.as_dict()}
+    except (SummaryFileError, LLMError, ValueError) as err:
+        _fail(str(err))
+        return
+    if min_per_paper:
+        summaries, added = fill_to_minimum(papers, summaries, min_per_paper)
+        report["filled_with_extractive_pseudo"] = added
+    written = write_summaries(summaries, out)
+    by_paper = {s.paper_id for s in summaries}
+    report |= {"written": written, "papers_with_summaries": len(by_paper),
+               "papers_without_summaries": len(papers) - len(by_paper),
+               "by_source": dict(sorted(Counter(s.source for s in summaries).items()))}
+    sidecar = out.with_name(out.name + ".report.json")
+    sidecar.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    Console().print_json(json.dumps({k: v for k, v in report.items() if k not in ("reject_examples",)}))
+    Console().print(f"wrote {written} summaries to {escape(str(out))} (counts: {escape(str(sidecar))})",
+                    highlight=False, soft_wrap=True)
+
+
+@app.command("queries")
+def queries_command(
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Queries JSONL ({paper_id, query, source})."),
+    temperature: float = typer.Option(0.0, min=0.0, help="Sampling temperature."),
+    max_tokens: int = typer.Option(48, min=1, help="Tokens per query."),
+    limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
+    llm_base_url: LLMBaseUrl = None,
+    llm_model: LLMModel = None,
+    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
+    llm_cache: LLMCachePath = None,
+    llm_cache_only: LLMCacheOnly = False,
+    llm_concurrency: LLMConcurrency = 4,
+    llm_timeout: LLMTimeout = 60.0,
+    llm_retries: LLMRetries = 5,
+) -> None:
+    """One search query per paper for `sciembed eval --semantic` (LLM chat; offline: top TF-IDF terms, labelled)."""
+    from sciembed.corpus.layout import CorpusDir, CorpusError
+    from sciembed.llm import LLMClient, LLMError, Sampling
+    from sciembed.summaries.queries import llm_queries, tfidf_query_records, write_queries
+
+    try:
+        papers = list(CorpusDir(corpus).iter_papers())[:limit]
+    except CorpusError as err:
+        _fail(str(err))
+        return
+    empty = 0
+    try:
+        if llm_requested(llm_base_url, llm_cache, llm_cache_only):
+            config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only,
+                                llm_concurrency, llm_timeout, llm_retries)
+            with LLMClient(config) as client:
+                records, empty = llm_queries(papers, client, Sampling(temperature=temperature, max_tokens=max_tokens))
+        else:
+            Console(stderr=True).print("[yellow]no LLM endpoint given: queries are the abstracts' top TF-IDF terms "
+                                       "(offline fallback, not LLM queries)[/yellow]")
+            records = tfidf_query_records(papers)
+    except (LLMError, ValueError) as err:
+        _fail(str(err))
+        return
+    write_queries(records, out)
+    skipped = len(papers) - len(records) - empty
+    Console().print(f"{len(papers)} papers: {len(records)} queries written to {escape(str(out))}, {empty} empty LLM "
+                    f"replies left out, {skipped} papers without title or abstract", highlight=False, soft_wrap=True)
+
+
+@app.command("scitldr")
+def scitldr_command(
+    source: Path = typer.Argument(..., help="SciTLDR JSONL (train.jsonl / dev.jsonl)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, summaries.jsonl)."),
+) -> None:
+    """Import SciTLDR: its abstracts as a TA-only corpus, its TLDRs as summaries (scitldr:author / :reviewer)."""
+    from sciembed.evaluation.scitldr import SciTldrError
+    from sciembed.summaries.scitldr import import_scitldr
+
+    try:
+        manifest = import_scitldr(source, out)
+    except SciTldrError as err:
+        _fail(str(err))
+        return
+    c = manifest["counts"]
+    Console().print(f"read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']}; "
+                    f"{manifest['summaries']['written']} TLDR summaries "
+                    f"(papers by TLDR count: {manifest['summaries']['papers_by_tldr_count']}) -> {escape(str(out))}",
+                    highlight=False, soft_wrap=True)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="summaries")

@@ -1,0 +1,310 @@
+"""The semantic embedding benchmark (SemCSE's): does a model put the parts of one paper together?
+
+Built from any corpus of titles and abstracts: a seeded sample of ``n_papers`` (default 6,000)
+papers with a title and an abstract, after removing papers a model was trained on (each trained
+model's ``training_papers.txt``, plus any ``exclude`` list; counted). Four tasks:
+
+1. ``title2abstract``: the title → its abstract, among the sample's abstracts;
+2. ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones (papers with fewer than
+   two sentences are counted and left out);
+3. ``query2paper``: one search query per paper → its title + abstract. Queries come from a file
+   (``sciembed summaries queries``, written by an LLM) or, offline, are the abstract's top TF-IDF
+   terms — labelled ``tfidf-terms`` in every report, since they are not the paper's LLM queries;
+4. ``clustering``: the sample is split 80/20 (seeded); for every test paper, the share of its 5
+   nearest training papers with the same label (corpus ``domain``, else the first field of
+   study). Skipped, with the reason, when fewer than two labels occur (e.g. SciTLDR).
+
+Tasks 1–3 report the mean rank of the correct partner in the whole pool (1 = best, lower is
+better), the median rank and MRR, with the distance each model was trained for. The overall score
+follows the paper: per task 0.5 + 0.5·(v − median)/(best − median) over the models of one report,
+clipped at 0, averaged over tasks — so it depends on which models are compared together.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.papers.model import Paper
+from sciembed.views import ta_text
+from sciembed.views.chunk import split_sentences
+
+TASKS = ("title2abstract", "half2half", "query2paper")
+CLUSTERING = "clustering"
+DIRECTIONS = {"title2abstract": "title → abstract", "half2half": "first half → second half of the abstract",
+              "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers"}
+LOWER_IS_BETTER = {"title2abstract": True, "half2half": True, "query2paper": True, CLUSTERING: False}
+SCORE_METRIC = {"title2abstract": "mean_rank", "half2half": "mean_rank", "query2paper": "mean_rank",
+                CLUSTERING: "knn_same_label"}
+KNN = 5
+TEST_SHARE = 0.2
+TFIDF_TERMS = 8
+TFIDF_SOURCE = "tfidf-terms (offline fallback, not LLM queries)"
+
+
+@dataclass(frozen=True)
+class MatchingTask:
+    name: str
+    query_ids: tuple[str, ...]
+    queries: tuple[str, ...]
+    candidates: tuple[str, ...]
+    gold: np.ndarray  # index into candidates, per query
+
+
+@dataclass(frozen=True)
+class ClusteringTask:
+    train_texts: tuple[str, ...]
+    train_labels: tuple[str, ...]
+    test_texts: tuple[str, ...]
+    test_labels: tuple[str, ...]
+
+
+@dataclass
+class SemanticBenchmark:
+    name: str
+    papers: list[Paper]
+    tasks: dict[str, MatchingTask]
+    clustering: ClusteringTask | None
+    query_source: str
+    config: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
+    issues: IssueLog = field(default_factory=IssueLog)
+
+
+def training_papers(model_dirs: list[str | Path]) -> set[str]:
+    """Paper ids every trained model lists in ``training_papers.txt`` (written by the semcse recipe)."""
+    ids: set[str] = set()
+    for model in model_dirs:
+        path = Path(model) / "training_papers.txt"
+        if path.is_file():
+            ids.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return ids
+
+
+def read_exclusions(path: str | Path) -> set[str]:
+    """Paper ids to leave out: a text file (one per line) or a corpus directory (all its papers)."""
+    path = Path(path)
+    if path.is_dir():
+        return {p.id for p in CorpusDir(path).iter_papers()}
+    if not path.is_file():
+        raise BenchmarkError(f"{path}: no such exclusion list (a file of paper ids or a corpus directory)")
+    return {line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def read_queries(path: str | Path, sample_ids: set[str], issues: IssueLog) -> tuple[dict[str, str], str]:
+    """``{paper_id, query, source}`` JSONL; returns queries by paper and their (single) source label."""
+    path = Path(path)
+    if not path.is_file():
+        raise BenchmarkError(f"{path}: no such queries file (make one with `sciembed summaries queries`)")
+    queries: dict[str, str] = {}
+    sources: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            issues.add("query line is not valid JSON", "line skipped", where)
+            continue
+        pid, query = (record.get("paper_id"), record.get("query")) if isinstance(record, dict) else (None, None)
+        if not isinstance(pid, str) or not isinstance(query, str) or not query.strip():
+            issues.add("query line without paper_id or with an empty query", "line skipped", where)
+        elif pid not in sample_ids:
+            issues.add("query for a paper outside the benchmark sample", "line skipped", where, pid)
+        else:
+            queries[pid] = " ".join(query.split())
+            sources.add(str(record.get("source") or "unknown"))
+    return queries, " + ".join(sorted(sources)) or "none"
+
+
+def tfidf_queries(papers: list[Paper], terms: int = TFIDF_TERMS) -> dict[str, str]:
+    """The abstract's top TF-IDF terms (fit on the sample), in order of weight: the offline query."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z-]+\b", sublinear_tf=True)
+    matrix = vectorizer.fit_transform([p.abstract for p in papers]).tocsr()
+    vocab = vectorizer.get_feature_names_out()
+    out = {}
+    for row, paper in enumerate(papers):
+        start, end = matrix.indptr[row], matrix.indptr[row + 1]
+        cols, weights = matrix.indices[start:end], matrix.data[start:end]
+        top = cols[np.lexsort((cols, -weights))][:terms]
+        out[paper.id] = " ".join(vocab[c] for c in top)
+    return out
+
+
+def _label(paper: Paper) -> str | None:
+    return paper.domain or (paper.fields_of_study[0] if paper.fields_of_study else None)
+
+
+def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: int = 0,
+                             exclude: set[str] | None = None, queries_file: str | Path | None = None
+                             ) -> SemanticBenchmark:
+    corpus = CorpusDir(corpus)
+    issues = IssueLog()
+    exclude = exclude or set()
+    usable, excluded, read = [], 0, 0
+    for paper in corpus.iter_papers():
+        read += 1
+        if paper.id in exclude:
+            excluded += 1
+        elif not paper.title.strip():
+            issues.add("paper without a title", "paper left out", _at(corpus, paper), paper.id)
+        elif not (paper.abstract or "").strip():
+            issues.add("paper without an abstract", "paper left out", _at(corpus, paper), paper.id)
+        else:
+            usable.append(paper)
+    if len(usable) < 2:
+        raise BenchmarkError(f"{corpus.root}: {len(usable)} usable papers (of {read} read, {excluded} used in "
+                             "training) — a benchmark pool needs at least 2")
+    rng = np.random.default_rng(seed)
+    chosen = np.sort(rng.permutation(len(usable))[: min(n_papers, len(usable))])
+    papers = [usable[i] for i in chosen]
+    tasks = {"title2abstract": _matching("title2abstract", [(p.id, p.title, p.abstract) for p in papers])}
+    halves = []
+    for p in papers:
+        sentences = split_sentences(p.abstract)
+        if len(sentences) < 2:
+            issues.add("abstract with fewer than 2 sentences", "left out of half2half", _at(corpus, p), p.id)
+            continue
+        cut = len(sentences) // 2
+        halves.append((p.id, " ".join(sentences[:cut]), " ".join(sentences[cut:])))
+    if len(halves) >= 2:
+        tasks["half2half"] = _matching("half2half", halves)
+    else:
+        issues.add("fewer than 2 papers can be split into halves", "half2half skipped", str(corpus.root), "half2half")
+    if queries_file is not None:
+        queries, source = read_queries(queries_file, {p.id for p in papers}, issues)
+        missing = [p.id for p in papers if p.id not in queries]
+        if missing:
+            issues.add("paper without a query in the queries file", "left out of query2paper", str(queries_file),
+                       missing[0], n=len(missing))
+    else:
+        queries, source = tfidf_queries(papers), TFIDF_SOURCE
+    # the pool is every sampled paper; papers without a query are candidates only
+    candidates = [ta_text(p) for p in papers]
+    q = [(i, p.id, queries[p.id]) for i, p in enumerate(papers) if p.id in queries]
+    if q:
+        tasks["query2paper"] = MatchingTask("query2paper", tuple(x[1] for x in q), tuple(x[2] for x in q),
+                                            tuple(candidates), np.asarray([x[0] for x in q], dtype=np.int64))
+    clustering = _clustering(papers, seed, issues, str(corpus.root))
+    counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers),
+              "queries": {name: len(t.queries) for name, t in tasks.items()},
+              "pools": {name: len(t.candidates) for name, t in tasks.items()}}
+    if clustering is not None:
+        counts["clustering"] = {"train": len(clustering.train_texts), "test": len(clustering.test_texts),
+                                "labels": len(set(clustering.train_labels) | set(clustering.test_labels))}
+    return SemanticBenchmark(name=f"semantic:{corpus.root.name}", papers=papers, tasks=tasks, clustering=clustering,
+                             query_source=source, issues=issues, counts=counts,
+                             config={"corpus": str(corpus.root), "n_papers": n_papers, "seed": seed,
+                                     "directions": DIRECTIONS, "half_split": "after floor(n/2) sentences",
+                                     "knn": KNN, "clustering_test_share": TEST_SHARE,
+                                     "queries_file": str(queries_file) if queries_file else None})
+
+
+def _at(corpus: CorpusDir, paper: Paper) -> str:
+    return f"{corpus.papers_path}[{paper.id}]"
+
+
+def _matching(name: str, rows: list[tuple[str, str, str]]) -> MatchingTask:
+    return MatchingTask(name, tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
+                        np.arange(len(rows), dtype=np.int64))
+
+
+def _clustering(papers: list[Paper], seed: int, issues: IssueLog, where: str) -> ClusteringTask | None:
+    labelled = [(p, _label(p)) for p in papers]
+    unlabelled = sum(1 for _, label in labelled if label is None)
+    labelled = [(p, label) for p, label in labelled if label is not None]
+    if len({label for _, label in labelled}) < 2:
+        issues.add("fewer than 2 labels (domain / field of study) in the sample", "clustering skipped", where,
+                   CLUSTERING)
+        return None
+    if unlabelled:
+        missing = next(p.id for p in papers if _label(p) is None)
+        issues.add("paper without domain or field of study", "left out of clustering", where, missing, n=unlabelled)
+    order = np.random.default_rng([seed, 5]).permutation(len(labelled))
+    n_test = max(1, round(TEST_SHARE * len(labelled)))
+    test, train = [labelled[i] for i in order[:n_test]], [labelled[i] for i in order[n_test:]]
+    if len(train) < KNN:
+        issues.add(f"fewer than {KNN} labelled training papers", "clustering skipped", where, CLUSTERING)
+        return None
+    return ClusteringTask(tuple(ta_text(p) for p, _ in train), tuple(label for _, label in train),
+                          tuple(ta_text(p) for p, _ in test), tuple(label for _, label in test))
+
+
+@dataclass
+class SemanticRun:
+    model: str
+    metric: str
+    results: dict[str, dict[str, float]]  # task -> metric -> value
+    per_query_ranks: dict[str, list[int]]
+    seconds: float
+
+
+def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
+                      show_progress: bool = True, name: str | None = None) -> SemanticRun:
+    """Encode every text once, then score each task with the encoder's own distance; `name` labels
+    the model in the report (default: the encoder's name)."""
+    import time
+
+    from sciembed.models.distance import gold_ranks
+
+    started = time.perf_counter()
+    texts: dict[str, int] = {}
+    for task in bench.tasks.values():
+        for t in (*task.queries, *task.candidates):
+            texts.setdefault(t, len(texts))
+    if bench.clustering is not None:
+        for t in (*bench.clustering.train_texts, *bench.clustering.test_texts):
+            texts.setdefault(t, len(texts))
+    vectors = encoder.encode(list(texts), batch_size=batch_size, show_progress=show_progress)
+
+    def rows(items: tuple[str, ...]) -> np.ndarray:
+        return vectors[[texts[t] for t in items]]
+
+    results: dict[str, dict[str, float]] = {}
+    per_query: dict[str, list[int]] = {}
+    for task_name, task in bench.tasks.items():
+        ranks = gold_ranks(rows(task.queries), rows(task.candidates), task.gold, encoder.metric)
+        results[task_name] = {"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),
+                         "mrr": float((1.0 / ranks).mean()), "queries": len(ranks), "pool": len(task.candidates)}
+        per_query[task_name] = ranks.tolist()
+    if bench.clustering is not None:
+        from sklearn.neighbors import NearestNeighbors
+
+        c = bench.clustering
+        knn = NearestNeighbors(n_neighbors=KNN, metric="cosine" if encoder.metric == "cosine" else "euclidean")
+        knn.fit(rows(c.train_texts))
+        _, neighbours = knn.kneighbors(rows(c.test_texts))
+        train_labels = np.asarray(c.train_labels)
+        same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
+        results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
+                               "pool": len(c.train_texts)}
+    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started)
+
+
+def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:
+    """The paper's score per model and task, and its mean over tasks (``overall``), within this set of models."""
+    tasks = [t for t in (*TASKS, CLUSTERING) if all(t in r.results for r in runs)]
+    scores: dict[str, dict[str, float]] = {r.model: {} for r in runs}
+    for task in tasks:
+        values = np.asarray([r.results[task][SCORE_METRIC[task]] for r in runs])
+        best = values.min() if LOWER_IS_BETTER[task] else values.max()
+        median = float(np.median(values))
+        for run, v in zip(runs, values, strict=True):
+            if best == median:
+                score = 1.0 if v == best else 0.0
+            else:
+                score = max(0.0, 0.5 + 0.5 * (v - median) / (best - median))
+            scores[run.model][task] = float(score)
+    for run in runs:
+        per_task = list(scores[run.model].values())
+        scores[run.model]["overall"] = float(np.mean(per_task)) if per_task else float("nan")
+    return scores

@@ -1,0 +1,40 @@
+"""How vectors compare, and the rank of a known partner in a pool (1 = best).
+
+The semantic benchmark and SemCSE's validation ask "at which rank does the one correct partner
+come?", over the whole pool — not top-k lists — so this counts, block by block, the candidates
+that score strictly better than the gold one (ties favour the gold candidate), instead of
+searching or sorting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sciembed.models.encoder import check_metric
+
+BLOCK = 1024
+
+
+def scores(queries: np.ndarray, candidates: np.ndarray, metric: str) -> np.ndarray:
+    """Higher is closer: cosine similarity, or negative Euclidean distance for ``l2``."""
+    check_metric(metric)
+    q, c = np.asarray(queries, dtype=np.float64), np.asarray(candidates, dtype=np.float64)
+    if metric == "cosine":
+        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+        c = c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-12)
+        return q @ c.T
+    squared = (q * q).sum(1)[:, None] - 2 * q @ c.T + (c * c).sum(1)[None, :]
+    return -np.sqrt(np.maximum(squared, 0.0))
+
+
+def gold_ranks(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray, metric: str) -> np.ndarray:
+    """For query i, the 1-based rank of ``candidates[gold[i]]`` among all candidates."""
+    gold = np.asarray(gold, dtype=np.int64)
+    if len(gold) != len(queries):
+        raise ValueError(f"{len(queries)} queries but {len(gold)} gold indices")
+    ranks = np.empty(len(queries), dtype=np.int64)
+    for start in range(0, len(queries), BLOCK):
+        block = scores(queries[start:start + BLOCK], candidates, metric)
+        own = block[np.arange(len(block)), gold[start:start + BLOCK]]
+        ranks[start:start + BLOCK] = 1 + (block > own[:, None]).sum(1)
+    return ranks

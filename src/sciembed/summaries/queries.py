@@ -1,0 +1,50 @@
+"""One search query per paper for the semantic benchmark's query ↔ paper task.
+
+With an LLM: one chat call per paper (prompt ``semantic_query``), cached; replies that are empty or
+only whitespace are counted and left out. Offline: the abstract's top TF-IDF terms, labelled
+``tfidf-terms`` — a lexical stand-in, not an LLM query.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sciembed.llm import LLMClient, LLMRequest, Sampling, load_prompt
+from sciembed.papers.model import Paper
+
+PROMPT = "semantic_query"
+
+
+def llm_queries(papers: Sequence[Paper], client: LLMClient, sampling: Sampling) -> tuple[list[dict[str, Any]], int]:
+    """Query records and the number of empty replies left out."""
+    template = load_prompt(PROMPT)
+    usable = [p for p in papers if p.title.strip() and (p.abstract or "").strip()]
+    replies = client.chat(template, [LLMRequest({"title": p.title, "abstract": p.abstract}) for p in usable],
+                          sampling, description="queries")
+    records, empty = [], 0
+    for paper, reply in zip(usable, replies, strict=True):
+        text = " ".join(reply.text.split()).strip('"')
+        if not text:
+            empty += 1
+            continue
+        records.append({"paper_id": paper.id, "query": text, "source": f"llm:{client.config.model}",
+                        "prompt": template.id})
+    return records, empty
+
+
+def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
+    from sciembed.evaluation.semantic import TFIDF_SOURCE, tfidf_queries
+
+    usable = [p for p in papers if p.title.strip() and (p.abstract or "").strip()]
+    return [{"paper_id": pid, "query": q, "source": TFIDF_SOURCE} for pid, q in tfidf_queries(usable).items()]
+
+
+def write_queries(records: Sequence[dict[str, Any]], path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    tmp.replace(path)

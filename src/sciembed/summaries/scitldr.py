@@ -1,0 +1,52 @@
+"""SciTLDR as a corpus plus summaries: an importer (reads SciTLDR's JSONL, writes sciembed files).
+
+``import_scitldr(train.jsonl, OUT)`` writes an ingested corpus directory — ``papers.parquet``
+(title + abstract, TA-only papers) and ``manifest.json`` — and ``OUT/summaries.jsonl`` with every
+TLDR as a summary: SciTLDR's first target is the author-written TLDR (``scitldr:author``), the
+others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader is the one the
+real-text BEIR benchmark uses (`sciembed.evaluation.scitldr`), so both see the same records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sciembed.corpus.layout import SCHEMA_VERSION
+from sciembed.evaluation.scitldr import SciTldrError, read_scitldr
+from sciembed.papers.io import write_parquet
+from sciembed.papers.model import Paper
+from sciembed.summaries.records import Summary, write_summaries
+
+SUMMARIES_FILE = "summaries.jsonl"
+
+
+def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
+    """Write the corpus and its summaries; returns the manifest (read = accepted + rejected)."""
+    read = read_scitldr(source)
+    if not read.papers:
+        raise SciTldrError(f"{source}: no usable SciTLDR record among {read.read} read ({dict(read.rejected)})")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    papers = [Paper(id=p.paper_id, title=p.title, abstract=p.abstract, source="scitldr") for p in read.papers]
+    summaries = [Summary(p.paper_id, " ".join(t.split()), "scitldr:author" if i == 0 else "scitldr:reviewer")
+                 for p in read.papers for i, t in enumerate(p.tldrs) if t.strip()]
+    write_parquet(papers, out / "papers.parquet")
+    n_summaries = write_summaries(summaries, out / SUMMARIES_FILE)
+    per_paper = [sum(1 for t in p.tldrs if t.strip()) for p in read.papers]
+    manifest = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "ingested",
+        "synthetic": False,
+        "inputs": [str(Path(source).resolve())],
+        "format": "scitldr",
+        "counts": {"read": read.read, "accepted": len(papers), "rejected": sum(read.rejected.values())},
+        "rejected_by_reason": dict(read.rejected),
+        "reject_examples": read.examples,
+        "summaries": {"file": SUMMARIES_FILE, "written": n_summaries,
+                      "papers_by_tldr_count": {str(k): per_paper.count(k) for k in sorted(set(per_paper))}},
+        "license": "SciTLDR, Apache-2.0 (Cachola et al., 2020)",
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest

@@ -1,0 +1,147 @@
+"""The semantic benchmark: gold ranks, the paper's overall score, building from a corpus, the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from sciembed.cli.main import app
+from sciembed.evaluation import BenchmarkError
+from sciembed.evaluation.semantic import (
+    TFIDF_SOURCE,
+    SemanticRun,
+    build_semantic_benchmark,
+    evaluate_semantic,
+    overall_scores,
+)
+from sciembed.models.distance import gold_ranks
+from sciembed.papers.io import write_parquet
+from sciembed.papers.model import Paper
+
+TOPICS = ["graph neural networks citation", "protein folding structure", "speech recognition audio",
+          "reinforcement learning robots", "galaxy survey redshift", "soil carbon climate"]
+
+
+def _papers(n: int = 24) -> list[Paper]:
+    papers = []
+    for i in range(n):
+        topic = TOPICS[i % len(TOPICS)]
+        words = topic.split()
+        abstract = (f"We study {topic} problem {i}. The {words[0]} model uses {words[1]} data. "
+                    f"Our {words[2]} results improve case {i}. Finally {words[0]} matters.")
+        papers.append(Paper(id=f"p{i:02d}", title=f"{topic.title()} number {i}", abstract=abstract,
+                            domain=f"d{i % 3}"))
+    papers.append(Paper(id="short", title="One sentence paper", abstract="Only one sentence here.", domain="d0"))
+    papers.append(Paper(id="noabs", title="No abstract", abstract=""))
+    return papers
+
+
+def _corpus(root: Path, papers: list[Paper]) -> Path:
+    root.mkdir(parents=True)
+    write_parquet(papers, root / "papers.parquet")
+    (root / "manifest.json").write_text("{}")
+    return root
+
+
+class BagOfWords:
+    """A transparent encoder: counts of hashed lowercase words (no model)."""
+
+    name = "bow"
+    metric = "cosine"
+
+    def encode(self, texts, *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray:
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                out[row, sum(map(ord, word)) % 64] += 1.0
+        return out
+
+
+def test_gold_ranks_by_hand() -> None:
+    q = np.array([[0.0, 0.0], [1.0, 0.0]])
+    c = np.array([[0.0, 0.1], [1.0, 0.0], [0.0, -0.1]])
+    # l2: query 0 is 0.1 from candidates 0 and 2 (a tie counts for the gold one), 1.0 from candidate 1
+    assert gold_ranks(q, c, np.array([0, 0]), "l2").tolist() == [1, 2]
+    assert gold_ranks(q, c, np.array([1, 2]), "l2").tolist() == [3, 2]
+    # cosine ignores length: for query 1, candidate 1 is the only one pointing its way
+    assert gold_ranks(q[1:], c, np.array([1]), "cosine").tolist() == [1]
+
+
+def test_overall_score_is_the_papers_formula() -> None:
+    runs = [SemanticRun(name, "cosine", {"title2abstract": {"mean_rank": r}, "clustering": {"knn_same_label": k}},
+                        {}, 0.0) for name, r, k in (("a", 1.0, 0.9), ("b", 2.0, 0.5), ("c", 4.0, 0.7))]
+    scores = overall_scores(runs)
+    # title2abstract: median 2, best 1 → a 1.0, b 0.5, c 0.5 + 0.5·(4 − 2)/(1 − 2) = −0.5 → clipped to 0
+    assert [scores[m]["title2abstract"] for m in "abc"] == [1.0, 0.5, 0.0]
+    # clustering (higher is better): median 0.7, best 0.9 → a 1.0, b 0.0, c 0.5
+    assert [scores[m]["clustering"] for m in "abc"] == pytest.approx([1.0, 0.0, 0.5])
+    assert [scores[m]["overall"] for m in "abc"] == pytest.approx([1.0, 0.25, 0.25])
+
+
+def test_build_counts_exclusions_and_skips(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c", _papers())
+    bench = build_semantic_benchmark(corpus, n_papers=100, exclude={"p00", "p01"})
+    assert bench.counts["read"] == 26 and bench.counts["excluded_used_in_training"] == 2
+    assert bench.counts["usable"] == 23 and bench.counts["sampled"] == 23  # "noabs" has no abstract
+    assert bench.issues.count("paper without an abstract") == 1
+    assert bench.issues.count("abstract with fewer than 2 sentences") == 1
+    assert bench.counts["queries"] == {"title2abstract": 23, "half2half": 22, "query2paper": 23}
+    assert bench.query_source == TFIDF_SOURCE
+    assert bench.counts["clustering"] == {"train": 18, "test": 5, "labels": 3}
+    # the half split is after floor(n/2) of the 4 sentences
+    half = bench.tasks["half2half"]
+    assert half.queries[0].count(".") == 2 and half.candidates[0].count(".") == 2
+    again = build_semantic_benchmark(corpus, n_papers=10, seed=3)
+    assert again.counts["sampled"] == 10
+    assert [p.id for p in again.papers] == [p.id for p in build_semantic_benchmark(corpus, n_papers=10, seed=3).papers]
+
+
+def test_bad_input(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c", _papers(2))
+    with pytest.raises(BenchmarkError, match="a benchmark pool needs at least 2") as err:
+        build_semantic_benchmark(corpus, exclude={"p00", "p01", "short"})
+    assert "0 usable papers (of 4 read, 3 used in training)" in str(err.value)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"paper_id": "p00", "query": "graphs", "source": "llm:x"}) + "\n{bad\n"
+                       + json.dumps({"paper_id": "ghost", "query": "x", "source": "llm:x"}) + "\n")
+    bench = build_semantic_benchmark(corpus, queries_file=queries)
+    assert bench.query_source == "llm:x" and bench.counts["queries"]["query2paper"] == 1
+    assert bench.issues.count("query line is not valid JSON") == 1
+    assert bench.issues.count("query for a paper outside the benchmark sample") == 1
+    assert bench.issues.count("paper without a query in the queries file") == 2
+
+
+def test_evaluate_with_a_transparent_encoder(tmp_path: Path) -> None:
+    bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
+    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
+    t2a = run.results["title2abstract"]
+    assert 1.0 <= t2a["mean_rank"] < 25 / 2  # word overlap beats the pool's middle
+    assert t2a["mrr"] == pytest.approx(np.mean(1.0 / np.asarray(run.per_query_ranks["title2abstract"])))
+    assert run.results["query2paper"]["pool"] == 25
+    assert 0.0 <= run.results["clustering"]["knn_same_label"] <= 1.0
+
+
+def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
+    from sciembed.models.testing import build_tiny_bert
+
+    papers = _papers()
+    corpus = _corpus(tmp_path / "c", papers)
+    words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = build_tiny_bert(tmp_path / "tiny", sorted(words))
+    (model / "training_papers.txt").write_text("p00\np01\np02\n")
+    result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "r"),
+                                      "--semantic-papers", "20"])
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["benchmark"]["counts"]["excluded_used_in_training"] == 3
+    assert results["benchmark"]["counts"]["sampled"] == 20
+    assert set(results["models"][0]["results"]) == {"title2abstract", "half2half", "query2paper", "clustering"}
+    assert results["models"][0]["name"] == str(model)
+    assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()

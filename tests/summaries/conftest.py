@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sciembed.llm.fake_server import FakeLLMServer
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(timeout_delay_s=1.0).running() as server:
+        yield server

@@ -19,11 +19,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sciembed.papers.model import Paper
-from sciembed.views.chunk import _bounded, split_sentences
+from sciembed.views.chunk import split_sentences
 from sciembed.views.tokens import TokenCounter, approx_tokens
 from sciembed.views.view import View, ViewKind
 
 DEFAULT_SEGMENT_TOKENS = 3000
+
+
+def _bounded(sentences: list[str], budget: int, count: TokenCounter) -> list[str]:
+    """Cut any sentence longer than `budget` into word pieces that fit."""
+    out: list[str] = []
+    for sentence in sentences:
+        if count(sentence) <= budget:
+            out.append(sentence)
+            continue
+        words = sentence.split()
+        step = max(1, int(len(words) * budget / max(count(sentence), 1)))
+        out.extend(" ".join(words[i : i + step]) for i in range(0, len(words), step))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

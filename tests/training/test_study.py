@@ -12,25 +12,26 @@ from sciembed.cli.main import app
 from sciembed.evaluation.study import StudyError, load_study, run_study
 
 
-def _study(tmp_path, bert, arms=None, **extra):
+def _study(tmp_path, bert, arms=None, name="study.yaml", **extra):
     train = {"recipe": "window", "model": {"base": str(bert), "max_seq_length": 64, "projection": None},
              "training": {"batch_size": 10, "mini_batch_size": 10, "max_steps": 2, "loss": "mnrl",
                           "learning_rate": 1e-3, "log_every_steps": 1},
              "checkpoint": {"every_steps": 2}, "data": {"prefixes": None}}
     data = {"train": train, "arms": arms or {"ta_ta": {"data.strategy": "ta_ta"},
                                              "both_random": {"data.strategy": "both_random"}},
-            "baselines": ["bm25", "specter2"], "evaluation": {"queries": "linked"}, **extra}
-    path = tmp_path / "study.yaml"
-    path.write_text(yaml.safe_dump(data))
+            "baselines": ["base", "bm25", "specter2"], "evaluation": {"queries": "linked"}, **extra}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
 
 
 def test_arms_must_agree_on_everything_but_the_strategy(tmp_path, tiny_bert):
     bad = _study(tmp_path, tiny_bert, arms={"ta_ta": {"data.strategy": "ta_ta", "training.max_steps": 5},
                                             "both_random": {"data.strategy": "both_random"}})
-    with pytest.raises(StudyError, match=r"disagree on more than the strategy.*training.max_steps: 2 -> 5"):
+    with pytest.raises(StudyError, match=r"disagree on more than the strategy.*training.max_steps: 5 -> 2"):
         load_study(bad)
-    twice = _study(tmp_path, tiny_bert, arms={"a": {"data.strategy": "ta_ta"}, "b": {"data.strategy": "ta_ta"}})
+    twice = _study(tmp_path, tiny_bert, arms={"a": {"data.strategy": "ta_ta"}, "b": {"data.strategy": "ta_ta"}},
+                   name="twice.yaml")
     with pytest.raises(StudyError, match="two arms train the same strategy"):
         load_study(twice)
     code = CliRunner().invoke(app, ["study", "s2full", str(tmp_path), "--config", str(bad), "--out",

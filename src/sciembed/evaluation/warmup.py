@@ -21,9 +21,10 @@ def warm_ranx() -> float:
     from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
 
     from sciembed.evaluation.contract import RANKING_METRICS
-    from sciembed.evaluation.metrics import METRICS
+    from sciembed.evaluation.metrics import METRICS, warm_up
 
     start = time.perf_counter()
+    warm_up()  # the exact path `sciembed eval` takes (metrics.per_query_scores)
     names = sorted({*METRICS, *RANKING_METRICS, "precision@5", "precision@10", "precision@20", "recall@20"})
     names += [f"{m}-l2" for m in names if not m.startswith("ndcg")]  # thresholded variants share kernels
     qrels = Qrels({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}})

@@ -125,3 +125,20 @@ def test_cosaemb_format_on_the_citation_benchmark(citation_corpus):
     assert f"[TTL] {first.title} [ABS] {first.abstract}" in encoder.seen  # title_sep False: no [SEP]
     body = [t for t in encoder.seen if not t.startswith("[TTL] ta-") or "[ABS]" not in t]
     assert body and all(re.match(r"\[TTL\] ta-\w study \[(MET|INTR|RW|RES|CONC)\] ", t) for t in body)
+
+
+def test_cosaemb_format_on_beir_documents(tmp_path):
+    import json
+
+    from sciembed.evaluation import load_beir
+
+    (tmp_path / "qrels").mkdir()
+    docs = [{"_id": "d1", "title": "Title ka", "text": "About ka."}, {"_id": "d2", "title": "", "text": "About kb."}]
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "what about ka"}) + "\n")
+    (tmp_path / "qrels" / "test.tsv").write_text("q1\td1\t1\n")
+    card = ModelCard(recipe="cosaemb", metric="l2", input_format="cosaemb")
+    encoder = PaperKeyEncoder(["ka", "kb"], metric="l2", card=card)
+    run = evaluate_encoder(encoder, load_beir(tmp_path), show_progress=False, geometry=False)
+    assert set(encoder.seen) == {"what about ka", "[TTL] Title ka [SEP] [ABS] About ka.", "[ABS] About kb."}
+    assert run.aggregates[("beir", None)]["mrr"] == 1.0

@@ -4,7 +4,7 @@
 (``input_format: cosaemb``) reads what its recipe trained it on:
 
 - a paper's TA: ``[TTL] title [SEP] [ABS] abstract`` (citation benchmarks; BEIR documents as
-  ``[TTL] title [SEP] [ABS] text``, BEIR queries unchanged);
+  ``[TTL] title [SEP] [ABS] text``, or ``[ABS] text`` without a title; BEIR queries unchanged);
 - a body text (citation benchmarks): the logged section with its class token — ``windowed``: its
   first chunk, ``[TTL] title [SEP] [MET] s1 … si`` within the token budget; ``full``: the whole
   section after the same prefix (the encoder truncates);
@@ -22,7 +22,7 @@ from typing import Any
 
 from sciembed.evaluation.task import RetrievalTask
 from sciembed.papers.model import Paper
-from sciembed.views.chunk import SECTION_TOKENS, chunk_text, first_prefix, section_class, ta_unit
+from sciembed.views.chunk import ABSTRACT_TOKEN, SECTION_TOKENS, chunk_text, first_prefix, section_class, ta_unit
 
 INPUT_FORMATS = ("plain", "cosaemb")
 
@@ -91,8 +91,10 @@ def _citation(task: RetrievalTask, bench: Any, texts: CosaembTexts) -> Retrieval
 
 def _beir(task: RetrievalTask, bench: Any, texts: CosaembTexts) -> RetrievalTask:
     parts = getattr(bench, "doc_parts", None) or {}
-    docs = [ta_unit(title=parts[d][0], abstract=parts[d][1], sep=texts.sep) if d in parts else t
-            for d, t in zip(task.doc_ids, task.doc_texts, strict=True)]
+    docs = []
+    for d, t in zip(task.doc_ids, task.doc_texts, strict=True):
+        title, body = parts.get(d, ("", t))
+        docs.append(ta_unit(title=title, abstract=body, sep=texts.sep) if title else f"{ABSTRACT_TOKEN} {body}")
     return replace(task, doc_texts=docs)
 
 

@@ -64,9 +64,25 @@ def test_chunk_views_cover_abstract_and_every_section():
 def test_segments_partition_the_body():
     segs = segment_views(PAPER, segment_tokens=100)
     words = " ".join(s.text for s in segs).split()
-    assert len(words) == sum(len(s.heading.split()) + len(s.text.split()) for s in PAPER.sections)
-    assert all(s.end - s.start <= 70 for s in segs)
-    assert [s.start for s in segs] == sorted(s.start for s in segs)
+    assert words == [w for s in PAPER.sections for w in (*s.heading.split(), *s.text.split())]
+    assert all(approx_tokens(s.text) <= 100 for s in segs)
+    assert [(s.start, s.end) for s in segs] == [(a, b) for a, b in zip([0, *[s.end for s in segs[:-1]]],
+                                                                       [s.end for s in segs], strict=True)]
+
+
+def test_segments_are_packed_by_sentences_and_cut_only_overlong_ones():
+    sentences = [f"Sentence number {i} has exactly eight words here." for i in range(40)]
+    paper = Paper(id="s", title="T", sections=(Section("Intro", " ".join(sentences)),))
+    segs = segment_views(paper, segment_tokens=60)  # 60 tokens = 42 words: five sentences (+ heading) fit
+    assert all(approx_tokens(s.text) <= 60 for s in segs)
+    assert all(s.text.endswith("here.") for s in segs)  # never cut inside a sentence
+    assert segs[0].text.startswith("Intro Sentence number 0")
+    long = Paper(id="l", title="T", sections=(Section("", "word " * 500),))
+    cut = segment_views(long, segment_tokens=50)
+    assert all(approx_tokens(s.text) <= 50 for s in cut) and sum(s.end - s.start for s in cut) == 500
+    counted = segment_views(paper, segment_tokens=10_000, count=lambda t: len(t))  # any counter: here characters
+    assert len(counted) == 1
+    assert segment_views(Paper(id="e", title="T"), 100) == []
 
 
 def test_paper_log_is_deterministic_and_skips_ta_only(tmp_path):

@@ -21,6 +21,14 @@ from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read
 from sciembed.retrieval.hits import Hits, check_exclude
 
 AGGREGATIONS = ("max", "mean", "sum")
+# Paper-to-paper: several query vectors (a paper's views, or PRISM's aspect queries) against every
+# candidate paper's views. Scores are "higher is better" (cosine, or negative Euclidean distance).
+#   max          best (query, candidate view) pair: max over all pairs ("max-sim")
+#   late         late interaction: for each query vector its best candidate view, averaged over query vectors
+#   sum          naive sum over all (query, candidate view) pairs (PRISM's "naive aggregation")
+#   prism_worst  reproduction of PRISM's released code: per query vector the *worst* candidate view
+#                (it takes max of L2 distances), summed over query vectors
+PAPER_METHODS = ("max", "late", "sum", "prism_worst")
 _BLOCK_BYTES = 1 << 27  # bound on the (queries × views) score block held at once
 
 
@@ -107,6 +115,52 @@ class MultiVectorIndex:
             for pid, score in hits:
                 best[pid] = max(score, best.get(pid, -np.inf))
         return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def search_views(
+        self, queries: np.ndarray, k: int, method: str = "late", exclude: Sequence[str] = ()
+    ) -> list[tuple[str, float]]:
+        """Top-k papers for one *set* of query vectors, aggregated by `method` (see `PAPER_METHODS`).
+
+        Exact: every candidate view is scored (one matrix product); `exclude` holds paper ids
+        never returned (the query paper, and papers sharing its title).
+        """
+        if method not in PAPER_METHODS:
+            raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
+        if k <= 0:
+            raise ValueError(f"k must be positive, got {k}")
+        array = as_matrix(queries, self.dim, "search_views()")
+        if not len(array) or not self.num_views:
+            return []
+        order, starts = self._grouped_rows()
+        scores = self.dense.all_scores(array).astype(np.float64)[:, order]  # (queries, views grouped by paper)
+        if method == "max":
+            paper = np.maximum.reduceat(scores, starts, axis=1).max(axis=0)
+        elif method == "late":
+            paper = np.maximum.reduceat(scores, starts, axis=1).mean(axis=0)
+        elif method == "sum":
+            paper = np.add.reduceat(scores, starts, axis=1).sum(axis=0)
+        else:
+            paper = np.minimum.reduceat(scores, starts, axis=1).sum(axis=0)
+        position = {p: i for i, p in enumerate(self._papers)}
+        for pid in exclude:
+            if pid in position:
+                paper[position[pid]] = -np.inf
+        return self._top(paper, k)
+
+    def search_paper_views(self, paper_id: str, k: int, method: str = "late",
+                           exclude: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """Papers like `paper_id` (itself excluded), its own views as the query set."""
+        return self.search_views(self.views_of(paper_id), k, method, exclude=[paper_id, *exclude])
+
+    def _grouped_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row order that groups views by paper (papers in `self._papers` order) and each group's start."""
+        cached = getattr(self, "_groups", None)
+        if cached is not None and len(cached[0]) == self.num_views:
+            return cached
+        order = np.argsort(self._paper_of_row, kind="stable")
+        starts = np.searchsorted(self._paper_of_row[order], np.arange(len(self._papers)))
+        self._groups = (order, starts)
+        return self._groups
 
     def _search_max(self, array: np.ndarray, k: int, exclude: list[str | None]) -> Hits:
         views_per_paper = self.num_views / max(len(self), 1)

@@ -1,0 +1,21 @@
+"""PRISM (Park et al. 2025): multi-aspect queries from a full paper, fused by RRF over segment and abstract indexes.
+
+    queries = extractive_queries(paper)                  # or LLM aspect agents (sciembed.retrieval.prism.agents)
+    index = PrismIndex.build(papers, encoder)            # abstract vectors + ~3,000-token segments
+    result = index.search(queries, encoder)              # fused ranking, which aspect found each hit
+"""
+
+from sciembed.retrieval.prism.aspects import AGENT_ASPECTS, Aspect, QuerySet, extractive_queries
+from sciembed.retrieval.prism.index import PrismIndex, PrismResult
+from sciembed.retrieval.prism.queries import read_query_sets, write_query_sets
+
+__all__ = [
+    "AGENT_ASPECTS",
+    "Aspect",
+    "PrismIndex",
+    "PrismResult",
+    "QuerySet",
+    "extractive_queries",
+    "read_query_sets",
+    "write_query_sets",
+]

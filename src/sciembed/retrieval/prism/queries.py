@@ -1,0 +1,50 @@
+"""Aspect queries on disk: generate once (`sciembed prism queries`), reuse in every search and evaluation.
+
+One JSON object per line (`QuerySet.to_dict`): paper id, title, sample index,
+the queries by aspect, where each came from, and notes. Written to a temporary
+file and renamed, so an interrupted run never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from sciembed.retrieval.prism.aspects import QuerySet
+
+
+class QueryFileError(ValueError):
+    """A queries file that cannot be read (file and line in the message)."""
+
+
+def write_query_sets(sets: Iterable[QuerySet], path: str | Path) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8") as out:
+        for query_set in sets:
+            out.write(json.dumps(query_set.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
+    os.replace(tmp, path)
+    return n
+
+
+def read_query_sets(path: str | Path) -> dict[tuple[str, int], QuerySet]:
+    """(paper id, sample) -> QuerySet; one clear error for a bad line."""
+    path = Path(path)
+    if not path.is_file():
+        raise QueryFileError(f"{path}: no such queries file")
+    out: dict[tuple[str, int], QuerySet] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                query_set = QuerySet.from_dict(json.loads(line))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise QueryFileError(f"{path}:{number}: not a query set ({exc})") from exc
+            out[(query_set.paper_id, query_set.sample)] = query_set
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sciembed.models.testing import HashingEncoder
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.retrieval.prism import Aspect, PrismIndex, extractive_queries, read_query_sets, write_query_sets
 from sciembed.retrieval.prism.index import Candidate, abstract_text
@@ -70,8 +71,6 @@ def test_l2_metric_and_prism_abstract_format(encoder):
     assert abstract_text("T", "A.", "prism") == "Title: T\nAbstract: A."
     with pytest.raises(ValueError):
         abstract_text("T", "A", "bibtex")
-    from .conftest import HashingEncoder
-
     l2 = HashingEncoder(metric="l2")
     index = PrismIndex.build(candidates([paper("a", "x y"), paper("b", "x y z")]), l2, abstract_format="prism",
                              show_progress=False)

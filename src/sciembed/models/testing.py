@@ -44,3 +44,37 @@ def build_tiny_bert(
     BertModel(config).save_pretrained(root)
     BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True).save_pretrained(root)
     return root
+
+
+class HashingEncoder:
+    """An offline, deterministic, *lexical* `Encoder` for tests: a text is the sum of fixed random vectors of
+    its words, so texts sharing words are close. No model, no tokenizer; `count_tokens` counts words."""
+
+    def __init__(self, dim: int = 64, metric: str = "cosine", name: str = "hashing") -> None:
+        self.name, self.dim, self.metric, self.max_seq_length = name, dim, metric, 512
+        self.fingerprint = f"{name}-{dim}-{metric}"
+        self.calls = 0
+
+    def _word(self, word: str):
+        import hashlib
+
+        import numpy as np
+
+        seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+        return np.random.default_rng(seed).normal(size=self.dim)
+
+    def encode(self, texts, *, batch_size: int = 32, show_progress: bool = True):
+        import numpy as np
+
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i] += self._word(word.strip(".,:;()"))
+        out += 1e-6
+        if self.metric == "cosine":
+            out /= np.linalg.norm(out, axis=1, keepdims=True)
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())

@@ -1,0 +1,331 @@
+"""Every paper-to-paper method on one `PaperToPaperBenchmark`, in one run, with one encoding pass.
+
+Methods (query side → candidate side, aggregation):
+
+=====================  ==========================================================================
+a2a                    query title+abstract → candidate abstracts
+f2f                    query full text → candidate full texts (both truncated by the encoder)
+a2c / f2c              query abstract / full text → candidate segments, a paper's best segment
+naive_sum              PRISM's queries (aspects + abstract) → segments, sum over all pairs
+max_sim                PRISM's queries → segments, the best (query, segment) pair
+max_sim_prism_code     PRISM's released code: per query the *worst* segment, summed (reproduction)
+late_interaction       query views (TA + segments) → candidate views (TA + segments): for every
+                       query view its best candidate view, averaged over the query's views
+prism_extractive       PRISM: extractive aspect queries → segments, abstract → abstracts, RRF
+prism_llm              PRISM with LLM aspect queries from a queries file (every sample, mean ± std)
+bm25                   query full text → candidate full texts, BM25 (bm25s)
+hybrid                 RRF of bm25 and a dense method (`hybrid_dense`, default a2a)
+=====================  ==========================================================================
+
+Every ranking holds `top_k` (300) papers; the query paper (by id and by
+normalised title) is never ranked. Metrics are ranx's, per split: Recall@50/100/
+200/300, MRR@50 (SciFullBench's), NDCG@10/100 and MAP over the top 300.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sciembed.evaluation import metrics as M
+from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
+from sciembed.evaluation.run import ModelRun
+from sciembed.models.progress import progress_bar
+from sciembed.retrieval.dense import DenseIndex
+from sciembed.retrieval.fusion import rrf_scores
+from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.prism.aspects import AGENT_ASPECTS, Aspect, QuerySet, extractive_queries
+from sciembed.retrieval.prism.index import PrismIndex, abstract_text
+from sciembed.retrieval.prism.queries import read_query_sets
+from sciembed.views.segment import segment_views
+
+P2P_METRICS = ("recall@50", "recall@100", "recall@200", "recall@300", "mrr@50", "ndcg@10", "ndcg@100", "map")
+P2P_LABELS = {"recall@50": "R@50", "recall@100": "R@100", "recall@200": "R@200", "recall@300": "R@300",
+              "mrr@50": "MRR@50", "ndcg@10": "NDCG@10", "ndcg@100": "NDCG@100", "map": "MAP"}
+METHODS = ("a2a", "f2f", "a2c", "f2c", "naive_sum", "max_sim", "late_interaction", "prism_extractive",
+           "prism_llm", "bm25", "hybrid")
+ALL_METHODS = (*METHODS, "max_sim_prism_code")
+FUSIONS = ("rrf", "naive", "max_sim")
+
+
+class P2PConfig(BaseModel):
+    """One paper-to-paper evaluation (``configs/prism-*.yaml``); every field can be set from the CLI."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "prism"
+    methods: list[str] = Field(default_factory=lambda: list(METHODS))
+    top_k: int = Field(300, ge=1)
+    rrf_k: int = Field(60, ge=0)
+    dedupe: bool = False  # PRISM counts every segment hit; True keeps a paper's best rank per aspect list
+    aspects: list[str] = Field(default_factory=lambda: [a.value for a in AGENT_ASPECTS])
+    use_abstract: bool = True  # PRISM's fourth list: the abstract query on the abstract index
+    fusion: str = "rrf"  # how PRISM's lists/queries combine: rrf | naive | max_sim
+    segment_tokens: int = Field(3000, ge=1)
+    abstract_format: str = "ta"  # ta (sciembed) | prism ("Title: …\nAbstract: …")
+    query_words: int = Field(250, ge=1)  # word budget of extractive aspect queries
+    queries_file: Path | None = None  # LLM aspect queries for prism_llm (`sciembed prism queries`)
+    hybrid_dense: str = "a2a"
+    batch_size: int = Field(32, ge=1)
+
+    @field_validator("methods")
+    @classmethod
+    def _methods(cls, value: list[str]) -> list[str]:
+        unknown = [m for m in value if m not in ALL_METHODS]
+        if unknown:
+            raise ValueError(f"unknown methods {unknown}; expected some of {', '.join(ALL_METHODS)}")
+        return value
+
+    @field_validator("aspects")
+    @classmethod
+    def _aspects(cls, value: list[str]) -> list[str]:
+        known = {a.value for a in AGENT_ASPECTS}
+        if [a for a in value if a not in known]:
+            raise ValueError(f"unknown aspects {value}; expected some of {', '.join(sorted(known))}")
+        return value
+
+    @field_validator("fusion")
+    @classmethod
+    def _fusion(cls, value: str) -> str:
+        if value not in FUSIONS:
+            raise ValueError(f"unknown fusion {value!r}; expected one of {', '.join(FUSIONS)}")
+        return value
+
+
+def load_p2p_config(path: str | Path | None, **overrides: Any) -> P2PConfig:
+    """A YAML config (or the defaults) with CLI overrides; unknown keys are an error."""
+    import yaml
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        loaded = yaml.safe_load(Path(path).read_text())
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: expected a mapping of config fields")
+        data = loaded.get("paper_to_paper", loaded)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return P2PConfig(**data)
+
+
+class _Vectors:
+    """Every distinct text of the run encoded once; vectors looked up by text."""
+
+    def __init__(self, encoder: Any, texts: Sequence[str], batch_size: int, show_progress: bool) -> None:
+        distinct = list(dict.fromkeys(t for t in texts))
+        self.row = {t: i for i, t in enumerate(distinct)}
+        self.matrix = (np.asarray(encoder.encode(distinct, batch_size=batch_size, show_progress=show_progress),
+                                  dtype=np.float32) if distinct else np.zeros((0, encoder.dim), np.float32))
+        self.count = len(distinct)
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        return self.matrix[[self.row[t] for t in texts]]
+
+
+def _top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> list[tuple[str, float]]:
+    skip = set(excluded)
+    seen: dict[str, float] = {}
+    for doc, score in hits:
+        if doc not in skip:
+            seen.setdefault(doc, float(score))
+    return sorted(seen.items(), key=lambda x: (-x[1], x[0]))[:k]
+
+
+def _dense_top(index: DenseIndex, ids: list[str], vector: np.ndarray, excluded: list[str],
+               k: int) -> list[tuple[str, float]]:
+    scores, rows = index.search_rows(vector, k + len(excluded) + 1)
+    return _top([(ids[r], s) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0], excluded, k)
+
+
+def evaluate_paper_to_paper(
+    bench: PaperToPaperBenchmark, encoder: Any, config: P2PConfig | None = None, *, show_progress: bool = True,
+    llm_queries: dict[tuple[str, int], QuerySet] | None = None,
+) -> list[ModelRun]:
+    """One `ModelRun` per method (scenario keys = the benchmark's splits), A2A first when it is run."""
+    config = config or P2PConfig()
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    candidates = bench.candidates(config.segment_tokens)
+    ids = [c.id for c in candidates]
+    exclusions = bench.exclusions()
+    qids = sorted(bench.queries)
+    queries = bench.queries
+    q_ta = {q: abstract_text(queries[q].title, queries[q].abstract, config.abstract_format) for q in qids}
+    q_full = {q: full_text(queries[q]) for q in qids}
+    q_segments = {q: [v.text for v in segment_views(queries[q], config.segment_tokens)] for q in qids}
+    extractive = {q: extractive_queries(queries[q], config.query_words) for q in qids}
+    if "prism_llm" in config.methods and llm_queries is None:
+        if config.queries_file is None:
+            raise ValueError("method prism_llm needs LLM aspect queries: set queries_file "
+                             "(written by `sciembed prism queries --llm-url …`) or drop prism_llm")
+        llm_queries = read_query_sets(config.queries_file)
+    llm_by_sample: dict[int, dict[str, QuerySet]] = {}
+    for (pid, sample), qs in (llm_queries or {}).items():
+        if pid in queries:
+            llm_by_sample.setdefault(sample, {})[pid] = qs.with_abstract(queries[pid])
+    c_ta = [abstract_text(c.title, c.abstract, config.abstract_format) for c in candidates]
+    texts = [*c_ta, *[c.full_text or t for c, t in zip(candidates, c_ta, strict=True)],
+             *[s for c in candidates for s in c.segments], *q_ta.values(), *q_full.values(),
+             *[s for segs in q_segments.values() for s in segs],
+             *[t for qs in extractive.values() for t in qs.queries.values()],
+             *[t for by_q in llm_by_sample.values() for qs in by_q.values() for t in qs.queries.values()]]
+    vec = _Vectors(encoder, texts, config.batch_size, show_progress)
+    timings["encode_s"] = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    abstracts = DenseIndex(encoder.dim, encoder.metric)
+    abstracts.add(ids, vec(c_ta))
+    fulls = DenseIndex(encoder.dim, encoder.metric)
+    fulls.add(ids, vec([c.full_text or t for c, t in zip(candidates, c_ta, strict=True)]))
+    seg_ids, seg_texts, view_ids, view_texts = [], [], [], []
+    for c, ta in zip(candidates, c_ta, strict=True):
+        segs = list(c.segments) or [ta]
+        seg_ids += [c.id] * len(segs)
+        seg_texts += segs
+        view_ids += [c.id] * (1 + len(c.segments))
+        view_texts += [ta, *c.segments]
+    segments = MultiVectorIndex(encoder.dim, encoder.metric)
+    segments.add(seg_ids, vec(seg_texts))
+    views = MultiVectorIndex(encoder.dim, encoder.metric)
+    views.add(view_ids, vec(view_texts))
+    prism = PrismIndex(abstracts, segments, bench.candidate_titles(), config.abstract_format)
+    timings["index_s"] = time.perf_counter() - t1
+
+    k = config.top_k
+    rankings: dict[str, dict[str, list[tuple[str, float]]]] = {}
+    query_sources: dict[str, dict[str, dict[str, int]]] = {}
+
+    def query_set_vectors(qs: QuerySet) -> dict[str, np.ndarray]:
+        keep = [a for a in qs.queries if a == Aspect.ABSTRACT or a in config.aspects]
+        return dict(zip(keep, vec([qs.queries[a] for a in keep]), strict=True))
+
+    def prism_rank(q: str, qs: QuerySet) -> list[tuple[str, float]]:
+        vectors = query_set_vectors(qs)
+        if not config.use_abstract:
+            vectors.pop(Aspect.ABSTRACT.value, None)
+        if config.fusion == "rrf":
+            result = prism.search_vectors(q, vectors, title=queries[q].title, top_k=k, rrf_k=config.rrf_k,
+                                          dedupe=config.dedupe, aspects=config.aspects,
+                                          use_abstract=config.use_abstract)
+            return _top(result.ranking(), exclusions[q], k)
+        method = "sum" if config.fusion == "naive" else "max"
+        return segments.search_views(np.stack(list(vectors.values())), k, method, exclusions[q])
+
+    def count_sources(name: str, sets: dict[str, QuerySet]) -> None:
+        table = query_sources.setdefault(name, {})
+        for qs in sets.values():
+            for aspect, source in qs.sources.items():
+                table.setdefault(aspect, {})
+                table[aspect][source] = table[aspect].get(source, 0) + 1
+
+    simple = {
+        "a2a": lambda q: _dense_top(abstracts, ids, vec([q_ta[q]]), exclusions[q], k),
+        "f2f": lambda q: _dense_top(fulls, ids, vec([q_full[q]]), exclusions[q], k),
+        "a2c": lambda q: segments.search_views(vec([q_ta[q]]), k, "max", exclusions[q]),
+        "f2c": lambda q: segments.search_views(vec([q_full[q]]), k, "max", exclusions[q]),
+        "naive_sum": lambda q: segments.search_views(np.stack(list(query_set_vectors(extractive[q]).values())),
+                                                     k, "sum", exclusions[q]),
+        "max_sim": lambda q: segments.search_views(np.stack(list(query_set_vectors(extractive[q]).values())),
+                                                   k, "max", exclusions[q]),
+        "max_sim_prism_code": lambda q: segments.search_views(
+            np.stack(list(query_set_vectors(extractive[q]).values())), k, "prism_worst", exclusions[q]),
+        "late_interaction": lambda q: views.search_views(vec([q_ta[q], *q_segments[q]]), k, "late", exclusions[q]),
+        "prism_extractive": lambda q: prism_rank(q, extractive[q]),
+    }
+    t2 = time.perf_counter()
+    order = [m for m in config.methods if m not in ("bm25", "hybrid", "prism_llm")]
+    for method in order:
+        with progress_bar(f"rank {method}", len(qids), enabled=show_progress) as advance:
+            rankings[method] = {}
+            for q in qids:
+                rankings[method][q] = simple[method](q)
+                advance(1)
+    if "prism_extractive" in config.methods:
+        count_sources("prism_extractive", extractive)
+    llm_names: dict[str, int] = {}
+    if "prism_llm" in config.methods:
+        if not llm_by_sample:
+            raise ValueError("prism_llm: the queries file has no query set for any query paper of this benchmark")
+        for sample in sorted(llm_by_sample):
+            name = f"prism_llm#{sample}"
+            by_q = llm_by_sample[sample]
+            rankings[name] = {q: prism_rank(q, by_q[q]) if q in by_q else [] for q in qids}
+            llm_names[name] = sample
+            count_sources(name, by_q)
+    if "bm25" in config.methods or "hybrid" in config.methods:
+        from sciembed.retrieval.bm25 import BM25Index
+
+        bm25 = BM25Index()
+        bm25.add(ids, [c.full_text or t for c, t in zip(candidates, c_ta, strict=True)])
+        hits = bm25.search([q_full[q] for q in qids], k + 5)
+        rankings["bm25"] = {q: _top(h, exclusions[q], k) for q, h in zip(qids, hits, strict=True)}
+    if "hybrid" in config.methods:
+        dense = rankings.get(config.hybrid_dense) or {q: simple[config.hybrid_dense](q) for q in qids}
+        rankings["hybrid"] = {q: _top(rrf_scores({"bm25": [d for d, _ in rankings["bm25"][q]],
+                                                  "dense": [d for d, _ in dense[q]]}, config.rrf_k, dedupe=True),
+                                      exclusions[q], k) for q in qids}
+    timings["search_s"] = time.perf_counter() - t2
+
+    runs: list[ModelRun] = []
+    wanted = [m for m in config.methods if m != "prism_llm"]
+    for method in wanted:
+        if method == "bm25" or method == "hybrid" or method in rankings:
+            runs.append(_score(method, rankings[method], bench, encoder, config, timings))
+    if llm_names:
+        runs.append(_combine_samples([_score(n, rankings[n], bench, encoder, config, timings) for n in llm_names],
+                                     bench))
+    for run in runs:
+        base = run.model.split("#")[0]
+        run.config["query_sources"] = query_sources.get(run.model) or query_sources.get(
+            f"{base}#0" if base == "prism_llm" else base, {})
+        run.encoding = {"distinct": vec.count, "candidates": len(candidates), "segments": len(seg_texts)}
+    runs.sort(key=lambda r: 0 if r.model == "a2a" else 1)
+    return runs
+
+
+def _score(method: str, rankings: dict[str, list[tuple[str, float]]], bench: PaperToPaperBenchmark, encoder: Any,
+           config: P2PConfig, timings: dict[str, float]) -> ModelRun:
+    kind = "bm25" if method == "bm25" else "hybrid" if method == "hybrid" else "dense"
+    run = ModelRun(model=method, fingerprint=f"{getattr(encoder, 'fingerprint', '?')}:{method}", kind=kind,
+                   benchmark_fingerprint=bench.fingerprint(), k=config.top_k,
+                   config={"method": method, "encoder": getattr(encoder, "name", "?"),
+                           "metric": getattr(encoder, "metric", "?"), **config.model_dump(mode="json")})
+    for split in bench.splits:
+        qrels = bench.qrels[split]
+        split_rankings = {q: rankings.get(q, []) for q in qrels}
+        per_query = M.per_query_scores(qrels, split_rankings, P2P_METRICS)
+        key = (split, None)
+        run.rankings[key] = split_rankings
+        run.qrels[key] = qrels
+        run.per_query[key] = per_query
+        run.aggregates[key] = M.aggregate(per_query)
+        run.per_domain[key] = M.by_domain(per_query, bench.venues)
+        run.counts[key] = {"queries": len(qrels), "candidates": len(bench.candidate_titles()),
+                           "relevant_pairs": sum(sum(1 for r in rel.values() if r > 0) for rel in qrels.values())}
+    run.timings = dict(timings)
+    return run
+
+
+def _combine_samples(runs: list[ModelRun], bench: PaperToPaperBenchmark) -> ModelRun:
+    """prism_llm over repeated samples: per-query mean, aggregate mean, and the std across samples."""
+    first = runs[0]
+    combined = ModelRun(model="prism_llm", fingerprint=first.fingerprint.split("#")[0], kind="dense",
+                        benchmark_fingerprint=first.benchmark_fingerprint, k=first.k, config=dict(first.config))
+    combined.config["samples"] = len(runs)
+    std: dict[str, dict[str, float]] = {}
+    for key in first.aggregates:
+        per_query = {m: {q: float(np.mean([r.per_query[key][m][q] for r in runs])) for q in first.per_query[key][m]}
+                     for m in first.per_query[key]}
+        combined.per_query[key] = per_query
+        combined.aggregates[key] = M.aggregate(per_query)
+        std[key[0]] = {m: float(np.std([r.aggregates[key][m] for r in runs])) for m in first.aggregates[key]}
+        combined.per_domain[key] = M.by_domain(per_query, bench.venues)
+        combined.rankings[key] = first.rankings[key]
+        combined.qrels[key] = first.qrels[key]
+        combined.counts[key] = first.counts[key]
+    combined.config["sample_std"] = std
+    combined.timings = first.timings
+    return combined

@@ -1,0 +1,266 @@
+"""The paper-to-paper benchmark kind: whole query papers against a corpus of full-text candidates.
+
+A `PaperToPaperBenchmark` holds query papers (full `Paper`s, so aspect queries,
+segments and full text can be cut from them), candidate papers (`Candidate`:
+title, abstract, body segments, full text), and relevance per split
+(``references``: papers the query cites; ``citations``: papers citing the query;
+or a user's own split name), graded relevance allowed. The query paper is never
+a candidate for itself, by id or by normalised title.
+
+Three ways in:
+
+- `build_paper_to_paper` — a sciembed corpus with directed citations
+  (``citations.parquet``): References / Citations splits, only queries with at
+  least `min_gold` gold papers in the corpus;
+- `sciembed.evaluation.scifullbench.load_scifullbench` — SciFullBench's release layout;
+- `load_paper_to_paper` — any ingested corpus + a queries file (paper ids) + TREC qrels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.papers.model import Paper
+from sciembed.retrieval.prism.index import Candidate
+from sciembed.retrieval.titles import TitleTwins
+from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
+from sciembed.views.tokens import TokenCounter, approx_tokens
+
+SPLITS = ("references", "citations")
+KIND = "paper_to_paper"
+
+
+def full_text(paper: Paper) -> str:
+    """Title, abstract and every section (heading + text): what F2F and BM25 read."""
+    parts = [paper.title.strip(), paper.abstract.strip()]
+    parts += [f"{s.heading}\n{s.text}".strip() for s in paper.sections]
+    return "\n\n".join(p for p in parts if p)
+
+
+def candidate_of(paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
+                 count: TokenCounter = approx_tokens) -> Candidate:
+    segments = tuple(v.text for v in segment_views(paper, segment_tokens, count))
+    return Candidate(paper.id, paper.title, paper.abstract, segments, full_text(paper))
+
+
+@dataclass
+class PaperToPaperBenchmark:
+    name: str
+    source: str
+    queries: dict[str, Paper]  # evaluated query papers
+    qrels: dict[str, dict[str, dict[str, int]]]  # split -> query id -> candidate id -> relevance
+    issues: IssueLog
+    papers: dict[str, Paper] = field(default_factory=dict)  # candidates as papers (corpus routes)
+    fixed_candidates: dict[str, Candidate] | None = None  # candidates with given segments (SciFullBench)
+    venues: dict[str, str] = field(default_factory=dict)  # query id -> venue group (per-venue averages)
+    kind: str = KIND
+    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def splits(self) -> list[str]:
+        return list(self.qrels)
+
+    def candidates(self, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
+                   count: TokenCounter = approx_tokens) -> list[Candidate]:
+        """Every candidate, sorted by id; corpus routes cut segments of `segment_tokens` here."""
+        if self.fixed_candidates is not None:
+            return [self.fixed_candidates[c] for c in sorted(self.fixed_candidates)]
+        return [candidate_of(self.papers[p], segment_tokens, count) for p in sorted(self.papers)]
+
+    def candidate_titles(self) -> dict[str, str]:
+        if self.fixed_candidates is not None:
+            return {c.id: c.title for c in self.fixed_candidates.values()}
+        return {p.id: p.title for p in self.papers.values()}
+
+    def exclusions(self) -> dict[str, list[str]]:
+        """Query id -> candidate ids it must never retrieve (itself, and papers with its normalised title)."""
+        twins = TitleTwins(self.candidate_titles().items())
+        return {q: twins.excluded(q, paper.title) for q, paper in self.queries.items()}
+
+    def query_ids(self, split: str) -> list[str]:
+        return sorted(self.qrels[split])
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            digest.update(json.dumps(sorted((q, p.title, p.abstract, len(p.sections)) for q, p in
+                                            self.queries.items())).encode())
+            digest.update(json.dumps(sorted(self.candidate_titles().items())).encode())
+            digest.update(json.dumps({s: sorted((q, sorted(r.items())) for q, r in rel.items())
+                                      for s, rel in self.qrels.items()}).encode())
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "source": self.source,
+            "fingerprint": self.fingerprint(),
+            "candidates": len(self.candidate_titles()),
+            "query_papers": len(self.queries),
+            "queries_per_split": {s: len(r) for s, r in self.qrels.items()},
+            "relevant_per_split": {s: sum(sum(1 for v in rel.values() if v > 0) for rel in r.values())
+                                   for s, r in self.qrels.items()},
+            "venues": dict(sorted(_count(self.venues.values()).items())),
+            "issues": self.issues.to_list(),
+        }
+
+
+def _count(values: Iterable[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def keep_queries_with_gold(qrels: dict[str, dict[str, int]], min_gold: int, split: str,
+                           issues: IssueLog) -> dict[str, dict[str, int]]:
+    """Queries with at least `min_gold` relevant candidates; the others are counted, never silently dropped."""
+    kept = {}
+    for q in sorted(qrels):
+        gold = sum(1 for r in qrels[q].values() if r > 0)
+        if gold >= min_gold:
+            kept[q] = qrels[q]
+        else:
+            issues.add(f"{split}: query has fewer than {min_gold} gold papers in the corpus", "query not evaluated",
+                       example=q)
+    return kept
+
+
+def _venue(paper: Paper) -> str:
+    return paper.venue or "unknown"
+
+
+def build_paper_to_paper(
+    corpus: str | Path,
+    *,
+    split: str = "test",
+    min_gold: int = 1,
+    splits: Iterable[str] = SPLITS,
+    citations: Callable[[str], Iterable[tuple[str, str]]] | None = None,
+) -> PaperToPaperBenchmark:
+    """References / Citations splits from a corpus with directed citations (``citations.parquet``).
+
+    Query papers are the corpus split's papers (`split`, default test); candidates
+    are every paper of the corpus. References of q = papers q cites; Citations
+    of q = papers citing q. `citations` returns (citing, cited) pairs of a split
+    (default `CorpusDir.citations`).
+    """
+    if min_gold < 1:
+        raise ValueError(f"min_gold must be at least 1, got {min_gold}")
+    cdir = CorpusDir(corpus)
+    get = citations or getattr(cdir, "citations", None)
+    if get is None:
+        raise BenchmarkError(f"{corpus}: this sciembed has no directed citations (CorpusDir.citations)")
+    papers = cdir.papers()
+    query_ids = set(cdir.split_ids(split))
+    issues = IssueLog()
+    refs: dict[str, dict[str, int]] = {}
+    cits: dict[str, dict[str, int]] = {}
+    for citing, cited in get(split):
+        if citing not in papers or cited not in papers:
+            issues.add("citation names a paper outside the corpus", "citation ignored", example=f"{citing}->{cited}")
+            continue
+        if citing == cited:
+            issues.add("self-citation", "citation ignored", example=citing)
+            continue
+        if citing in query_ids:
+            refs.setdefault(citing, {})[cited] = 1
+        if cited in query_ids:
+            cits.setdefault(cited, {})[citing] = 1
+    wanted = list(splits)
+    qrels: dict[str, dict[str, dict[str, int]]] = {}
+    if "references" in wanted:
+        qrels["references"] = keep_queries_with_gold(refs, min_gold, "references", issues)
+    if "citations" in wanted:
+        qrels["citations"] = keep_queries_with_gold(cits, min_gold, "citations", issues)
+    evaluated = sorted({q for rel in qrels.values() for q in rel})
+    no_body = [q for q in evaluated if not papers[q].has_body]
+    if no_body:
+        issues.add("query paper has no body text", "only its abstract query is possible", n=len(no_body),
+                   example=no_body[0])
+    return PaperToPaperBenchmark(
+        name=f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)",
+        source=str(corpus),
+        queries={q: papers[q] for q in evaluated},
+        qrels=qrels,
+        issues=issues,
+        papers=papers,
+        venues={q: _venue(papers[q]) for q in evaluated},
+    )
+
+
+def load_paper_to_paper(corpus: str | Path, queries_file: str | Path, qrels_file: str | Path,
+                        split: str = "qrels") -> PaperToPaperBenchmark:
+    """An ingested corpus + a queries file (one paper id per line, or JSONL with ``paper_id``) + TREC qrels.
+
+    Candidates are every corpus paper. Unknown ids in either file are counted
+    with file:line; a query without any relevant judgement is not evaluated.
+    """
+    cdir = CorpusDir(corpus)
+    for path, what in ((Path(queries_file), "queries file"), (Path(qrels_file), "qrels file")):
+        if not path.is_file():
+            raise BenchmarkError(f"{path}: no such {what}")
+    papers = cdir.papers()
+    issues = IssueLog()
+    wanted: list[str] = []
+    with open(queries_file, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            pid = str(json.loads(text).get("paper_id", "")) if text.startswith("{") else text.split()[0]
+            if pid not in papers:
+                issues.add("query id not in the corpus", "query skipped", where=f"{Path(queries_file).name}:{number}",
+                           example=pid)
+            else:
+                wanted.append(pid)
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_file, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            where = f"{Path(qrels_file).name}:{number}"
+            if len(parts) not in (3, 4):
+                issues.add("qrels line without 3 or 4 columns", "line skipped", where=where)
+                continue
+            qid, did, score = parts[0], parts[-2], parts[-1]
+            try:
+                relevance = int(float(score))
+            except ValueError:
+                if number == 1:
+                    continue  # a header
+                issues.add("qrels relevance is not a number", "line skipped", where=where, example=score)
+                continue
+            if qid not in wanted:
+                issues.add("qrels query not in the queries file", "judgement ignored", where=where, example=qid)
+            elif did not in papers:
+                issues.add("qrels candidate not in the corpus", "judgement ignored", where=where, example=did)
+            elif did == qid:
+                issues.add("qrels judge the query paper itself", "judgement ignored", where=where, example=qid)
+            else:
+                qrels.setdefault(qid, {})[did] = relevance
+    for q in wanted:
+        if q not in qrels or not any(r > 0 for r in qrels[q].values()):
+            issues.add("query has no relevant judgement", "query not evaluated", example=q)
+    kept = {q: qrels[q] for q in sorted(set(wanted)) if q in qrels and any(r > 0 for r in qrels[q].values())}
+    if not kept:
+        raise BenchmarkError(f"{qrels_file}: no query of {queries_file} has a relevant judgement in {corpus}")
+    return PaperToPaperBenchmark(
+        name=f"{Path(corpus).name}:{Path(qrels_file).stem} (paper-to-paper)",
+        source=str(corpus),
+        queries={q: papers[q] for q in kept},
+        qrels={split: kept},
+        issues=issues,
+        papers=papers,
+        venues={q: _venue(papers[q]) for q in kept},
+    )

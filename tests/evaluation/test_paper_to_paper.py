@@ -1,0 +1,118 @@
+"""Paper-to-paper benchmark: SciFullBench release layout, corpus + queries + TREC qrels, every method, report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sciembed.evaluation.issues import BenchmarkError
+from sciembed.evaluation.p2p_report import write_p2p_report
+from sciembed.evaluation.p2p_run import METHODS, P2PConfig, evaluate_paper_to_paper, load_p2p_config
+from sciembed.evaluation.paper_to_paper import load_paper_to_paper
+from sciembed.evaluation.scifullbench import load_scifullbench, parse_mmd
+from sciembed.models.testing import HashingEncoder
+from sciembed.papers.io import write_parquet
+from sciembed.papers.model import Paper, Section, SectionRole
+from sciembed.retrieval.prism import QuerySet, write_query_sets
+
+FIXTURE = Path(__file__).parent / "data" / "scifullbench"
+
+
+def test_scifullbench_layout_matches_gold_and_counts_misses():
+    bench = load_scifullbench(FIXTURE)
+    assert bench.splits == ["references", "citations"]
+    assert bench.qrels["references"]["2405.00001"] == {"c-graph": 1, "c-graph2": 1}
+    assert bench.qrels["citations"]["2405.00001"] == {"c-graph2": 1}
+    assert bench.qrels["references"]["2405.00002"] == {"c-speech": 1, "c-speech2": 1}
+    assert bench.venues == {"2405.00001": "ACL+EMNLP", "2405.00002": "ICLR+NeurIPS"}
+    issues = {i.what: i.count for i in bench.issues}
+    assert issues["gold candidate matches no corpus paper"] == 1
+    assert issues["gold candidate matches several corpus papers"] == 1
+    assert issues["duplicate corpus entry (same title and abstract)"] == 1
+    assert issues["corpus entry without chunked_sections_3000"] == 1
+    assert issues["query has no full-text .mmd"] == 1
+    candidates = {c.id: c for c in bench.candidates()}
+    assert len(candidates) == 8 and len(candidates["c-graph"].segments) == 3
+    assert not bench.queries["2405.00002"].sections
+
+
+def test_mmd_sections_roles_and_back_matter():
+    paper = parse_mmd((FIXTURE / "Benchmark/Full_Papers/2405.00001.mmd").read_text(), "q",
+                      "Graph neural networks for molecules")
+    assert [s.role for s in paper.sections] == [SectionRole.INTRODUCTION, SectionRole.METHOD, SectionRole.RESULTS,
+                                                SectionRole.CONCLUSION]
+    assert paper.abstract.startswith("We study graph neural networks")
+    assert "cited paper" not in " ".join(s.text for s in paper.sections)
+
+
+def test_scifullbench_bad_layout_is_one_clear_error(tmp_path):
+    with pytest.raises(BenchmarkError, match="no Benchmark/ folder"):
+        load_scifullbench(tmp_path)
+
+
+def test_every_method_runs_and_excludes_the_query(tmp_path):
+    bench = load_scifullbench(FIXTURE)
+    sets = [QuerySet("2405.00001", {"method": "message passing graph attention atoms bonds"},
+                     {"method": "llm:fake"}, sample=s) for s in (0, 1)]
+    write_query_sets(sets, tmp_path / "q.jsonl")
+    config = P2PConfig(top_k=5, queries_file=tmp_path / "q.jsonl", methods=[*METHODS, "max_sim_prism_code"])
+    runs = evaluate_paper_to_paper(bench, HashingEncoder(), config, show_progress=False)
+    names = [r.model for r in runs]
+    assert names[0] == "a2a" and set(names) == {*METHODS, "max_sim_prism_code"}
+    for run in runs:
+        for key, rankings in run.rankings.items():
+            for q, ranking in rankings.items():
+                assert q not in [d for d, _ in ranking] and len(ranking) <= 5
+    prism = next(r for r in runs if r.model == "prism_extractive")
+    assert prism.aggregates[("references", None)]["recall@50"] == pytest.approx(1.0)  # 5 of 8 candidates
+    llm = next(r for r in runs if r.model == "prism_llm")
+    assert llm.config["samples"] == 2 and "references" in llm.config["sample_std"]
+    assert llm.config["query_sources"]["method"] == {"llm:fake": 1}
+    report = write_p2p_report(runs, bench, tmp_path / "out")
+    text = report.read_text()
+    assert "| prism_extractive |" in text and "MRR@50" in text and "not* the paper's LLM queries" in text
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["venue_average"]["a2a"]["references"]
+    assert {r["metric"] for r in results["significance"]["results"]} == {"ndcg@10", "mrr@50"}
+    assert (tmp_path / "out" / "runs" / "prism_extractive" / "references.trec").is_file()
+
+
+def test_prism_llm_without_queries_file_is_an_error():
+    with pytest.raises(ValueError, match="needs LLM aspect queries"):
+        evaluate_paper_to_paper(load_scifullbench(FIXTURE), HashingEncoder(), P2PConfig(methods=["prism_llm"]),
+                                show_progress=False)
+
+
+def test_corpus_queries_file_and_trec_qrels(tmp_path):
+    def p(pid, words, title=None):
+        return Paper(id=pid, title=title or f"Paper {pid}", abstract=f"About {words}.",
+                     sections=(Section("Method", f"We use {words} here.", SectionRole.METHOD),))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    write_parquet([p("a", "x y"), p("b", "x y z"), p("c", "u v"), p("d", "x y", title="Paper a")],
+                  corpus / "papers.parquet")
+    (tmp_path / "queries.txt").write_text("a\nmissing\n")
+    (tmp_path / "qrels.trec").write_text("a 0 b 2\na 0 zz 1\nb 0 c 1\n")
+    bench = load_paper_to_paper(corpus, tmp_path / "queries.txt", tmp_path / "qrels.trec")
+    assert bench.qrels == {"qrels": {"a": {"b": 2}}}
+    issues = {i.what: i.count for i in bench.issues}
+    assert issues == {"query id not in the corpus": 1, "qrels candidate not in the corpus": 1,
+                      "qrels query not in the queries file": 1}
+    assert bench.exclusions()["a"] == ["a", "d"]  # same normalised title
+    runs = evaluate_paper_to_paper(bench, HashingEncoder(), P2PConfig(methods=["a2a", "late_interaction"],
+                                                                      top_k=10), show_progress=False)
+    for run in runs:
+        assert [d for d, _ in run.rankings[("qrels", None)]["a"]][:1] == ["b"]
+        assert "d" not in [d for d, _ in run.rankings[("qrels", None)]["a"]]
+
+
+def test_ablation_configs_load():
+    root = Path(__file__).parents[2] / "configs"
+    configs = sorted(root.glob("prism-*.yaml"))
+    assert len(configs) >= 6
+    for path in configs:
+        load_p2p_config(path)
+    with pytest.raises(ValueError):
+        load_p2p_config(None, fusion="mean")

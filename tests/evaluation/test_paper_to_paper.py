@@ -62,7 +62,7 @@ def test_every_method_runs_and_excludes_the_query(tmp_path):
     names = [r.model for r in runs]
     assert names[0] == "a2a" and set(names) == {*METHODS, "max_sim_prism_code"}
     for run in runs:
-        for key, rankings in run.rankings.items():
+        for rankings in run.rankings.values():
             for q, ranking in rankings.items():
                 assert q not in [d for d, _ in ranking] and len(ranking) <= 5
     prism = next(r for r in runs if r.model == "prism_extractive")

@@ -50,9 +50,9 @@ def test_agents_one_call_per_aspect_then_cache_hits_make_no_request(fake_llm, tm
 
 
 def test_cache_only_miss_fails_before_sending(fake_llm, tmp_path):
-    with LLMClient(_config(fake_llm, tmp_path / "empty.sqlite", cache_only=True), progress=False) as client:
-        with pytest.raises(LLMCacheMissError, match="not in"):
-            llm_query_sets(PAPERS[:1], client)
+    with (LLMClient(_config(fake_llm, tmp_path / "empty.sqlite", cache_only=True), progress=False) as client,
+          pytest.raises(LLMCacheMissError, match="not in")):
+        llm_query_sets(PAPERS[:1], client)
     assert fake_llm.request_count == 0
 
 
@@ -62,9 +62,9 @@ def test_retries_then_final_error(fake_llm, tmp_path):
         llm_query_sets(PAPERS[:1], client, aspects=["method"])
         assert client.stats.retries == 2
     fake_llm.always_fail("500")
-    with LLMClient(_config(fake_llm, None), progress=False) as client:
-        with pytest.raises(LLMError, match=r"failed after 3 attempts; last: HTTP 500"):
-            llm_query_sets(PAPERS[1:2], client, aspects=["method"])
+    with (LLMClient(_config(fake_llm, None), progress=False) as client,
+          pytest.raises(LLMError, match=r"failed after 3 attempts; last: HTTP 500")):
+        llm_query_sets(PAPERS[1:2], client, aspects=["method"])
 
 
 def test_single_agent_json_good_fenced_and_broken(tmp_path):
@@ -80,11 +80,10 @@ def test_single_agent_json_good_fenced_and_broken(tmp_path):
 def test_single_agent_over_the_server_with_structured_output(tmp_path):
     replies = iter([f"```json\n{json.dumps(GOOD)}\n```", "sorry, I cannot do JSON"])
     server = FakeLLMServer(responder=lambda endpoint, body: next(replies))
-    with server.running():
-        with LLMClient(_config(server, None, concurrency=1), progress=False) as client:
-            sets = llm_query_sets(PAPERS[:1], client, single_agent=True, structured=True)
-            assert sets[0].queries["method"] == "Message passing."
-            assert sets[0].sources["method"] == "llm:fake-model:single-agent"
-            assert server.requests[0]["response_format"]["type"] == "json_schema"
-            with pytest.raises(SingleAgentParseError, match="paper p2 sample 0"):
-                llm_query_sets(PAPERS[1:2], client, single_agent=True)
+    with server.running(), LLMClient(_config(server, None, concurrency=1), progress=False) as client:
+        sets = llm_query_sets(PAPERS[:1], client, single_agent=True, structured=True)
+        assert sets[0].queries["method"] == "Message passing."
+        assert sets[0].sources["method"] == "llm:fake-model:single-agent"
+        assert server.requests[0]["response_format"]["type"] == "json_schema"
+        with pytest.raises(SingleAgentParseError, match="paper p2 sample 0"):
+            llm_query_sets(PAPERS[1:2], client, single_agent=True)

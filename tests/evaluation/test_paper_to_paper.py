@@ -116,3 +116,29 @@ def test_ablation_configs_load():
         load_p2p_config(path)
     with pytest.raises(ValueError):
         load_p2p_config(None, fusion="mean")
+
+
+def test_built_from_directed_citations_with_min_gold(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sciembed.evaluation.paper_to_paper import build_paper_to_paper
+
+    papers = [Paper(id=i, title=f"Paper {i}", abstract=f"About topic {i}.",
+                    sections=(Section("Method", f"Words {i} here.", SectionRole.METHOD),)) for i in "abcdet"]
+    root = tmp_path / "corpus"
+    root.mkdir()
+    write_parquet(papers, root / "papers.parquet")
+    split = {i: "test" for i in "abcde"} | {"t": "train"}
+    pq.write_table(pa.table({"paper_id": list(split), "split": list(split.values())}), root / "splits.parquet")
+    pq.write_table(pa.table({"paper_a": ["a"], "paper_b": ["b"], "split": ["test"]}), root / "pairs.parquet")
+    cites = [("a", "b", "test"), ("a", "c", "test"), ("d", "a", "test"), ("e", "b", "test"), ("t", "a", "train")]
+    pq.write_table(pa.table({"citing": [c[0] for c in cites], "cited": [c[1] for c in cites],
+                             "split": [c[2] for c in cites]}), root / "citations.parquet")
+    bench = build_paper_to_paper(root, min_gold=2)
+    assert bench.qrels["references"] == {"a": {"b": 1, "c": 1}}
+    assert bench.qrels["citations"] == {"b": {"a": 1, "e": 1}}
+    assert sorted(c.id for c in bench.candidates()) == list("abcde")  # the split's papers only
+    assert bench.issues.count("references: query has fewer than 2 gold papers in the corpus") == 2  # d, e
+    one = build_paper_to_paper(root, min_gold=1)
+    assert set(one.qrels["citations"]) == {"a", "b", "c"}

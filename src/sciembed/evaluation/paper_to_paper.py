@@ -149,10 +149,11 @@ def build_paper_to_paper(
 ) -> PaperToPaperBenchmark:
     """References / Citations splits from a corpus with directed citations (``citations.parquet``).
 
-    Query papers are the corpus split's papers (`split`, default test); candidates
-    are every paper of the corpus. References of q = papers q cites; Citations
-    of q = papers citing q. `citations` returns (citing, cited) pairs of a split
-    (default `CorpusDir.citations`).
+    Query papers and candidates are the papers of one corpus split (`split`,
+    default test): splits have zero paper overlap and citations are kept inside
+    a split, so every candidate can be judged. References of q = papers q cites;
+    Citations of q = papers citing q. `citations` returns (citing, cited) pairs
+    of a split (default `CorpusDir.citations`).
     """
     if min_gold < 1:
         raise ValueError(f"min_gold must be at least 1, got {min_gold}")
@@ -160,14 +161,15 @@ def build_paper_to_paper(
     get = citations or getattr(cdir, "citations", None)
     if get is None:
         raise BenchmarkError(f"{corpus}: this sciembed has no directed citations (CorpusDir.citations)")
-    papers = cdir.papers()
     query_ids = set(cdir.split_ids(split))
+    papers = cdir.papers(query_ids)
     issues = IssueLog()
     refs: dict[str, dict[str, int]] = {}
     cits: dict[str, dict[str, int]] = {}
     for citing, cited in get(split):
         if citing not in papers or cited not in papers:
-            issues.add("citation names a paper outside the corpus", "citation ignored", example=f"{citing}->{cited}")
+            issues.add("citation names a paper outside the split's papers", "citation ignored",
+                       example=f"{citing}->{cited}")
             continue
         if citing == cited:
             issues.add("self-citation", "citation ignored", example=citing)

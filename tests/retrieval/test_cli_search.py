@@ -107,3 +107,34 @@ def test_bad_arguments_get_one_clear_message(corpus, tiny, tmp_path):
     assert result.exit_code == 2 and "exactly one of --query TEXT or --paper ID" in result.output
     result = runner.invoke(app, ["search", str(tmp_path / "none"), "--paper", "y"])
     assert result.exit_code == 2 and "no manifest.json" in result.output
+
+
+def test_batch_search_bm25_kind_formats_and_hybrid(corpus, tiny, tmp_path):
+    root, papers = corpus
+    dense, lexical = tmp_path / "dense", tmp_path / "bm25"
+    assert runner.invoke(app, ["index", str(root), "--model", str(tiny), "--view", "segment",
+                               "--out", str(dense)]).exit_code == 0
+    result = runner.invoke(app, ["index", str(root), "--model", "bm25", "--view", "section", "--out", str(lexical)])
+    assert result.exit_code == 0 and "with BM25" in result.output, result.output
+    ids = tmp_path / "papers.txt"
+    ids.write_text(f"{papers[0].id}\n# a comment\n{papers[3].id}\n")
+    result = runner.invoke(app, ["search", str(lexical), "--papers", str(ids), "--k", "3", "--format", "trec"])
+    assert result.exit_code == 0, result.output
+    lines = [line.split() for line in result.output.splitlines()]
+    assert len(lines) == 6 and {line[0] for line in lines} == {papers[0].id, papers[3].id}
+    assert all(line[0] != line[2] for line in lines)  # never the query paper itself
+    result = runner.invoke(app, ["search", str(dense), str(lexical), "--papers", str(ids), "--format", "json",
+                                 "--method", "late", "--k", "4"])
+    assert result.exit_code == 0, result.output
+    fused = json.loads(result.output)
+    assert [q["query"] for q in fused] == [papers[0].id, papers[3].id] and len(fused[0]["hits"]) == 4
+    queries = tmp_path / "queries.tsv"
+    queries.write_text(f"t1\t{papers[2].title}\nt2\t{papers[5].title}\n")
+    result = runner.invoke(app, ["search", str(lexical), "--queries", str(queries), "--k", "2"])
+    assert result.exit_code == 0, result.output
+    table = result.output.splitlines()
+    assert table[0].split()[:4] == ["query", "rank", "score", "paper"] and len(table) == 5
+    assert table[1].split()[3] == papers[2].id  # full ids in the plain table
+    out = tmp_path / "run.trec"
+    result = runner.invoke(app, ["search", str(dense), "--papers", str(ids), "--format", "trec", "--out", str(out)])
+    assert result.exit_code == 0 and len(out.read_text().splitlines()) == 2 * 7

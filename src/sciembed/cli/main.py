@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sciembed.cli import beir, corpus, demo, evaluate, ingest, inspect, search, synth, train
+from sciembed.cli import beir, corpus, demo, evaluate, ingest, inspect, prism, search, synth, train
 
 app = typer.Typer(
     name="sciembed",
@@ -14,7 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir):
+for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, prism):
     module.register(app)
 
 

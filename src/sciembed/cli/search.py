@@ -6,7 +6,9 @@ from pathlib import Path
 
 import typer
 
-VIEW_HELP = "ta: title+abstract; window: a window at every section header; section: every non-empty section"
+VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section; "
+             "chunk: CoSAEmb chunks of the encoder's budget; segment: PRISM's ~3,000-token segments")
+FORMATS = ("table", "json", "trec")
 
 
 def _fail(message: str) -> None:
@@ -38,8 +40,9 @@ def index(
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
+    segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
 ) -> None:
-    """Encode a corpus' papers and write a searchable index."""
+    """Encode a corpus' papers and write a searchable index (`--model bm25`: a BM25 index of the same views)."""
     from rich.console import Console
 
     from sciembed.models import load_encoder
@@ -50,6 +53,15 @@ def index(
         if view not in VIEW_KINDS:
             raise ValueError(f"--view {view!r}: expected one of {', '.join(VIEW_KINDS)}")
         check_aggregate(aggregate)
+        if model.lower() == "bm25":
+            from sciembed.retrieval.paper_index import build_bm25_index
+
+            counts = build_bm25_index(corpus, view, out, target=target or 358, segment_tokens=segment_tokens)
+            Console().print(f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers with BM25: "
+                            f"{counts.views} {view} views, {counts.ta_fallback} without body indexed by "
+                            f"title+abstract, {counts.rejected} rejected (no text) -> {out}",
+                            highlight=False, soft_wrap=True)
+            return
         encoder = load_encoder(
             model,
             backend=backend,
@@ -61,7 +73,8 @@ def index(
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         counts = build_paper_index(
-            corpus, encoder, view, out, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra
+            corpus, encoder, view, out, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
+            segment_tokens=segment_tokens,
         )
     except _known_errors() as err:
         _fail(str(err))
@@ -74,56 +87,90 @@ def index(
 
 
 def search(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
+    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index`; several are fused "
+                                                       "by RRF (e.g. a BM25 and a dense index: hybrid search)."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     paper: str | None = typer.Option(None, "--paper", help="Paper id in the index: find papers like it."),
+    papers: Path | None = typer.Option(None, "--papers", help="File of query paper ids (one per line)."),
+    queries: Path | None = typer.Option(None, "--queries", help="File of query texts (JSONL, TSV id<TAB>text, "
+                                                                "or one per line)."),
     k: int = typer.Option(10, "--k", min=1),
     aggregate: str | None = typer.Option(None, "--aggregate", help="max | mean | sum (default: as built)."),
+    method: str | None = typer.Option(None, "--method", help="Paper queries over all views: late (late interaction)"
+                                                             " | max | sum | prism_worst (default: best view pair)."),
+    output: str = typer.Option("table", "--format", help="table | json | trec"),
+    out: Path | None = typer.Option(None, "--out", help="Write the results to this file instead of stdout."),
 ) -> None:
-    """Top-k papers for a query text, or for a paper of the index (itself excluded)."""
+    """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
+    from sciembed.retrieval.batch import QueryFileError, read_paper_ids, read_query_texts, search_batch
+
+    given = [name for name, value in (("--query", query), ("--paper", paper), ("--papers", papers),
+                                      ("--queries", queries)) if value is not None]
+    if len(given) != 1:
+        _fail("give exactly one of --query TEXT or --paper ID (or --papers FILE / --queries FILE)"
+              + (f"; got {', '.join(given)}" if given else ""))
+    if output not in FORMATS:
+        _fail(f"--format {output!r}: expected one of {', '.join(FORMATS)}")
+    try:
+        paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
+        texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
+        results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
+                                       aggregate=aggregate)
+    except (*_known_errors(), QueryFileError) as err:
+        _fail(str(err))
+        return
+    text = _render(results, titles, output, single=query is not None or paper is not None,
+                   header=f"query: {query}" if query is not None else
+                   f"papers like {paper}: {titles.get(paper or '', '')}")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text if output != "table" else _plain_table(results, titles))
+        from rich.console import Console
+
+        Console(stderr=True).print(f"wrote {len(results)} rankings ({output}) -> {out}", highlight=False)
+    elif text:
+        print(text, end="")
+
+
+def _render(results, titles, output: str, *, single: bool, header: str) -> str:
+    import json
+
+    if output == "json":
+        return json.dumps([{"query": q, "hits": [{"rank": r, "paper_id": p, "score": s, "title": titles.get(p, "")}
+                                                 for r, (p, s) in enumerate(hits, 1)]} for q, hits in results],
+                          ensure_ascii=False, indent=1) + "\n"
+    if output == "trec":
+        return "".join(f"{q} Q0 {p} {r} {s:.6f} sciembed\n" for q, hits in results for r, (p, s) in
+                       enumerate(hits, 1))
+    if not single:
+        return _plain_table(results, titles)
     from rich.console import Console
     from rich.table import Table
 
-    if (query is None) == (paper is None):
-        _fail("give exactly one of --query TEXT or --paper ID")
-    try:
-        hits, titles, header = _run_search(index_dir, query, paper, k, aggregate)
-    except _known_errors() as err:
-        _fail(str(err))
+    hits = results[0][1]
     table = Table(title=header, title_justify="left")
-    for column, justify in (("rank", "right"), ("score", "right"), ("paper", "left"), ("title", "left")):
-        table.add_column(column, justify=justify)
+    table.add_column("rank", justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("paper", no_wrap=True, min_width=max((len(p) for p, _ in hits), default=5))  # ids never cut
+    table.add_column("title", overflow="fold")
     for rank, (pid, score) in enumerate(hits, start=1):
         table.add_row(str(rank), f"{score:.4f}", pid, titles.get(pid, ""))
     Console().print(table)
+    return ""
 
 
-def _run_search(
-    index_dir: Path, query: str | None, paper: str | None, k: int, aggregate: str | None
-) -> tuple[list[tuple[str, float]], dict[str, str], str]:
-    from sciembed.retrieval.paper_index import open_paper_index, read_manifest
-
-    if paper is not None:
-        loaded = open_paper_index(index_dir, aggregate=aggregate)
-        if paper not in loaded.titles:
-            raise ValueError(f"--paper {paper!r}: not in {index_dir} ({len(loaded.titles)} papers)")
-        return loaded.index.search_paper(paper, k), loaded.titles, f"papers like {paper}: {loaded.titles[paper]}"
-    from sciembed.models import load_encoder
-
-    manifest = read_manifest(index_dir)
-    settings = manifest["encoder"]
-    encoder = load_encoder(
-        settings["source"],
-        backend=settings["backend"],
-        quantize=settings["quantize"],
-        max_seq_length=settings["max_seq_length"],
-        prefix=settings["prefix"],
-        metric=settings["metric"],
-        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-    )
-    loaded = open_paper_index(index_dir, expected_fingerprint=encoder.fingerprint, aggregate=aggregate)
-    hits = loaded.index.search(encoder.encode([query], show_progress=False), k)[0]
-    return hits, loaded.titles, f"query: {query}"
+def _plain_table(results, titles) -> str:
+    """One line per hit, columns padded to the longest value: ids are never cut, titles run to the line end."""
+    rows = [(q, str(r), f"{s:.4f}", p, titles.get(p, "")) for q, hits in results for r, (p, s) in enumerate(hits, 1)]
+    header = ("query", "rank", "score", "paper", "title")
+    widths = [max([len(header[i]), *(len(row[i]) for row in rows)]) for i in range(4)]
+    lines = ["  ".join(h.ljust(w) if i != 1 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths,
+                                                                                             strict=False)))
+             + "  title"]
+    for row in rows:
+        lines.append("  ".join([row[0].ljust(widths[0]), row[1].rjust(widths[1]), row[2].rjust(widths[2]),
+                                row[3].ljust(widths[3]), row[4]]))
+    return "\n".join(lines) + "\n"
 
 
 def register(app: typer.Typer) -> None:

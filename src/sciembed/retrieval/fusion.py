@@ -36,6 +36,11 @@ class FusedHit:
         """"method#3, experiment#12+40": which list found it at which ranks (best first)."""
         return ", ".join(f"{name}#{'+'.join(map(str, ranks))}" for name, ranks in self.found_by.items())
 
+    def summary(self) -> str:
+        """"method 2× best #3, abstract #1": per list, how many entries and the best rank."""
+        return ", ".join(f"{name} {len(ranks)}× best #{ranks[0]}" if len(ranks) > 1 else f"{name} #{ranks[0]}"
+                         for name, ranks in self.found_by.items())
+
 
 def rrf(
     lists: Mapping[str, Sequence[str]], k: int = RRF_K, *, dedupe: bool = False, depth: int | None = None

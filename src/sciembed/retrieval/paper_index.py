@@ -25,14 +25,23 @@ from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import View, section_view, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
+from sciembed.views.chunk import chunk_views
+from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
 from sciembed.views.window import eligible_sections
 
-VIEW_KINDS = ("ta", "window", "section")
+VIEW_KINDS = ("ta", "window", "section", "chunk", "segment")
 MANIFEST = "manifest.json"
+BM25_VIEWS = "views.jsonl"
 
 
-def paper_views(paper: Paper, kind: str, target: int) -> list[View]:
-    """The views of one paper: its TA, a window at every section header, or every non-empty section."""
+def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
+                segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[View]:
+    """The views of one paper: its TA, a window at every section header, every non-empty section,
+    CoSAEmb chunks of `chunk_tokens`, or PRISM segments of `segment_tokens`."""
+    if kind == "chunk":
+        return chunk_views(paper, max_tokens=chunk_tokens)
+    if kind == "segment":
+        return segment_views(paper, segment_tokens)
     if kind == "ta":
         return [ta_view(paper)] if ta_text(paper).strip() else []
     if kind == "window":
@@ -54,13 +63,14 @@ class IndexCounts:
     views: int = 0
 
 
-def collect_views(papers: Iterable[Paper], kind: str, target: int) -> tuple[list[View], dict[str, str], IndexCounts]:
+def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
+                  ) -> tuple[list[View], dict[str, str], IndexCounts]:
     views: list[View] = []
     titles: dict[str, str] = {}
     counts = IndexCounts()
     for paper in papers:
         counts.read += 1
-        own = paper_views(paper, kind, target)
+        own = paper_views(paper, kind, target, **sizes)
         if own:
             counts.indexed += 1
         elif kind != "ta" and ta_text(paper).strip():
@@ -86,12 +96,14 @@ def build_paper_index(
     aggregate: str = "max",
     show_progress: bool = True,
     extra: dict[str, Any] | None = None,
+    segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
 ) -> IndexCounts:
     """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`."""
     if kind not in VIEW_KINDS:
         raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
     target = target or target_words(encoder.max_seq_length)
-    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target)
+    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
+                                          chunk_tokens=encoder.max_seq_length, segment_tokens=segment_tokens)
     if not views:
         raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
     vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
@@ -105,6 +117,7 @@ def build_paper_index(
         "corpus": str(Path(corpus).resolve()),
         "view": kind,
         "target_words": target if kind == "window" else None,
+        "segment_tokens": segment_tokens if kind == "segment" else None,
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
@@ -140,3 +153,91 @@ def open_paper_index(
     index = MultiVectorIndex.load(path / "index", expected_fingerprint, aggregate)
     titles = json.loads((path / "papers.json").read_text())
     return PaperIndex(index, manifest, titles)
+
+
+# -- BM25 as an index kind --------------------------------------------------------------------------
+
+
+class BM25PaperIndex:
+    """BM25 over a corpus' views (bm25s), searched like a dense paper index: a paper scores its best view.
+
+    On disk the index is its views as JSONL; bm25s rebuilds its sparse matrix on load (a second for
+    thousands of papers), so there is no binary format to keep in step with bm25s versions.
+    """
+
+    kind = "bm25"
+
+    def __init__(self, paper_ids: list[str], texts: list[str]) -> None:
+        from sciembed.retrieval.bm25 import BM25Index
+
+        self.bm25 = BM25Index()
+        self.bm25.add(paper_ids, texts)
+        self._views: dict[str, list[str]] = {}
+        for pid, text in zip(paper_ids, texts, strict=True):
+            self._views.setdefault(pid, []).append(text)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def search_texts(self, texts: list[str], k: int, exclude: list[list[str]] | None = None
+                     ) -> list[list[tuple[str, float]]]:
+        """Top-k papers per query text; `exclude[i]` lists paper ids query i never gets."""
+        exclude = exclude or [[] for _ in texts]
+        most_views = max(len(v) for v in self._views.values())  # k distinct papers lie within k × this views
+        depth = (k + max((len(ex) for ex in exclude), default=0)) * most_views
+        out = []
+        for hits, ex in zip(self.bm25.search(texts, min(len(self.bm25), depth)), exclude, strict=True):
+            best: dict[str, float] = {}
+            for pid, score in hits:
+                if pid not in ex:
+                    best.setdefault(pid, score)
+            out.append(sorted(best.items(), key=lambda x: (-x[1], x[0]))[:k])
+        return out
+
+    def paper_text(self, paper_id: str) -> str:
+        if paper_id not in self._views:
+            raise KeyError(f"paper {paper_id!r} is not in this index ({len(self)} papers)")
+        return "\n".join(self._views[paper_id])
+
+
+def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: int = 358,
+                     segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> IndexCounts:
+    """Write a BM25 index directory (views.jsonl, papers.json, manifest.json) for the corpus' views."""
+    if kind not in VIEW_KINDS:
+        raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
+                                          segment_tokens=segment_tokens)
+    if not views:
+        raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / BM25_VIEWS, "w", encoding="utf-8") as f:
+        for v in views:
+            f.write(json.dumps({"paper_id": v.paper_id, "text": v.text}, ensure_ascii=False) + "\n")
+    (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
+    import bm25s
+
+    manifest = {"corpus": str(Path(corpus).resolve()), "kind": "bm25", "view": kind,
+                "target_words": target if kind == "window" else None,
+                "segment_tokens": segment_tokens if kind == "segment" else None,
+                "encoder": {"name": "bm25", "source": "bm25", "bm25s": bm25s.__version__}, "counts": asdict(counts)}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    return counts
+
+
+def open_bm25_index(path: str | Path) -> tuple[BM25PaperIndex, dict[str, Any], dict[str, str]]:
+    path = Path(path)
+    manifest = read_manifest(path)
+    if manifest.get("kind") != "bm25" or not (path / BM25_VIEWS).is_file():
+        raise IndexLoadError(f"{path}: not a BM25 index directory (no {BM25_VIEWS})")
+    ids, texts = [], []
+    with open(path / BM25_VIEWS, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            try:
+                record = json.loads(line)
+                ids.append(str(record["paper_id"]))
+                texts.append(str(record["text"]))
+            except (json.JSONDecodeError, KeyError) as exc:
+                raise IndexLoadError(f"{path / BM25_VIEWS}:{number}: not a view record ({exc})") from exc
+    titles = json.loads((path / "papers.json").read_text())
+    return BM25PaperIndex(ids, texts), manifest, titles

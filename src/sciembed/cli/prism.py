@@ -1,0 +1,182 @@
+"""`sciembed prism CORPUS --paper ID` (PRISM's fused ranking) and `sciembed prism queries` (generate once, reuse)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.core import TyperGroup
+
+from sciembed.llm.cli_options import (
+    DEFAULT_API_KEY_ENV,
+    LLMApiKeyEnv,
+    LLMBaseUrl,
+    LLMCacheOnly,
+    LLMCachePath,
+    LLMConcurrency,
+    LLMModel,
+    LLMRetries,
+    LLMTimeout,
+    llm_config,
+    llm_requested,
+)
+
+PRISM_HELP = (
+    "PRISM paper-to-paper retrieval: aspect queries (research question, method, experiment) against ~3,000-token "
+    "segments plus the abstract against abstracts, fused by reciprocal rank fusion.\n\n"
+    "`sciembed prism CORPUS --paper ID` ranks the corpus for one of its papers; "
+    "`sciembed prism queries CORPUS --out FILE` writes aspect queries (LLM or extractive) to reuse."
+)
+
+
+class _SearchByDefault(TyperGroup):
+    """`sciembed prism CORPUS …` runs the `search` subcommand; `sciembed prism queries …` its own."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["search", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(cls=_SearchByDefault, help=PRISM_HELP, no_args_is_help=True, add_completion=False)
+
+
+def _fail(message: str) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    raise typer.Exit(2)
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.llm import LLMError
+    from sciembed.models import ModelLoadError
+    from sciembed.retrieval.prism.queries import QueryFileError
+
+    return CorpusError, LLMError, ModelLoadError, QueryFileError, KeyError, ValueError
+
+
+@app.command("search")
+def search_command(
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet) written by `sciembed ingest`."),
+    paper: str = typer.Option(..., "--paper", help="Query paper id (in the corpus; never retrieved itself)."),
+    queries: Path | None = typer.Option(None, "--queries", help="Aspect queries file from `sciembed prism queries`."),
+    sample: int = typer.Option(0, "--sample", help="Which LLM sample of the queries file to use."),
+    model: str = typer.Option("minilm", "--model", help="Encoder: path, hub id or 'minilm'."),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache (a re-run encodes nothing)."),
+    k: int = typer.Option(10, "--k", min=1, help="Fused hits shown."),
+    top_k: int = typer.Option(300, "--top-k", min=1, help="Depth of every query's list and of the fused ranking."),
+    dedupe: bool = typer.Option(False, "--dedupe", help="Count a paper once per aspect list (PRISM counts all)."),
+    no_abstract: bool = typer.Option(False, "--no-abstract", help="Leave out the abstract query."),
+    segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size (tokens)."),
+    abstract_format: str = typer.Option("ta", "--abstract-format", help="ta | prism ('Title: …\\nAbstract: …')."),
+    output: str = typer.Option("table", "--format", help="table | json"),
+) -> None:
+    """PRISM's fused ranking for one paper, with which aspect list found each hit (and at which ranks)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from sciembed.retrieval.prism.api import prism_search
+    from sciembed.retrieval.prism.queries import read_query_sets
+
+    if output not in ("table", "json"):
+        _fail(f"--format {output!r}: expected table or json")
+    try:
+        from sciembed.models import load_encoder
+
+        encoder = load_encoder(model, cache_dir=cache_dir)
+        sets = list(read_query_sets(queries).values()) if queries else None
+        result, titles = prism_search(corpus, paper, encoder=encoder, queries=sets, sample=sample, top_k=top_k,
+                                      dedupe=dedupe, use_abstract=not no_abstract, segment_tokens=segment_tokens,
+                                      abstract_format=abstract_format, show_progress=True)
+    except _errors() as err:
+        _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
+        return
+    if output == "json":
+        print(json.dumps({"paper": paper, "title": titles.get(paper, ""), "query_sources": result.sources,
+                          "excluded": result.excluded,
+                          "hits": [{"rank": r, "paper_id": h.paper_id, "score": h.score,
+                                    "title": titles.get(h.paper_id), "found_by": h.found_by}
+                                   for r, h in enumerate(result.hits[:k], 1)]},
+                         ensure_ascii=False, indent=1))
+        return
+    console = Console()
+    console.print(f"[bold]{paper}[/bold]  {titles.get(paper, '')}", highlight=False, soft_wrap=True)
+    sources = ", ".join(f"{a} ({s})" for a, s in result.sources.items())
+    console.print(f"queries: {sources}", highlight=False, soft_wrap=True)
+    if any(s.startswith("extractive") for s in result.sources.values()):
+        console.print("[yellow]extractive queries (sentences of the paper by section role), not PRISM's LLM "
+                      "queries; pass --queries from `sciembed prism queries --llm-base-url …`[/yellow]")
+    shown = result.hits[:k]
+    table = Table(title=f"PRISM fused ranking (RRF k=60, top {top_k} per list, "
+                        f"{'one entry' if dedupe else 'every segment hit'} per paper and list)", title_justify="left")
+    table.add_column("rank", justify="right", no_wrap=True)
+    table.add_column("RRF", justify="right", no_wrap=True)
+    table.add_column("paper", no_wrap=True, min_width=max((len(h.paper_id) for h in shown), default=5))
+    table.add_column("found by (list: entries, best rank)", overflow="fold")
+    table.add_column("title", overflow="fold", ratio=1)
+    for rank, hit in enumerate(shown, 1):
+        found = hit.summary().replace("research_question", "question")
+        table.add_row(str(rank), f"{hit.score:.4f}", hit.paper_id, found, titles.get(hit.paper_id, ""))
+    console.print(table)
+    if result.excluded[1:]:
+        console.print(f"excluded besides the query itself (same normalised title): {', '.join(result.excluded[1:])}")
+
+
+@app.command("queries")
+def queries_command(
+    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    out: Path = typer.Option(..., "--out", help="Queries file to write (JSONL)."),
+    paper: list[str] = typer.Option([], "--paper", help="Paper id (repeatable; default: every paper)."),
+    papers_file: Path | None = typer.Option(None, "--papers", help="File with one paper id per line."),
+    samples: int = typer.Option(1, "--samples", min=1, help="LLM samples per paper (repeated runs: mean ± std)."),
+    single_agent: bool = typer.Option(False, "--single-agent", help="One call returning JSON with three queries."),
+    structured: bool = typer.Option(False, "--structured", help="Ask for JSON-schema structured output."),
+    words: int = typer.Option(250, "--words", min=1, help="Word budget of extractive queries."),
+    llm_base_url: LLMBaseUrl = None,
+    llm_model: LLMModel = None,
+    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
+    llm_cache: LLMCachePath = None,
+    llm_cache_only: LLMCacheOnly = False,
+    llm_concurrency: LLMConcurrency = 4,
+    llm_timeout: LLMTimeout = 600.0,
+    llm_retries: LLMRetries = 5,
+) -> None:
+    """Write aspect queries for papers of a corpus: LLM agents when an endpoint or cache is given, else extractive."""
+    from rich.console import Console
+
+    from sciembed.retrieval.prism.api import generate_queries
+    from sciembed.retrieval.prism.queries import write_query_sets
+
+    ids = list(paper)
+    if papers_file:
+        if not papers_file.is_file():
+            _fail(f"{papers_file}: no such file")
+        ids += [line.split()[0] for line in papers_file.read_text().splitlines() if line.strip()]
+    use_llm = llm_requested(llm_base_url, llm_cache, llm_cache_only)
+    try:
+        config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
+                            llm_timeout, llm_retries) if use_llm else None
+        sets = generate_queries(corpus, ids or None, llm=config, samples=samples, single_agent=single_agent,
+                                structured=structured, words=words)
+    except _errors() as err:
+        _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
+        return
+    n = write_query_sets(sets, out)
+    sources: dict[str, int] = {}
+    for qs in sets:
+        for source in qs.sources.values():
+            sources[source] = sources.get(source, 0) + 1
+    notes = sum(1 for qs in sets if qs.notes)
+    Console().print(f"wrote {n} query sets ({len({q.paper_id for q in sets})} papers × {samples if use_llm else 1} "
+                    f"sample(s)) -> {out}; query sources: "
+                    + ", ".join(f"{s} {c}" for s, c in sorted(sources.items()))
+                    + (f"; {notes} with notes (e.g. no body: abstract query only)" if notes else ""),
+                    highlight=False, soft_wrap=True)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="prism")

@@ -1,0 +1,186 @@
+"""Batch search: many query papers or query texts against one or more index directories, in one process.
+
+Every index directory written by `sciembed index` works (dense or BM25, any view). With several
+index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
+once per list): a BM25 index and a dense index give the hybrid ranking in one command.
+
+Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
+(`late`, `max`, `sum`, `prism_worst`) a dense index compares all of the query paper's views with all
+of every candidate's views (`MultiVectorIndex.search_views`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sciembed.retrieval.fusion import rrf_scores
+from sciembed.retrieval.multivector import PAPER_METHODS
+from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
+from sciembed.retrieval.titles import TitleTwins
+
+Ranking = list[tuple[str, float]]
+
+
+class QueryFileError(ValueError):
+    """A papers / queries file that cannot be used (file and line in the message)."""
+
+
+def read_paper_ids(path: str | Path) -> list[str]:
+    """One paper id per line (first whitespace-separated field; `#` comments and blank lines skipped),
+    or JSONL with ``paper_id`` / ``id``."""
+    path = Path(path)
+    if not path.is_file():
+        raise QueryFileError(f"{path}: no such file")
+    ids = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if text.startswith("{"):
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise QueryFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            pid = record.get("paper_id") or record.get("id")
+            if not pid:
+                raise QueryFileError(f"{path}:{number}: no paper_id")
+            ids.append(str(pid))
+        else:
+            ids.append(text.split()[0])
+    if not ids:
+        raise QueryFileError(f"{path}: no paper ids")
+    return ids
+
+
+def read_query_texts(path: str | Path) -> list[tuple[str, str]]:
+    """(query id, text): JSONL (``_id``/``id`` + ``text``/``query``, BEIR's queries.jsonl), TSV ``id<TAB>text``,
+    or one text per line (ids q1, q2, …)."""
+    path = Path(path)
+    if not path.is_file():
+        raise QueryFileError(f"{path}: no such file")
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("{"):
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise QueryFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            qid = record.get("_id") or record.get("id") or f"q{number}"
+            query = record.get("text") or record.get("query")
+            if not query:
+                raise QueryFileError(f"{path}:{number}: no text")
+            out.append((str(qid), str(query)))
+        elif "\t" in text:
+            qid, query = text.split("\t", 1)
+            out.append((qid, query))
+        else:
+            out.append((f"q{len(out) + 1}", text))
+    if not out:
+        raise QueryFileError(f"{path}: no queries")
+    return out
+
+
+@dataclass
+class _Loaded:
+    path: Path
+    kind: str
+    index: Any
+    titles: dict[str, str]
+    manifest: dict[str, Any]
+    encoder: Any = field(default=None)
+
+
+def _open(path: Path, aggregate: str | None) -> _Loaded:
+    manifest = read_manifest(path)
+    if manifest.get("kind") == "bm25":
+        index, manifest, titles = open_bm25_index(path)
+        return _Loaded(path, "bm25", index, titles, manifest)
+    loaded = open_paper_index(path, aggregate=aggregate)
+    return _Loaded(path, "dense", loaded.index, loaded.titles, manifest)
+
+
+def _encoder(loaded: _Loaded) -> Any:
+    from sciembed.models import load_encoder
+
+    settings = loaded.manifest["encoder"]
+    encoder = load_encoder(settings["source"], backend=settings["backend"], quantize=settings["quantize"],
+                           max_seq_length=settings["max_seq_length"], prefix=settings["prefix"],
+                           metric=settings["metric"],
+                           cache_dir=Path(loaded.manifest["cache_dir"]) if loaded.manifest.get("cache_dir") else None)
+    if encoder.fingerprint != loaded.index.fingerprint:
+        from sciembed.retrieval.dense import IndexLoadError
+
+        raise IndexLoadError(f"{loaded.path}: built with encoder fingerprint {loaded.index.fingerprint}, the "
+                             f"encoder its manifest names has {encoder.fingerprint}; rebuild the index")
+    return encoder
+
+
+def search_batch(
+    index_dirs: list[str | Path],
+    *,
+    papers: list[str] | None = None,
+    texts: list[tuple[str, str]] | None = None,
+    k: int = 10,
+    method: str | None = None,
+    aggregate: str | None = None,
+    rrf_k: int = 60,
+) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
+    """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`."""
+    if (papers is None) == (texts is None):
+        raise ValueError("give exactly one of papers or texts")
+    if method is not None and method not in PAPER_METHODS:
+        raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
+    loaded = [_open(Path(p), aggregate) for p in index_dirs]
+    titles: dict[str, str] = {}
+    for one in loaded:
+        titles.update(one.titles)
+    per_index: list[list[Ranking]] = []
+    if papers is not None:
+        missing = [p for p in papers if not any(p in one.titles for one in loaded)]
+        if missing:
+            raise ValueError(f"{len(missing)} of {len(papers)} query papers are in none of the indexes "
+                             f"(e.g. {', '.join(missing[:5])})")
+        twins = TitleTwins(titles.items())
+        excluded = [twins.excluded(p) for p in papers]
+        for one in loaded:
+            per_index.append(_papers(one, papers, excluded, k, method))
+        qids = list(papers)
+    else:
+        qids = [q for q, _ in texts]
+        for one in loaded:
+            if one.kind == "bm25":
+                per_index.append(one.index.search_texts([t for _, t in texts], k))
+            else:
+                vectors = _encoder(one).encode([t for _, t in texts], show_progress=False)
+                per_index.append(one.index.search(vectors, k))
+    if len(loaded) == 1:
+        return list(zip(qids, per_index[0], strict=True)), titles
+    fused = []
+    for i, q in enumerate(qids):
+        lists = {str(one.path): [pid for pid, _ in per_index[j][i]] for j, one in enumerate(loaded)}
+        fused.append((q, rrf_scores(lists, rrf_k, dedupe=True, depth=k)))
+    return fused, titles
+
+
+def _papers(one: _Loaded, papers: list[str], excluded: list[list[str]], k: int, method: str | None) -> list[Ranking]:
+    out: list[Ranking] = []
+    if one.kind == "bm25":
+        known = [p for p in papers if p in one.titles]
+        hits = iter(one.index.search_texts([one.index.paper_text(p) for p in known], k,
+                                           [ex for p, ex in zip(papers, excluded, strict=True) if p in one.titles]))
+        return [next(hits) if p in one.titles else [] for p in papers]
+    for pid, ex in zip(papers, excluded, strict=True):
+        if pid not in one.titles:
+            out.append([])
+        elif method is not None:
+            out.append(one.index.search_paper_views(pid, k, method, exclude=ex))
+        else:
+            hits = one.index.search_paper(pid, k + len(ex))
+            out.append([(d, s) for d, s in hits if d not in ex][:k])
+    return out

@@ -58,7 +58,28 @@ def eval_command(
     device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
     geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
     rankings: bool = typer.Option(True, help="Write TREC run files of every ranking (runs/<model>/)."),
+    paper_to_paper: bool = typer.Option(False, "--paper-to-paper", rich_help_panel="Paper-to-paper",
+                                        help="Whole papers as queries: CORPUS with directed citations "
+                                             "(References / Citations splits of --split), every method."),
+    scifullbench: Path | None = typer.Option(None, "--scifullbench", rich_help_panel="Paper-to-paper",
+                                             help="SciFullBench release folder (Benchmark/, Target_Corpus/)."),
+    p2p_queries: Path | None = typer.Option(None, "--p2p-queries", rich_help_panel="Paper-to-paper",
+                                            help="Query paper ids of CORPUS (with --p2p-qrels)."),
+    p2p_qrels: Path | None = typer.Option(None, "--p2p-qrels", rich_help_panel="Paper-to-paper",
+                                          help="TREC qrels over CORPUS paper ids (with --p2p-queries)."),
+    p2p_config: Path | None = typer.Option(None, "--p2p-config", rich_help_panel="Paper-to-paper",
+                                           help="configs/prism-*.yaml (methods, top_k, aspects, fusion, …)."),
+    llm_queries: Path | None = typer.Option(None, "--llm-queries", rich_help_panel="Paper-to-paper",
+                                            help="LLM aspect queries (`sciembed prism queries`) for prism_llm."),
+    methods: str | None = typer.Option(None, "--methods", rich_help_panel="Paper-to-paper",
+                                       help="Comma-separated methods (default: the config's, all of them)."),
+    min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel="Paper-to-paper",
+                                 help="Only query papers with at least this many gold papers."),
 ) -> None:
+    if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
+        _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
+                             llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings)
+        return
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
     from sciembed.models import ModelLoadError, load_encoder
@@ -84,6 +105,80 @@ def eval_command(
     if problems:
         console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config, llm_queries,
+                         methods, min_gold, cache_dir, batch_size, device, rankings) -> None:
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.evaluation import BenchmarkError
+    from sciembed.evaluation.p2p_report import write_p2p_report
+    from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, load_p2p_config
+    from sciembed.models import ModelLoadError, load_encoder
+    from sciembed.retrieval.prism.queries import QueryFileError
+
+    console = Console()
+    try:
+        if scifullbench:
+            from sciembed.evaluation.scifullbench import load_scifullbench
+
+            bench = load_scifullbench(scifullbench)
+        elif p2p_qrels or p2p_queries:
+            if not (corpus and p2p_qrels and p2p_queries):
+                raise typer.BadParameter("--p2p-qrels and --p2p-queries go together, with a CORPUS")
+            from sciembed.evaluation.paper_to_paper import load_paper_to_paper
+
+            bench = load_paper_to_paper(corpus, p2p_queries, p2p_qrels)
+        else:
+            if corpus is None:
+                raise typer.BadParameter("--paper-to-paper needs a CORPUS built with directed citations")
+            from sciembed.evaluation.paper_to_paper import build_paper_to_paper
+
+            bench = build_paper_to_paper(corpus, split=split, min_gold=min_gold)
+        config = load_p2p_config(p2p_config, queries_file=llm_queries,
+                                 methods=[m.strip() for m in methods.split(",") if m.strip()] if methods else None,
+                                 batch_size=batch_size)
+        if len(model) > 1:
+            console.print(f"[yellow]paper-to-paper runs one encoder; using {model[0]}[/yellow]")
+        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device)
+        console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
+                      f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
+                      highlight=False, soft_wrap=True)
+        runs = evaluate_paper_to_paper(bench, encoder, config)
+        report = write_p2p_report(runs, bench, out, extra={"config": config.model_dump(mode="json"),
+                                                           "encoder": encoder.name}, rankings=rankings)
+    except (BenchmarkError, CorpusError, ModelLoadError, QueryFileError, ValueError) as err:
+        _fail(str(err))
+        return
+    console.print(p2p_table(runs, bench.splits))
+    problems = sum(i.count for i in bench.issues)
+    if problems:
+        console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
+    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def p2p_table(runs, splits) -> Table:
+    from sciembed.evaluation.p2p_run import P2P_LABELS
+
+    metrics = ("recall@50", "recall@100", "recall@300", "mrr@50", "ndcg@10")
+    table = Table(title="paper-to-paper ×100 (mean ± std over LLM samples where sampled)")
+    table.add_column("Method", no_wrap=True)
+    for split in splits:
+        n = runs[0].counts.get((split, None), {}).get("queries", "–")
+        for m in metrics:
+            table.add_column(f"{split[:4]}\n{P2P_LABELS[m]}" + (f"\nn={n}" if m == metrics[0] else ""),
+                             justify="right")
+    for run in runs:
+        std = run.config.get("sample_std") or {}
+        cells = []
+        for split in splits:
+            agg = run.aggregates.get((split, None), {})
+            for m in metrics:
+                value = f"{100 * agg.get(m, float('nan')):.1f}"
+                if split in std:
+                    value += f"±{100 * std[split][m]:.1f}"
+                cells.append(value)
+        table.add_row(run.model, *cells)
+    return table
 
 
 def eval_table(runs) -> Table:

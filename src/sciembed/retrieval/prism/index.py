@@ -131,22 +131,26 @@ class PrismIndex:
         """Fused ranking for one query paper from its encoded aspect queries (aspect -> vector)."""
         excluded = self.excluded(paper_id, title)
         lists: dict[str, list[str]] = {}
-        for aspect, vector in vectors.items():
-            if aspect == Aspect.ABSTRACT:
-                if use_abstract:
-                    lists[aspect] = self._abstract_list(vector, top_k, excluded)
-            elif aspects is None or aspect in aspects:
-                lists[aspect] = self._segment_list(vector, top_k, excluded)
+        segment_aspects = [a for a in vectors if a != Aspect.ABSTRACT and (aspects is None or a in aspects)]
+        if segment_aspects:  # one matrix product for all aspect queries: the scan is memory-bound
+            stacked = np.stack([np.asarray(vectors[a], dtype=np.float32).reshape(-1) for a in segment_aspects])
+            for aspect, ranked in zip(segment_aspects, self._segment_lists(stacked, top_k, excluded), strict=True):
+                lists[aspect] = ranked
+        if use_abstract and Aspect.ABSTRACT in vectors:
+            lists[Aspect.ABSTRACT.value] = self._abstract_list(vectors[Aspect.ABSTRACT], top_k, excluded)
         hits = rrf(lists, rrf_k, dedupe=dedupe, depth=top_k)
         return PrismResult(paper_id, hits, lists, dict(sources or {}), excluded)
 
-    def _segment_list(self, vector: np.ndarray, top_k: int, excluded: list[str]) -> list[str]:
-        """Paper ids of the top `top_k` segments (duplicates kept), excluded papers' segments skipped."""
+    def _segment_lists(self, vectors: np.ndarray, top_k: int, excluded: list[str]) -> list[list[str]]:
+        """Per query vector: paper ids of its top `top_k` segments (duplicates kept), excluded papers skipped."""
         spare = sum(len(self.segments.dense.rows_of(p)) for p in excluded)
-        _, rows = self.segments.dense.search_rows(vector, top_k + spare)
+        _, rows = self.segments.dense.search_rows(vectors, top_k + spare)
         skip = set(excluded)
-        papers = [self._paper_of_segment_row[r] for r in rows[0] if r >= 0]
-        return [p for p in papers if p not in skip][:top_k]
+        out = []
+        for row in rows:
+            papers = [self._paper_of_segment_row[r] for r in row if r >= 0]
+            out.append([p for p in papers if p not in skip][:top_k])
+        return out
 
     def _abstract_list(self, vector: np.ndarray, top_k: int, excluded: list[str]) -> list[str]:
         spare = sum(len(self.abstracts.rows_of(p)) for p in excluded)

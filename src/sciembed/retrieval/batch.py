@@ -2,7 +2,7 @@
 
 Every index directory written by `sciembed index` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
-once per list): a BM25 index and a dense index give the hybrid ranking in one command.
+once per list, each list 100 deep): a BM25 index and a dense index give the hybrid ranking in one command.
 
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
 (`late`, `max`, `sum`, `prism_worst`) a dense index compares all of the query paper's views with all
@@ -22,6 +22,7 @@ from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, re
 from sciembed.retrieval.titles import TitleTwins
 
 Ranking = list[tuple[str, float]]
+FUSION_DEPTH = 100  # each index's list depth when several are fused (then cut to k)
 
 
 class QueryFileError(ValueError):
@@ -137,6 +138,7 @@ def search_batch(
     if method is not None and method not in PAPER_METHODS:
         raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
     loaded = [_open(Path(p), aggregate) for p in index_dirs]
+    depth = k if len(loaded) == 1 else max(k, FUSION_DEPTH)  # fused lists are deeper than what is shown
     titles: dict[str, str] = {}
     for one in loaded:
         titles.update(one.titles)
@@ -149,16 +151,16 @@ def search_batch(
         twins = TitleTwins(titles.items())
         excluded = [twins.excluded(p) for p in papers]
         for one in loaded:
-            per_index.append(_papers(one, papers, excluded, k, method))
+            per_index.append(_papers(one, papers, excluded, depth, method))
         qids = list(papers)
     else:
         qids = [q for q, _ in texts]
         for one in loaded:
             if one.kind == "bm25":
-                per_index.append(one.index.search_texts([t for _, t in texts], k))
+                per_index.append(one.index.search_texts([t for _, t in texts], depth))
             else:
                 vectors = _encoder(one).encode([t for _, t in texts], show_progress=False)
-                per_index.append(one.index.search(vectors, k))
+                per_index.append(one.index.search(vectors, depth))
     if len(loaded) == 1:
         return list(zip(qids, per_index[0], strict=True)), titles
     fused = []

@@ -31,7 +31,7 @@ AGENT_PROMPTS = {
 SINGLE_AGENT_PROMPT = "prism_single_agent"
 JSON_FIELDS = {"research_question_query": Aspect.RESEARCH_QUESTION, "method_query": Aspect.METHOD,
                "experiment_query": Aspect.EXPERIMENT}
-DEFAULT_SAMPLING = Sampling(temperature=0.7, max_tokens=512)
+DEFAULT_SAMPLING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0})  # sample i sends seed i
 MAX_PAPER_WORDS = 12_000  # long papers are cut so that the prompt fits a 16k-token context
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 

@@ -140,5 +140,6 @@ def test_built_from_directed_citations_with_min_gold(tmp_path):
     assert bench.qrels["citations"] == {"b": {"a": 1, "e": 1}}
     assert sorted(c.id for c in bench.candidates()) == list("abcde")  # the split's papers only
     assert bench.issues.count("references: query has fewer than 2 gold papers in the corpus") == 2  # d, e
+    assert bench.issues.count("references: query has no gold paper in the split") == 2  # b, c cite nothing
     one = build_paper_to_paper(root, min_gold=1)
     assert set(one.qrels["citations"]) == {"a", "b", "c"}

@@ -179,6 +179,11 @@ def build_paper_to_paper(
         if cited in query_ids:
             cits.setdefault(cited, {})[citing] = 1
     wanted = list(splits)
+    for name, rel in (("references", refs), ("citations", cits)):
+        if name in wanted:
+            for q in sorted(query_ids - set(rel)):
+                issues.add(f"{name}: query has no gold paper in the split", "query not evaluated in this split",
+                           example=q)
     qrels: dict[str, dict[str, dict[str, int]]] = {}
     if "references" in wanted:
         qrels["references"] = keep_queries_with_gold(refs, min_gold, "references", issues)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sciembed.cli import corpus, demo, evaluate, ingest, inspect, search, synth, train
+from sciembed.cli import corpus, demo, evaluate, ingest, inspect, search, serve, synth, train
 
 app = typer.Typer(
     name="sciembed",
@@ -14,7 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo):
+for module in (synth, ingest, inspect, corpus, evaluate, search, serve, train, demo):
     module.register(app)
 
 

@@ -54,20 +54,25 @@ class IndexCounts:
     views: int = 0
 
 
+def index_views(paper: Paper, kind: str, target: int) -> tuple[list[View], str]:
+    """The views a paper is indexed by, and how: "indexed", "ta_fallback" (no body) or "rejected" (no text)."""
+    own = paper_views(paper, kind, target)
+    if own:
+        return own, "indexed"
+    if kind != "ta" and ta_text(paper).strip():
+        return [ta_view(paper)], "ta_fallback"
+    return [], "rejected"
+
+
 def collect_views(papers: Iterable[Paper], kind: str, target: int) -> tuple[list[View], dict[str, str], IndexCounts]:
     views: list[View] = []
     titles: dict[str, str] = {}
     counts = IndexCounts()
     for paper in papers:
         counts.read += 1
-        own = paper_views(paper, kind, target)
-        if own:
-            counts.indexed += 1
-        elif kind != "ta" and ta_text(paper).strip():
-            own = [ta_view(paper)]
-            counts.ta_fallback += 1
-        else:
-            counts.rejected += 1
+        own, how = index_views(paper, kind, target)
+        setattr(counts, how, getattr(counts, how) + 1)
+        if not own:
             continue
         views.extend(own)
         titles[paper.id] = paper.title

@@ -111,8 +111,14 @@ class DenseIndex:
 
     def train(self, vectors: np.ndarray) -> None:
         """Train an IVF-PQ index on a sample (a no-op for flat and HNSW)."""
-        if not self._index.is_trained:
-            self._index.train(self._prepare(vectors, "train()"))
+        if self._index.is_trained:
+            return
+        array = self._prepare(vectors, "train()")
+        needed = max(self.params.nlist, 2**self.params.pq_bits)
+        if len(array) < needed:
+            raise ValueError(f"train(): {len(array)} vectors cannot train {self.params.nlist} lists and "
+                             f"{2**self.params.pq_bits} PQ centroids; give at least {needed} (or fewer lists / bits)")
+        self._index.train(array)
 
     def remove(self, key: str) -> int:
         """Hide every row of `key` from search; returns how many rows it had."""

@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sciembed.corpus.layout import CorpusDir
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
@@ -91,18 +93,48 @@ def build_paper_index(
     aggregate: str = "max",
     show_progress: bool = True,
     extra: dict[str, Any] | None = None,
+    index_kind: str = "flat",
+    ann: dict[str, Any] | None = None,
+    shard_papers: int | None = None,
+    seed: int = 0,
 ) -> IndexCounts:
-    """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`."""
+    """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`.
+
+    `index_kind` is flat (exact), hnsw, ivf-pq or auto (from the number of views), with `ann` overriding
+    `default_params`. With `shard_papers`, encoding is out of core (`retrieval/shards.py`): vectors go to
+    ``out/shards/`` as they are computed, a killed run resumes, and the index is filled from the shards.
+    """
+    from sciembed.retrieval.ann import INDEX_KINDS, default_params
+
     if kind not in VIEW_KINDS:
         raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    if index_kind not in (*INDEX_KINDS, "auto"):
+        raise ValueError(f"unknown index kind {index_kind!r}; expected auto or one of {', '.join(INDEX_KINDS)}")
     target = target or target_words(encoder.max_seq_length)
-    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target)
-    if not views:
-        raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
-    vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
-    index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate)
-    index.add([v.paper_id for v in views], vectors)
     out = Path(out)
+    if shard_papers:
+        from sciembed.retrieval.shards import encode_to_shards, index_from_shards
+
+        run = encode_to_shards(corpus, encoder, kind, target, out / "shards", shard_papers=shard_papers,
+                               batch_size=batch_size, show_progress=show_progress)
+        counts = run.counts
+        if not counts.views:
+            raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        params = default_params(index_kind, counts.views, encoder.dim, **(ann or {}))
+        index = index_from_shards(out / "shards", encoder.dim, encoder.metric, params, aggregate, seed)
+        titles = {p.id: p.title for p in CorpusDir(corpus).iter_papers() if index.dense.rows_of(p.id)}
+    else:
+        views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target)
+        if not views:
+            raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
+        params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
+        index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
+        if not index.dense.is_trained:
+            size = min(len(vectors), params.train_size or len(vectors))
+            sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
+            index.dense.train(vectors[np.sort(sample)])
+        index.add([v.paper_id for v in views], vectors)
     index.save(out / "index", encoder.fingerprint)
     (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
     describe = getattr(encoder, "describe", None)

@@ -109,6 +109,7 @@ def test_search_similar_upload_and_screenshot(server, browser, shared_data, tmp_
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hits li.hit")) == 10
     assert float(status.get_attribute("data-took")) > 0
 
+    browser.execute_script("window.scrollTo(0, 0)")
     ARTIFACTS.mkdir(exist_ok=True)
     shots = [ARTIFACTS / "search-page.png", tmp_path / "search-page.png"]
     for shot in shots:

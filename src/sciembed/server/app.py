@@ -63,6 +63,10 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         except TimeoutError as err:
             raise ApiError(503, f"the request took longer than {settings.timeout_s:g} s", "timeout") from err
 
+    async def run_write(fn, *args):
+        """Writes get no timeout: a write answered 503 could still commit, and the client could not tell."""
+        return await run_in_threadpool(fn, *args)
+
     # ------------------------------------------------------------ page
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -174,7 +178,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     async def add(papers, rejections) -> AddPapersResponse:
         if len(papers) > settings.max_batch:
             raise ApiError(413, f"{len(papers)} papers in one request; the limit is {settings.max_batch}")
-        counts = await run(collection.add_papers, papers) if papers else {
+        counts = await run_write(collection.add_papers, papers) if papers else {
             "added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
         total = await run(lambda: len(collection.index))
         return AddPapersResponse(**counts, rejected=len(rejections),
@@ -197,7 +201,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
 
     @app.delete("/papers/{paper_id}", summary="Remove a paper", dependencies=[Depends(write_key)])
     async def delete_paper(paper_id: str) -> dict[str, Any]:
-        if not await run(collection.delete, paper_id):
+        if not await run_write(collection.delete, paper_id):
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
         return {"deleted": paper_id}
 

@@ -168,7 +168,7 @@ def snippet(text: str, query: str | None, width: int = 240) -> str:
     terms = {w.lower() for w in _WORD.findall(query or "") if len(w) > 2}
     best, best_start = -1, 0
     if terms:
-        starts = [0] + [m.end() + 1 for m in re.finditer(r"[.!?;] ", text)]
+        starts = [0] + [m.end() for m in re.finditer(r"[.!?;] ", text)]
         for start in starts:
             window = text[start : start + width]
             score = sum(w.lower() in terms for w in _WORD.findall(window))
@@ -289,7 +289,7 @@ class Collection:
                 "index": dense.params.to_dict(),
                 "metric": dense.metric,
                 "dim": dense.dim,
-                "model": {k: self.manifest["encoder"].get(k) for k in ("name", "source", "backend", "max_seq_length")},
+                "model": {k: self.manifest["encoder"].get(k) for k in ("name", "backend", "max_seq_length")},
                 "fingerprint": self.encoder.fingerprint,
                 "live_rows": len(dense) - self.catalog.base_rows,
             }

@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: demo test lint install install-dev clean
+.PHONY: demo test lint install install-dev browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,12 @@ install-dev: $(VENV)/.installed-dev
 demo: install
 	$(BIN)/sciembed demo --out runs/demo
 
-test: install-dev
+# The browser test drives Debian's chromium through Debian's chromedriver (nothing downloaded at test time).
+browser:
+	@command -v chromium >/dev/null && test -x /usr/bin/chromedriver || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
+
+test: install-dev browser
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
 

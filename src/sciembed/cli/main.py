@@ -12,6 +12,7 @@ from sciembed.cli import (
     inspect,
     prism,
     search,
+    serve,
     study,
     summaries,
     synth,
@@ -27,7 +28,8 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism, summaries):
+for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism, summaries,
+               serve):
     module.register(app)
 
 

@@ -41,8 +41,19 @@ def index(
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
+    index_kind: str = typer.Option(
+        "flat", "--index", help="flat (exact) | hnsw | ivf-pq | auto (from the number of vectors)."
+    ),
+    hnsw_m: int = typer.Option(0, "--hnsw-m", min=0, help="HNSW links per node (0: default 32)."),
+    ef_search: int = typer.Option(0, "--ef-search", min=0, help="HNSW default search breadth (0: 64)."),
+    nlist: int = typer.Option(0, "--nlist", min=0, help="IVF lists (0: 4·√vectors)."),
+    pq_m: int = typer.Option(0, "--pq-m", min=0, help="PQ bytes per vector (0: dim/4)."),
+    nprobe: int = typer.Option(0, "--nprobe", min=0, help="IVF lists probed by default (0: 32)."),
+    shard_papers: int | None = typer.Option(
+        None, "--shard-papers", min=1, help="Encode out of core in shards of this many papers (resumable)."
+    ),
 ) -> None:
-    """Encode a corpus' papers and write a searchable index (`--model bm25`: a BM25 index of the same views)."""
+    """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
 
     from sciembed.models import load_encoder
@@ -72,14 +83,19 @@ def index(
             cache_dir=cache_dir,
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
+        ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe}
         counts = build_paper_index(
             corpus, encoder, view, out, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
-            segment_tokens=segment_tokens,
+            segment_tokens=segment_tokens, index_kind=index_kind, ann=ann, shard_papers=shard_papers,
         )
     except _known_errors() as err:
         _fail(str(err))
+    from sciembed.retrieval.dense import read_meta
+
+    built = read_meta(out / "index").get("index", {})
     Console().print(
-        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} views, "
+        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} views "
+        f"in a {built.get('kind', 'flat')} index, "
         f"{counts.ta_fallback} without body indexed by title+abstract, {counts.rejected} rejected (no text) -> {out}",
         highlight=False,
         soft_wrap=True,

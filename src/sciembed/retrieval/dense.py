@@ -1,4 +1,4 @@
-"""Exact dense search with faiss, string ids, query-paper exclusion, and checked save/load.
+"""Dense search with faiss (exact, or HNSW / IVF-PQ), string ids, query-paper exclusion, checked save/load.
 
 Cosine is inner product over L2-normalised vectors (`IndexFlatIP`); l2 is
 `IndexFlatL2`, reported as negative Euclidean distance so that every index
@@ -13,6 +13,12 @@ scan was 2-4× slower on the 2-core reference machine under load (top-100 over
 100k × 384, interleaved: p50 33 ms against 12 ms; benchmarks/search.py,
 results/search.json). Both paths are exact and give the same ranking (equal
 scores: row order in the matrix path, faiss order otherwise).
+
+The same class holds the approximate kinds of `retrieval/ann.py` (``kind`` =
+hnsw | ivf-pq): those always search through faiss, take per-call knobs
+(``ef_search``, ``nprobe``) and cannot give all scores at once (so no mean /
+sum aggregation over them). Rows can be removed (live deletes): they stay in
+faiss, hidden from every search by an id selector, and keep their row numbers.
 
 On disk an index is a directory: ``index.faiss``, ``ids.json`` and
 ``meta.json`` (dim, metric, count, encoder fingerprint, sha256 of the two
@@ -31,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.ioutil.checksums import seal, seal_problem
+from sciembed.retrieval.ann import AnnParams, build_faiss_index, hidden_rows_selector, search_parameters
 from sciembed.retrieval.hits import Hits, check_exclude
 
 METRICS = ("cosine", "l2")
@@ -65,25 +72,78 @@ def as_matrix(vectors: np.ndarray, dim: int, what: str = "vectors") -> np.ndarra
 
 
 class DenseIndex:
-    """Exact faiss index over string-identified vectors."""
+    """A faiss index over string-identified vectors: exact (``flat``, default) or approximate (`AnnParams`)."""
 
-    def __init__(self, dim: int, metric: str = "cosine") -> None:
-        import faiss
-
+    def __init__(self, dim: int, metric: str = "cosine", params: AnnParams | None = None) -> None:
         if metric not in METRICS:
             raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
         if dim <= 0:
             raise ValueError(f"dim must be positive, got {dim}")
         self.dim = dim
         self.metric = metric
+        self.params = params or AnnParams()
         self.fingerprint: str | None = None
-        self._index = faiss.IndexFlatIP(dim) if metric == "cosine" else faiss.IndexFlatL2(dim)
+        self._index = build_faiss_index(self.params, dim, metric)
         self._ids: list[str] = []
         self._rows_of: dict[str, list[int]] = {}
+        self._removed: set[int] = set()  # rows hidden from search (live deletes)
+        self._hidden: Any = None  # faiss selector for `_removed`, rebuilt on change
         self._sqnorms: np.ndarray | None = None  # squared norms of stored rows (l2 matrix path)
 
     def __len__(self) -> int:
+        """Stored rows, removed ones included (row numbers never change)."""
         return len(self._ids)
+
+    @property
+    def kind(self) -> str:
+        return self.params.kind
+
+    @property
+    def exact(self) -> bool:
+        return self.params.kind == "flat"
+
+    @property
+    def live_count(self) -> int:
+        return len(self._ids) - len(self._removed)
+
+    @property
+    def is_trained(self) -> bool:
+        return bool(self._index.is_trained)
+
+    def train(self, vectors: np.ndarray) -> None:
+        """Train an IVF-PQ index on a sample (a no-op for flat and HNSW)."""
+        if self._index.is_trained:
+            return
+        array = self._prepare(vectors, "train()")
+        needed = max(self.params.nlist, 2**self.params.pq_bits)
+        if len(array) < needed:
+            raise ValueError(f"train(): {len(array)} vectors cannot train {self.params.nlist} lists and "
+                             f"{2**self.params.pq_bits} PQ centroids; give at least {needed} (or fewer lists / bits)")
+        self._index.train(array)
+
+    def remove(self, key: str) -> int:
+        """Hide every row of `key` from search; returns how many rows it had."""
+        rows = self.rows_of(key)
+        self.remove_rows(rows)
+        return len(rows)
+
+    def remove_rows(self, rows: Sequence[int]) -> None:
+        """Hide given rows from search (row numbers of the others do not change)."""
+        rows = [int(r) for r in rows if int(r) not in self._removed]
+        if not rows:
+            return
+        for row in rows:
+            key = self._ids[row]
+            kept = [r for r in self._rows_of.get(key, ()) if r != row]
+            if kept:
+                self._rows_of[key] = kept
+            else:
+                self._rows_of.pop(key, None)
+        self._removed.update(rows)
+        self._hidden = hidden_rows_selector(self._removed)
+
+    def removed_rows(self) -> list[int]:
+        return sorted(self._removed)
 
     @property
     def ids(self) -> list[str]:
@@ -106,6 +166,8 @@ class DenseIndex:
         bad = [i for i, x in enumerate(ids) if not isinstance(x, str) or not x]
         if bad:
             raise ValueError(f"add(): {len(bad)} ids are not non-empty strings (positions {bad[:5]})")
+        if not self._index.is_trained:
+            raise ValueError(f"add(): the {self.kind} index is not trained yet; call train() on a sample first")
         self._index.add(array)
         for row, key in enumerate(ids, start=len(self._ids)):
             self._rows_of.setdefault(key, []).append(row)
@@ -121,9 +183,11 @@ class DenseIndex:
         return self._index.reconstruct_batch(np.asarray(rows, dtype=np.int64))
 
     def matrix(self) -> np.ndarray:
-        """All stored vectors as a zero-copy (len, dim) view; valid until the next `add`."""
+        """All stored vectors as a zero-copy (len, dim) view; valid until the next `add` (flat kind only)."""
         import faiss
 
+        if not self.exact:
+            raise ValueError(f"a {self.kind} index holds no exact matrix; all scores need the flat kind")
         if not len(self):
             return np.zeros((0, self.dim), dtype=np.float32)
         return faiss.rev_swig_ptr(self._index.get_xb(), len(self) * self.dim).reshape(len(self), self.dim)
@@ -133,24 +197,37 @@ class DenseIndex:
         return self._scores(self._prepare(queries, "all_scores()"))
 
     def _scores(self, prepared: np.ndarray) -> np.ndarray:
+        """Scores against every row; removed rows score -inf."""
         stored = self.matrix()
         dots = prepared @ stored.T
         if self.metric == "cosine":
-            return dots
-        if self._sqnorms is None or len(self._sqnorms) != len(stored):
-            self._sqnorms = np.einsum("ij,ij->i", stored, stored)
-        sq = np.einsum("ij,ij->i", prepared, prepared)[:, None] + self._sqnorms[None, :] - 2 * dots
-        return -np.sqrt(np.maximum(sq, 0.0))
+            scores = dots
+        else:
+            sqnorms = self._sqnorms
+            if sqnorms is None or len(sqnorms) != len(stored):
+                sqnorms = self._sqnorms = np.einsum("ij,ij->i", stored, stored)
+            sq = np.einsum("ij,ij->i", prepared, prepared)[:, None] + sqnorms[None, :] - 2 * dots
+            scores = -np.sqrt(np.maximum(sq, 0.0))
+        if self._removed:
+            scores[:, sorted(self._removed)] = -np.inf
+        return scores
 
-    def search_rows(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Scores (higher is better) and row numbers, best first, shape (n, min(k, len))."""
+    def search_rows(
+        self, queries: np.ndarray, k: int, *, ef_search: int | None = None, nprobe: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Scores (higher is better) and row numbers, best first, shape (n, min(k, len)); row -1 pads.
+
+        `ef_search` (HNSW) and `nprobe` (IVF-PQ) override the index's defaults for this call.
+        """
         array = self._prepare(queries, "search()")
         k = min(k, len(self))
         if k <= 0:
             return np.zeros((len(array), 0), np.float32), np.zeros((len(array), 0), np.int64)
-        if len(array) <= SMALL_BATCH:
-            return _top_k(self._scores(array), k)
-        scores, rows = self._index.search(array, k)
+        if self.exact and len(array) <= SMALL_BATCH:
+            scores, rows = _top_k(self._scores(array), k)
+            return scores, np.where(np.isfinite(scores), rows, -1)
+        params = search_parameters(self._index, self.kind, ef_search=ef_search, nprobe=nprobe, hidden=self._hidden)
+        scores, rows = self._index.search(array, k, params=params)
         if self.metric == "l2":
             scores = -np.sqrt(np.maximum(scores, 0.0))
         return scores, rows
@@ -191,6 +268,8 @@ class DenseIndex:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         faiss.write_index(self._index, str(path / "index.faiss"))
+        extra = {"index": self.params.to_dict(), **({"removed_rows": self.removed_rows()} if self._removed else {}),
+                 **(extra or {})}
         (path / "ids.json").write_text(json.dumps(self._ids))
         meta = {
             "format": FORMAT_VERSION,
@@ -227,7 +306,7 @@ class DenseIndex:
                 f"{expected_fingerprint} (another model, backend, max_seq_length, prefix or normalisation); "
                 "rebuild the index with this encoder or query with the one that built it"
             )
-        index = cls(meta["dim"], meta["metric"])
+        index = cls(meta["dim"], meta["metric"], AnnParams.from_dict(meta.get("index")))
         index._index = faiss.read_index(str(path / "index.faiss"))
         ids = json.loads((path / "ids.json").read_text())
         if index._index.ntotal != len(ids) or len(ids) != meta["count"] or index._index.d != meta["dim"]:
@@ -236,8 +315,13 @@ class DenseIndex:
                 f"meta says {meta['count']} of dim {meta['dim']})"
             )
         index._ids = ids
+        removed = set(meta.get("removed_rows", ()))
         for row, key in enumerate(ids):
-            index._rows_of.setdefault(key, []).append(row)
+            if row not in removed:
+                index._rows_of.setdefault(key, []).append(row)
+        if removed:
+            index._removed = removed
+            index._hidden = hidden_rows_selector(removed)
         index.fingerprint = meta["fingerprint"]
         return index
 

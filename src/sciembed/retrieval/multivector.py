@@ -7,16 +7,22 @@ A paper's score for a query aggregates its views' scores: ``max`` (default),
   by max, so a faiss top-n view search is deepened until k papers (not
   counting the excluded one) are found;
 - mean / sum need every view's score, so they score all views (one matrix
-  product per block of queries) and reduce per paper.
+  product per block of queries) and reduce per paper (exact kind only).
+
+Over an approximate `DenseIndex` (HNSW, IVF-PQ) the max path is the same,
+with the view ranking approximate. Papers can be removed (`remove`) and
+re-added under the same id (a replacement); `accept` filters papers (year,
+venue, …) inside the deepening loop, so k accepted papers come back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from sciembed.retrieval.ann import AnnParams
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read_meta
 from sciembed.retrieval.hits import Hits, check_exclude
 
@@ -29,6 +35,7 @@ AGGREGATIONS = ("max", "mean", "sum")
 #   prism_worst  reproduction of PRISM's released code: per query vector the *worst* candidate view
 #                (it takes max of L2 distances), summed over query vectors
 PAPER_METHODS = ("max", "late", "sum", "prism_worst")
+ViewHits = list[list[tuple[str, float, int]]]  # per query: (paper id, score, row of its best view), best first
 _BLOCK_BYTES = 1 << 27  # bound on the (queries × views) score block held at once
 
 
@@ -41,19 +48,22 @@ def check_aggregate(aggregate: str) -> str:
 class MultiVectorIndex:
     """Views in, paper ids out: `add(paper_ids, vectors)` with one paper id per view."""
 
-    def __init__(self, dim: int, metric: str = "cosine", aggregate: str = "max") -> None:
-        self.dense = DenseIndex(dim, metric)
+    def __init__(
+        self, dim: int, metric: str = "cosine", aggregate: str = "max", params: AnnParams | None = None
+    ) -> None:
+        self.dense = DenseIndex(dim, metric, params)
         self.aggregate = check_aggregate(aggregate)
         self._papers: list[str] = []  # distinct paper ids, first-seen order
         self._paper_of_row = np.zeros(0, dtype=np.int64)
+        self._gone: set[str] = set()  # removed papers (no live rows)
 
     dim = property(lambda self: self.dense.dim)
     metric = property(lambda self: self.dense.metric)
     fingerprint = property(lambda self: self.dense.fingerprint)
 
     def __len__(self) -> int:
-        """Number of papers."""
-        return len(self._papers)
+        """Number of papers (removed ones not counted)."""
+        return len(self._papers) - len(self._gone)
 
     @property
     def num_views(self) -> int:
@@ -61,7 +71,24 @@ class MultiVectorIndex:
 
     @property
     def papers(self) -> list[str]:
-        return list(self._papers)
+        return [p for p in self._papers if p not in self._gone]
+
+    def remove(self, paper_id: str) -> int:
+        """Hide a paper's views from search (its rows keep their numbers); returns how many views it had."""
+        removed = self.dense.remove(paper_id)
+        if removed:
+            self._gone.add(paper_id)
+        return removed
+
+    def remove_rows(self, rows: Sequence[int]) -> None:
+        """Hide given views; a paper left without views is gone."""
+        self.dense.remove_rows(rows)
+        for paper in {self.paper_of_row(r) for r in rows}:
+            if not self.dense.rows_of(paper):
+                self._gone.add(paper)
+
+    def paper_of_row(self, row: int) -> str:
+        return self._papers[int(self._paper_of_row[row])]
 
     def add(self, paper_ids: Sequence[str], vectors: np.ndarray) -> None:
         paper_ids = list(paper_ids)
@@ -73,6 +100,7 @@ class MultiVectorIndex:
         position = {p: i for i, p in enumerate(self._papers)}
         new_rows = []
         for paper in self.dense.ids[start:]:
+            self._gone.discard(paper)
             if paper not in position:
                 position[paper] = len(self._papers)
                 self._papers.append(paper)
@@ -100,7 +128,11 @@ class MultiVectorIndex:
         array = as_matrix(queries, self.dim, "search()")
         exclude = check_exclude(exclude, len(array))
         if aggregate == "max":
-            return self._search_max(array, k, exclude)
+            return [[(p, s) for p, s, _ in hits] for hits in self._search_max(array, k, exclude)]
+        if not self.dense.exact:
+            raise ValueError(
+                f"{aggregate} aggregation needs every view's score: use max over a {self.dense.kind} index"
+            )
         return self._search_reduce(array, k, exclude, aggregate)
 
     def search_paper(self, paper_id: str, k: int, aggregate: str | None = None) -> list[tuple[str, float]]:
@@ -162,18 +194,42 @@ class MultiVectorIndex:
         self._groups = (order, starts)
         return self._groups
 
-    def _search_max(self, array: np.ndarray, k: int, exclude: list[str | None]) -> Hits:
-        views_per_paper = self.num_views / max(len(self), 1)
+    def search_best_views(
+        self,
+        queries: np.ndarray,
+        k: int,
+        exclude: Sequence[str | None] | None = None,
+        *,
+        accept: Callable[[str], bool] | None = None,
+        ef_search: int | None = None,
+        nprobe: int | None = None,
+    ) -> ViewHits:
+        """Max aggregation with the row of each paper's best view (for snippets); `accept` filters papers."""
+        if k <= 0:
+            raise ValueError(f"k must be positive, got {k}")
+        array = as_matrix(queries, self.dim, "search()")
+        exclude = check_exclude(exclude, len(array))
+        return self._search_max(array, k, exclude, accept, {"ef_search": ef_search, "nprobe": nprobe})
+
+    def _search_max(
+        self,
+        array: np.ndarray,
+        k: int,
+        exclude: list[str | None],
+        accept: Callable[[str], bool] | None = None,
+        knobs: dict | None = None,
+    ) -> ViewHits:
+        views_per_paper = self.num_views / max(len(self._papers), 1)
         depth0 = int(np.ceil(2 * k * views_per_paper))
         pending = list(range(len(array)))
         depth = {i: depth0 + len(self.dense.rows_of(exclude[i] or "")) for i in pending}
-        found: dict[int, list[tuple[str, float]]] = {}
+        found: dict[int, list[tuple[str, float, int]]] = {}
         while pending:
             d = max(depth[i] for i in pending)
-            scores, rows = self.dense.search_rows(array[pending], d)
+            scores, rows = self.dense.search_rows(array[pending], d, **(knobs or {}))
             still = []
             for j, i in enumerate(pending):
-                hits = self._first_per_paper(scores[j], rows[j], exclude[i], k)
+                hits = self._first_per_paper(scores[j], rows[j], exclude[i], k, accept)
                 if len(hits) < k and d < self.num_views:
                     depth[i] = d * 4
                     still.append(i)
@@ -183,9 +239,14 @@ class MultiVectorIndex:
         return [found[i] for i in range(len(array))]
 
     def _first_per_paper(
-        self, scores: np.ndarray, rows: np.ndarray, excluded: str | None, k: int
-    ) -> list[tuple[str, float]]:
-        hits: list[tuple[str, float]] = []
+        self,
+        scores: np.ndarray,
+        rows: np.ndarray,
+        excluded: str | None,
+        k: int,
+        accept: Callable[[str], bool] | None = None,
+    ) -> list[tuple[str, float, int]]:
+        hits: list[tuple[str, float, int]] = []
         seen: set[int] = set()
         for score, row in zip(scores, rows, strict=True):
             if row < 0:
@@ -194,23 +255,30 @@ class MultiVectorIndex:
             if paper in seen or self._papers[paper] == excluded:
                 continue
             seen.add(paper)
-            hits.append((self._papers[paper], float(score)))
+            if accept is not None and not accept(self._papers[paper]):
+                continue
+            hits.append((self._papers[paper], float(score), int(row)))
             if len(hits) == k:
                 break
         return hits
 
     def _search_reduce(self, array: np.ndarray, k: int, exclude: list[str | None], aggregate: str) -> Hits:
-        n_papers = len(self)
-        counts = np.bincount(self._paper_of_row, minlength=n_papers).astype(np.float64)
+        n_papers = len(self._papers)
+        alive = np.ones(len(self._paper_of_row))
+        alive[self.dense.removed_rows()] = 0.0
+        counts = np.bincount(self._paper_of_row, weights=alive, minlength=n_papers)
         block = max(1, _BLOCK_BYTES // max(1, 4 * self.num_views))
         position = {p: i for i, p in enumerate(self._papers)}
         results: Hits = []
         for start in range(0, len(array), block):
             view_scores = self.dense.all_scores(array[start : start + block]).astype(np.float64)
+            view_scores[:, alive == 0] = 0.0  # removed views (scored -inf) count for nothing
             totals = np.zeros((len(view_scores), n_papers))
             for j in range(len(view_scores)):
                 totals[j] = np.bincount(self._paper_of_row, weights=view_scores[j], minlength=n_papers)
-            paper_scores = totals / counts if aggregate == "mean" else totals
+            with np.errstate(divide="ignore", invalid="ignore"):
+                paper_scores = totals / counts if aggregate == "mean" else totals.copy()
+            paper_scores[:, counts == 0] = -np.inf  # removed papers
             for j, row in enumerate(paper_scores):
                 excluded = exclude[start + j]
                 if excluded in position:
@@ -239,7 +307,8 @@ class MultiVectorIndex:
         if meta.get("kind") != "multivector":
             raise IndexLoadError(f"{path}: a {meta.get('kind')!r} index, not a multivector index")
         dense = DenseIndex.load(path, expected_fingerprint)
-        index = cls(dense.dim, dense.metric, aggregate or meta["aggregate"])
+        index = cls(dense.dim, dense.metric, aggregate or meta["aggregate"], dense.params)
         index.dense = dense
         index._reindex(0)
+        index._gone = {p for p in index._papers if not dense.rows_of(p)}
         return index

@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import check_writable, write_text_atomic
 from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
@@ -65,6 +67,16 @@ class IndexCounts:
     views: int = 0
 
 
+def index_views(paper: Paper, kind: str, target: int, **sizes: int) -> tuple[list[View], str]:
+    """The views a paper is indexed by, and how: "indexed", "ta_fallback" (no body) or "rejected" (no text)."""
+    own = paper_views(paper, kind, target, **sizes)
+    if own:
+        return own, "indexed"
+    if kind != "ta" and ta_text(paper).strip():
+        return [ta_view(paper)], "ta_fallback"
+    return [], "rejected"
+
+
 def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
                   ) -> tuple[list[View], dict[str, str], IndexCounts]:
     views: list[View] = []
@@ -72,14 +84,9 @@ def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
     counts = IndexCounts()
     for paper in papers:
         counts.read += 1
-        own = paper_views(paper, kind, target, **sizes)
-        if own:
-            counts.indexed += 1
-        elif kind != "ta" and ta_text(paper).strip():
-            own = [ta_view(paper)]
-            counts.ta_fallback += 1
-        else:
-            counts.rejected += 1
+        own, how = index_views(paper, kind, target, **sizes)
+        setattr(counts, how, getattr(counts, how) + 1)
+        if not own:
             continue
         views.extend(own)
         titles[paper.id] = paper.title
@@ -99,20 +106,50 @@ def build_paper_index(
     show_progress: bool = True,
     extra: dict[str, Any] | None = None,
     segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
+    index_kind: str = "flat",
+    ann: dict[str, Any] | None = None,
+    shard_papers: int | None = None,
+    seed: int = 0,
 ) -> IndexCounts:
-    """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`."""
+    """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`.
+
+    `index_kind` is flat (exact), hnsw, ivf-pq or auto (from the number of views), with `ann` overriding
+    `default_params`. With `shard_papers`, encoding is out of core (`retrieval/shards.py`): vectors go to
+    ``out/shards/`` as they are computed, a killed run resumes, and the index is filled from the shards.
+    """
+    from sciembed.retrieval.ann import INDEX_KINDS, default_params
+
     if kind not in VIEW_KINDS:
         raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    if index_kind not in (*INDEX_KINDS, "auto"):
+        raise ValueError(f"unknown index kind {index_kind!r}; expected auto or one of {', '.join(INDEX_KINDS)}")
     check_writable(Path(out))  # before any encoding: a read-only or missing parent fails now, not at the end
     target = target or target_words(encoder.max_seq_length)
-    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
-                                          chunk_tokens=encoder.max_seq_length, segment_tokens=segment_tokens)
-    if not views:
-        raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
-    vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
-    index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate)
-    index.add([v.paper_id for v in views], vectors)
     out = Path(out)
+    sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens}
+    if shard_papers:
+        from sciembed.retrieval.shards import encode_to_shards, index_from_shards
+
+        run = encode_to_shards(corpus, encoder, kind, target, out / "shards", shard_papers=shard_papers,
+                               batch_size=batch_size, show_progress=show_progress)
+        counts = run.counts
+        if not counts.views:
+            raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        params = default_params(index_kind, counts.views, encoder.dim, **(ann or {}))
+        index = index_from_shards(out / "shards", encoder.dim, encoder.metric, params, aggregate, seed)
+        titles = {p.id: p.title for p in CorpusDir(corpus).iter_papers() if index.dense.rows_of(p.id)}
+    else:
+        views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target, **sizes)
+        if not views:
+            raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
+        params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
+        index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
+        if not index.dense.is_trained:
+            size = min(len(vectors), params.train_size or len(vectors))
+            sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
+            index.dense.train(vectors[np.sort(sample)])
+        index.add([v.paper_id for v in views], vectors)
     (out / MANIFEST).unlink(missing_ok=True)  # written last: a rebuild killed halfway is never taken as finished
     index.save(out / "index", encoder.fingerprint)
     (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))

@@ -1,0 +1,248 @@
+"""The durable side of a served collection: papers' metadata, every view's text, and live updates (SQLite).
+
+One file, ``collection.sqlite``, next to an index directory's ``index/``:
+
+    papers(id, title, year, venue, domain, card)   card: JSON (abstract, sections with roles, ids)
+    views(row, paper_id, kind, section, text, vector, removed)
+    meta(key, value)                                base_rows: rows held by index/ itself
+
+Rows below ``base_rows`` live in the faiss file (vector NULL here); rows added
+by live updates carry their vector, so a restart replays them into the index
+in row order and then hides removed rows. Each add or delete is one SQLite
+transaction in WAL mode with ``synchronous=FULL``: when it returns, it is on
+disk; a process killed in the middle leaves the previous state (SQLite rolls
+the half-written transaction back on the next open). SQLite, not a
+hand-written log, because that atomicity is exactly what it is tested for.
+
+The first catalog of an index is written to a temporary file, fsynced and
+renamed into place, so a half-built catalog never passes for a finished one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.papers.model import Paper
+from sciembed.papers.sections import count_words
+from sciembed.views import View
+
+CATALOG = "collection.sqlite"
+TEXT_LIMIT = 4000  # characters of a view kept for snippets
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS papers (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, year INTEGER, venue TEXT, domain TEXT, card TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS views (
+    row INTEGER PRIMARY KEY, paper_id TEXT NOT NULL, kind TEXT NOT NULL, section INTEGER, text TEXT NOT NULL,
+    vector BLOB, removed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS views_paper ON views (paper_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def paper_card(paper: Paper) -> dict[str, Any]:
+    """What `GET /papers/{id}` shows: metadata and sections with roles (headings and sizes, not full text)."""
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "year": paper.year,
+        "venue": paper.venue,
+        "domain": paper.domain,
+        "fields_of_study": list(paper.fields_of_study),
+        "external_ids": {k: v for k, v in paper.external_ids.items()},
+        "sections": [
+            {"heading": s.heading, "number": s.number, "role": str(s.role), "words": count_words(s.text)}
+            for s in paper.sections
+        ],
+        "references": len(paper.references),
+        "flags": list(paper.flags),
+        "source": (paper.source or "").split(":", 1)[0] or None,  # the reader, not the server's file path
+    }
+
+
+def _paper_row(paper: Paper) -> tuple:
+    return (paper.id, paper.title, paper.year, paper.venue, paper.domain, json.dumps(paper_card(paper)))
+
+
+def _view_row(row: int, view: View, vector: np.ndarray | None) -> tuple:
+    blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+    return (row, view.paper_id, str(view.kind), view.section, view.text[:TEXT_LIMIT], blob)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=FULL")
+    return con
+
+
+def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) -> int:
+    """Write a new catalog for an index's base rows (papers with their views, in row order).
+
+    Temp file, fsync, rename: a crash leaves no catalog rather than half of one. Returns the rows written.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    con = sqlite3.connect(tmp)
+    con.executescript(SCHEMA)
+    row = 0
+    with con:
+        for paper, views in indexed:
+            con.execute("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?, ?)", _paper_row(paper))
+            con.executemany(
+                "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
+                [_view_row(row + i, view, None) for i, view in enumerate(views)],
+            )
+            row += len(views)
+        con.execute("INSERT INTO meta VALUES ('base_rows', ?)", (str(row),))
+    con.close()
+    with open(tmp, "rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+    return row
+
+
+@dataclass(frozen=True)
+class ViewInfo:
+    row: int
+    paper_id: str
+    kind: str
+    section: int | None
+    text: str
+
+
+class Catalog:
+    """Reads from any thread (one connection per thread); writes through one connection, one at a time."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: no catalog")
+        self._local = threading.local()
+        self._writer = _connect(self.path)
+        self._writer.executescript(SCHEMA)
+        self.base_rows = int(self._read("SELECT value FROM meta WHERE key = 'base_rows'")[0][0])
+
+    def _reader(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = self._local.con = _connect(self.path)
+        return con
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
+        return self._reader().execute(sql, tuple(args)).fetchall()
+
+    # ------------------------------------------------------------------ reads
+
+    def count_papers(self) -> int:
+        return int(self._read("SELECT count(*) FROM papers")[0][0])
+
+    def card(self, paper_id: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT card FROM papers WHERE id = ?", (paper_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def has_paper(self, paper_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM papers WHERE id = ?", (paper_id,)))
+
+    def summaries(self, ids: Sequence[str]) -> dict[str, tuple[str, int | None, str | None, str | None]]:
+        """id -> (title, year, venue, domain) for the given ids."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._read(f"SELECT id, title, year, venue, domain FROM papers WHERE id IN ({marks})", ids)
+        return {r[0]: r[1:] for r in rows}
+
+    def filter_fields(self) -> dict[str, tuple[int | None, str, str]]:
+        """id -> (year, venue lower-cased, domain lower-cased), for filtering in memory."""
+        rows = self._read("SELECT id, year, venue, domain FROM papers")
+        return {r[0]: (r[1], (r[2] or "").lower(), (r[3] or "").lower()) for r in rows}
+
+    def views(self, rows: Sequence[int]) -> dict[int, ViewInfo]:
+        if not rows:
+            return {}
+        marks = ",".join("?" * len(rows))
+        found = self._read(f"SELECT row, paper_id, kind, section, text FROM views WHERE row IN ({marks})", rows)
+        return {r[0]: ViewInfo(*r) for r in found}
+
+    def live_rows(self, paper_id: str) -> list[int]:
+        return [r[0] for r in self._read("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
+
+    def added_vectors(self, dim: int) -> tuple[list[int], list[str], np.ndarray]:
+        """Rows added after the base index (row order), their paper ids and vectors."""
+        found = self._read("SELECT row, paper_id, vector FROM views WHERE row >= ? ORDER BY row", (self.base_rows,))
+        vectors = np.frombuffer(b"".join(r[2] for r in found), dtype=np.float32).reshape(len(found), dim)
+        return [r[0] for r in found], [r[1] for r in found], vectors
+
+    def removed_rows(self) -> list[int]:
+        return [r[0] for r in self._read("SELECT row FROM views WHERE removed = 1 ORDER BY row")]
+
+    def next_row(self) -> int:
+        return int(self._read("SELECT coalesce(max(row) + 1, 0) FROM views")[0][0])
+
+    # ----------------------------------------------------------------- writes
+
+    def add(self, papers: Sequence[Paper], views: Sequence[View], vectors: np.ndarray, first_row: int) -> list[int]:
+        """One transaction: replace the papers (their old views marked removed), insert the new views.
+
+        Returns the rows that were removed (replaced papers' old views).
+        """
+        con = self._writer
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            old: list[int] = []
+            for paper in papers:
+                old += [r[0] for r in con.execute(
+                    "SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper.id,))]
+            if old:
+                con.executemany("UPDATE views SET removed = 1 WHERE row = ?", [(r,) for r in old])
+            con.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?, ?)", [_paper_row(p) for p in papers])
+            con.executemany(
+                "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
+                [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return old
+
+    def delete(self, paper_id: str) -> list[int] | None:
+        """One transaction: the paper and its views go; None when it was not there."""
+        con = self._writer
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if not con.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchall():
+                con.execute("ROLLBACK")
+                return None
+            rows = [r[0] for r in con.execute("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
+            con.execute("UPDATE views SET removed = 1 WHERE paper_id = ?", (paper_id,))
+            con.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return rows
+
+    def close(self) -> None:
+        self._writer.close()

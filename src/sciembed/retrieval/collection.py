@@ -1,0 +1,433 @@
+"""A served collection: an index directory opened once for search and live updates.
+
+`Collection.open(INDEX_DIR)` loads the encoder the index was built with (or
+checks the one given against the index's fingerprint and refuses another),
+the faiss index of any kind, and the SQLite catalog (`retrieval/catalog.py`),
+replaying live updates made since the index was built.
+
+Searches run concurrently; a write (add / replace / delete) encodes its papers
+first, commits them to the catalog (durable from then on), and only then
+takes the index's write lock for the in-memory add, so searches wait at most
+for that short step. Writers are serialised.
+
+Paper-to-paper search (a paper of the collection, or a whole new paper) goes
+through one function, `Collection.paper_search` (default:
+`multiview_paper_search`, the paper's TA and windows as queries, a
+candidate's score its best over them). PRISM's fused aspect search plugs in
+there: pass ``paper_search=`` to `Collection.open`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.papers.model import Paper
+from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
+from sciembed.retrieval.dense import IndexLoadError
+from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.paper_index import index_views, read_manifest
+from sciembed.views import View, ta_text, ta_view, target_words, window_at
+from sciembed.views.body import body_words
+from sciembed.views.window import eligible_sections
+
+Accept = Callable[[str], bool]
+PaperHits = list[tuple[str, float, int]]  # (paper id, score, row of the view that matched), best first
+PaperSearch = Callable[["Collection", Paper, int, "Accept | None", dict[str, Any]], PaperHits]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Year range (inclusive), venue and domain (case-insensitive exact match)."""
+
+    year_min: int | None = None
+    year_max: int | None = None
+    venue: str | None = None
+    domain: str | None = None
+
+    def active(self) -> bool:
+        return any(v not in (None, "") for v in (self.year_min, self.year_max, self.venue, self.domain))
+
+    def predicate(self, fields: dict[str, tuple[int | None, str, str]]) -> Accept | None:
+        if not self.active():
+            return None
+        venue, domain = (self.venue or "").lower(), (self.domain or "").lower()
+
+        def accept(paper_id: str) -> bool:
+            year, paper_venue, paper_domain = fields.get(paper_id, (None, "", ""))
+            if self.year_min is not None and (year is None or year < self.year_min):
+                return False
+            if self.year_max is not None and (year is None or year > self.year_max):
+                return False
+            return (not venue or paper_venue == venue) and (not domain or paper_domain == domain)
+
+        return accept
+
+
+@dataclass
+class Hit:
+    id: str
+    title: str
+    score: float
+    year: int | None
+    venue: str | None
+    domain: str | None
+    view: str  # kind of the view that matched: ta | window | section
+    section: int | None  # body section it starts in (None for TA)
+    snippet: str
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    offset: int
+    k: int
+    took_ms: float
+    query_views: int = 1  # vectors the query was searched with
+    more: bool = False  # whether a next page may hold hits
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ReadWriteLock:
+    """Many readers or one writer (the standard library has none; a Condition is all it takes)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._writing = True
+            while self._readers:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+def query_views(paper: Paper, target: int) -> list[View]:
+    """A paper as queries: its title+abstract and a window at every section header."""
+    views = [ta_view(paper)] if ta_text(paper).strip() else []
+    body = body_words(paper)
+    return views + [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
+
+
+def multiview_paper_search(
+    collection: Collection, paper: Paper, depth: int, accept: Accept | None, knobs: dict[str, Any]
+) -> PaperHits:
+    """Default paper-to-paper search: every query view searched, a candidate scores its best over them.
+
+    This is the one place PRISM's fused aspect search replaces (same signature).
+    """
+    views = query_views(paper, collection.target)
+    if not views:
+        raise ValueError(f"paper {paper.id!r} has no title, abstract or body text to search with")
+    vectors = collection.paper_vectors(paper.id) if collection.holds(paper.id) else None
+    if vectors is None:
+        vectors = collection.encode([v.text for v in views])
+    return collection.search_vectors(vectors, depth, exclude=paper.id, accept=accept, knobs=knobs)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def snippet(text: str, query: str | None, width: int = 240) -> str:
+    """The `width`-character stretch of `text` sharing the most words with `query` (its start without one)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    terms = {w.lower() for w in _WORD.findall(query or "") if len(w) > 2}
+    best, best_start = -1, 0
+    if terms:
+        starts = [0] + [m.end() for m in re.finditer(r"[.!?;] ", text)]
+        for start in starts:
+            window = text[start : start + width]
+            score = sum(w.lower() in terms for w in _WORD.findall(window))
+            if score > best:
+                best, best_start = score, start
+    cut = text[best_start : best_start + width]
+    cut = cut[: cut.rfind(" ")] if " " in cut else cut
+    return ("… " if best_start else "") + cut + " …"
+
+
+def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
+    """The encoder an index was built with, loaded with the same settings."""
+    from sciembed.models import load_encoder
+
+    settings = manifest["encoder"]
+    return load_encoder(
+        settings["source"],
+        backend=settings["backend"],
+        quantize=settings["quantize"],
+        max_seq_length=settings["max_seq_length"],
+        prefix=settings["prefix"],
+        metric=settings["metric"],
+        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
+    )
+
+
+def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]) -> Path:
+    """The index directory's catalog, written from its corpus the first time (rows checked against the index)."""
+    catalog = path / CATALOG
+    if catalog.is_file():
+        return catalog
+    from sciembed.corpus.layout import CorpusDir
+
+    kind, target = manifest["view"], manifest.get("target_words") or 0
+    ids = index.dense.ids
+
+    def indexed() -> Iterator[tuple[Paper, list[View]]]:
+        row = 0
+        for paper in CorpusDir(manifest["corpus"]).iter_papers():
+            views, _ = index_views(paper, kind, target)
+            if not views:
+                continue
+            if ids[row : row + len(views)] != [v.paper_id for v in views]:
+                raise IndexLoadError(
+                    f"{path}: the corpus {manifest['corpus']} no longer matches the index at row {row} "
+                    f"(paper {paper.id!r}); rebuild the index"
+                )
+            row += len(views)
+            yield paper, views
+
+    rows = write_base_catalog(catalog, indexed())
+    if rows != len(ids):
+        catalog.unlink()
+        raise IndexLoadError(f"{path}: the corpus gives {rows} views but the index holds {len(ids)}; rebuild the index")
+    return catalog
+
+
+class Collection:
+    """Search and live updates over one index directory (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: Path,
+        index: MultiVectorIndex,
+        catalog: Catalog,
+        encoder: Any,
+        manifest: dict[str, Any],
+        paper_search: PaperSearch | None = None,
+    ) -> None:
+        self.path = path
+        self.index = index
+        self.catalog = catalog
+        self.encoder = encoder
+        self.manifest = manifest
+        self.paper_search: PaperSearch = paper_search or multiview_paper_search
+        self.view_kind: str = manifest["view"]
+        self.target: int = manifest.get("target_words") or target_words(encoder.max_seq_length)
+        self._lock = ReadWriteLock()
+        self._writer = threading.Lock()
+        self._encode_lock = threading.Lock()  # HF fast tokenizers are not safe to share across threads
+        self._fields = catalog.filter_fields()
+
+    @classmethod
+    def open(cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None) -> Collection:
+        """Open an index directory; with `encoder`, refuse an index built by another model."""
+        path = Path(path)
+        manifest = read_manifest(path)
+        built = manifest["encoder"]["fingerprint"]
+        if encoder is not None and encoder.fingerprint != built:
+            raise IndexLoadError(
+                f"{path}: built with {manifest['encoder'].get('name')} (fingerprint {built}), but the configured "
+                f"model is {getattr(encoder, 'name', '?')} (fingerprint {encoder.fingerprint}); queries would be "
+                "compared with vectors of another model — serve it with the model it was built with, or rebuild it"
+            )
+        encoder = encoder or encoder_from_manifest(manifest)
+        index = MultiVectorIndex.load(path / "index", expected_fingerprint=encoder.fingerprint)
+        catalog = Catalog(ensure_catalog(path, index, manifest))
+        if catalog.base_rows != index.num_views:
+            raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
+        rows, ids, vectors = catalog.added_vectors(index.dim)
+        if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
+            raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
+        if rows:
+            index.add(ids, vectors)
+        index.remove_rows(catalog.removed_rows())
+        return cls(path, index, catalog, encoder, manifest, paper_search)
+
+    # ---------------------------------------------------------------- reading
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock.read():
+            dense = self.index.dense
+            return {
+                "papers": len(self.index),
+                "vectors": dense.live_count,
+                "rows": len(dense),
+                "view": self.view_kind,
+                "index": dense.params.to_dict(),
+                "metric": dense.metric,
+                "dim": dense.dim,
+                "model": {k: self.manifest["encoder"].get(k) for k in ("name", "backend", "max_seq_length")},
+                "fingerprint": self.encoder.fingerprint,
+                "live_rows": len(dense) - self.catalog.base_rows,
+            }
+
+    def holds(self, paper_id: str) -> bool:
+        with self._lock.read():
+            return bool(self.index.dense.rows_of(paper_id))
+
+    def paper(self, paper_id: str) -> dict[str, Any] | None:
+        card = self.catalog.card(paper_id)
+        if card is not None:
+            with self._lock.read():
+                card["views"] = len(self.index.dense.rows_of(paper_id))
+        return card
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        with self._encode_lock:
+            return self.encoder.encode(list(texts), show_progress=False)
+
+    def paper_vectors(self, paper_id: str) -> np.ndarray | None:
+        with self._lock.read():
+            rows = self.index.dense.rows_of(paper_id)
+            return self.index.dense.vectors(rows) if rows else None
+
+    def search_vectors(
+        self,
+        vectors: np.ndarray,
+        depth: int,
+        *,
+        exclude: str | None = None,
+        accept: Accept | None = None,
+        knobs: dict[str, Any] | None = None,
+    ) -> PaperHits:
+        """Top-`depth` papers over several query vectors: a paper's score is its best over them."""
+        with self._lock.read():
+            per_query = self.index.search_best_views(
+                vectors, depth, exclude=[exclude] * len(vectors), accept=accept, **(knobs or {})
+            )
+        best: dict[str, tuple[float, int]] = {}
+        for hits in per_query:
+            for pid, score, row in hits:
+                if pid not in best or score > best[pid][0]:
+                    best[pid] = (score, row)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:depth]
+        return [(pid, score, row) for pid, (score, row) in ranked]
+
+    def search(
+        self,
+        *,
+        query: str | None = None,
+        paper_id: str | None = None,
+        paper: Paper | None = None,
+        k: int = 10,
+        offset: int = 0,
+        filters: Filters | None = None,
+        ef_search: int | None = None,
+        nprobe: int | None = None,
+    ) -> SearchResult:
+        """One of: a free-text `query`, a `paper_id` of the collection ("more like this"), or a whole `paper`."""
+        if sum(x is not None for x in (query, paper_id, paper)) != 1:
+            raise ValueError("give exactly one of query, paper_id or paper")
+        if k <= 0 or offset < 0:
+            raise ValueError(f"k must be positive and offset non-negative (got k={k}, offset={offset})")
+        started = time.perf_counter()
+        accept = (filters or Filters()).predicate(self._fields)
+        knobs = {"ef_search": ef_search, "nprobe": nprobe}
+        depth = offset + k + 1  # one more tells whether a next page exists
+        views = 1
+        if query is not None:
+            if not query.strip():
+                raise ValueError("empty query")
+            found = self.search_vectors(self.encode([query]), depth, accept=accept, knobs=knobs)
+        else:
+            if paper_id is not None:
+                card = self.catalog.card(paper_id)
+                if card is None or not self.holds(paper_id):
+                    raise KeyError(paper_id)
+                paper = Paper(id=paper_id, title=card["title"], abstract=card["abstract"])
+            assert paper is not None
+            found = self.paper_search(self, paper, depth, accept, knobs)
+            views = max(1, len(query_views(paper, self.target))) if paper_id is None else len(
+                self.index.dense.rows_of(paper_id))
+        page = found[offset : offset + k]
+        hits = self._hits(page, query)
+        return SearchResult(hits, offset, k, (time.perf_counter() - started) * 1000, views, len(found) > offset + k)
+
+    def _hits(self, page: PaperHits, query: str | None) -> list[Hit]:
+        summaries = self.catalog.summaries([pid for pid, _, _ in page])
+        views = self.catalog.views([row for _, _, row in page])
+        hits = []
+        for pid, score, row in page:
+            title, year, venue, domain = summaries.get(pid, ("", None, None, None))
+            view = views.get(row)
+            hits.append(Hit(
+                id=pid, title=title, score=round(float(score), 6), year=year, venue=venue, domain=domain,
+                view=view.kind if view else "", section=view.section if view else None,
+                snippet=snippet(view.text, query) if view else "",
+            ))
+        return hits
+
+    # ---------------------------------------------------------------- writing
+
+    def add_papers(self, papers: Sequence[Paper]) -> dict[str, int]:
+        """Add or replace papers (by id): views encoded, committed to disk, then added to the live index."""
+        pairs = []
+        skipped = 0
+        for paper in dict((p.id, p) for p in papers).values():  # the last copy of a repeated id wins
+            views, _ = index_views(paper, self.view_kind, self.target)
+            if views:
+                pairs.append((paper, views))
+            else:
+                skipped += 1
+        if not pairs:
+            return {"added": 0, "replaced": 0, "views": 0, "skipped_no_text": skipped}
+        all_views = [v for _, own in pairs for v in own]
+        vectors = self.encode([v.text for v in all_views])
+        with self._writer:
+            first = len(self.index.dense)
+            old_rows = self.catalog.add([p for p, _ in pairs], all_views, vectors, first)
+            with self._lock.write():
+                self.index.add([v.paper_id for v in all_views], vectors)
+                self.index.remove_rows(old_rows)
+                for paper, _ in pairs:
+                    self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower())
+        replaced = len({self.index.paper_of_row(r) for r in old_rows})
+        added = len(pairs) - replaced
+        return {"added": added, "replaced": replaced, "views": len(all_views), "skipped_no_text": skipped}
+
+    def delete(self, paper_id: str) -> bool:
+        """Remove a paper; False when it is not in the collection (also when a concurrent delete won)."""
+        with self._writer:
+            rows = self.catalog.delete(paper_id)
+            if rows is None:
+                return False
+            with self._lock.write():
+                self.index.remove_rows(rows)
+                self._fields.pop(paper_id, None)
+        return True
+
+    def close(self) -> None:
+        self.catalog.close()

@@ -1,0 +1,208 @@
+"""The FastAPI app: routes over one `Collection`, the web page, limits, key, JSON errors.
+
+Blocking work (encoding, faiss, SQLite) runs in the thread pool under a
+timeout, so the event loop keeps answering /health while a long write runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from importlib.resources import files
+from typing import Any
+
+from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, Response
+
+from sciembed.retrieval.collection import Collection, Filters, SearchResult
+from sciembed.server import errors
+from sciembed.server.errors import ApiError
+from sciembed.server.limits import BodyLimit, check_key
+from sciembed.server.schemas import (
+    AddPapersRequest,
+    AddPapersResponse,
+    HitOut,
+    SearchFilters,
+    SearchRequest,
+    SearchResponse,
+)
+from sciembed.server.settings import ServerSettings
+from sciembed.server.uploads import papers_from_dicts, papers_from_upload
+
+STATIC = files("sciembed.server") / "static"
+STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
+
+
+def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
+    """A FastAPI app serving `collection` with `settings`' limits."""
+    settings = settings or ServerSettings()
+    app = FastAPI(
+        title="sciembed",
+        summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
+        version="1",
+    )
+    app.state.collection = collection
+    app.state.settings = settings
+    errors.install(app)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    if settings.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["*"],
+                           allow_headers=["*"])
+
+    def read_key(request: Request) -> None:
+        check_key(request, settings.api_key if settings.protect_reads else None)
+
+    def write_key(request: Request) -> None:
+        check_key(request, settings.api_key)
+
+    async def run(fn, *args, **kwargs):
+        try:
+            return await asyncio.wait_for(run_in_threadpool(fn, *args, **kwargs), settings.timeout_s)
+        except TimeoutError as err:
+            raise ApiError(503, f"the request took longer than {settings.timeout_s:g} s", "timeout") from err
+
+    async def run_write(fn, *args):
+        """Writes get no timeout: a write answered 503 could still commit, and the client could not tell."""
+        return await run_in_threadpool(fn, *args)
+
+    # ------------------------------------------------------------ page
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> HTMLResponse:
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
+    @app.get("/static/{name}", include_in_schema=False)
+    def static(name: str) -> Response:
+        if name not in STATIC_TYPES:  # a fixed list: the name never becomes a path
+            raise ApiError(404, f"no static file {name!r}")
+        return Response((STATIC / name).read_text(encoding="utf-8"), media_type=STATIC_TYPES[name])
+
+    # ------------------------------------------------------------- reads
+
+    @app.get("/health", summary="Liveness")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/stats", summary="Papers, vectors, model fingerprint, index kind", dependencies=[Depends(read_key)])
+    async def stats() -> dict[str, Any]:
+        return await run(collection.stats)
+
+    @app.get("/papers/{paper_id}", summary="One paper: metadata and sections with roles",
+             dependencies=[Depends(read_key)])
+    async def get_paper(paper_id: str) -> dict[str, Any]:
+        card = await run(collection.paper, paper_id)
+        if card is None:
+            raise ApiError(404, f"no paper {paper_id!r} in this collection")
+        return card
+
+    def clamp(k: int, offset: int) -> tuple[int, int, list[str]]:
+        if k <= 0:
+            raise ApiError(422, f"k must be at least 1 (got {k})")
+        if offset > settings.max_offset:
+            raise ApiError(422, f"offset {offset} is over the limit of {settings.max_offset}")
+        notes = []
+        if k > settings.max_k:
+            notes.append(f"k={k} clamped to {settings.max_k}")
+            k = settings.max_k
+        return k, offset, notes
+
+    def respond(result: SearchResult, notes: list[str], paper: dict[str, Any] | None = None) -> SearchResponse:
+        return SearchResponse(
+            hits=[HitOut(**vars(h)) for h in result.hits], k=result.k, offset=result.offset, more=result.more,
+            took_ms=round(result.took_ms, 2), query_views=result.query_views, notes=notes, paper=paper,
+        )
+
+    def filters_of(f: SearchFilters) -> Filters:
+        if f.year_min is not None and f.year_max is not None and f.year_min > f.year_max:
+            raise ApiError(422, f"year_min {f.year_min} is after year_max {f.year_max}")
+        return Filters(**f.model_dump())
+
+    async def searched(**kwargs) -> SearchResult:
+        try:
+            return await run(collection.search, **kwargs)
+        except KeyError as err:
+            raise ApiError(404, f"no paper {err.args[0]!r} in this collection") from err
+        except ValueError as err:
+            raise ApiError(422, str(err)) from err
+
+    @app.post("/search", response_model=SearchResponse, summary="Search by query, paper id or whole paper",
+              dependencies=[Depends(read_key)])
+    async def search(body: SearchRequest) -> SearchResponse:
+        given = [name for name in ("query", "paper_id", "paper") if getattr(body, name) is not None]
+        if len(given) != 1:
+            raise ApiError(422, f"give exactly one of query, paper_id, paper (got {', '.join(given) or 'none'})")
+        if body.query is not None and not body.query.strip():
+            raise ApiError(422, "the query is empty")
+        k, offset, notes = clamp(body.k, body.offset)
+        paper = None
+        if body.paper is not None:
+            papers, rejections = await run(papers_from_dicts, [body.paper])
+            if not papers:
+                raise ApiError(422, f"not a paper: {rejections[0].message}", "not_a_paper")
+            paper = papers[0]
+        result = await searched(
+            query=body.query, paper_id=body.paper_id, paper=paper, k=k, offset=offset,
+            filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
+        )
+        return respond(result, notes)
+
+    @app.post("/search/file", response_model=SearchResponse, summary="Search with an uploaded paper file",
+              dependencies=[Depends(read_key)])
+    async def search_file(
+        file: UploadFile = File(..., description="S2ORC/peS2o JSON, unarXive, science-parse, GROBID TEI, JATS"),
+        format: str = Form("auto"),
+        k: int = Form(10),
+        offset: int = Form(0, ge=0),
+        year_min: int | None = Form(None),
+        year_max: int | None = Form(None),
+        venue: str | None = Form(None),
+        domain: str | None = Form(None),
+    ) -> SearchResponse:
+        k, offset, notes = clamp(k, offset)
+        filters = filters_of(SearchFilters(year_min=year_min, year_max=year_max, venue=venue or None,
+                                           domain=domain or None))
+        data = await file.read()
+        papers = await run(papers_from_upload, data, file.filename, format)
+        if len(papers) > 1:
+            notes.append(f"the file holds {len(papers)} papers; searched with the first")
+        paper = papers[0]
+        result = await searched(paper=paper, k=k, offset=offset, filters=filters)
+        shown = {"id": paper.id, "title": paper.title, "year": paper.year, "venue": paper.venue,
+                 "sections": [{"heading": s.heading, "role": str(s.role)} for s in paper.sections]}
+        return respond(result, notes, shown)
+
+    # ------------------------------------------------------------ writes
+
+    async def add(papers, rejections) -> AddPapersResponse:
+        if len(papers) > settings.max_batch:
+            raise ApiError(413, f"{len(papers)} papers in one request; the limit is {settings.max_batch}")
+        counts = await run_write(collection.add_papers, papers) if papers else {
+            "added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
+        total = await run(lambda: len(collection.index))
+        return AddPapersResponse(**counts, rejected=len(rejections),
+                                 rejections=[r.to_dict() for r in rejections[:50]], papers=total)
+
+    @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)",
+              dependencies=[Depends(write_key)])
+    async def add_papers(body: AddPapersRequest) -> AddPapersResponse:
+        if len(body.papers) > settings.max_batch:
+            raise ApiError(413, f"{len(body.papers)} papers in one request; the limit is {settings.max_batch}")
+        papers, rejections = await run(papers_from_dicts, body.papers)
+        return await add(papers, rejections)
+
+    @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file",
+              dependencies=[Depends(write_key)])
+    async def add_file(file: UploadFile = File(...), format: str = Form("auto")) -> AddPapersResponse:
+        data = await file.read()
+        papers = await run(papers_from_upload, data, file.filename, format)
+        return await add(papers, [])
+
+    @app.delete("/papers/{paper_id}", summary="Remove a paper", dependencies=[Depends(write_key)])
+    async def delete_paper(paper_id: str) -> dict[str, Any]:
+        if not await run_write(collection.delete, paper_id):
+            raise ApiError(404, f"no paper {paper_id!r} in this collection")
+        return {"deleted": paper_id}
+
+    return app

@@ -1,0 +1,57 @@
+"""Structured JSON errors: ``{"error": {"code", "message", "details"?}}``, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("sciembed.server")
+
+CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
+         415: "unsupported_media_type", 422: "invalid_request", 503: "timeout"}
+
+
+class ApiError(Exception):
+    """An error with its HTTP status, a stable code and a message for people."""
+
+    def __init__(self, status: int, message: str, code: str | None = None, details: Any = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.details = status, message, details
+        self.code = code or CODES.get(status, "error")
+
+
+def error_response(status: int, message: str, code: str | None = None, details: Any = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code or CODES.get(status, "error"), "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, err: ApiError) -> JSONResponse:
+        return error_response(err.status, err.message, err.code, err.details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, err: StarletteHTTPException) -> JSONResponse:
+        return error_response(err.status_code, str(err.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, err: RequestValidationError) -> JSONResponse:
+        problems = [
+            {"where": ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body", "message": e.get("msg", "")}
+            for e in err.errors()
+        ]
+        summary = "; ".join(f"{p['where']}: {p['message']}" for p in problems[:5])
+        return error_response(422, f"{len(problems)} problem(s) in the request: {summary}", details=problems)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, err: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return error_response(500, f"internal error ({type(err).__name__}); the server log has the details",
+                              "internal")

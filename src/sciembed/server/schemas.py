@@ -1,0 +1,67 @@
+"""Request and response bodies (they are also the OpenAPI schema at /docs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SearchFilters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    year_min: int | None = Field(None, description="Earliest year (inclusive).")
+    year_max: int | None = Field(None, description="Latest year (inclusive).")
+    venue: str | None = Field(None, description="Venue, case-insensitive exact match.")
+    domain: str | None = Field(None, description="Domain / field, case-insensitive exact match.")
+
+
+class SearchRequest(BaseModel):
+    """Exactly one of `query`, `paper_id`, `paper`."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str | None = Field(None, description="Free-text query.", max_length=10_000)
+    paper_id: str | None = Field(None, description="A paper of the collection: papers like it.")
+    paper: dict[str, Any] | None = Field(None, description="A whole paper in sciembed's own JSON format.")
+    k: int = Field(10, description="Hits per page (larger values are clamped to the server's max_k).")
+    offset: int = Field(0, ge=0, description="Hits to skip (paging).")
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    ef_search: int | None = Field(None, ge=1, le=4096, description="HNSW search breadth for this request.")
+    nprobe: int | None = Field(None, ge=1, le=65_536, description="IVF lists probed for this request.")
+
+
+class HitOut(BaseModel):
+    id: str
+    title: str
+    score: float
+    year: int | None
+    venue: str | None
+    domain: str | None
+    view: str = Field(description="Kind of the paper's view that matched best (ta | window | section).")
+    section: int | None = Field(description="Body section the matching view starts in (None for TA).")
+    snippet: str
+
+
+class SearchResponse(BaseModel):
+    hits: list[HitOut]
+    k: int
+    offset: int
+    more: bool = Field(description="Whether a next page may hold hits.")
+    took_ms: float
+    query_views: int = Field(description="Vectors the query was searched with (a paper: its TA and windows).")
+    notes: list[str] = []
+    paper: dict[str, Any] | None = Field(None, description="The uploaded paper as read (id, title, sections).")
+
+
+class AddPapersRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    papers: list[dict[str, Any]] = Field(description="Papers in sciembed's own JSON format (Paper.to_dict()).")
+
+
+class AddPapersResponse(BaseModel):
+    added: int
+    replaced: int
+    views: int
+    skipped_no_text: int
+    rejected: int
+    rejections: list[dict[str, Any]] = []
+    papers: int = Field(description="Papers in the collection afterwards.")

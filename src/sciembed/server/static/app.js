@@ -1,0 +1,118 @@
+// The search page: plain DOM, no build step. One state object, one render function.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const state = { request: null, offset: 0, k: 10 };
+
+function headers(json) {
+  const h = json ? { "Content-Type": "application/json" } : {};
+  const key = $("api-key").value.trim();
+  if (key) h["X-API-Key"] = key;
+  return h;
+}
+
+function filters() {
+  const num = (id) => ($(id).value === "" ? null : Number($(id).value));
+  const text = (id) => $(id).value.trim() || null;
+  return { year_min: num("year-min"), year_max: num("year-max"), venue: text("venue"), domain: text("domain") };
+}
+
+async function run(request, offset) {
+  state.request = request;
+  state.offset = offset;
+  state.k = Number($("k").value);
+  $("status").textContent = "Searching…";
+  $("status").className = "muted";
+  let response;
+  try {
+    if (request.file) {
+      const form = new FormData();
+      form.append("file", request.file);
+      form.append("k", state.k);
+      form.append("offset", offset);
+      for (const [name, value] of Object.entries(filters())) if (value !== null) form.append(name, value);
+      response = await fetch("/search/file", { method: "POST", body: form, headers: headers(false) });
+    } else {
+      const body = { ...request, k: state.k, offset, filters: filters() };
+      response = await fetch("/search", { method: "POST", body: JSON.stringify(body), headers: headers(true) });
+    }
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error ? data.error.message : response.statusText);
+    render(data, request);
+  } catch (err) {
+    $("hits").replaceChildren();
+    $("pager").hidden = true;
+    $("status").textContent = "Error: " + err.message;
+    $("status").className = "error";
+  }
+}
+
+function describe(request, data) {
+  if (request.query) return `“${request.query}”`;
+  if (request.paper_id) return `papers like ${request.paper_id}`;
+  return `papers like the uploaded “${data.paper ? data.paper.title : request.file.name}”`;
+}
+
+function render(data, request) {
+  const list = $("hits");
+  list.start = data.offset + 1;
+  list.replaceChildren(...data.hits.map(hitItem));
+  const shown = data.hits.length ? `${data.offset + 1}–${data.offset + data.hits.length}` : "no hits";
+  $("status").textContent = `${describe(request, data)}: ${shown} · ${data.took_ms.toFixed(1)} ms` +
+    (data.notes.length ? " · " + data.notes.join("; ") : "");
+  $("status").className = "muted";
+  $("status").dataset.took = data.took_ms;
+  $("pager").hidden = !(data.offset > 0 || data.more);
+  $("prev").disabled = data.offset === 0;
+  $("next").disabled = !data.more;
+  $("page").textContent = `page ${Math.floor(data.offset / data.k) + 1}`;
+}
+
+function hitItem(hit) {
+  const li = document.createElement("li");
+  li.className = "hit";
+  li.dataset.id = hit.id;
+  const title = document.createElement("div");
+  title.className = "title";
+  title.textContent = hit.title || hit.id;
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  const view = hit.view === "ta" ? "title+abstract" : `${hit.view}${hit.section !== null ? " §" + (hit.section + 1) : ""}`;
+  for (const part of [hit.year, hit.venue, hit.domain, `score ${hit.score.toFixed(3)}`, `matched: ${view}`, hit.id]) {
+    if (part === null || part === undefined || part === "") continue;
+    const span = document.createElement("span");
+    span.textContent = part;
+    meta.append(span);
+  }
+  const snip = document.createElement("p");
+  snip.className = "snippet";
+  snip.textContent = hit.snippet;
+  const similar = document.createElement("button");
+  similar.type = "button";
+  similar.className = "link similar";
+  similar.textContent = "similar papers";
+  similar.addEventListener("click", () => run({ paper_id: hit.id }, 0));
+  li.append(title, meta, snip, similar);
+  return li;
+}
+
+$("search-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const query = $("query").value.trim();
+  if (!query) { $("status").textContent = "Type a query first."; return; }
+  run({ query }, 0);
+});
+$("file").addEventListener("change", () => { if ($("file").files.length) run({ file: $("file").files[0] }, 0); });
+const drop = $("upload");
+drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+drop.addEventListener("drop", (e) => {
+  e.preventDefault();
+  drop.classList.remove("over");
+  if (e.dataTransfer.files.length) run({ file: e.dataTransfer.files[0] }, 0);
+});
+$("prev").addEventListener("click", () => run(state.request, Math.max(0, state.offset - state.k)));
+$("next").addEventListener("click", () => run(state.request, state.offset + state.k));
+
+fetch("/stats", { headers: headers(false) }).then((r) => (r.ok ? r.json() : null)).then((s) => {
+  if (s) $("stats").textContent = `${s.papers.toLocaleString()} papers · ${s.vectors.toLocaleString()} vectors · ${s.index.kind} · ${s.model.name}`;
+});

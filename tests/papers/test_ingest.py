@@ -159,7 +159,8 @@ def test_strict_stops_at_the_first_bad_record(tmp_path):
 
 def test_cli_prints_the_balance_and_real_samples_ingest(shared_data, tmp_path):
     out = tmp_path / "samples"
-    run = CliRunner().invoke(app, ["ingest", str(shared_data), "--out", str(out), "--no-progress"])
+    samples = [str(shared_data / "formats"), str(shared_data / "unarxive-sample")]  # the full-text samples
+    run = CliRunner().invoke(app, ["ingest", *samples, "--out", str(out), "--no-progress"])
     assert run.exit_code == 0, run.output
     match = re.search(r"read (\d+) = accepted (\d+) \+ rejected (\d+)", run.output)
     assert match and int(match.group(1)) == int(match.group(2)) + int(match.group(3))

@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import write_text_atomic
+
 CARD_FILE = "sciembed_model.json"
 CARD_METRICS = ("cosine", "l2")
 
@@ -53,9 +55,7 @@ class ModelCard:
 def write_model_card(model_dir: str | Path, card: ModelCard) -> Path:
     """Write ``sciembed_model.json`` into `model_dir` (atomically: temp file, then rename)."""
     path = Path(model_dir) / CARD_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(card.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(card.to_dict(), indent=2, sort_keys=True) + "\n")
     return path
 
 

@@ -93,6 +93,8 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: 
         save_total_limit=config.checkpoint.keep,
         eval_strategy="steps" if evaluate else "no",
         eval_steps=config.validation.every_steps if evaluate else None,
+        gradient_checkpointing=t.gradient_checkpointing,
+        gradient_checkpointing_kwargs={"use_reentrant": False} if t.gradient_checkpointing else None,
         dataloader_num_workers=t.dataloader_workers,
         dataloader_drop_last=False,
         dataloader_pin_memory=torch.cuda.is_available(),

@@ -149,8 +149,6 @@ def build(config: CosaembConfig, prepared: Prepared, corpus: str | Path | Corpus
 
     model = build_model(config.model, pooling=config.model.pooling)
     register_special_tokens(model, SPECIAL_TOKENS, config.model.base or "minilm")
-    if config.training.gradient_checkpointing:
-        model[0].auto_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     t = config.training
     card = ModelCard(recipe=NAME, metric="cosine" if t.normalize else "l2", input_format="cosaemb",
                      pooling=config.model.pooling,

@@ -57,7 +57,6 @@ class CosaembTrainingConfig(TrainingConfig):
     epochs: int = Field(2, gt=0)
     margins: Margins = Margins()
     normalize: bool = False  # L2-normalise embeddings before the distances (margins ≤ 4 only then make sense)
-    gradient_checkpointing: bool = False  # recompute activations in backward: less memory, ~30% more compute
 
 
 class CosaembConfig(TrainConfig):

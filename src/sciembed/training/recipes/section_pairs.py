@@ -105,7 +105,6 @@ def section_training_args(config: SectionConfig) -> dict[str, Any]:
         "gradient_accumulation_steps": t.gradient_accumulation,
         "warmup_steps": t.warmup_steps,
         "warmup_ratio": 0.0,
-        "gradient_checkpointing": t.gradient_checkpointing,
     }
 
 

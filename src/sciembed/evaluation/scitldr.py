@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.papers.readers.jsonlines import counted_objects
+
 TASKS = ("tldr2paper", "title2abstract", "half2half")
 QUERY_PREFIX = "q:"
 
@@ -70,43 +72,23 @@ def read_scitldr(path: str | Path) -> SciTldrRead:
         raise SciTldrError(f"{path}: no such file (expected SciTLDR's train.jsonl / dev.jsonl)")
     out = SciTldrRead()
     seen: set[str] = set()
-    with open(path, encoding="utf-8", errors="strict") as lines:
-        for number, line in enumerate(_lines(lines, path), 1):
-            if not line.strip():
-                continue
-            out.read += 1
-            where = f"{path.name}:{number}"
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                out.reject("not valid JSON", where)
-                continue
-            if not isinstance(record, dict):
-                out.reject("not a JSON object", where)
-                continue
-            pid, title = record.get("paper_id"), record.get("title")
-            sentences, tldrs = _strings(record.get("source")), _strings(record.get("target"))
-            if not isinstance(pid, str) or not pid.strip():
-                out.reject("missing paper_id", where)
-            elif pid.strip() in seen:
-                out.reject("duplicate paper_id (first kept)", where)
-            elif not isinstance(title, str) or not title.strip():
-                out.reject("missing title", where)
-            elif not sentences:
-                out.reject("missing abstract sentences (source)", where)
-            elif tldrs is None:
-                out.reject("target is not a list of strings", where)
-            else:
-                seen.add(pid.strip())
-                out.papers.append(SciTldrPaper(pid.strip(), title.strip(), sentences, tldrs))
+    for where, record in counted_objects(path, out, SciTldrError):
+        pid, title = record.get("paper_id"), record.get("title")
+        sentences, tldrs = _strings(record.get("source")), _strings(record.get("target"))
+        if not isinstance(pid, str) or not pid.strip():
+            out.reject("missing paper_id", where)
+        elif pid.strip() in seen:
+            out.reject("duplicate paper_id (first kept)", where)
+        elif not isinstance(title, str) or not title.strip():
+            out.reject("missing title", where)
+        elif not sentences:
+            out.reject("missing abstract sentences (source)", where)
+        elif tldrs is None:
+            out.reject("target is not a list of strings", where)
+        else:
+            seen.add(pid.strip())
+            out.papers.append(SciTldrPaper(pid.strip(), title.strip(), sentences, tldrs))
     return out
-
-
-def _lines(lines: Iterator[str], path: Path) -> Iterator[str]:
-    try:
-        yield from lines
-    except UnicodeDecodeError as exc:
-        raise SciTldrError(f"{path}: not UTF-8 ({exc})") from exc
 
 
 def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], dict[str, str], Counter]:

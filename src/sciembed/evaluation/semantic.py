@@ -22,7 +22,6 @@ clipped at 0, averaged over tasks — so it depends on which models are compared
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.papers.model import Paper
+from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, TOO_LARGE, json_object_lines
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
@@ -104,16 +104,12 @@ def read_queries(path: str | Path, sample_ids: set[str], issues: IssueLog) -> tu
         raise BenchmarkError(f"{path}: no such queries file (make one with `sciembed summaries queries`)")
     queries: dict[str, str] = {}
     sources: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for line in json_object_lines(path):
+        where, record = line.where, line.record
+        if line.problem in (NOT_JSON, NOT_UTF8, TOO_LARGE):
+            issues.add(f"query line is {line.problem}", "line skipped", where)
             continue
-        where = f"{path.name}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            issues.add("query line is not valid JSON", "line skipped", where)
-            continue
-        pid, query = (record.get("paper_id"), record.get("query")) if isinstance(record, dict) else (None, None)
+        pid, query = (record.get("paper_id"), record.get("query")) if record is not None else (None, None)
         if not isinstance(pid, str) or not isinstance(query, str) or not query.strip():
             issues.add("query line without paper_id or with an empty query", "line skipped", where)
         elif pid not in sample_ids:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.papers.readers.jsonlines import counted_objects
+
 EXTRACTIVE_SOURCE = "extractive-pseudo"
 
 
@@ -66,35 +68,19 @@ def read_summaries(path: str | Path, known_ids: Iterable[str] | None = None) -> 
         raise SummaryFileError(f"{path}: no such summaries file")
     known = None if known_ids is None else set(known_ids)
     out = SummariesRead(path)
-    try:
-        with open(path, encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                out.read += 1
-                where = f"{path.name}:{number}"
-                try:
-                    record = json.loads(line)
-                except (json.JSONDecodeError, RecursionError):
-                    out.reject("not valid JSON", where)
-                    continue
-                if not isinstance(record, dict):
-                    out.reject("not a JSON object", where)
-                    continue
-                pid, text, source = record.get("paper_id"), record.get("text"), record.get("source")
-                if not isinstance(pid, str) or not pid.strip():
-                    out.reject("missing paper_id", where)
-                elif not isinstance(text, str) or not text.strip():
-                    out.reject("empty summary text", where)
-                elif not isinstance(source, str) or not source.strip():
-                    out.reject("missing source", where)
-                elif known is not None and pid.strip() not in known:
-                    out.reject("paper_id not in the corpus", where)
-                else:
-                    extra = {k: v for k, v in record.items() if k not in ("paper_id", "text", "source")}
-                    out.summaries.append(Summary(pid.strip(), " ".join(text.split()), source.strip(), extra))
-    except UnicodeDecodeError as err:
-        raise SummaryFileError(f"{path}: not UTF-8 ({err})") from err
+    for where, record in counted_objects(path, out, SummaryFileError):
+        pid, text, source = record.get("paper_id"), record.get("text"), record.get("source")
+        if not isinstance(pid, str) or not pid.strip():
+            out.reject("missing paper_id", where)
+        elif not isinstance(text, str) or not text.strip():
+            out.reject("empty summary text", where)
+        elif not isinstance(source, str) or not source.strip():
+            out.reject("missing source", where)
+        elif known is not None and pid.strip() not in known:
+            out.reject("paper_id not in the corpus", where)
+        else:
+            extra = {k: v for k, v in record.items() if k not in ("paper_id", "text", "source")}
+            out.summaries.append(Summary(pid.strip(), " ".join(text.split()), source.strip(), extra))
     return out
 
 

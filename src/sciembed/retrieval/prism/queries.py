@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.retrieval.prism.aspects import QuerySet
 
 
@@ -38,13 +39,15 @@ def read_query_sets(path: str | Path) -> dict[tuple[str, int], QuerySet]:
     if not path.is_file():
         raise QueryFileError(f"{path}: no such queries file")
     out: dict[tuple[str, int], QuerySet] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+    try:
+        for line in json_object_lines(path):
+            if line.record is None:
+                raise QueryFileError(f"{path}:{line.number}: not a query set ({line.problem}: {line.detail})")
             try:
-                query_set = QuerySet.from_dict(json.loads(line))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise QueryFileError(f"{path}:{number}: not a query set ({exc})") from exc
+                query_set = QuerySet.from_dict(line.record)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise QueryFileError(f"{path}:{line.number}: not a query set ({exc})") from exc
             out[(query_set.paper_id, query_set.sample)] = query_set
+    except JsonLinesFileError as exc:
+        raise QueryFileError(str(exc)) from exc
     return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import atomic_file, write_text_atomic
 from sciembed.papers.readers.jsonlines import counted_objects
 
 TASKS = ("tldr2paper", "title2abstract", "half2half")
@@ -139,13 +140,11 @@ def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ..
         qrels = "".join(f"{QUERY_PREFIX}{pid}\t{pid}\t1\n" for pid in queries)
         (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels, encoding="utf-8")
         manifest["tasks"][task] = {"queries": len(queries), "documents": len(docs), "skipped": dict(skipped)}
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
 
 
 def _write_jsonl(path: Path, records: Iterator[dict[str, str]]) -> None:
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with atomic_file(path) as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(path)

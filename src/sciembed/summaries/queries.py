@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.llm import LLMClient, LLMRequest, Sampling, load_prompt
 from sciembed.papers.model import Paper
 
@@ -45,6 +46,4 @@ def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
 def write_queries(records: Sequence[dict[str, Any]], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))

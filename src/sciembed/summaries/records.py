@@ -9,13 +9,13 @@ and read = accepted + rejected.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import atomic_file
 from sciembed.papers.readers.jsonlines import counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
@@ -88,13 +88,9 @@ def write_summaries(summaries: Iterable[Summary], path: str | Path) -> int:
     """Write atomically (temp file, then rename): a crash never leaves half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     n = 0
-    with open(tmp, "w", encoding="utf-8") as out:
+    with atomic_file(path) as out:
         for summary in summaries:
             out.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
             n += 1
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
     return n

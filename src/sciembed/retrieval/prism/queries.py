@@ -8,10 +8,10 @@ file and renamed, so an interrupted run never leaves half a file.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from sciembed.ioutil.atomic import atomic_file
 from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.retrieval.prism.aspects import QuerySet
 
@@ -23,13 +23,11 @@ class QueryFileError(ValueError):
 def write_query_sets(sets: Iterable[QuerySet], path: str | Path) -> int:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     n = 0
-    with open(tmp, "w", encoding="utf-8") as out:
+    with atomic_file(path) as out:
         for query_set in sets:
             out.write(json.dumps(query_set.to_dict(), ensure_ascii=False) + "\n")
             n += 1
-    os.replace(tmp, path)
     return n
 
 

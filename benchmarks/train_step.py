@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_memory import peak_rss_mb, rss_mb, texts  # the same text generator and RSS probes
+from step_bench import host, offline_env, run_child, sync, texts, timed_steps, write_report
 
 RESULTS = Path(__file__).resolve().parent / "results" / "train_step.json"
 VARIANTS = ("jepa_sigreg", "jepa_plain", "infonce")
@@ -74,47 +71,30 @@ def one(variant: str, batch_size: int, max_seq_length: int, steps: int, slices: 
             ema_update(target, model, 0.996)
         return float(value.detach())
 
-    cuda = device.startswith("cuda")
-
-    def sync() -> None:
-        if cuda:
-            torch.cuda.synchronize()
-
     step(features(batch_size, 0), 0)  # warm-up: optimizer state, caches
     batches = [features(batch_size, 10 + i) for i in range(steps)]
-    sync()
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-        base = torch.cuda.memory_allocated() / 2**20
-    base_rss = rss_mb()
-    start = time.perf_counter()
-    values = [step(b, i + 1) for i, b in enumerate(batches)]
-    sync()
-    seconds = time.perf_counter() - start
+    timed = timed_steps(lambda: [step(b, i + 1) for i, b in enumerate(batches)], device)
     result = {
         "variant": variant,
         "batch_size": batch_size,
         "steps": steps,
-        "seconds": round(seconds, 3),
-        "seconds_per_step": round(seconds / steps, 4),
-        "examples_per_second": round(batch_size * steps / seconds, 2),
-        "final_loss": round(values[-1], 4),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-        "peak_rss_over_warmup_mb": round(peak_rss_mb() - base_rss, 1),
+        "seconds": round(timed.seconds, 3),
+        "seconds_per_step": round(timed.seconds / steps, 4),
+        "examples_per_second": round(batch_size * steps / timed.seconds, 2),
+        "final_loss": round(timed.values[-1], 4),
+        **timed.rss(),
+        **timed.cuda(),
     }
-    if cuda:
-        peak = torch.cuda.max_memory_allocated() / 2**20
-        result.update({"cuda_peak_allocated_mb": round(peak, 1), "cuda_peak_over_warmup_mb": round(peak - base, 1)})
     if variant == "jepa_sigreg":
         sigreg = SIGReg(slices=slices)
         with torch.no_grad():
             context = model(dict(batches[0][0]))["sentence_embedding"].detach()
-        sync()
+        sync(device)
         start = time.perf_counter()
         for i in range(steps):
             x = context.clone().requires_grad_(True)
             sigreg(x, step=i).backward()
-        sync()
+        sync(device)
         result["sigreg_only_seconds_per_step"] = round((time.perf_counter() - start) / steps, 5)
         result["sigreg_share_of_step"] = round(result["sigreg_only_seconds_per_step"] / result["seconds_per_step"], 5)
     return result
@@ -131,8 +111,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
-        os.environ.setdefault(key, value)
+    offline_env()
 
     import torch
 
@@ -152,12 +131,7 @@ def main() -> None:
     with Progress() as progress:
         task = progress.add_task("train_step", total=len(VARIANTS))
         for variant in VARIANTS:
-            proc = subprocess.run([sys.executable, __file__, "--child", variant, *common], capture_output=True,
-                                  text=True)
-            if proc.returncode != 0:
-                runs.append({"variant": variant, "error": proc.stderr.strip().splitlines()[-1:]})
-            else:
-                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            runs.append(run_child([sys.executable, __file__, "--child", variant, *common], {"variant": variant}))
             progress.console.print(runs[-1])
             progress.advance(task)
     by = {r["variant"]: r for r in runs if "error" not in r}
@@ -179,16 +153,11 @@ def main() -> None:
         "max_seq_length": args.max_seq_length,
         "sigreg_slices": args.slices,
         "steps_per_run": args.steps,
-        "torch_threads": torch.get_num_threads(),
-        "cpu_count": os.cpu_count(),
-        "load_average_at_end": os.getloadavg(),
-        "platform": platform.platform(),
-        "torch": torch.__version__,
+        **host(),
         "runs": runs,
         "ratios": ratios,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_report(args.out, report)
     print(json.dumps(ratios))
     print(f"wrote {args.out}")
 

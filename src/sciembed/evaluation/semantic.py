@@ -32,6 +32,7 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.papers.model import Paper
 from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, TOO_LARGE, json_object_lines
+from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
@@ -44,8 +45,6 @@ SCORE_METRIC = {"title2abstract": "mean_rank", "half2half": "mean_rank", "query2
                 CLUSTERING: "knn_same_label"}
 KNN = 5
 TEST_SHARE = 0.2
-TFIDF_TERMS = 8
-TFIDF_SOURCE = "tfidf-terms (offline fallback, not LLM queries)"
 
 
 @dataclass(frozen=True)
@@ -118,22 +117,6 @@ def read_queries(path: str | Path, sample_ids: set[str], issues: IssueLog) -> tu
             queries[pid] = " ".join(query.split())
             sources.add(str(record.get("source") or "unknown"))
     return queries, " + ".join(sorted(sources)) or "none"
-
-
-def tfidf_queries(papers: list[Paper], terms: int = TFIDF_TERMS) -> dict[str, str]:
-    """The abstract's top TF-IDF terms (fit on the sample), in order of weight: the offline query."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    vectorizer = TfidfVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z-]+\b", sublinear_tf=True)
-    matrix = vectorizer.fit_transform([p.abstract for p in papers]).tocsr()
-    vocab = vectorizer.get_feature_names_out()
-    out = {}
-    for row, paper in enumerate(papers):
-        start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        cols, weights = matrix.indices[start:end], matrix.data[start:end]
-        top = cols[np.lexsort((cols, -weights))][:terms]
-        out[paper.id] = " ".join(vocab[c] for c in top)
-    return out
 
 
 def _label(paper: Paper) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.llm import LLMClient, LLMRequest, Sampling, load_prompt
 from sciembed.papers.model import Paper
+from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
 
 PROMPT = "semantic_query"
 
@@ -37,8 +38,6 @@ def llm_queries(papers: Sequence[Paper], client: LLMClient, sampling: Sampling) 
 
 
 def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
-    from sciembed.evaluation.semantic import TFIDF_SOURCE, tfidf_queries
-
     usable = [p for p in papers if p.title.strip() and (p.abstract or "").strip()]
     return [{"paper_id": pid, "query": q, "source": TFIDF_SOURCE} for pid, q in tfidf_queries(usable).items()]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from sciembed.papers.readers.jsonlines import (
     NOT_UTF8,
     TOO_LARGE,
     JsonLinesFileError,
+    LineTally,
     counted_objects,
     json_object_lines,
 )
@@ -48,21 +48,13 @@ def test_gzip_by_content_and_a_truncated_stream_is_a_file_error(tmp_path: Path) 
         list(json_object_lines(path))
 
 
-@dataclass
-class _Tally:
-    read: int = 0
-    rejected: dict[str, list[str]] = field(default_factory=dict)
-
-    def reject(self, reason: str, where: str) -> None:
-        self.rejected.setdefault(reason, []).append(where)
-
-
 def test_counted_objects_adds_up_and_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     path = _write(tmp_path / "c.jsonl", [b'{"a": 1}', b"nope", b"", b"7", b'{"b": 2}'])
-    tally = _Tally()
+    tally = LineTally()
     got = list(counted_objects(path, tally, ValueError))
     assert got == [("c.jsonl:1", {"a": 1}), ("c.jsonl:5", {"b": 2})]
-    assert tally.read == 4 and tally.rejected == {NOT_JSON: ["c.jsonl:2"], NOT_OBJECT: ["c.jsonl:4"]}
+    assert tally.read == 4 and tally.rejected == {NOT_JSON: 1, NOT_OBJECT: 1}
+    assert tally.examples == {NOT_JSON: "c.jsonl:2", NOT_OBJECT: "c.jsonl:4"}
     _write(path, [b'{"a": 1}', b'{"b": "\xfe"}'])
     with pytest.raises(ValueError, match=r"not UTF-8 \(c.jsonl:2"):
-        list(counted_objects(path, _Tally(), ValueError))
+        list(counted_objects(path, LineTally(), ValueError))

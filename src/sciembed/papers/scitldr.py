@@ -10,12 +10,11 @@ accepted or rejected with its reason and first place (read = accepted + rejected
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sciembed.papers.readers.jsonlines import counted_objects
+from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 
 class SciTldrError(ValueError):
@@ -35,15 +34,8 @@ class SciTldrPaper:
 
 
 @dataclass
-class SciTldrRead:
+class SciTldrRead(LineTally):
     papers: list[SciTldrPaper] = field(default_factory=list)
-    read: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
-
-    def reject(self, reason: str, where: str) -> None:
-        self.rejected[reason] += 1
-        self.examples.setdefault(reason, where)
 
 
 def _strings(value: Any) -> tuple[str, ...] | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.ioutil.atomic import atomic_file
-from sciembed.papers.readers.jsonlines import counted_objects
+from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
 
@@ -37,16 +37,9 @@ class Summary:
 
 
 @dataclass
-class SummariesRead:
+class SummariesRead(LineTally):
     path: Path
     summaries: list[Summary] = field(default_factory=list)
-    read: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
-
-    def reject(self, reason: str, where: str) -> None:
-        self.rejected[reason] += 1
-        self.examples.setdefault(reason, where)
 
     @property
     def by_source(self) -> dict[str, int]:

@@ -9,10 +9,11 @@ out as a `JsonLine` with its object or the problem that stopped it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from sciembed.papers.readers.limits import RECORD_TOO_LARGE, TOO_DEEPLY_NESTED
 from sciembed.papers.readers.records import INVALID_RECORD, INVALID_UTF8, MALFORMED_JSON, Rejection
@@ -56,15 +57,23 @@ def json_object_lines(path: str | Path) -> Iterator[JsonLine]:
         yield JsonLine(item.loc.line or 0, str(item.loc), None, problem, item.message)
 
 
-class Tally(Protocol):
-    """A reader's account: every line read, and the rejected ones by reason with their first place."""
+@dataclass(kw_only=True)
+class LineTally:
+    """A reader's account: lines read, rejected ones by reason, each reason's first "file:line".
 
-    read: int
+    Readers extend it with what they accept, so read = accepted + rejected is checkable.
+    """
 
-    def reject(self, reason: str, where: str) -> None: ...
+    read: int = 0
+    rejected: Counter = field(default_factory=Counter)  # reason -> count
+    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
+
+    def reject(self, reason: str, where: str) -> None:
+        self.rejected[reason] += 1
+        self.examples.setdefault(reason, where)
 
 
-def counted_objects(path: str | Path, tally: Tally, error: type[Exception]) -> Iterator[tuple[str, dict[str, Any]]]:
+def counted_objects(path: str | Path, tally: LineTally, error: type[Exception]) -> Iterator[tuple[str, dict[str, Any]]]:
     """("file:line", object) per line holding one; every non-blank line is counted in `tally.read`.
 
     A line without an object goes to `tally.reject` with its problem; a file that

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sciembed.ioutil.atomic import atomic_file, write_text_atomic
+from sciembed.ioutil.atomic import write_jsonl_atomic, write_text_atomic
 from sciembed.papers.scitldr import SciTldrError, SciTldrPaper, read_scitldr
 
 TASKS = ("tldr2paper", "title2abstract", "half2half")
@@ -74,16 +73,10 @@ def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ..
         queries, docs, skipped = task_pairs(read.papers, task)
         folder = out / task
         (folder / "qrels").mkdir(parents=True, exist_ok=True)
-        _write_jsonl(folder / "corpus.jsonl", ({"_id": pid, "title": "", "text": text} for pid, text in docs.items()))
-        _write_jsonl(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + pid, "text": q} for pid, q in queries.items()))
+        write_jsonl_atomic(folder / "corpus.jsonl", ({"_id": p, "title": "", "text": t} for p, t in docs.items()))
+        write_jsonl_atomic(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + p, "text": q} for p, q in queries.items()))
         qrels = "".join(f"{QUERY_PREFIX}{pid}\t{pid}\t1\n" for pid in queries)
-        (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels, encoding="utf-8")
+        write_text_atomic(folder / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n" + qrels)
         manifest["tasks"][task] = {"queries": len(queries), "documents": len(docs), "skipped": dict(skipped)}
     write_text_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
-
-
-def _write_jsonl(path: Path, records: Iterator[dict[str, str]]) -> None:
-    with atomic_file(path) as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")

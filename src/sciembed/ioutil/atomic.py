@@ -12,10 +12,11 @@ two writers' files.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -159,6 +160,16 @@ def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """One JSON object per line (UTF-8, not ASCII-escaped), streamed, replacing `path` whole; returns the count."""
+    n = 0
+    with atomic_file(path) as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            n += 1
+    return n
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -7,12 +7,11 @@ only whitespace are counted and left out. Offline: the abstract's top TF-IDF ter
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sciembed.ioutil.atomic import write_text_atomic
+from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.llm import LLMClient, LLMRequest, Sampling, load_prompt
 from sciembed.papers.model import Paper
 from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
@@ -45,4 +44,4 @@ def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
 def write_queries(records: Sequence[dict[str, Any]], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_jsonl_atomic(path, records)

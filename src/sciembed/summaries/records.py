@@ -8,14 +8,13 @@ and read = accepted + rejected.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sciembed.ioutil.atomic import atomic_file
+from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
@@ -81,9 +80,4 @@ def write_summaries(summaries: Iterable[Summary], path: str | Path) -> int:
     """Write atomically (temp file, then rename): a crash never leaves half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with atomic_file(path) as out:
-        for summary in summaries:
-            out.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
-            n += 1
-    return n
+    return write_jsonl_atomic(path, (summary.to_dict() for summary in summaries))

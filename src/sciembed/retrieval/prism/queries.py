@@ -7,11 +7,10 @@ file and renamed, so an interrupted run never leaves half a file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from sciembed.ioutil.atomic import atomic_file
+from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.retrieval.prism.aspects import QuerySet
 
@@ -23,12 +22,7 @@ class QueryFileError(ValueError):
 def write_query_sets(sets: Iterable[QuerySet], path: str | Path) -> int:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with atomic_file(path) as out:
-        for query_set in sets:
-            out.write(json.dumps(query_set.to_dict(), ensure_ascii=False) + "\n")
-            n += 1
-    return n
+    return write_jsonl_atomic(path, (query_set.to_dict() for query_set in sets))
 
 
 def read_query_sets(path: str | Path) -> dict[tuple[str, int], QuerySet]:

@@ -8,6 +8,7 @@ variant so each peak is its own, and the host facts every report carries.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -26,6 +27,22 @@ WORDS = (
     "attention", "embedding", "corpus", "abstract", "paper", "theorem", "experiment", "baseline", "accuracy",
     "energy", "spectrum", "solver", "gradient", "kernel", "matrix", "sequence",
 )
+
+
+def add_run_args(parser: argparse.ArgumentParser, out: Path, max_seq_length: int, steps: int,
+                 model: str | None = None, model_help: str = "path / hub id (default: the offline MiniLM)") -> None:
+    """The options every step benchmark takes: token budget, measured steps, model, device, output file."""
+    parser.add_argument("--max-seq-length", type=int, default=max_seq_length)
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--model", default=model, help=model_help)
+    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
+    parser.add_argument("--out", type=Path, default=out)
+
+
+def default_device(requested: str | None) -> str:
+    import torch
+
+    return requested or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def offline_env() -> None:

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_bench import host, offline_env, run_child, texts, timed_steps, write_report
+from step_bench import add_run_args, default_device, host, offline_env, run_child, texts, timed_steps, write_report
 
 RESULTS = Path(__file__).resolve().parent / "results" / "train_memory.json"
 TINY = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
@@ -110,18 +110,14 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--losses", nargs="+", default=["cached_mnrl", "mnrl"], choices=["cached_mnrl", "mnrl"])
     parser.add_argument("--mini-batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=32)
-    parser.add_argument("--steps", type=int, default=2)
-    parser.add_argument("--model", default="tiny", help="tiny (default), minilm, or a path / hub id")
-    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    add_run_args(parser, RESULTS, max_seq_length=32, steps=2, model="tiny",
+                 model_help="tiny (default), minilm, or a path / hub id")
     parser.add_argument("--child", nargs=2, metavar=("LOSS", "BATCH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     offline_env()
 
-    import torch
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = default_device(args.device)
     if args.child:
         result = one(args.child[0], int(args.child[1]), args.mini_batch_size, args.max_seq_length, args.steps,
                      args.model, device)

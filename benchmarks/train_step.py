@@ -21,7 +21,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_bench import host, offline_env, run_child, sync, texts, timed_steps, write_report
+from step_bench import (
+    add_run_args,
+    default_device,
+    host,
+    offline_env,
+    run_child,
+    sync,
+    texts,
+    timed_steps,
+    write_report,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results" / "train_step.json"
 VARIANTS = ("jepa_sigreg", "jepa_plain", "infonce")
@@ -103,19 +113,14 @@ def one(variant: str, batch_size: int, max_seq_length: int, steps: int, slices: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch-size", type=int, default=32, help="micro-batch (pairs)")
-    parser.add_argument("--max-seq-length", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--slices", type=int, default=512)
-    parser.add_argument("--model", default=None, help="path / hub id (default: the offline MiniLM)")
-    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    add_run_args(parser, RESULTS, max_seq_length=128, steps=3)
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     offline_env()
 
-    import torch
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = default_device(args.device)
     common = ["--batch-size", str(args.batch_size), "--max-seq-length", str(args.max_seq_length),
               "--steps", str(args.steps), "--slices", str(args.slices), "--device", device]
     if args.model:

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_bench import host, offline_env, run_child, texts, timed_steps, write_report
+from step_bench import add_run_args, default_device, host, offline_env, run_child, texts, timed_steps, write_report
 
 RESULTS = Path(__file__).resolve().parent / "results" / "train_triplet.json"
 
@@ -79,18 +79,13 @@ def one(batch_size: int, max_seq_length: int, steps: int, model_name: str | None
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[32])
-    parser.add_argument("--max-seq-length", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--model", default=None, help="path / hub id (default: the offline MiniLM)")
-    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    add_run_args(parser, RESULTS, max_seq_length=128, steps=3)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     offline_env()
 
-    import torch
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = default_device(args.device)
     if args.child:
         print(json.dumps(one(args.child, args.max_seq_length, args.steps, args.model, device)))
         return

@@ -88,6 +88,11 @@ class Timed:
     cuda_after_warmup_mb: float | None = None
     cuda_peak_mb: float | None = None
 
+    def speed(self, examples: int) -> dict[str, float]:
+        """Wall time, examples/s over the measured steps, and the last step's loss."""
+        return {"seconds": round(self.seconds, 3), "examples_per_second": round(examples / self.seconds, 2),
+                "final_loss": round(self.values[-1], 4)}
+
     def rss(self) -> dict[str, float]:
         return {"peak_rss_mb": round(self.peak_rss_mb, 1),
                 "peak_rss_over_warmup_mb": round(self.peak_rss_mb - self.rss_after_warmup_mb, 1)}

@@ -88,10 +88,8 @@ def one(variant: str, batch_size: int, max_seq_length: int, steps: int, slices: 
         "variant": variant,
         "batch_size": batch_size,
         "steps": steps,
-        "seconds": round(timed.seconds, 3),
+        **timed.speed(batch_size * steps),
         "seconds_per_step": round(timed.seconds / steps, 4),
-        "examples_per_second": round(batch_size * steps / timed.seconds, 2),
-        "final_loss": round(timed.values[-1], 4),
         **timed.rss(),
         **timed.cuda(),
     }

@@ -25,29 +25,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import random
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from step_bench import add_run_args, default_device, host, offline_env, run_child, texts, timed_steps, write_report
+
 RESULTS = Path(__file__).resolve().parent / "results" / "train_memory.json"
-WORDS = (
-    "model", "graph", "citation", "section", "method", "result", "window", "encoder", "retrieval", "protein",
-    "cell", "network", "training", "dataset", "sample", "measure", "signal", "variance", "layer", "token",
-    "attention", "embedding", "corpus", "abstract", "paper", "theorem", "experiment", "baseline", "accuracy",
-    "energy", "spectrum", "solver", "gradient", "kernel", "matrix", "sequence",
-)
-
-
-def texts(n: int, words: int, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    return [" ".join(rng.choice(WORDS) for _ in range(words)) for _ in range(n)]
-
-
 TINY = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
 
 
@@ -63,16 +47,6 @@ def build_tiny(root: Path) -> Path:
     BertModel(BertConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=512, **TINY)).save_pretrained(root)
     tokenizer.save_pretrained(root)
     return root
-
-
-def rss_mb() -> float:
-    import psutil
-
-    return psutil.Process().memory_info().rss / 2**20
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def one(loss_name: str, batch_size: int, mini_batch_size: int, max_seq_length: int, steps: int, model_name: str | None,
@@ -110,36 +84,22 @@ def one(loss_name: str, batch_size: int, mini_batch_size: int, max_seq_length: i
         optimizer.step()
         return float(value.detach())
 
-    cuda = device.startswith("cuda")
     step(features(mini_batch_size, 0))  # warm-up: allocates optimizer state and caches
     batches = [features(batch_size, 10 + i) for i in range(steps)]
-    if cuda:
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        base = torch.cuda.memory_allocated() / 2**20
-    base_rss, peak_before = rss_mb(), peak_rss_mb()
-    start = time.perf_counter()
-    values = [step(b) for b in batches]
-    if cuda:
-        torch.cuda.synchronize()
-    seconds = time.perf_counter() - start
+    timed = timed_steps(lambda: [step(b) for b in batches], device)
     result = {
         "loss": loss_name,
         "batch_size": batch_size,
         "mini_batch_size": mini_batch_size if loss_name == "cached_mnrl" else None,
         "steps": steps,
-        "seconds": round(seconds, 3),
-        "examples_per_second": round(batch_size * steps / seconds, 2),
-        "final_loss": round(values[-1], 4),
-        "rss_after_warmup_mb": round(base_rss, 1),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-        "peak_rss_over_warmup_mb": round(peak_rss_mb() - base_rss, 1),
-        "peak_rss_before_measured_steps_mb": round(peak_before, 1),
+        **timed.speed(batch_size * steps),
+        "rss_after_warmup_mb": round(timed.rss_after_warmup_mb, 1),
+        **timed.rss(),
+        "peak_rss_before_measured_steps_mb": round(timed.peak_rss_before_mb, 1),
     }
-    if cuda:
-        peak = torch.cuda.max_memory_allocated() / 2**20
-        result.update({"cuda_allocated_after_warmup_mb": round(base, 1), "cuda_peak_allocated_mb": round(peak, 1),
-                       "cuda_peak_over_warmup_mb": round(peak - base, 1)})
+    if timed.cuda_after_warmup_mb is not None:
+        result["cuda_allocated_after_warmup_mb"] = round(timed.cuda_after_warmup_mb, 1)
+    result.update(timed.cuda())
     return result
 
 
@@ -148,20 +108,14 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--losses", nargs="+", default=["cached_mnrl", "mnrl"], choices=["cached_mnrl", "mnrl"])
     parser.add_argument("--mini-batch-size", type=int, default=32)
-    parser.add_argument("--max-seq-length", type=int, default=32)
-    parser.add_argument("--steps", type=int, default=2)
-    parser.add_argument("--model", default="tiny", help="tiny (default), minilm, or a path / hub id")
-    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    add_run_args(parser, RESULTS, max_seq_length=32, steps=2, model="tiny",
+                 model_help="tiny (default), minilm, or a path / hub id")
     parser.add_argument("--child", nargs=2, metavar=("LOSS", "BATCH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    offline_env()
 
-    import torch
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = default_device(args.device)
     if args.child:
         result = one(args.child[0], int(args.child[1]), args.mini_batch_size, args.max_seq_length, args.steps,
                      args.model, device)
@@ -183,11 +137,7 @@ def main() -> None:
                    "--mini-batch-size", str(args.mini_batch_size), "--max-seq-length", str(args.max_seq_length),
                    "--steps", str(args.steps)]
             cmd += ["--model", model_arg]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0:
-                runs.append({"loss": loss, "batch_size": batch, "error": proc.stderr.strip().splitlines()[-1:]})
-            else:
-                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            runs.append(run_child(cmd, {"loss": loss, "batch_size": batch}))
             progress.console.print(runs[-1])
             progress.advance(task)
     report = {
@@ -200,15 +150,10 @@ def main() -> None:
         "max_seq_length": args.max_seq_length,
         "mini_batch_size": args.mini_batch_size,
         "steps_per_run": args.steps,
-        "torch_threads": torch.get_num_threads(),
-        "cpu_count": os.cpu_count(),
-        "load_average_at_end": os.getloadavg(),
-        "platform": platform.platform(),
-        "torch": torch.__version__,
+        **host(),
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
 
 

@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_memory import peak_rss_mb, rss_mb, texts  # the same text generator and RSS probes
+from step_bench import (
+    add_run_args,
+    default_device,
+    host,
+    offline_env,
+    run_child,
+    sync,
+    texts,
+    timed_steps,
+    write_report,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results" / "train_step.json"
 VARIANTS = ("jepa_sigreg", "jepa_plain", "infonce")
@@ -74,47 +81,28 @@ def one(variant: str, batch_size: int, max_seq_length: int, steps: int, slices: 
             ema_update(target, model, 0.996)
         return float(value.detach())
 
-    cuda = device.startswith("cuda")
-
-    def sync() -> None:
-        if cuda:
-            torch.cuda.synchronize()
-
     step(features(batch_size, 0), 0)  # warm-up: optimizer state, caches
     batches = [features(batch_size, 10 + i) for i in range(steps)]
-    sync()
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-        base = torch.cuda.memory_allocated() / 2**20
-    base_rss = rss_mb()
-    start = time.perf_counter()
-    values = [step(b, i + 1) for i, b in enumerate(batches)]
-    sync()
-    seconds = time.perf_counter() - start
+    timed = timed_steps(lambda: [step(b, i + 1) for i, b in enumerate(batches)], device)
     result = {
         "variant": variant,
         "batch_size": batch_size,
         "steps": steps,
-        "seconds": round(seconds, 3),
-        "seconds_per_step": round(seconds / steps, 4),
-        "examples_per_second": round(batch_size * steps / seconds, 2),
-        "final_loss": round(values[-1], 4),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-        "peak_rss_over_warmup_mb": round(peak_rss_mb() - base_rss, 1),
+        **timed.speed(batch_size * steps),
+        "seconds_per_step": round(timed.seconds / steps, 4),
+        **timed.rss(),
+        **timed.cuda(),
     }
-    if cuda:
-        peak = torch.cuda.max_memory_allocated() / 2**20
-        result.update({"cuda_peak_allocated_mb": round(peak, 1), "cuda_peak_over_warmup_mb": round(peak - base, 1)})
     if variant == "jepa_sigreg":
         sigreg = SIGReg(slices=slices)
         with torch.no_grad():
             context = model(dict(batches[0][0]))["sentence_embedding"].detach()
-        sync()
+        sync(device)
         start = time.perf_counter()
         for i in range(steps):
             x = context.clone().requires_grad_(True)
             sigreg(x, step=i).backward()
-        sync()
+        sync(device)
         result["sigreg_only_seconds_per_step"] = round((time.perf_counter() - start) / steps, 5)
         result["sigreg_share_of_step"] = round(result["sigreg_only_seconds_per_step"] / result["seconds_per_step"], 5)
     return result
@@ -123,20 +111,14 @@ def one(variant: str, batch_size: int, max_seq_length: int, steps: int, slices: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch-size", type=int, default=32, help="micro-batch (pairs)")
-    parser.add_argument("--max-seq-length", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--slices", type=int, default=512)
-    parser.add_argument("--model", default=None, help="path / hub id (default: the offline MiniLM)")
-    parser.add_argument("--device", default=None, help="cpu | cuda (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    add_run_args(parser, RESULTS, max_seq_length=128, steps=3)
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
-        os.environ.setdefault(key, value)
+    offline_env()
 
-    import torch
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = default_device(args.device)
     common = ["--batch-size", str(args.batch_size), "--max-seq-length", str(args.max_seq_length),
               "--steps", str(args.steps), "--slices", str(args.slices), "--device", device]
     if args.model:
@@ -152,12 +134,7 @@ def main() -> None:
     with Progress() as progress:
         task = progress.add_task("train_step", total=len(VARIANTS))
         for variant in VARIANTS:
-            proc = subprocess.run([sys.executable, __file__, "--child", variant, *common], capture_output=True,
-                                  text=True)
-            if proc.returncode != 0:
-                runs.append({"variant": variant, "error": proc.stderr.strip().splitlines()[-1:]})
-            else:
-                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            runs.append(run_child([sys.executable, __file__, "--child", variant, *common], {"variant": variant}))
             progress.console.print(runs[-1])
             progress.advance(task)
     by = {r["variant"]: r for r in runs if "error" not in r}
@@ -179,16 +156,11 @@ def main() -> None:
         "max_seq_length": args.max_seq_length,
         "sigreg_slices": args.slices,
         "steps_per_run": args.steps,
-        "torch_threads": torch.get_num_threads(),
-        "cpu_count": os.cpu_count(),
-        "load_average_at_end": os.getloadavg(),
-        "platform": platform.platform(),
-        "torch": torch.__version__,
+        **host(),
         "runs": runs,
         "ratios": ratios,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_report(args.out, report)
     print(json.dumps(ratios))
     print(f"wrote {args.out}")
 

@@ -174,7 +174,7 @@ def scitldr_command(
     out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, summaries.jsonl)."),
 ) -> None:
     """Import SciTLDR: its abstracts as a TA-only corpus, its TLDRs as summaries (scitldr:author / :reviewer)."""
-    from sciembed.evaluation.scitldr import SciTldrError
+    from sciembed.papers.scitldr import SciTldrError
     from sciembed.summaries.scitldr import import_scitldr
 
     try:

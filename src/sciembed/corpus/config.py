@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 
 class ConfigError(ValueError):
@@ -62,22 +63,11 @@ class FunnelConfig(BaseModel):
     @classmethod
     def from_yaml(cls, path: str | Path) -> FunnelConfig:
         """Load a config file; unknown keys and bad values are errors naming the file."""
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
-            raise ConfigError(f"{path}: cannot read funnel config: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: funnel config must be a mapping, got {type(data).__name__}")
-        return cls.build(data, source=str(path))
+        return cls.build(read_yaml_mapping(path, ConfigError, "funnel config"), source=str(path))
 
     @classmethod
     def build(cls, data: dict[str, Any], source: str = "config") -> FunnelConfig:
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise ConfigError(f"{source}: {exc.error_count()} invalid setting(s): {problems}") from exc
+        return validate_model(cls, data, source, ConfigError, "invalid setting(s)")
 
     def override(self, **changes: Any) -> FunnelConfig:
         """A copy with the given non-None settings replaced (CLI flags), validated again."""

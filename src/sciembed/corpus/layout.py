@@ -28,10 +28,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from sciembed.papers.io import read_parquet
+from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, read_parquet
 from sciembed.papers.model import Paper
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION", "SPLITS", "CorpusDir", "CorpusError"]
+
 SPLITS = ("train", "val", "test")
 
 
@@ -46,11 +47,11 @@ class CorpusDir:
     def __init__(self, root: str | Path) -> None:
         object.__setattr__(self, "root", Path(root))
 
-    papers_path = property(lambda self: self.root / "papers.parquet")
+    papers_path = property(lambda self: self.root / PAPERS_FILE)
     pairs_path = property(lambda self: self.root / "pairs.parquet")
     citations_path = property(lambda self: self.root / "citations.parquet")
     splits_path = property(lambda self: self.root / "splits.parquet")
-    manifest_path = property(lambda self: self.root / "manifest.json")
+    manifest_path = property(lambda self: self.root / MANIFEST_FILE)
 
     def require(self, *names: str) -> None:
         missing = [n for n in names if not (self.root / n).exists()]
@@ -58,11 +59,11 @@ class CorpusDir:
             raise CorpusError(f"{self.root}: missing {', '.join(missing)} (is this a sciembed corpus directory?)")
 
     def manifest(self) -> dict[str, Any]:
-        self.require("manifest.json")
+        self.require(MANIFEST_FILE)
         return json.loads(self.manifest_path.read_text())
 
     def iter_papers(self) -> Iterator[Paper]:
-        self.require("papers.parquet")
+        self.require(PAPERS_FILE)
         return read_parquet(self.papers_path)
 
     def papers(self, ids: Iterable[str] | None = None) -> dict[str, Paper]:

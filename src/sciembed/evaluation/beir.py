@@ -20,7 +20,7 @@ from typing import Any
 from sciembed.evaluation.fields import id_type, id_value, relevance_problem, relevance_value, text_value, wrong_types
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.task import RetrievalTask, ScenarioKey
-from sciembed.papers.readers import limits
+from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, json_object_lines
 
 UNKNOWN_DOMAIN = "unknown"
 KEY: ScenarioKey = ("beir", None)
@@ -34,28 +34,15 @@ def join_title(title: str | None, text: str | None) -> str:
 
 def read_jsonl_records(path: Path, issues: IssueLog) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each parseable line; the others are counted (bad UTF-8 and nesting too)."""
-    with open(path, "rb") as lines:
-        for number, raw in limits.bounded_lines(lines):
-            if raw is None:
-                issues.add("line is larger than the record limit", "line skipped", where=f"{path.name}:{number}")
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                issues.add("line is not valid UTF-8", "line skipped", where=f"{path.name}:{number}",
-                           example=f"byte {err.start}")
-                continue
-            if not line.strip():
-                continue
-            try:
-                record = limits.loads(line)
-            except (json.JSONDecodeError, limits.TooDeepError) as err:
-                issues.add("line is not valid JSON", "line skipped", where=f"{path.name}:{number}", example=str(err))
-                continue
-            if not isinstance(record, dict):
-                issues.add("line is not a JSON object", "line skipped", where=f"{path.name}:{number}")
-                continue
-            yield number, record
+    for line in json_object_lines(path):
+        if line.record is not None:
+            yield line.number, line.record
+        elif line.problem == NOT_UTF8:
+            issues.add("line is not valid UTF-8", "line skipped", where=line.where, example=line.detail)
+        elif line.problem == NOT_JSON:
+            issues.add("line is not valid JSON", "line skipped", where=line.where, example=line.detail)
+        else:  # not a JSON object, larger than the record limit
+            issues.add(f"line is {line.problem}", "line skipped", where=line.where)
 
 
 @dataclass

@@ -20,93 +20,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import write_jsonl_atomic, write_text_atomic
+from sciembed.papers.scitldr import SciTldrError, SciTldrPaper, read_scitldr
+
 TASKS = ("tldr2paper", "title2abstract", "half2half")
 QUERY_PREFIX = "q:"
-
-
-class SciTldrError(ValueError):
-    """The SciTLDR file cannot be read at all."""
-
-
-@dataclass(frozen=True)
-class SciTldrPaper:
-    paper_id: str
-    title: str
-    sentences: tuple[str, ...]
-    tldrs: tuple[str, ...]
-
-    @property
-    def abstract(self) -> str:
-        return " ".join(self.sentences)
-
-
-@dataclass
-class SciTldrRead:
-    papers: list[SciTldrPaper] = field(default_factory=list)
-    read: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
-
-    def reject(self, reason: str, where: str) -> None:
-        self.rejected[reason] += 1
-        self.examples.setdefault(reason, where)
-
-
-def _strings(value: Any) -> tuple[str, ...] | None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return None
-    return tuple(v.strip() for v in value if v.strip())
-
-
-def read_scitldr(path: str | Path) -> SciTldrRead:
-    """Parse a SciTLDR JSONL file; read = accepted + rejected, rejects counted by reason."""
-    path = Path(path)
-    if not path.is_file():
-        raise SciTldrError(f"{path}: no such file (expected SciTLDR's train.jsonl / dev.jsonl)")
-    out = SciTldrRead()
-    seen: set[str] = set()
-    with open(path, encoding="utf-8", errors="strict") as lines:
-        for number, line in enumerate(_lines(lines, path), 1):
-            if not line.strip():
-                continue
-            out.read += 1
-            where = f"{path.name}:{number}"
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                out.reject("not valid JSON", where)
-                continue
-            if not isinstance(record, dict):
-                out.reject("not a JSON object", where)
-                continue
-            pid, title = record.get("paper_id"), record.get("title")
-            sentences, tldrs = _strings(record.get("source")), _strings(record.get("target"))
-            if not isinstance(pid, str) or not pid.strip():
-                out.reject("missing paper_id", where)
-            elif pid.strip() in seen:
-                out.reject("duplicate paper_id (first kept)", where)
-            elif not isinstance(title, str) or not title.strip():
-                out.reject("missing title", where)
-            elif not sentences:
-                out.reject("missing abstract sentences (source)", where)
-            elif tldrs is None:
-                out.reject("target is not a list of strings", where)
-            else:
-                seen.add(pid.strip())
-                out.papers.append(SciTldrPaper(pid.strip(), title.strip(), sentences, tldrs))
-    return out
-
-
-def _lines(lines: Iterator[str], path: Path) -> Iterator[str]:
-    try:
-        yield from lines
-    except UnicodeDecodeError as exc:
-        raise SciTldrError(f"{path}: not UTF-8 ({exc})") from exc
 
 
 def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], dict[str, str], Counter]:
@@ -152,18 +73,10 @@ def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ..
         queries, docs, skipped = task_pairs(read.papers, task)
         folder = out / task
         (folder / "qrels").mkdir(parents=True, exist_ok=True)
-        _write_jsonl(folder / "corpus.jsonl", ({"_id": pid, "title": "", "text": text} for pid, text in docs.items()))
-        _write_jsonl(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + pid, "text": q} for pid, q in queries.items()))
+        write_jsonl_atomic(folder / "corpus.jsonl", ({"_id": p, "title": "", "text": t} for p, t in docs.items()))
+        write_jsonl_atomic(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + p, "text": q} for p, q in queries.items()))
         qrels = "".join(f"{QUERY_PREFIX}{pid}\t{pid}\t1\n" for pid in queries)
-        (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels, encoding="utf-8")
+        write_text_atomic(folder / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n" + qrels)
         manifest["tasks"][task] = {"queries": len(queries), "documents": len(docs), "skipped": dict(skipped)}
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
-
-
-def _write_jsonl(path: Path, records: Iterator[dict[str, str]]) -> None:
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(path)

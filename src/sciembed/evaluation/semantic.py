@@ -22,7 +22,6 @@ clipped at 0, averaged over tasks — so it depends on which models are compared
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,8 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.papers.model import Paper
+from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, TOO_LARGE, json_object_lines
+from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
@@ -44,8 +45,6 @@ SCORE_METRIC = {"title2abstract": "mean_rank", "half2half": "mean_rank", "query2
                 CLUSTERING: "knn_same_label"}
 KNN = 5
 TEST_SHARE = 0.2
-TFIDF_TERMS = 8
-TFIDF_SOURCE = "tfidf-terms (offline fallback, not LLM queries)"
 
 
 @dataclass(frozen=True)
@@ -104,16 +103,12 @@ def read_queries(path: str | Path, sample_ids: set[str], issues: IssueLog) -> tu
         raise BenchmarkError(f"{path}: no such queries file (make one with `sciembed summaries queries`)")
     queries: dict[str, str] = {}
     sources: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for line in json_object_lines(path):
+        where, record = line.where, line.record
+        if line.problem in (NOT_JSON, NOT_UTF8, TOO_LARGE):
+            issues.add(f"query line is {line.problem}", "line skipped", where)
             continue
-        where = f"{path.name}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            issues.add("query line is not valid JSON", "line skipped", where)
-            continue
-        pid, query = (record.get("paper_id"), record.get("query")) if isinstance(record, dict) else (None, None)
+        pid, query = (record.get("paper_id"), record.get("query")) if record is not None else (None, None)
         if not isinstance(pid, str) or not isinstance(query, str) or not query.strip():
             issues.add("query line without paper_id or with an empty query", "line skipped", where)
         elif pid not in sample_ids:
@@ -122,22 +117,6 @@ def read_queries(path: str | Path, sample_ids: set[str], issues: IssueLog) -> tu
             queries[pid] = " ".join(query.split())
             sources.add(str(record.get("source") or "unknown"))
     return queries, " + ".join(sorted(sources)) or "none"
-
-
-def tfidf_queries(papers: list[Paper], terms: int = TFIDF_TERMS) -> dict[str, str]:
-    """The abstract's top TF-IDF terms (fit on the sample), in order of weight: the offline query."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    vectorizer = TfidfVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z-]+\b", sublinear_tf=True)
-    matrix = vectorizer.fit_transform([p.abstract for p in papers]).tocsr()
-    vocab = vectorizer.get_feature_names_out()
-    out = {}
-    for row, paper in enumerate(papers):
-        start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        cols, weights = matrix.indices[start:end], matrix.data[start:end]
-        top = cols[np.lexsort((cols, -weights))][:terms]
-        out[paper.id] = " ".join(vocab[c] for c in top)
-    return out
 
 
 def _label(paper: Paper) -> str | None:

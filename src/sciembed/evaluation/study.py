@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 from sciembed.training.config import STRATEGIES, ConfigError, WindowConfig, config_diff, load_config
 
 BASE = "base"
@@ -95,21 +95,10 @@ def load_study(path: Path | None, sets: dict[str, Any] | None = None) -> StudyPl
     if path is not None:
         path = Path(path)
         source = str(path)
-        if not path.is_file():
-            raise StudyError(f"{path}: study config not found")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise StudyError(f"{path}: not valid YAML ({exc})") from exc
-        if not isinstance(raw, dict):
-            raise StudyError(f"{path}: top level must be a mapping")
+        raw = read_yaml_mapping(path, StudyError, "study config")
     if "recipe" in raw:  # a plain window config: every arm shares it
         raw = {"train": raw}
-    try:
-        config = StudyConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise StudyError(f"{source}: {len(exc.errors())} problem(s) in study config: {problems}") from None
+    config = validate_model(StudyConfig, raw, source, StudyError, "problem(s) in study config")
     if config.study != "s2full":
         raise StudyError(f"{source}: unknown study {config.study!r}; this command runs 's2full'")
     if config.train is not None and config.train_config is not None:

@@ -12,12 +12,17 @@ two writers' files.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
+
+_UMASK = os.umask(0o022)  # read once (os.umask can only be read by setting it) and put back
+os.umask(_UMASK)
 
 MARKER = "manifest.json"  # written last by every stage: its presence means "finished"
 
@@ -96,7 +101,7 @@ def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 
 def publish(temp: Path, out: Path) -> None:
     """Move a finished temporary directory to `out` (renames only; the old output goes last)."""
-    _fsync_dir(temp)
+    fsync_dir(temp)
     if out.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
         os.rename(out, old / out.name)
@@ -104,7 +109,7 @@ def publish(temp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.rename(temp, out)
-    _fsync_dir(out.parent)
+    fsync_dir(out.parent)
 
 
 def _remove_stale(out: Path) -> None:
@@ -121,7 +126,8 @@ def _remove_stale(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside `path` durable (best effort: some filesystems refuse a directory fsync)."""
     try:
         handle = os.open(path, os.O_RDONLY)
     except OSError:
@@ -134,16 +140,39 @@ def _fsync_dir(path: Path) -> None:
         os.close(handle)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write a file through a temporary sibling and `os.replace`, so readers see old or new, never half."""
+@contextmanager
+def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
+    """A handle on a temporary sibling that replaces `path` (fsync, then `os.replace`) when the block ends.
+
+    Readers see the old file or the new one, never half; on an error the
+    temporary file is removed and `path` is untouched. For streaming writers
+    (JSON lines, arrays); `write_text_atomic` for a string.
+    """
     path = Path(path)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; the output gets the usual permissions
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """One JSON object per line (UTF-8, not ASCII-escaped), streamed, replacing `path` whole; returns the count."""
+    n = 0
+    with atomic_file(path) as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a file through a temporary sibling and `os.replace`, so readers see old or new, never half."""
+    with atomic_file(path) as handle:
+        handle.write(text)

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sciembed import __version__
-from sciembed.corpus.layout import SCHEMA_VERSION
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
-from sciembed.papers.io import ParquetPaperWriter
+from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import detect_format
@@ -27,8 +26,6 @@ from sciembed.papers.readers.limits import ReadLimits, using_limits
 from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.papers.sections import count_words
 
-PAPERS_FILE = "papers.parquet"
-MANIFEST_FILE = "manifest.json"
 REJECTS_FILE = "rejects.jsonl"
 REPORT_FILE = "ingest_report.md"
 SYNTHETIC_PREFIX = "synthetic"

@@ -17,6 +17,12 @@ import pyarrow.parquet as pq
 
 from sciembed.papers.model import Paper
 
+# The corpus directory's shared files (its layout: `corpus/layout.py`), named here, in the lowest stage, because
+# ingest (papers/) writes them first and every later stage reads them.
+SCHEMA_VERSION = 1  # of a corpus directory: papers.parquet's PAPER_SCHEMA and manifest.json
+PAPERS_FILE = "papers.parquet"
+MANIFEST_FILE = "manifest.json"
+
 EXTERNAL_IDS_TYPE = pa.struct(
     [(name, pa.string()) for name in ("doi", "arxiv", "s2", "pmid", "pmc", "openalex", "acl")]
 )

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.ioutil.atomic import fsync_dir
 from sciembed.papers.model import Paper
 from sciembed.papers.sections import count_words
 from sciembed.views import View
@@ -79,14 +80,6 @@ def _paper_row(paper: Paper) -> tuple:
 def _view_row(row: int, view: View, vector: np.ndarray | None) -> tuple:
     blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     return (row, view.paper_id, str(view.kind), view.section, view.text[:TEXT_LIMIT], blob)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -15,7 +15,6 @@ The index is then trained on a seeded sample of rows drawn from the shards
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -25,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
+from sciembed.ioutil.atomic import atomic_file, fsync_dir
 from sciembed.papers.model import Paper
 from sciembed.retrieval.ann import AnnParams
-from sciembed.retrieval.catalog import fsync_dir
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.retrieval.paper_index import IndexCounts, index_views
 
@@ -35,12 +34,8 @@ LISTING = "shards.json"
 
 
 def _atomic_write(path: Path, write) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
+    with atomic_file(path, binary=True) as handle:
         write(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def _listing(shard_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:

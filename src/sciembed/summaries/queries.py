@@ -7,13 +7,14 @@ only whitespace are counted and left out. Offline: the abstract's top TF-IDF ter
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.llm import LLMClient, LLMRequest, Sampling, load_prompt
 from sciembed.papers.model import Paper
+from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
 
 PROMPT = "semantic_query"
 
@@ -36,8 +37,6 @@ def llm_queries(papers: Sequence[Paper], client: LLMClient, sampling: Sampling) 
 
 
 def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
-    from sciembed.evaluation.semantic import TFIDF_SOURCE, tfidf_queries
-
     usable = [p for p in papers if p.title.strip() and (p.abstract or "").strip()]
     return [{"paper_id": pid, "query": q, "source": TFIDF_SOURCE} for pid, q in tfidf_queries(usable).items()]
 
@@ -45,6 +44,4 @@ def tfidf_query_records(papers: Sequence[Paper]) -> list[dict[str, Any]]:
 def write_queries(records: Sequence[dict[str, Any]], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    tmp.replace(path)
+    write_jsonl_atomic(path, records)

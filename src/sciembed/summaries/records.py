@@ -8,13 +8,14 @@ and read = accepted + rejected.
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sciembed.ioutil.atomic import write_jsonl_atomic
+from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
 
@@ -35,16 +36,9 @@ class Summary:
 
 
 @dataclass
-class SummariesRead:
+class SummariesRead(LineTally):
     path: Path
     summaries: list[Summary] = field(default_factory=list)
-    read: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    examples: dict[str, str] = field(default_factory=dict)  # reason -> first "file:line"
-
-    def reject(self, reason: str, where: str) -> None:
-        self.rejected[reason] += 1
-        self.examples.setdefault(reason, where)
 
     @property
     def by_source(self) -> dict[str, int]:
@@ -66,35 +60,19 @@ def read_summaries(path: str | Path, known_ids: Iterable[str] | None = None) -> 
         raise SummaryFileError(f"{path}: no such summaries file")
     known = None if known_ids is None else set(known_ids)
     out = SummariesRead(path)
-    try:
-        with open(path, encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                out.read += 1
-                where = f"{path.name}:{number}"
-                try:
-                    record = json.loads(line)
-                except (json.JSONDecodeError, RecursionError):
-                    out.reject("not valid JSON", where)
-                    continue
-                if not isinstance(record, dict):
-                    out.reject("not a JSON object", where)
-                    continue
-                pid, text, source = record.get("paper_id"), record.get("text"), record.get("source")
-                if not isinstance(pid, str) or not pid.strip():
-                    out.reject("missing paper_id", where)
-                elif not isinstance(text, str) or not text.strip():
-                    out.reject("empty summary text", where)
-                elif not isinstance(source, str) or not source.strip():
-                    out.reject("missing source", where)
-                elif known is not None and pid.strip() not in known:
-                    out.reject("paper_id not in the corpus", where)
-                else:
-                    extra = {k: v for k, v in record.items() if k not in ("paper_id", "text", "source")}
-                    out.summaries.append(Summary(pid.strip(), " ".join(text.split()), source.strip(), extra))
-    except UnicodeDecodeError as err:
-        raise SummaryFileError(f"{path}: not UTF-8 ({err})") from err
+    for where, record in counted_objects(path, out, SummaryFileError):
+        pid, text, source = record.get("paper_id"), record.get("text"), record.get("source")
+        if not isinstance(pid, str) or not pid.strip():
+            out.reject("missing paper_id", where)
+        elif not isinstance(text, str) or not text.strip():
+            out.reject("empty summary text", where)
+        elif not isinstance(source, str) or not source.strip():
+            out.reject("missing source", where)
+        elif known is not None and pid.strip() not in known:
+            out.reject("paper_id not in the corpus", where)
+        else:
+            extra = {k: v for k, v in record.items() if k not in ("paper_id", "text", "source")}
+            out.summaries.append(Summary(pid.strip(), " ".join(text.split()), source.strip(), extra))
     return out
 
 
@@ -102,13 +80,4 @@ def write_summaries(summaries: Iterable[Summary], path: str | Path) -> int:
     """Write atomically (temp file, then rename): a crash never leaves half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as out:
-        for summary in summaries:
-            out.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
-            n += 1
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
-    return n
+    return write_jsonl_atomic(path, (summary.to_dict() for summary in summaries))

@@ -3,8 +3,8 @@
 ``import_scitldr(train.jsonl, OUT)`` writes an ingested corpus directory — ``papers.parquet``
 (title + abstract, TA-only papers) and ``manifest.json`` — and ``OUT/summaries.jsonl`` with every
 TLDR as a summary: SciTLDR's first target is the author-written TLDR (``scitldr:author``), the
-others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader is the one the
-real-text BEIR benchmark uses (`sciembed.evaluation.scitldr`), so both see the same records.
+others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader
+(`sciembed.papers.scitldr`) is the one the real-text BEIR benchmark uses, so both see the same records.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sciembed.corpus.layout import SCHEMA_VERSION
-from sciembed.evaluation.scitldr import SciTldrError, read_scitldr
-from sciembed.papers.io import write_parquet
+from sciembed.ioutil.atomic import write_text_atomic
+from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, write_parquet
 from sciembed.papers.model import Paper
+from sciembed.papers.scitldr import SciTldrError, read_scitldr
 from sciembed.summaries.records import Summary, write_summaries
 
 SUMMARIES_FILE = "summaries.jsonl"
@@ -32,7 +32,7 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
     papers = [Paper(id=p.paper_id, title=p.title, abstract=p.abstract, source="scitldr") for p in read.papers]
     summaries = [Summary(p.paper_id, " ".join(t.split()), "scitldr:author" if i == 0 else "scitldr:reviewer")
                  for p in read.papers for i, t in enumerate(p.tldrs) if t.strip()]
-    write_parquet(papers, out / "papers.parquet")
+    write_parquet(papers, out / PAPERS_FILE)
     n_summaries = write_summaries(summaries, out / SUMMARIES_FILE)
     per_paper = [sum(1 for t in p.tldrs if t.strip()) for p in read.papers]
     manifest = {
@@ -48,5 +48,5 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
                       "papers_by_tldr_count": {str(k): per_paper.count(k) for k in sorted(set(per_paper))}},
         "license": "SciTLDR, Apache-2.0 (Cachola et al., 2020)",
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
     return manifest

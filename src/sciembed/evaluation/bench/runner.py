@@ -21,6 +21,7 @@ from typing import Any
 from sciembed.evaluation.bench.suite import BenchmarkEntry, Suite, SuiteError
 from sciembed.evaluation.contract import TaskResult
 from sciembed.evaluation.issues import BenchmarkError
+from sciembed.ioutil.atomic import write_text_atomic
 
 PROTOCOL = 1  # bump when a metric definition changes: every cell is then recomputed
 
@@ -155,9 +156,7 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
             say(f"[cell] {entry.name} × {bname}: computing")
             cell = compute_cell(entry.name, bname, key, bench, scorer)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".json.tmp")
-            tmp.write_text(json.dumps(cell.to_dict(), indent=1, default=_json_default) + "\n", encoding="utf-8")
-            tmp.replace(path)
+            write_text_atomic(path, json.dumps(cell.to_dict(), indent=1, default=_json_default) + "\n")
             cells[(entry.name, bname)] = cell
             say(f"  {cell.status} in {cell.seconds:.1f} s" + (f": {cell.error}" if cell.error else ""))
     return SuiteRun(suite, out, benchmarks, missing, cells, time.perf_counter() - start)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 BENCHMARK_KINDS = ("citation", "beir", "pools", "scitldr", "scirepeval", "csfcube", "triplets")
 
@@ -78,18 +79,6 @@ class Suite(BaseModel):
 
 
 def load_suite(path: Path | str, overrides: dict[str, Any] | None = None) -> Suite:
-    path = Path(path)
-    if not path.is_file():
-        raise SuiteError(f"suite file {path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"{path}: not valid YAML ({exc})") from exc
-    if not isinstance(data, dict):
-        raise SuiteError(f"{path}: expected a mapping with models and benchmarks")
+    data = read_yaml_mapping(path, SuiteError, "suite file")
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    try:
-        return Suite.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise SuiteError(f"{path}: {len(exc.errors())} problem(s): {problems}") from exc
+    return validate_model(Suite, data, str(path), SuiteError)

@@ -7,11 +7,11 @@ file and renamed, so an interrupted run never leaves half a file.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from sciembed.ioutil.atomic import write_jsonl_atomic
+from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.retrieval.prism.aspects import QuerySet
 
 
@@ -22,14 +22,7 @@ class QueryFileError(ValueError):
 def write_query_sets(sets: Iterable[QuerySet], path: str | Path) -> int:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as out:
-        for query_set in sets:
-            out.write(json.dumps(query_set.to_dict(), ensure_ascii=False) + "\n")
-            n += 1
-    os.replace(tmp, path)
-    return n
+    return write_jsonl_atomic(path, (query_set.to_dict() for query_set in sets))
 
 
 def read_query_sets(path: str | Path) -> dict[tuple[str, int], QuerySet]:
@@ -38,13 +31,15 @@ def read_query_sets(path: str | Path) -> dict[tuple[str, int], QuerySet]:
     if not path.is_file():
         raise QueryFileError(f"{path}: no such queries file")
     out: dict[tuple[str, int], QuerySet] = {}
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+    try:
+        for line in json_object_lines(path):
+            if line.record is None:
+                raise QueryFileError(f"{path}:{line.number}: not a query set ({line.problem}: {line.detail})")
             try:
-                query_set = QuerySet.from_dict(json.loads(line))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise QueryFileError(f"{path}:{number}: not a query set ({exc})") from exc
+                query_set = QuerySet.from_dict(line.record)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise QueryFileError(f"{path}:{line.number}: not a query set ({exc})") from exc
             out[(query_set.paper_id, query_set.sample)] = query_set
+    except JsonLinesFileError as exc:
+        raise QueryFileError(str(exc)) from exc
     return out

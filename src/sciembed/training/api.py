@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.memory import return_freed_memory
 from sciembed.training.config import ConfigError, TrainConfig
 from sciembed.training.recipes import recipe_module
 from sciembed.training.rundir import open_run, precheck_run
@@ -25,6 +26,7 @@ def train(
     Every input problem (config, corpus, plan, run directory) is raised before
     the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s.
     """
+    return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap
     module = recipe_module(recipe)
     if not isinstance(config, module.CONFIG) or config.recipe != recipe:
         raise ConfigError(f"recipe {recipe!r} needs a {module.CONFIG.__name__}, got {type(config).__name__}")

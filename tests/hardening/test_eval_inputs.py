@@ -71,7 +71,7 @@ def test_no_evaluable_query_stops_before_any_work(tmp_path):
     with pytest.raises(BenchmarkError, match="no query"):
         load_beir(root)
     run = CliRunner().invoke(app, ["eval", "--beir", str(root), "-m", "bm25", "-o", str(tmp_path / "ev")])
-    assert run.exit_code == 1 and "no query" in run.output and run.exception.__class__.__name__ == "SystemExit"
+    assert run.exit_code == 2 and "no query" in run.output and run.exception.__class__.__name__ == "SystemExit"
     assert not (tmp_path / "ev").exists()
 
 

@@ -75,7 +75,7 @@ def test_unwritable_outputs_fail_before_any_work(corpus, tmp_path):
     run = CliRunner().invoke(app, ["ingest", str(corpus / "papers.parquet"), "--out", "/proc/sciembed-out"])
     assert run.exit_code == 2 and "cannot write" in run.output
     run = CliRunner().invoke(app, ["eval", str(corpus), "-m", "bm25", "-o", "/proc/sciembed-eval"])
-    assert run.exit_code == 1 and "cannot write" in run.output
+    assert run.exit_code == 2 and "cannot write" in run.output
     with pytest.raises(OutputError):
         build_paper_index(corpus, FakeEncoder(), "ta", "/proc/sciembed-index")
 

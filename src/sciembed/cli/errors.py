@@ -18,7 +18,6 @@ import errno
 import sqlite3
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -90,14 +89,14 @@ def data_error_message(err: BaseException) -> str | None:
 class GuardedGroup(TyperGroup):
     """The root click group: an input or disk error escaping a command prints one line and exits 2."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer >= 0.29 vendors click: its Context, not click's
         try:
             return super().invoke(ctx)
         except Exception as err:  # typer.Exit and click's UsageError get None: re-raised
             message = data_error_message(err)
             if message is None:
                 raise
-            click.echo(f"error: {message}", err=True)
+            typer.echo(f"error: {message}", err=True)
             raise typer.Exit(2) from err
 
 

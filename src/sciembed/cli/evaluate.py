@@ -145,6 +145,13 @@ def eval_command(
         return
     console.print(eval_table(runs))
     print_issues(console, bench.issues)
+    from sciembed.evaluation.task import key_label
+
+    for run in runs:  # per-run notes, e.g. how many ranked documents were tied
+        for key, notes in run.notes.items():
+            for note in notes:
+                console.print(f"[yellow]{escape(run.model)}, {escape(key_label(key))}: {escape(note['message'])}"
+                              "[/yellow]", highlight=False, soft_wrap=True)
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
 
 

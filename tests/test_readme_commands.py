@@ -49,14 +49,16 @@ def _code_block_commands(text: str) -> list[str]:
         lines = block.split("\n")
         i = 0
         while i < len(lines):
-            m = re.match(r"^\s*(?:\$\s+)?(sciembed\s.*)$", lines[i])
-            if m:
-                command = m.group(1)
-                while command.rstrip().endswith("\\") and i + 1 < len(lines):
-                    i += 1
-                    command = command.rstrip()[:-1] + " " + lines[i].strip()
-                command = re.sub(r"\s+#.*$", "", command).strip()  # a trailing comment
-                commands.extend(part.strip() for part in command.split(" & "))  # `a & b`: two commands
+            line = lines[i]
+            while line.rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                line = line.rstrip()[:-1] + " " + lines[i].strip()
+            if line.lstrip().startswith("$ ") or line.lstrip().startswith("sciembed "):  # a command, not output
+                line = re.sub(r"\s+#.*$", "", line.lstrip().removeprefix("$ "))  # a trailing comment
+                for part in re.split(r"\s*(?:;|&&|&|\|)\s+", line):  # `a; b`, `a & b`: each command
+                    m = re.match(r"^(?:/usr/bin/time -v\s+|nice -n \d+\s+)*(sciembed\s.*)$", part.strip())
+                    if m:
+                        commands.append(m.group(1).strip())
             i += 1
     return commands
 

@@ -81,7 +81,8 @@ class LogProgress:
     def stop(self) -> None:
         for task in self._tasks.values():
             if not task.finished:
-                self._line(task, "done, ")
+                complete = task.total is None or task.completed >= task.total
+                self._line(task, "done, " if complete else "stopped, ")  # an error ends a stage early
                 task.finished = True
 
     def add_task(self, description: str, total: float | None = None, completed: float = 0, **fields: Any) -> int:

@@ -32,9 +32,9 @@ def is_terminal() -> bool:
 class PlainProgress:
     """Prints `"<stage>: <status>"` at most every `every_s` seconds, and once at the end."""
 
-    def __init__(self, stage: str, every_s: float = PLAIN_EVERY_S) -> None:
+    def __init__(self, stage: str, every_s: float | None = None) -> None:
         self.stage = stage
-        self.every_s = every_s
+        self.every_s = PLAIN_EVERY_S if every_s is None else every_s
         self._last = time.monotonic()
         self._status = ""
 

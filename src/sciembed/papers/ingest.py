@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from sciembed import __version__
 from sciembed.corpus.layout import SCHEMA_VERSION
 from sciembed.ioutil.atomic import staged_dir
-from sciembed.ioutil.progress import PLAIN_EVERY_S, PlainProgress, is_terminal
+from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import ParquetPaperWriter
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
@@ -295,7 +295,7 @@ def render_report(result: IngestResult) -> str:
 class _Progress:
     """A rich progress bar over files, with a running record count (refreshed every 100 records)."""
 
-    PLAIN_EVERY_S = PLAIN_EVERY_S  # SCIEMBED_PROGRESS_EVERY_S, default 10
+    PLAIN_EVERY_S: float | None = None  # None: SCIEMBED_PROGRESS_EVERY_S (default 10 s)
 
     def __init__(self, total_files: int, enabled: bool) -> None:
         self.enabled = enabled

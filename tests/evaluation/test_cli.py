@@ -35,12 +35,12 @@ def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
 def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Path) -> None:
     (tmp_path / "beir").mkdir()
     result = invoke("eval", "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "missing 3 of 3 required files: corpus.jsonl, queries.jsonl, qrels/test.tsv" in result.output
     both = invoke("eval", citation_corpus, "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
     assert both.exit_code == 2 and "exactly one benchmark" in both.output
     missing = invoke("compare", tmp_path / "nope", tmp_path / "nope")
-    assert missing.exit_code == 1 and "no results.json" in missing.output
+    assert missing.exit_code == 2 and "no results.json" in missing.output
 
 
 # -- end to end with the real encoder ---------------------------------------------------------

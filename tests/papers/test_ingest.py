@@ -153,7 +153,7 @@ def test_strict_stops_at_the_first_bad_record(tmp_path):
     assert str(err.value).startswith(f"{inputs}:2: malformed_json:")
     assert not (tmp_path / "out" / "manifest.json").exists()  # never looks like a finished corpus
     run = CliRunner().invoke(app, ["ingest", str(inputs), "--out", str(tmp_path / "cli"), "--strict", "--no-progress"])
-    assert run.exit_code == 1
+    assert run.exit_code == 2
     assert "malformed_json" in run.output and ":2:" in " ".join(run.output.split())
 
 

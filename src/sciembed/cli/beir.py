@@ -26,7 +26,9 @@ def scitldr_cmd(
             raise SciTldrError(f"unknown task(s) {', '.join(unknown)}; expected {', '.join(TASKS)}")
         manifest = write_scitldr_beir(source, out, tasks)
     except SciTldrError as err:
-        Console(stderr=True).print(f"[bold red]error:[/] {err}", highlight=False)
+        from rich.markup import escape
+
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
         raise typer.Exit(2) from None
     console = Console()
     rejected = sum(manifest["rejected"].values())

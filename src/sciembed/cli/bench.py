@@ -31,7 +31,7 @@ def bench_cmd(
         suite.baseline_name()
         run = run_suite(suite, force=force, say=lambda line: console.print(escape(line), highlight=False))
     except (SuiteError, BenchmarkError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from exc
     report = write_suite_report(run)
     cols = columns(run)

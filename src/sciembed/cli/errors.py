@@ -1,32 +1,82 @@
-"""The last line of defence of the `sciembed` command: damaged files and full disks get one message, exit 2.
+"""The last line of defence of the `sciembed` command: bad input, damaged files and full disks exit 2 with one line.
 
 Commands turn the input problems they expect into messages themselves; what
-remains are damaged files deep in a stage (a truncated or bit-flipped
-Parquet file, a corrupt SQLite cache) and an environment that fails under
-the run (a full disk, a directory made read-only). Those must not end in a
-traceback either.
+remains are sciembed's own input errors raised where a command did not catch
+them, damaged files deep in a stage (a truncated or bit-flipped Parquet file,
+a corrupt SQLite cache) and an environment that fails under the run (a full
+disk, a directory made read-only). Those must not end in a traceback or exit
+code 1 either.
+
+The guard sits in the root click group's `invoke` (`GuardedGroup`), so every
+way in goes through it: the `sciembed` script, `python -m sciembed.cli.main`
+and `typer.testing.CliRunner().invoke(app, …)` in the tests.
 """
 
 from __future__ import annotations
 
 import errno
 import sqlite3
-import sys
 from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM, errno.EIO}
+PATH_ERRORS = {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
+
+# sciembed's input errors (module, class): each carries a message naming the file, line or option at fault.
+# Matched by name along the exception's MRO so that no stage is imported just to recognise its error.
+INPUT_ERRORS = {
+    ("sciembed.corpus.layout", "CorpusError"),
+    ("sciembed.corpus.config", "ConfigError"),
+    ("sciembed.corpus.edges", "EdgeFileError"),
+    ("sciembed.corpus.splits", "SplitSizeError"),
+    ("sciembed.evaluation.issues", "BenchmarkError"),
+    ("sciembed.evaluation.scitldr", "SciTldrError"),
+    ("sciembed.evaluation.study", "StudyError"),
+    ("sciembed.evaluation.bench.suite", "SuiteError"),
+    ("sciembed.training.config", "ConfigError"),
+    ("sciembed.training.rundir", "RunDirError"),
+    ("sciembed.training.plan", "PlanError"),
+    ("sciembed.training.recipes", "UnknownRecipeError"),
+    ("sciembed.training.sources.triplets", "TripletError"),
+    ("sciembed.training.sources.exclude", "ExcludeError"),
+    ("sciembed.training.special_tokens", "TokenizerError"),
+    ("sciembed.training.ema", "CheckpointExtrasError"),
+    ("sciembed.llm.errors", "LLMError"),
+    ("sciembed.llm.errors", "PromptError"),
+    ("sciembed.llm.cache", "CacheFileError"),
+    ("sciembed.retrieval.batch", "QueryFileError"),
+    ("sciembed.retrieval.dense", "IndexLoadError"),
+    ("sciembed.retrieval.prism.queries", "QueryFileError"),
+    ("sciembed.models.adapters", "AdapterLoadError"),
+    ("sciembed.models.cache", "CacheError"),
+    ("sciembed.models.loading", "ModelLoadError"),
+    ("sciembed.models.card", "ModelCardError"),
+    ("sciembed.ioutil.atomic", "OutputError"),
+    ("sciembed.papers.readers.limits", "DecompressionLimitError"),
+    ("sciembed.papers.metadata", "MetadataError"),
+    ("sciembed.summaries.records", "SummaryFileError"),
+}
+
+
+def is_input_error(err: BaseException) -> bool:
+    """Whether `err` is one of sciembed's own input errors (see INPUT_ERRORS)."""
+    return any((cls.__module__, cls.__name__) in INPUT_ERRORS for cls in type(err).__mro__)
 
 
 def data_error_message(err: BaseException) -> str | None:
-    """A one-line message for a damaged file or a failing disk; None for anything else (a real bug)."""
+    """A one-line message for bad input, a damaged file or a failing disk; None for anything else (a real bug)."""
     import duckdb
     import pyarrow as pa
 
-    if isinstance(err, OSError) and err.errno in DISK_ERRORS:
+    if is_input_error(err):
+        return str(err).strip().replace("\n", " ") or type(err).__name__
+    if isinstance(err, OSError) and err.errno in DISK_ERRORS | PATH_ERRORS:
         where = f" ({err.filename})" if err.filename else ""
         return f"cannot write or read a file{where}: {err.strerror}"
+    if isinstance(err, UnicodeDecodeError):
+        return f"a file is not valid UTF-8 (byte {err.start}): {err.reason}"
     if isinstance(err, pa.ArrowException):
         return f"a Parquet / Arrow file is damaged or not what it should be: {err}"
     if isinstance(err, duckdb.Error):
@@ -36,15 +86,23 @@ def data_error_message(err: BaseException) -> str | None:
     return None
 
 
-class GuardedTyper(typer.Typer):
-    """A Typer app whose entry point prints `data_error_message` and exits 2 instead of a traceback."""
+class GuardedGroup(TyperGroup):
+    """The root click group: an input or disk error escaping a command prints one line and exits 2."""
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer >= 0.29 vendors click: its Context, not click's
         try:
-            return super().__call__(*args, **kwargs)
-        except Exception as err:
+            return super().invoke(ctx)
+        except Exception as err:  # typer.Exit and click's UsageError get None: re-raised
             message = data_error_message(err)
             if message is None:
                 raise
-            print(f"error: {message}", file=sys.stderr)
-            sys.exit(2)
+            typer.echo(f"error: {message}", err=True)
+            raise typer.Exit(2) from err
+
+
+class GuardedTyper(typer.Typer):
+    """A Typer app whose root group is `GuardedGroup`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", GuardedGroup)
+        super().__init__(*args, **kwargs)

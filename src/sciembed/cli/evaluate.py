@@ -23,7 +23,7 @@ COMPARE_HELP = (
 
 def _fail(message: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(1)
+    raise typer.Exit(2)
 
 
 def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int,
@@ -144,10 +144,28 @@ def eval_command(
         _fail(str(err))
         return
     console.print(eval_table(runs))
-    problems = sum(i.count for i in bench.issues)
-    if problems:
-        console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
+    print_issues(console, bench.issues)
+    from sciembed.evaluation.task import key_label
+
+    for run in runs:  # per-run notes, e.g. how many ranked documents were tied
+        for key, notes in run.notes.items():
+            for note in notes:
+                console.print(f"[yellow]{escape(run.model)}, {escape(key_label(key))}: {escape(note['message'])}"
+                              "[/yellow]", highlight=False, soft_wrap=True)
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def print_issues(console: Console, issues, shown: int = 10) -> None:
+    """The benchmark's input problems, one line each (what, how many, file:line): none is only in the report."""
+    issues = list(issues)
+    problems = sum(i.count for i in issues)
+    if not problems:
+        return
+    console.print(f"[yellow]{problems} input problems[/yellow] counted (all listed in the report):", highlight=False)
+    for issue in issues[:shown]:
+        console.print(f"  [yellow]{escape(issue.message())}[/yellow]", highlight=False, soft_wrap=True)
+    if len(issues) > shown:
+        console.print(f"  … {len(issues) - shown} more kinds in the report", highlight=False)
 
 
 def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config, llm_queries,
@@ -193,9 +211,7 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
         _fail(str(err))
         return
     console.print(p2p_table(runs, bench.splits))
-    problems = sum(i.count for i in bench.issues)
-    if problems:
-        console.print(f"[yellow]{problems} input problems[/yellow] counted (listed in the report)")
+    print_issues(console, bench.issues)
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
 
 
@@ -221,6 +237,7 @@ def p2p_table(runs, splits) -> Table:
                     value += f"±{100 * std[split][m]:.1f}"
                 cells.append(value)
         table.add_row(run.model, *cells)
+    return table
 
 
 def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: int, queries: Path | None,

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
+errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # one line each
 
 
 def ingest_cmd(
@@ -19,7 +20,7 @@ def ingest_cmd(
         "--format",
         help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats.",
     ),
-    strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (non-zero exit)."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing corpus in --out."),
     keep_untitled: bool = typer.Option(
@@ -46,13 +47,13 @@ def ingest_cmd(
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
                         metadata=metadata)
     except IngestError as err:
-        console.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
-        raise typer.Exit(1) from err
+        errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
+        raise typer.Exit(2) from err
     except TooManyErrors as err:
-        console.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {out}")
+        errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
         raise typer.Exit(2) from err
     except (ValueError, OSError) as err:
-        console.print(f"[red]error:[/red] {escape(str(err))}")
+        errors.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
@@ -73,7 +74,8 @@ def ingest_cmd(
         console.print(f"rejects.jsonl holds the first {result.rejects_written} of {result.rejected} rejections")
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
     if result.accepted == 0:
-        console.print(f"[red]error:[/red] no record was accepted ({result.summary()}); see {out}/rejects.jsonl")
+        errors.print(f"[red]error:[/red] no record was accepted ({result.summary()}); "
+                     f"see {escape(str(out))}/rejects.jsonl")
         raise typer.Exit(2)
 
 

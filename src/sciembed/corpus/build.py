@@ -149,9 +149,11 @@ class _Steps:
         self.timings = timings
         self.progress = None
         if show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-            self.progress = Progress(TextColumn("[bold]corpus build[/] {task.description}"), BarColumn(),
+            from sciembed.ioutil.progress import make_progress
+
+            self.progress = make_progress(TextColumn("[bold]corpus build[/] {task.description}"), BarColumn(),
                                      MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
             self.task = self.progress.add_task("", total=self.TOTAL)
 

@@ -2,7 +2,7 @@
 
 Rankings are never cut: every query ranks all of its candidates (the whole
 collection, or its pool), so MAP, NDCG and the rank of the first relevant
-candidate are full-list figures. Ties in score are broken by candidate id.
+candidate are full-list figures. Ties in score are ordered by a seeded hash of the candidate id.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ class Issue:
     examples: list[str] = field(default_factory=list)  # first few ids
 
     def message(self) -> str:
-        where = ", ".join(self.where) + (", …" if self.count > len(self.where) else "")
-        examples = ", ".join(self.examples) + (", …" if self.count > len(self.examples) else "")
+        where = ", ".join(self.where) + (", …" if self.where and self.count > len(self.where) else "")
+        examples = ", ".join(self.examples) + (", …" if self.examples and self.count > len(self.examples) else "")
         parts = [f"{self.what}: {self.count} ({self.action})"]
         if where:
             parts.append(f"at {where}")

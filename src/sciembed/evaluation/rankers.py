@@ -5,7 +5,7 @@ Both rankers follow the same rules, so scores differ only by model:
 - the query's own id (``task.exclude``) is never retrieved;
 - with ``task.pools`` each query ranks only its own candidate list, through an
   index of that list alone (for BM25 the term statistics are then the pool's);
-- rankings are sorted by score, ties broken by candidate id, then cut to k;
+- rankings are sorted by score, ties ordered by a seeded hash of the candidate id (evaluation/ties.py), then cut to k;
   a pool is never cut: each query ranks its whole pool (full-list metrics).
 
 Dense texts are encoded once per run (distinct texts across all scenarios in

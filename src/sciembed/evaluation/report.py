@@ -328,7 +328,7 @@ def _definitions(results: dict[str, Any]) -> list[str]:
         "## Definitions", "",
         f"- Each query retrieves the top {k} candidates; the query paper itself is never a candidate. "
         f"Metrics are ranx's, macro-averaged over queries, binary relevance; MRR and MAP are over the top {k}; "
-        "ties in score are broken by candidate id.",
+        "ties in score are ordered by a seeded hash of the candidate id, never by the id (count: Input problems).",
         ("- Queries = the anchors that seeded the split's citation balls (S2Full's protocol). "
          if results["benchmark"].get("query_mode") == "anchors" else
          "- Queries = every paper with at least one citation link inside the split. " if

@@ -7,7 +7,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from sciembed.ioutil.progress import make_progress
 
 
 @contextmanager
@@ -24,7 +26,7 @@ def token_progress(description: str, total: int, *, enabled: bool = True) -> Ite
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+    with make_progress(*columns, console=Console(stderr=True), transient=False) as progress:
         task = progress.add_task(description, total=total, tokens=0)
         tokens = 0
         lock = threading.Lock()  # advanced from the client's worker threads

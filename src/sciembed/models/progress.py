@@ -1,4 +1,4 @@
-"""One rich progress bar for long loops (encoding, indexing), drawn on stderr."""
+"""One rich progress bar for long loops (encoding, indexing), drawn on stderr (plain lines when redirected)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from sciembed.ioutil.progress import make_progress
 
 
 @contextmanager
@@ -22,6 +24,6 @@ def progress_bar(description: str, total: int, *, enabled: bool = True) -> Itera
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+    with make_progress(*columns, console=Console(stderr=True), transient=False) as progress:  # plain lines in logs
         task = progress.add_task(description, total=total)
         yield lambda n: progress.advance(task, n)

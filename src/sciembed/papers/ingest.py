@@ -292,7 +292,7 @@ def render_report(result: IngestResult) -> str:
 class _Progress:
     """A rich progress bar over files, with a running record count (refreshed every 100 records)."""
 
-    PLAIN_EVERY_S = 10.0
+    PLAIN_EVERY_S: float | None = None  # None: SCIEMBED_PROGRESS_EVERY_S (default 10 s)
 
     def __init__(self, total_files: int, enabled: bool) -> None:
         self.enabled = enabled

@@ -96,9 +96,11 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[], None]]:
     if not enabled:
         yield lambda: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("[bold]synthetic papers"), BarColumn(), MofNCompleteColumn(),
+    from sciembed.ioutil.progress import make_progress
+
+    with make_progress(TextColumn("[bold]synthetic papers"), BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn()) as bar:
         task = bar.add_task("synth", total=total)
         yield lambda: bar.advance(task)

@@ -34,16 +34,11 @@ class RichProgressCallback(TrainerCallback):
     def on_train_begin(self, args, state, control, **kwargs):
         if not state.is_world_process_zero:
             return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        self._progress = Progress(
+        from sciembed.ioutil.progress import make_progress
+
+        self._progress = make_progress(  # plain periodic lines when the output goes to a log
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),

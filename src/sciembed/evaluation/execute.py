@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask
+from sciembed.evaluation.metrics import coded_for_ranx
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 
 Ranking = list[tuple[str, float]]
@@ -56,9 +57,11 @@ def ranking_metrics(task: RankingTask, rankings: Mapping[str, Ranking]) -> dict[
 
     qids = sorted(task.queries)
     names = task.metric_names()
-    run = Run({q: {d: float(len(rankings[q]) - i) for i, (d, _) in enumerate(rankings[q])} or {EMPTY: 0.0}
-               for q in qids})  # rank-derived scores: ranx scores exactly the order fixed above
-    qrels = Qrels({q: {d: int(r) for d, r in task.qrels[q].items()} for q in qids})
+    coded_qrels, coded_run = coded_for_ranx(
+        {q: {d: int(r) for d, r in task.qrels[q].items()} for q in qids},
+        {q: {d: float(len(rankings[q]) - i) for i, (d, _) in enumerate(rankings[q])} or {EMPTY: 0.0}
+         for q in qids})  # rank-derived scores: ranx scores exactly the order fixed above
+    run, qrels = Run(coded_run), Qrels(coded_qrels)
     with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
         warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
         evaluate(qrels, run, names, return_mean=False)

@@ -33,6 +33,29 @@ METRIC_LABELS = {
 }
 
 Ranking = Sequence[tuple[str, float]]
+DOC_CODE_WIDTH = 12  # room for 10^12 distinct documents
+
+
+def coded_for_ranx(
+    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]]
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """The same qrels and run with every document id replaced by a fixed-width code.
+
+    ranx stores document ids as numpy fixed-width strings, and numba compiles its kernels
+    once per width: without this, every corpus whose longest id has a new length pays the
+    compilation again (tens of CPU-seconds), and no install-time warm-up can cover them all.
+    Codes keep the scores, so the metrics are unchanged.
+    """
+    codes: dict[str, str] = {}
+
+    def code(doc: str) -> str:
+        if doc not in codes:
+            codes[doc] = f"{len(codes):0{DOC_CODE_WIDTH}d}"
+        return codes[doc]
+
+    coded_qrels = {q: {code(d): r for d, r in rel.items()} for q, rel in qrels.items()}
+    coded_run = {q: {code(d): score for d, score in docs.items()} for q, docs in run.items()}
+    return coded_qrels, coded_run
 
 
 def per_query_scores(
@@ -49,8 +72,9 @@ def per_query_scores(
         run_dict[qid] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)}
     if not any(run_dict.values()):  # ranx cannot build a run with no hit at all; every metric is 0 then
         return {m: {q: 0.0 for q in sorted(qrels)} for m in metrics}
-    ranx_qrels = Qrels({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()})
-    run = Run(run_dict)
+    coded_qrels, coded_run = coded_for_ranx({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()},
+                                            run_dict)
+    ranx_qrels, run = Qrels(coded_qrels), Run(coded_run)
     with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
         warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
         evaluate(ranx_qrels, run, list(metrics), return_mean=False)

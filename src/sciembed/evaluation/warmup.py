@@ -21,14 +21,15 @@ def warm_ranx() -> float:
     from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
 
     from sciembed.evaluation.contract import RANKING_METRICS
-    from sciembed.evaluation.metrics import METRICS, warm_up
+    from sciembed.evaluation.metrics import METRICS, coded_for_ranx, warm_up
 
     start = time.perf_counter()
     warm_up()  # the exact path `sciembed eval` takes (metrics.per_query_scores)
     names = sorted({*METRICS, *RANKING_METRICS, "precision@5", "precision@10", "precision@20", "recall@20"})
     names += [f"{m}-l2" for m in names if not m.startswith("ndcg")]  # thresholded variants share kernels
-    qrels = Qrels({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}})
-    run = Run({"q1": {"b": 3.0, "a": 2.0, "x": 1.0}, "q2": {"c": 2.0, "y": 1.0}})
+    coded_qrels, coded_run = coded_for_ranx({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}},
+                                            {"q1": {"b": 3.0, "a": 2.0, "x": 1.0}, "q2": {"c": 2.0, "y": 1.0}})
+    qrels, run = Qrels(coded_qrels), Run(coded_run)  # the id width every evaluation uses
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         evaluate(qrels, run, names, return_mean=False)

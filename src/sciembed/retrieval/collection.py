@@ -347,6 +347,7 @@ class Collection:
         filters: Filters | None = None,
         ef_search: int | None = None,
         nprobe: int | None = None,
+        refine_k_factor: int | None = None,
     ) -> SearchResult:
         """One of: a free-text `query`, a `paper_id` of the collection ("more like this"), or a whole `paper`."""
         if sum(x is not None for x in (query, paper_id, paper)) != 1:
@@ -355,7 +356,7 @@ class Collection:
             raise ValueError(f"k must be positive and offset non-negative (got k={k}, offset={offset})")
         started = time.perf_counter()
         accept = (filters or Filters()).predicate(self._fields)
-        knobs = {"ef_search": ef_search, "nprobe": nprobe}
+        knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
         depth = offset + k + 1  # one more tells whether a next page exists
         views = 1
         if query is not None:

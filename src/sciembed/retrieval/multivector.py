@@ -203,13 +203,15 @@ class MultiVectorIndex:
         accept: Callable[[str], bool] | None = None,
         ef_search: int | None = None,
         nprobe: int | None = None,
+        refine_k_factor: int | None = None,
     ) -> ViewHits:
         """Max aggregation with the row of each paper's best view (for snippets); `accept` filters papers."""
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
         array = as_matrix(queries, self.dim, "search()")
         exclude = check_exclude(exclude, len(array))
-        return self._search_max(array, k, exclude, accept, {"ef_search": ef_search, "nprobe": nprobe})
+        return self._search_max(array, k, exclude, accept, {"ef_search": ef_search, "nprobe": nprobe,
+                                                          "refine_k_factor": refine_k_factor})
 
     def _search_max(
         self,

@@ -145,6 +145,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         result = await searched(
             query=body.query, paper_id=body.paper_id, paper=paper, k=k, offset=offset,
             filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
+            refine_k_factor=body.refine_k_factor,
         )
         return respond(result, notes)
 

@@ -145,6 +145,32 @@ class DenseIndex:
     def removed_rows(self) -> list[int]:
         return sorted(self._removed)
 
+    def compacted(self, block: int = 50_000) -> DenseIndex:
+        """A new index of the live rows only, in row order (rows renumbered 0..live-1), same kind and training.
+
+        The live rows' stored vectors are re-added to an emptied copy of the trained index: exact for
+        flat, HNSW over full vectors and IVF-PQ with a flat refine copy; SQ8 codes re-encode to themselves;
+        IVF-PQ without refine re-encodes its PQ-decoded vectors (a row whose decoded vector falls nearer
+        another IVF list moves there and is re-quantized).
+        """
+        import faiss
+
+        live = np.asarray([r for r in range(len(self)) if r not in self._removed], dtype=np.int64)
+        out = DenseIndex(self.dim, self.metric, self.params)
+        out._index = faiss.deserialize_index(faiss.serialize_index(self._index))  # a trained copy ...
+        out._index.reset()  # ... emptied
+        if self.kind == "ivf-pq":
+            from sciembed.retrieval.ann import ivf_of
+
+            ivf_of(out._index).make_direct_map()
+        for start in range(0, len(live), block):
+            out._index.add(np.ascontiguousarray(self.vectors(live[start : start + block])))
+        out._ids = [self._ids[r] for r in live]
+        for row, key in enumerate(out._ids):
+            out._rows_of.setdefault(key, []).append(row)
+        out.fingerprint = self.fingerprint
+        return out
+
     @property
     def ids(self) -> list[str]:
         """Row ids in insertion order (a copy)."""

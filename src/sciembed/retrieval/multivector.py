@@ -87,6 +87,13 @@ class MultiVectorIndex:
             if not self.dense.rows_of(paper):
                 self._gone.add(paper)
 
+    def compacted(self) -> MultiVectorIndex:
+        """A new index holding only the live views (rows renumbered in order); see `DenseIndex.compacted`."""
+        index = MultiVectorIndex(self.dim, self.metric, self.aggregate, self.dense.params)
+        index.dense = self.dense.compacted()
+        index._reindex(0)
+        return index
+
     def paper_of_row(self, row: int) -> str:
         return self._papers[int(self._paper_of_row[row])]
 

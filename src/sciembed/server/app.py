@@ -200,6 +200,16 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         papers = await run(papers_from_upload, data, file.filename, format)
         return await add(papers, [])
 
+    @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows",
+              dependencies=[Depends(write_key)])
+    async def compact() -> dict[str, Any]:
+        from sciembed.retrieval.compaction import CollectionBusy
+
+        try:
+            return await run_write(collection.compact)
+        except CollectionBusy as err:
+            raise ApiError(409, str(err), "busy") from err
+
     @app.delete("/papers/{paper_id}", summary="Remove a paper", dependencies=[Depends(write_key)])
     async def delete_paper(paper_id: str) -> dict[str, Any]:
         if not await run_write(collection.delete, paper_id):

@@ -90,7 +90,7 @@ def test_multivector_replace_and_filter(data):
     assert len(index) == 2 and index.papers == ["b", "c"]
     index.add(["a"], vectors[10:11])  # a replacement under the same id
     assert len(index) == 3 and index.search(vectors[10:11], 1)[0][0][0] == "a"
-    hits = index.search_best_views(vectors[10:11], 2, accept=lambda p: p != "a")[0]
+    hits = index.search_views(vectors[10:11], 2, accept=lambda p: p != "a")
     assert sorted(h[0] for h in hits) == ["b", "c"]
 
 

@@ -441,18 +441,10 @@ class Collection:
         accept: Accept | None = None,
         knobs: dict[str, Any] | None = None,
     ) -> PaperHits:
-        """Top-`depth` papers over several query vectors: a paper's score is its best over them."""
+        """Top-`depth` papers over several query vectors: a paper's score is its best over them (max)."""
         with self._lock.read():
-            per_query = self.index.search_best_views(
-                vectors, depth, exclude=[exclude] * len(vectors), accept=accept, **(knobs or {})
-            )
-        best: dict[str, tuple[float, int]] = {}
-        for hits in per_query:
-            for pid, score, row in hits:
-                if pid not in best or score > best[pid][0]:
-                    best[pid] = (score, row)
-        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:depth]
-        return [(pid, score, row) for pid, (score, row) in ranked]
+            return self.index.search_views(vectors, depth, "max", exclude=[exclude] if exclude else (),
+                                           accept=accept, **(knobs or {}))
 
     def search(
         self,

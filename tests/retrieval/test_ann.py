@@ -131,3 +131,23 @@ def test_hnsw_over_sq8_keeps_recall(data):
     vectors, queries = data
     exact = build("flat", vectors)
     assert recall_at(build("hnsw", vectors, hnsw_storage="sq8"), exact, queries, 10) >= 0.9
+
+
+@pytest.mark.parametrize("overrides", [
+    {"kind": "flat"}, {"kind": "hnsw"}, {"kind": "hnsw", "hnsw_storage": "sq8"},
+    {"kind": "ivf-pq", "refine": "none"}, {"kind": "ivf-pq", "refine": "flat"},
+])
+def test_compacted_keeps_live_rows_in_order_with_their_training(data, overrides):
+    vectors, _ = data
+    kind = overrides.pop("kind")
+    index = build(kind, vectors[:600], nlist=8, pq_m=8, **overrides)
+    index.remove("p3")
+    index.remove_rows([10, 11])
+    compact = index.compacted()
+    live = [i for i in range(600) if i not in (3, 10, 11)]
+    assert compact.ids == [f"p{i}" for i in live] and compact.removed_rows() == [] and compact.params == index.params
+    assert compact.is_trained and len(compact) == 597
+    rows = np.asarray([0, 5, 500])  # rows of p0, p6, p503 after renumbering
+    assert np.allclose(compact.vectors(rows), index.vectors([0, 6, 503]), atol=1e-2)
+    if kind != "ivf-pq" or overrides["refine"] == "flat":
+        assert [h[0][0] for h in compact.search(vectors[[0, 6, 503]], 1)] == ["p0", "p6", "p503"]

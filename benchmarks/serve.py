@@ -11,8 +11,11 @@ Queries are real: every text query is encoded by the served model (MiniLM),
 and 10% of requests are "more like this" by paper id.
 
 Phase 1: `--clients` concurrent clients for `--seconds`. Phase 2: the same
-while one writer POSTs batches of `--batch` new papers (encoded by the server)
-until `--add` papers are in or the phase ends. Everything is bounded: the
+clients run while one writer POSTs all `--add` new papers in batches of
+`--batch` (encoded by the server); the phase lasts until the last batch is in
+(at most `--write-timeout` seconds), and reports papers added, write
+throughput, and the readers' requests/s, p50/p99 and errors during it. Server
+memory (RSS) is taken before and after each phase. Everything is bounded: the
 server is started and stopped by this script, only on 127.0.0.1.
 """
 
@@ -133,16 +136,21 @@ def rss_mb(pid: int) -> float:
     return round(psutil.Process(pid).memory_info().rss / 2**20, 1)
 
 
-async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed: int) -> dict:
+async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed: int,
+                  stop: asyncio.Event | None = None) -> dict:
+    """`n_clients` searching back to back for `seconds`, or until `stop` is set when given."""
     import httpx
 
     latencies: list[float] = []
     errors: list[str] = []
     deadline = time.perf_counter() + seconds
 
+    def running() -> bool:
+        return not stop.is_set() if stop is not None else time.perf_counter() < deadline
+
     async def one(client: httpx.AsyncClient, worker: int) -> None:
         rng = np.random.default_rng(seed * 1000 + worker)
-        while time.perf_counter() < deadline:
+        while running():
             if rng.random() < 0.1:
                 body = {"paper_id": f"s{int(rng.integers(0, n_papers))}", "k": 10}
             else:
@@ -172,34 +180,48 @@ async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed:
     }
 
 
-async def writer(url: str, total: int, batch: int, seconds: float, seed: int) -> dict:
+async def writer(url: str, total: int, batch: int, timeout: float, seed: int, done: asyncio.Event) -> dict:
+    """POST `total` new papers in batches of `batch`, back to back; sets `done` when finished (or failed)."""
     import httpx
 
     rng = np.random.default_rng(seed + 7)
-    added, times = 0, []
-    deadline = time.perf_counter() + seconds
-    async with httpx.AsyncClient(timeout=300) as client:
-        while added < total and time.perf_counter() < deadline:
-            papers = [synthetic_paper(rng, f"new{added + i}") for i in range(min(batch, total - added))]
-            t0 = time.perf_counter()
-            response = await client.post(url + "/papers", json={"papers": papers})
-            times.append(time.perf_counter() - t0)
-            if response.status_code != 200:
-                return {"added": added, "error": response.text[:300]}
-            added += response.json()["added"]
+    added, sent, times, error = 0, 0, [], None
+    started = time.perf_counter()
+    try:
+        async with httpx.AsyncClient(timeout=600) as client:
+            while sent < total and time.perf_counter() - started < timeout:
+                papers = [synthetic_paper(rng, f"new{sent + i}") for i in range(min(batch, total - sent))]
+                t0 = time.perf_counter()
+                response = await client.post(url + "/papers", json={"papers": papers})
+                times.append(time.perf_counter() - t0)
+                sent += len(papers)
+                if response.status_code != 200:
+                    error = f"{response.status_code}: {response.text[:300]}"
+                    break
+                added += response.json()["added"]
+    finally:
+        done.set()
+    elapsed = time.perf_counter() - started
     return {
         "added": added,
         "target": total,
+        "complete": added == total,
+        "error": error,
+        "batch": batch,
         "batches": len(times),
+        "seconds": round(elapsed, 1),
         "batch_s_p50": round(float(np.median(times)), 2) if times else None,
-        "papers_per_s": round(added / sum(times), 1) if times else None,
+        "batch_s_p99": round(float(np.percentile(times, 99)), 2) if times else None,
+        "papers_per_s": round(added / elapsed, 2) if elapsed else None,
     }
 
 
 async def phase2(url: str, args) -> tuple[dict, dict]:
+    """Readers for as long as the writer needs to add every paper."""
+    done = asyncio.Event()
     load, write = await asyncio.gather(
-        clients(url, args.clients, args.seconds, args.papers, args.seed + 1),
-        writer(url, args.add, args.batch, args.seconds, args.seed),
+        clients(url, args.clients, args.seconds, args.papers, args.seed + 1, stop=done),
+        writer(url, args.add, args.batch, args.write_timeout, args.seed, done),
     )
     return load, write
 
@@ -209,8 +231,10 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--add", type=int, default=10_000, help="papers the writer adds in phase 2 (at most)")
-    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--add", type=int, default=10_000, help="papers the writer adds in phase 2")
+    parser.add_argument("--batch", type=int, default=100, help="papers per POST /papers")
+    parser.add_argument("--write-timeout", type=float, default=7200.0, help="longest the writer phase may run")
+    parser.add_argument("--run-id", default=None, help="shared id when run with benchmarks/ann.py (service_suite)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/serve.json"))
     args = parser.parse_args()
@@ -241,10 +265,10 @@ def main() -> None:
                     time.sleep(0.5)
             startup_s = time.perf_counter() - t0
             httpx.post(url + "/search", json={"query": "warm up"}, timeout=60)
-            memory = {"start_mb": rss_mb(server.pid)}
-            print(f"server up in {startup_s:.1f} s, {memory['start_mb']} MB", flush=True)
+            memory = {"before_reads_mb": rss_mb(server.pid)}
+            print(f"server up in {startup_s:.1f} s, {memory['before_reads_mb']} MB", flush=True)
             read_only = asyncio.run(clients(url, args.clients, args.seconds, args.papers, args.seed))
-            memory["after_reads_mb"] = rss_mb(server.pid)
+            memory["after_reads_mb"] = memory["before_writes_mb"] = rss_mb(server.pid)
             print("reads:", read_only, flush=True)
             with_writer, write = asyncio.run(phase2(url, args))
             memory["after_writes_mb"] = rss_mb(server.pid)
@@ -259,12 +283,15 @@ def main() -> None:
 
     report = {
         "benchmark": "serve",
+        "run_id": args.run_id,
         "what": f"{args.clients} concurrent clients for {args.seconds:g} s against `sciembed serve` on 127.0.0.1, "
-        f"{args.papers:,} synthetic papers (seeded vectors; queries encoded by MiniLM; 10% by paper id)",
+        f"{args.papers:,} synthetic papers (seeded vectors; queries encoded by MiniLM; 10% by paper id); then the "
+        f"same clients while a writer adds {args.add:,} papers in batches of {args.batch}",
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            "platform": platform.platform(),
             "load_average_at_end": [round(x, 1) for x in os.getloadavg()],
         },
         "collection": built,

@@ -1,4 +1,4 @@
-"""Paper-to-paper aggregations of `MultiVectorIndex.search_views` against brute force."""
+"""`MultiVectorIndex.search_views` (every paper method, view rows, removals, filters) against brute force."""
 
 from __future__ import annotations
 
@@ -34,8 +34,44 @@ def test_search_views_equals_brute_force(metric, method):
                        "prism_worst": cols.min(axis=1).sum()}[method]
     hits = index.search_views(queries, 5, method, exclude=["p0"])
     ranked = sorted(((p, v) for p, v in expected.items() if p != "p0"), key=lambda x: (-x[1], x[0]))[:5]
-    assert [p for p, _ in hits] == [p for p, _ in ranked]
-    assert [v for _, v in hits] == pytest.approx([v for _, v in ranked], rel=1e-5)
+    assert [p for p, _, _ in hits] == [p for p, _ in ranked]
+    assert [v for _, v, _ in hits] == pytest.approx([v for _, v in ranked], rel=1e-5)
+    for pid, _, row in hits:  # the row is the paper's own view that best matches any query vector
+        own = [i for i, o in enumerate(owners) if o == pid]
+        assert owners[row] == pid and s[:, row].max() == pytest.approx(s[:, own].max(), rel=1e-6)
+
+
+@pytest.mark.parametrize("method", PAPER_METHODS)
+def test_search_views_ignores_removed_views_and_filters(method):
+    rng = np.random.default_rng(4)
+    owners = [f"p{i % 5}" for i in range(20)]
+    vectors = rng.normal(size=(20, 4)).astype(np.float32)
+    queries = rng.normal(size=(2, 4)).astype(np.float32)
+    index, kept = MultiVectorIndex(4), MultiVectorIndex(4)
+    index.add(owners, vectors)
+    index.remove_rows([0, 6])  # one view of p0, one of p1
+    index.remove("p2")
+    live = [i for i in range(20) if i not in (0, 6) and owners[i] != "p2"]
+    kept.add([owners[i] for i in live], vectors[live])
+    assert [(p, round(v, 5)) for p, v, _ in index.search_views(queries, 5, method)] == [
+        (p, round(v, 5)) for p, v, _ in kept.search_views(queries, 5, method)]
+    accepted = index.search_views(queries, 5, method, accept=lambda p: p in ("p3", "p4"))
+    assert sorted(p for p, _, _ in accepted) == ["p3", "p4"]
+
+
+def test_search_views_over_an_approximate_index_gives_max_only():
+    from sciembed.retrieval.ann import default_params
+
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(60, 8)).astype(np.float32)
+    owners = [f"p{i % 12}" for i in range(60)]
+    exact, hnsw = MultiVectorIndex(8), MultiVectorIndex(8, params=default_params("hnsw", 60, 8))
+    exact.add(owners, vectors)
+    hnsw.add(owners, vectors)
+    assert [p for p, _, _ in hnsw.search_views(vectors[:3], 4, exclude=["p0"])] == [
+        p for p, _, _ in exact.search_views(vectors[:3], 4, exclude=["p0"])]
+    with pytest.raises(ValueError, match="max only"):
+        hnsw.search_views(vectors[:3], 4, "late")
 
 
 def test_search_paper_views_excludes_itself_and_title_twins():

@@ -50,6 +50,13 @@ def index(
     nlist: int = typer.Option(0, "--nlist", min=0, help="IVF lists (0: 4·√vectors)."),
     pq_m: int = typer.Option(0, "--pq-m", min=0, help="PQ bytes per vector (0: dim/4)."),
     nprobe: int = typer.Option(0, "--nprobe", min=0, help="IVF lists probed by default (0: 32)."),
+    ef_construction: int = typer.Option(0, "--ef-construction", min=0, help="HNSW build breadth (0: 80)."),
+    hnsw_storage: str = typer.Option("", "--hnsw-storage", help="HNSW vectors: flat | sq8 (default flat)."),
+    refine: str = typer.Option(
+        "", "--refine", help="IVF-PQ exact re-rank over a second copy of the vectors: none | flat | sq8 "
+        "(default: sq8 up to 20M vectors, none beyond)."
+    ),
+    refine_k_factor: int = typer.Option(0, "--refine-k-factor", min=0, help="Candidates re-ranked = this × k (0: 8)."),
     shard_papers: int | None = typer.Option(
         None, "--shard-papers", min=1, help="Encode out of core in shards of this many papers (resumable)."
     ),
@@ -84,7 +91,9 @@ def index(
             cache_dir=cache_dir,
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
-        ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe}
+        ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
+               "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
+               "refine_k_factor": refine_k_factor}
         counts = build_paper_index(
             corpus, encoder, view, out, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
             segment_tokens=segment_tokens, index_kind=index_kind, ann=ann, shard_papers=shard_papers,

@@ -24,6 +24,10 @@ def serve(
     timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="Seconds before a request answers 503."),
     cors_origin: list[str] = typer.Option([], "--cors-origin", help="Allow this origin (repeatable); default none."),
     workers_threads: int = typer.Option(1, "--faiss-threads", min=1, help="faiss threads per search."),
+    auto_compact: float = typer.Option(
+        0.0, "--auto-compact", min=0.0, max=1.0,
+        help="Compact after a write once this share of index rows is deleted/replaced (0: never; POST /compact).",
+    ),
 ) -> None:
     """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     import faiss
@@ -48,7 +52,7 @@ def serve(
             settings = read_manifest(index_dir)["encoder"]
             encoder = load_encoder(model, max_seq_length=settings.get("max_seq_length"), metric=settings["metric"],
                                    prefix=settings.get("prefix", ""))
-        collection = Collection.open(index_dir, encoder)
+        collection = Collection.open(index_dir, encoder, auto_compact=auto_compact)
     except _known_errors() as err:
         _fail(str(err))
     settings = ServerSettings(
@@ -65,5 +69,23 @@ def serve(
     uvicorn.run(create_app(collection, settings), host=host, port=port, log_level="warning")
 
 
+def compact(
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index` and updated by a server."),
+) -> None:
+    """Rewrite a served collection without its deleted / replaced rows (no server may have it open)."""
+    from rich.console import Console
+
+    from sciembed.cli.search import _fail, _known_errors
+    from sciembed.retrieval.compaction import compact_dir
+
+    try:
+        result = compact_dir(index_dir)
+    except _known_errors() as err:
+        _fail(str(err))
+    Console().print(f"compacted {index_dir}: {result.rows_before:,} rows -> {result.rows_after:,} "
+                    f"({result.papers:,} papers) in {result.seconds:.1f} s", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
+    app.command("compact")(compact)

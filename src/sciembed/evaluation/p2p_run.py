@@ -125,6 +125,11 @@ class _Vectors:
         return self.matrix[[self.row[t] for t in texts]]
 
 
+def _pairs(hits: Sequence[tuple[str, float, int]]) -> list[tuple[str, float]]:
+    """A `search_views` ranking without its view rows."""
+    return [(pid, score) for pid, score, _ in hits]
+
+
 def _top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> list[tuple[str, float]]:
     skip = set(excluded)
     seen: dict[str, float] = {}
@@ -212,7 +217,7 @@ def evaluate_paper_to_paper(
                                           use_abstract=config.use_abstract)
             return _top(result.ranking(), exclusions[q], k)
         method = "sum" if config.fusion == "naive" else "max"
-        return segments.search_views(np.stack(list(vectors.values())), k, method, exclusions[q])
+        return _pairs(segments.search_views(np.stack(list(vectors.values())), k, method, exclude=exclusions[q]))
 
     def count_sources(name: str, sets: dict[str, QuerySet]) -> None:
         table = query_sources.setdefault(name, {})
@@ -224,15 +229,16 @@ def evaluate_paper_to_paper(
     simple = {
         "a2a": lambda q: _dense_top(abstracts, ids, vec([q_ta[q]]), exclusions[q], k),
         "f2f": lambda q: _dense_top(fulls, ids, vec([q_full[q]]), exclusions[q], k),
-        "a2c": lambda q: segments.search_views(vec([q_ta[q]]), k, "max", exclusions[q]),
-        "f2c": lambda q: segments.search_views(vec([q_full[q]]), k, "max", exclusions[q]),
-        "naive_sum": lambda q: segments.search_views(np.stack(list(query_set_vectors(extractive[q]).values())),
-                                                     k, "sum", exclusions[q]),
-        "max_sim": lambda q: segments.search_views(np.stack(list(query_set_vectors(extractive[q]).values())),
-                                                   k, "max", exclusions[q]),
-        "max_sim_prism_code": lambda q: segments.search_views(
-            np.stack(list(query_set_vectors(extractive[q]).values())), k, "prism_worst", exclusions[q]),
-        "late_interaction": lambda q: views.search_views(vec([q_ta[q], *q_segments[q]]), k, "late", exclusions[q]),
+        "a2c": lambda q: _pairs(segments.search_views(vec([q_ta[q]]), k, "max", exclude=exclusions[q])),
+        "f2c": lambda q: _pairs(segments.search_views(vec([q_full[q]]), k, "max", exclude=exclusions[q])),
+        "naive_sum": lambda q: _pairs(segments.search_views(
+            np.stack(list(query_set_vectors(extractive[q]).values())), k, "sum", exclude=exclusions[q])),
+        "max_sim": lambda q: _pairs(segments.search_views(
+            np.stack(list(query_set_vectors(extractive[q]).values())), k, "max", exclude=exclusions[q])),
+        "max_sim_prism_code": lambda q: _pairs(segments.search_views(
+            np.stack(list(query_set_vectors(extractive[q]).values())), k, "prism_worst", exclude=exclusions[q])),
+        "late_interaction": lambda q: _pairs(views.search_views(vec([q_ta[q], *q_segments[q]]), k, "late",
+                                                                exclude=exclusions[q])),
         "prism_extractive": lambda q: prism_rank(q, extractive[q]),
     }
     t2 = time.perf_counter()

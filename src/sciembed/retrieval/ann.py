@@ -5,8 +5,16 @@ Three kinds, all behind `DenseIndex`:
 - ``flat``: exact inner product / L2 (the reference every recall is measured against);
 - ``hnsw``: a graph over the full vectors (`IndexHNSWFlat`): fast and accurate,
   memory a bit above flat (the links);
+- ``hnsw`` with ``hnsw_storage="sq8"``: the same graph over 8-bit scalar-quantized
+  vectors (`IndexHNSWSQ`): a quarter of the vector memory, cheaper distances while building;
 - ``ivf-pq``: an inverted file whose lists hold product-quantized codes
   (`IndexIVFPQ`): memory a fraction of flat, trained on a sample.
+- ``ivf-pq`` with ``refine="flat" | "sq8"``: faiss `IndexRefine`: the IVF-PQ
+  search returns ``refine_k_factor × k`` candidates, re-ranked by exact
+  distances over a second copy of the vectors (full float32, or 8-bit scalar
+  quantized: near-exact at a quarter of the memory). PQ alone cannot tell close
+  neighbours apart (its recall@10 stalls whatever ``nprobe`` is); the re-rank
+  restores it, and costs the refine storage in memory (see `index_memory`).
 
 Search-time knobs (`ef_search`, `nprobe`) go per call as faiss
 `SearchParameters`, so concurrent searches with different knobs never touch
@@ -21,6 +29,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 INDEX_KINDS = ("flat", "hnsw", "ivf-pq")
+HNSW_STORAGES = ("flat", "sq8")
+REFINES = ("none", "flat", "sq8")
 AUTO_FLAT_MAX = 200_000  # vectors: exact search stays below ~20 ms per query up to here on 2 cores
 AUTO_HNSW_MAX = 5_000_000  # beyond this the full vectors of HNSW no longer fit comfortably in memory
 
@@ -37,7 +47,10 @@ class AnnParams:
     pq_m: int = 0  # PQ sub-quantizers (0: dim / 4, i.e. 4 dimensions per byte)
     pq_bits: int = 8
     nprobe: int = 32
-    train_size: int = 0  # vectors sampled to train IVF-PQ (0: chosen from nlist)
+    train_size: int = 0  # vectors sampled to train IVF-PQ / SQ8 (0: chosen from nlist)
+    hnsw_storage: str = "flat"  # hnsw: "flat" (float32 vectors) or "sq8" (8-bit scalar quantized)
+    refine: str = "none"  # ivf-pq: "none", or re-rank candidates exactly over "flat" / "sq8" stored vectors
+    refine_k_factor: int = 8  # ivf-pq with refine: candidates re-ranked = refine_k_factor × k
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,6 +68,9 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+AUTO_REFINE_FLAT_MAX = 20_000_000  # ivf-pq re-ranks over SQ8 vectors up to here (384 B per 384-d vector)
+
+
 def auto_kind(n_vectors: int) -> str:
     """Exact up to a few hundred thousand vectors, HNSW up to millions, IVF-PQ beyond."""
     if n_vectors <= AUTO_FLAT_MAX:
@@ -62,19 +78,34 @@ def auto_kind(n_vectors: int) -> str:
     return "hnsw" if n_vectors <= AUTO_HNSW_MAX else "ivf-pq"
 
 
-def default_params(kind: str, n_vectors: int, dim: int, **overrides: Any) -> AnnParams:
-    """Sensible settings for `n_vectors` of `dim`: nlist ≈ 4·√n, 4 dimensions per PQ byte, 64 points per centroid.
+def auto_refine(n_vectors: int) -> str:
+    """IVF-PQ's re-rank storage from the size: SQ8 (dim bytes per vector) while it fits, none beyond."""
+    return "sq8" if n_vectors <= AUTO_REFINE_FLAT_MAX else "none"
 
-    Overrides of 0 / None keep the default.
+
+def default_params(kind: str, n_vectors: int, dim: int, **overrides: Any) -> AnnParams:
+    """Sensible settings for `n_vectors` of `dim`: nlist ≈ 4·√n, 4 dimensions per PQ byte, 64 points per centroid,
+    IVF-PQ re-ranked over SQ8 vectors (`auto_refine`).
+
+    Overrides of 0 / None / "" keep the default.
     """
     kind = auto_kind(n_vectors) if kind == "auto" else check_kind(kind)
     params = AnnParams(kind=kind)
     if kind == "ivf-pq":
         nlist = max(1, min(65_536, int(4 * math.sqrt(max(n_vectors, 1)))))
         pq_m = _divisor_at_most(dim, max(1, dim // 4))
-        params = replace(params, nlist=nlist, pq_m=pq_m, train_size=min(max(n_vectors, 1), 64 * nlist))
-    given = {k: v for k, v in overrides.items() if v not in (None, 0)}
+        params = replace(params, nlist=nlist, pq_m=pq_m, train_size=min(max(n_vectors, 1), 64 * nlist),
+                         refine=auto_refine(n_vectors))
+    given = {k: v for k, v in overrides.items() if v not in (None, 0, "")}
     params = replace(params, **given)
+    if kind == "hnsw" and params.hnsw_storage == "sq8" and not params.train_size:
+        params = replace(params, train_size=min(max(n_vectors, 1), 100_000))  # SQ8 learns per-dimension ranges
+    if params.hnsw_storage not in HNSW_STORAGES:
+        raise ValueError(f"hnsw_storage={params.hnsw_storage!r}: expected one of {', '.join(HNSW_STORAGES)}")
+    if params.refine not in REFINES:
+        raise ValueError(f"refine={params.refine!r}: expected one of {', '.join(REFINES)}")
+    if params.refine_k_factor < 1:
+        raise ValueError(f"refine_k_factor={params.refine_k_factor} must be at least 1")
     if kind == "ivf-pq" and dim % params.pq_m:
         raise ValueError(f"pq_m={params.pq_m} must divide the dimension {dim}")
     return params
@@ -92,36 +123,72 @@ def build_faiss_index(params: AnnParams, dim: int, metric: str) -> Any:
     if params.kind == "flat":
         return faiss.IndexFlatIP(dim) if metric == "cosine" else faiss.IndexFlatL2(dim)
     if params.kind == "hnsw":
-        index = faiss.IndexHNSWFlat(dim, params.hnsw_m, faiss_metric)
+        storage = {"flat": "Flat", "sq8": "SQ8"}[params.hnsw_storage]
+        index = faiss.index_factory(dim, f"HNSW{params.hnsw_m},{storage}", faiss_metric)
         index.hnsw.efConstruction = params.ef_construction
         index.hnsw.efSearch = params.ef_search
         return index
     if params.kind == "ivf-pq":
         if not params.nlist or not params.pq_m:
             raise ValueError("ivf-pq needs nlist and pq_m (use default_params)")
-        index = faiss.index_factory(dim, f"IVF{params.nlist},PQ{params.pq_m}x{params.pq_bits}np", faiss_metric)
-        index.nprobe = params.nprobe
-        index.make_direct_map()  # reconstruct(row) for "papers like this one" (PQ-decoded, approximate)
+        refine = {"none": "", "flat": ",RFlat", "sq8": ",Refine(SQ8)"}[params.refine]
+        key = f"IVF{params.nlist},PQ{params.pq_m}x{params.pq_bits}np{refine}"
+        index = faiss.index_factory(dim, key, faiss_metric)
+        ivf = ivf_of(index)
+        ivf.nprobe = params.nprobe
+        ivf.make_direct_map()  # reconstruct(row) without refine: PQ-decoded, approximate
+        if params.refine != "none":
+            index.k_factor = params.refine_k_factor  # reconstruct(row) with refine: from the refine vectors
         return index
     raise ValueError(f"unknown index kind {params.kind!r}")
 
 
+def ivf_of(index: Any) -> Any:
+    """The IVF index itself, also when wrapped in an `IndexRefine`."""
+    import faiss
+
+    return faiss.downcast_index(index.base_index) if hasattr(index, "base_index") else index
+
+
+def index_memory(index: Any) -> dict[str, int]:
+    """Bytes held, split into the searched codes (graph / lists / flat) and the re-rank copy (0 without refine)."""
+    import faiss
+
+    if hasattr(index, "refine_index"):
+        return {"codes": index_bytes(ivf_of(index)),
+                "refine": index_bytes(faiss.downcast_index(index.refine_index))}
+    return {"codes": index_bytes(index), "refine": 0}
+
+
 def search_parameters(
-    index: Any, kind: str, *, ef_search: int | None = None, nprobe: int | None = None, hidden: Any = None
+    index: Any,
+    kind: str,
+    *,
+    ef_search: int | None = None,
+    nprobe: int | None = None,
+    refine_k_factor: int | None = None,
+    hidden: Any = None,
 ) -> Any:
-    """Per-call faiss SearchParameters: the kind's knob and an optional selector of rows to hide."""
+    """Per-call faiss SearchParameters: the kind's knobs and an optional selector of rows to hide."""
     import faiss
 
     if kind == "hnsw":
         params = faiss.SearchParametersHNSW()
         params.efSearch = int(ef_search or index.hnsw.efSearch)
     elif kind == "ivf-pq":
+        ivf = ivf_of(index)
         params = faiss.SearchParametersIVF()
-        params.nprobe = int(min(nprobe or index.nprobe, index.nlist))
+        params.nprobe = int(min(nprobe or ivf.nprobe, ivf.nlist))
     else:
         params = faiss.SearchParameters()
     if hidden is not None:
         params.sel = hidden
+    if kind == "ivf-pq" and hasattr(index, "refine_index"):
+        outer = faiss.IndexRefineSearchParameters()
+        outer.k_factor = float(refine_k_factor or index.k_factor)
+        outer.base_index_params = params  # the IVF's nprobe and selector apply to the candidate search
+        outer._base = params  # a raw pointer on the faiss side: keep the inner parameters alive with it
+        return outer
     return params
 
 

@@ -133,6 +133,8 @@ class Catalog:
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no catalog")
         self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []  # every reader connection, to close them all
+        self._opened_lock = threading.Lock()
         self._writer = _connect(self.path)
         self._writer.executescript(SCHEMA)
         self.base_rows = int(self._read("SELECT value FROM meta WHERE key = 'base_rows'")[0][0])
@@ -141,6 +143,8 @@ class Catalog:
         con = getattr(self._local, "con", None)
         if con is None:
             con = self._local.con = _connect(self.path)
+            with self._opened_lock:
+                self._opened.append(con)
         return con
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
@@ -238,4 +242,10 @@ class Catalog:
         return rows
 
     def close(self) -> None:
+        """Close every connection, the other threads' readers too (before the file is swapped by a compaction:
+        a reader closed later would take the new file's WAL for its own and delete it)."""
+        with self._opened_lock:
+            for con in self._opened:
+                con.close()
+            self._opened.clear()
         self._writer.close()

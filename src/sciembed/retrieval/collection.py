@@ -15,10 +15,16 @@ through one function, `Collection.paper_search` (default:
 `multiview_paper_search`, the paper's TA and windows as queries, a
 candidate's score its best over them). PRISM's fused aspect search plugs in
 there: pass ``paper_search=`` to `Collection.open`.
+
+Deletes and replacements leave hidden rows behind; `Collection.compact`
+(``POST /compact``, or ``auto_compact`` past a share of hidden rows) rewrites
+the collection without them (`retrieval/compaction.py`).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import threading
 import time
@@ -94,6 +100,37 @@ class SearchResult:
     query_views: int = 1  # vectors the query was searched with
     more: bool = False  # whether a next page may hold hits
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+WRITE_ENCODE_TURN = 16  # texts a write encodes before letting queries use the encoder
+
+
+class FairLock:
+    """A first-come first-served lock (a ticket lock).
+
+    `threading.Lock` hands no turn over: a writer that releases it and asks
+    again at once nearly always wins, so queries waited for a whole 100-paper
+    batch to be encoded (reads while writing p99 13 s, 1,000 papers added to
+    5,000; benchmarks/serve.py). With tickets, a query waits for at most the
+    turns queued before it.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._next = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._cond:
+            ticket = self._next
+            self._next += 1
+            while ticket != self._serving:
+                self._cond.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._serving += 1
+            self._cond.notify_all()
 
 
 class ReadWriteLock:
@@ -195,6 +232,30 @@ def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
     )
 
 
+def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -> None:
+    """Bring a loaded base index up to the catalog: add the live rows' vectors, hide removed rows."""
+    if catalog.base_rows != index.num_views:
+        raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
+    rows, ids, vectors = catalog.added_vectors(index.dim)
+    if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
+        raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
+    if rows:
+        index.add(ids, vectors)
+    index.remove_rows(catalog.removed_rows())
+
+
+def load_live_index(path: Path, fingerprint: str | None = None) -> MultiVectorIndex:
+    """The index of a served collection as it stands (base index + live updates), without an encoder."""
+    manifest = read_manifest(path)
+    index = MultiVectorIndex.load(path / "index", expected_fingerprint=fingerprint)
+    catalog = Catalog(ensure_catalog(path, index, manifest))
+    try:
+        replay_live_updates(path, index, catalog)
+    finally:
+        catalog.close()
+    return index
+
+
 def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]) -> Path:
     """The index directory's catalog, written from its corpus the first time (rows checked against the index)."""
     catalog = path / CATALOG
@@ -237,8 +298,12 @@ class Collection:
         encoder: Any,
         manifest: dict[str, Any],
         paper_search: PaperSearch | None = None,
+        lock_fd: int | None = None,
+        auto_compact: float = 0.0,
     ) -> None:
         self.path = path
+        self._lock_fd = lock_fd
+        self.auto_compact = auto_compact  # compact after a write once this share of rows is hidden (0: never)
         self.index = index
         self.catalog = catalog
         self.encoder = encoder
@@ -247,14 +312,29 @@ class Collection:
         self.view_kind: str = manifest["view"]
         self.target: int = manifest.get("target_words") or target_words(encoder.max_seq_length)
         self._lock = ReadWriteLock()
-        self._writer = threading.Lock()
-        self._encode_lock = threading.Lock()  # HF fast tokenizers are not safe to share across threads
+        self._writer = threading.RLock()  # re-entered by an automatic compaction after a write
+        self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
         self._fields = catalog.filter_fields()
 
     @classmethod
-    def open(cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None) -> Collection:
-        """Open an index directory; with `encoder`, refuse an index built by another model."""
+    def open(
+        cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None, auto_compact: float = 0.0
+    ) -> Collection:
+        """Open an index directory; with `encoder`, refuse an index built by another model.
+
+        An interrupted compaction is finished or undone first (`compaction.recover`).
+        """
         path = Path(path)
+        lock_fd = open_lock(path)
+        try:
+            return cls._open(path, encoder, paper_search, lock_fd, auto_compact)
+        except BaseException:
+            os.close(lock_fd)
+            raise
+
+    @classmethod
+    def _open(cls, path: Path, encoder: Any, paper_search: PaperSearch | None, lock_fd: int,
+              auto_compact: float) -> Collection:
         manifest = read_manifest(path)
         built = manifest["encoder"]["fingerprint"]
         if encoder is not None and encoder.fingerprint != built:
@@ -266,15 +346,12 @@ class Collection:
         encoder = encoder or encoder_from_manifest(manifest)
         index = MultiVectorIndex.load(path / "index", expected_fingerprint=encoder.fingerprint)
         catalog = Catalog(ensure_catalog(path, index, manifest))
-        if catalog.base_rows != index.num_views:
-            raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
-        rows, ids, vectors = catalog.added_vectors(index.dim)
-        if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
-            raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
-        if rows:
-            index.add(ids, vectors)
-        index.remove_rows(catalog.removed_rows())
-        return cls(path, index, catalog, encoder, manifest, paper_search)
+        try:
+            replay_live_updates(path, index, catalog)
+        except BaseException:
+            catalog.close()
+            raise
+        return cls(path, index, catalog, encoder, manifest, paper_search, lock_fd, auto_compact)
 
     # ---------------------------------------------------------------- reading
 
@@ -292,22 +369,63 @@ class Collection:
                 "model": {k: self.manifest["encoder"].get(k) for k in ("name", "backend", "max_seq_length")},
                 "fingerprint": self.encoder.fingerprint,
                 "live_rows": len(dense) - self.catalog.base_rows,
+                "hidden_rows": len(dense) - dense.live_count,
+                "hidden_share": round(self.hidden_share(), 4),
             }
+
+    def hidden_share(self) -> float:
+        """Share of the index's rows that deletes and replacements left hidden (what compaction removes)."""
+        dense = self.index.dense
+        return (len(dense) - dense.live_count) / len(dense) if len(dense) else 0.0
+
+    def compact(self, step: Any = None) -> dict[str, Any]:
+        """Rewrite the collection without hidden rows (searches wait while it runs); see `retrieval/compaction.py`."""
+        from sciembed.retrieval.compaction import CollectionBusy, compact_collection
+
+        with self._writer, self._lock.write():
+            if self._lock_fd is not None:
+                try:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError as err:
+                    raise CollectionBusy(f"{self.path}: another process has this collection open; "
+                                         "compaction needs it alone") from err
+            self.catalog.close()
+            try:
+                self.index, result = compact_collection(self.path, self.index, step=step)
+            finally:
+                self.catalog = Catalog(self.path / CATALOG)
+                if self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
+            return result.to_dict()
+
+    def _maybe_compact(self) -> None:
+        if self.auto_compact and self.hidden_share() >= self.auto_compact:
+            self.compact()
 
     def holds(self, paper_id: str) -> bool:
         with self._lock.read():
             return bool(self.index.dense.rows_of(paper_id))
 
     def paper(self, paper_id: str) -> dict[str, Any] | None:
-        card = self.catalog.card(paper_id)
-        if card is not None:
-            with self._lock.read():
+        with self._lock.read():
+            card = self.catalog.card(paper_id)
+            if card is not None:
                 card["views"] = len(self.index.dense.rows_of(paper_id))
         return card
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         with self._encode_lock:
             return self.encoder.encode(list(texts), show_progress=False)
+
+    def encode_in_turns(self, texts: Sequence[str], turn: int = WRITE_ENCODE_TURN) -> np.ndarray:
+        """Encode a write's texts `turn` at a time, releasing the encoder between turns.
+
+        Queries wait on the same encoder lock: one 100-paper batch encoded in a
+        single call held every search for seconds (reads while writing: p50
+        7.7 s in benchmarks/results/serve.json before this).
+        """
+        parts = [self.encode(texts[i : i + turn]) for i in range(0, len(texts), turn)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
 
     def paper_vectors(self, paper_id: str) -> np.ndarray | None:
         with self._lock.read():
@@ -323,18 +441,10 @@ class Collection:
         accept: Accept | None = None,
         knobs: dict[str, Any] | None = None,
     ) -> PaperHits:
-        """Top-`depth` papers over several query vectors: a paper's score is its best over them."""
+        """Top-`depth` papers over several query vectors: a paper's score is its best over them (max)."""
         with self._lock.read():
-            per_query = self.index.search_best_views(
-                vectors, depth, exclude=[exclude] * len(vectors), accept=accept, **(knobs or {})
-            )
-        best: dict[str, tuple[float, int]] = {}
-        for hits in per_query:
-            for pid, score, row in hits:
-                if pid not in best or score > best[pid][0]:
-                    best[pid] = (score, row)
-        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:depth]
-        return [(pid, score, row) for pid, (score, row) in ranked]
+            return self.index.search_views(vectors, depth, "max", exclude=[exclude] if exclude else (),
+                                           accept=accept, **(knobs or {}))
 
     def search(
         self,
@@ -347,6 +457,7 @@ class Collection:
         filters: Filters | None = None,
         ef_search: int | None = None,
         nprobe: int | None = None,
+        refine_k_factor: int | None = None,
     ) -> SearchResult:
         """One of: a free-text `query`, a `paper_id` of the collection ("more like this"), or a whole `paper`."""
         if sum(x is not None for x in (query, paper_id, paper)) != 1:
@@ -355,7 +466,7 @@ class Collection:
             raise ValueError(f"k must be positive and offset non-negative (got k={k}, offset={offset})")
         started = time.perf_counter()
         accept = (filters or Filters()).predicate(self._fields)
-        knobs = {"ef_search": ef_search, "nprobe": nprobe}
+        knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
         depth = offset + k + 1  # one more tells whether a next page exists
         views = 1
         if query is not None:
@@ -364,7 +475,8 @@ class Collection:
             found = self.search_vectors(self.encode([query]), depth, accept=accept, knobs=knobs)
         else:
             if paper_id is not None:
-                card = self.catalog.card(paper_id)
+                with self._lock.read():
+                    card = self.catalog.card(paper_id)
                 if card is None or not self.holds(paper_id):
                     raise KeyError(paper_id)
                 paper = Paper(id=paper_id, title=card["title"], abstract=card["abstract"])
@@ -377,8 +489,9 @@ class Collection:
         return SearchResult(hits, offset, k, (time.perf_counter() - started) * 1000, views, len(found) > offset + k)
 
     def _hits(self, page: PaperHits, query: str | None) -> list[Hit]:
-        summaries = self.catalog.summaries([pid for pid, _, _ in page])
-        views = self.catalog.views([row for _, _, row in page])
+        with self._lock.read():  # rows are renumbered by a compaction: read them under the same lock as the search
+            summaries = self.catalog.summaries([pid for pid, _, _ in page])
+            views = self.catalog.views([row for _, _, row in page])
         hits = []
         for pid, score, row in page:
             title, year, venue, domain = summaries.get(pid, ("", None, None, None))
@@ -405,7 +518,7 @@ class Collection:
         if not pairs:
             return {"added": 0, "replaced": 0, "views": 0, "skipped_no_text": skipped}
         all_views = [v for _, own in pairs for v in own]
-        vectors = self.encode([v.text for v in all_views])
+        vectors = self.encode_in_turns([v.text for v in all_views])
         with self._writer:
             first = len(self.index.dense)
             old_rows = self.catalog.add([p for p, _ in pairs], all_views, vectors, first)
@@ -414,7 +527,8 @@ class Collection:
                 self.index.remove_rows(old_rows)
                 for paper, _ in pairs:
                     self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower())
-        replaced = len({self.index.paper_of_row(r) for r in old_rows})
+            replaced = len({self.index.paper_of_row(r) for r in old_rows})
+            self._maybe_compact()
         added = len(pairs) - replaced
         return {"added": added, "replaced": replaced, "views": len(all_views), "skipped_no_text": skipped}
 
@@ -427,7 +541,31 @@ class Collection:
             with self._lock.write():
                 self.index.remove_rows(rows)
                 self._fields.pop(paper_id, None)
+            self._maybe_compact()
         return True
 
     def close(self) -> None:
         self.catalog.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+def open_lock(path: Path) -> int:
+    """The collection lock, held shared while open; an interrupted compaction is settled first (exclusively)."""
+    from sciembed.retrieval.compaction import LOCK, recover
+
+    if not path.is_dir():
+        raise IndexLoadError(f"{path}: not a directory")
+    fd = os.open(path / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        recover(path)  # no one else has it open: settle a compaction a killed process left
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except BlockingIOError:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # others have it open (they settled it already)
+        except BlockingIOError as err:
+            os.close(fd)
+            raise IndexLoadError(f"{path}: being compacted by another process; try again when it is done") from err
+    return fd

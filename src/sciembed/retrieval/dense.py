@@ -16,7 +16,7 @@ scores: row order in the matrix path, faiss order otherwise).
 
 The same class holds the approximate kinds of `retrieval/ann.py` (``kind`` =
 hnsw | ivf-pq): those always search through faiss, take per-call knobs
-(``ef_search``, ``nprobe``) and cannot give all scores at once (so no mean /
+(``ef_search``, ``nprobe``, ``refine_k_factor``) and cannot give all scores at once (so no mean /
 sum aggregation over them). Rows can be removed (live deletes): they stay in
 faiss, hidden from every search by an id selector, and keep their row numbers.
 
@@ -111,11 +111,11 @@ class DenseIndex:
         return bool(self._index.is_trained)
 
     def train(self, vectors: np.ndarray) -> None:
-        """Train an IVF-PQ index on a sample (a no-op for flat and HNSW)."""
+        """Train an IVF-PQ or SQ8 index on a sample (a no-op for flat and HNSW over full vectors)."""
         if self._index.is_trained:
             return
         array = self._prepare(vectors, "train()")
-        needed = max(self.params.nlist, 2**self.params.pq_bits)
+        needed = max(self.params.nlist, 2**self.params.pq_bits) if self.kind == "ivf-pq" else 1
         if len(array) < needed:
             raise ValueError(f"train(): {len(array)} vectors cannot train {self.params.nlist} lists and "
                              f"{2**self.params.pq_bits} PQ centroids; give at least {needed} (or fewer lists / bits)")
@@ -144,6 +144,32 @@ class DenseIndex:
 
     def removed_rows(self) -> list[int]:
         return sorted(self._removed)
+
+    def compacted(self, block: int = 50_000) -> DenseIndex:
+        """A new index of the live rows only, in row order (rows renumbered 0..live-1), same kind and training.
+
+        The live rows' stored vectors are re-added to an emptied copy of the trained index: exact for
+        flat, HNSW over full vectors and IVF-PQ with a flat refine copy; SQ8 codes re-encode to themselves;
+        IVF-PQ without refine re-encodes its PQ-decoded vectors (a row whose decoded vector falls nearer
+        another IVF list moves there and is re-quantized).
+        """
+        import faiss
+
+        live = np.asarray([r for r in range(len(self)) if r not in self._removed], dtype=np.int64)
+        out = DenseIndex(self.dim, self.metric, self.params)
+        out._index = faiss.deserialize_index(faiss.serialize_index(self._index))  # a trained copy ...
+        out._index.reset()  # ... emptied
+        if self.kind == "ivf-pq":
+            from sciembed.retrieval.ann import ivf_of
+
+            ivf_of(out._index).make_direct_map()
+        for start in range(0, len(live), block):
+            out._index.add(np.ascontiguousarray(self.vectors(live[start : start + block])))
+        out._ids = [self._ids[r] for r in live]
+        for row, key in enumerate(out._ids):
+            out._rows_of.setdefault(key, []).append(row)
+        out.fingerprint = self.fingerprint
+        return out
 
     @property
     def ids(self) -> list[str]:
@@ -213,11 +239,17 @@ class DenseIndex:
         return scores
 
     def search_rows(
-        self, queries: np.ndarray, k: int, *, ef_search: int | None = None, nprobe: int | None = None
+        self,
+        queries: np.ndarray,
+        k: int,
+        *,
+        ef_search: int | None = None,
+        nprobe: int | None = None,
+        refine_k_factor: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Scores (higher is better) and row numbers, best first, shape (n, min(k, len)); row -1 pads.
 
-        `ef_search` (HNSW) and `nprobe` (IVF-PQ) override the index's defaults for this call.
+        `ef_search` (HNSW), `nprobe` and `refine_k_factor` (IVF-PQ) override the index's defaults for this call.
         """
         array = self._prepare(queries, "search()")
         k = min(k, len(self))
@@ -226,7 +258,8 @@ class DenseIndex:
         if self.exact and len(array) <= SMALL_BATCH:
             scores, rows = _top_k(self._scores(array), k)
             return scores, np.where(np.isfinite(scores), rows, -1)
-        params = search_parameters(self._index, self.kind, ef_search=ef_search, nprobe=nprobe, hidden=self._hidden)
+        params = search_parameters(self._index, self.kind, ef_search=ef_search, nprobe=nprobe,
+                                   refine_k_factor=refine_k_factor, hidden=self._hidden)
         scores, rows = self._index.search(array, k, params=params)
         if self.metric == "l2":
             scores = -np.sqrt(np.maximum(scores, 0.0))

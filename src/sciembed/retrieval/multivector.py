@@ -13,6 +13,11 @@ Over an approximate `DenseIndex` (HNSW, IVF-PQ) the max path is the same,
 with the view ranking approximate. Papers can be removed (`remove`) and
 re-added under the same id (a replacement); `accept` filters papers (year,
 venue, …) inside the deepening loop, so k accepted papers come back.
+
+`search_views` is the one search for a *set* of query vectors (a query's
+vector, a paper's views, PRISM's aspect queries): it aggregates by any of
+`PAPER_METHODS` and returns, with each paper, the row of its best-matching
+view (the service shows that view's snippet).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ AGGREGATIONS = ("max", "mean", "sum")
 #   prism_worst  reproduction of PRISM's released code: per query vector the *worst* candidate view
 #                (it takes max of L2 distances), summed over query vectors
 PAPER_METHODS = ("max", "late", "sum", "prism_worst")
-ViewHits = list[list[tuple[str, float, int]]]  # per query: (paper id, score, row of its best view), best first
+ViewHitList = list[tuple[str, float, int]]  # (paper id, score, row of its best-matching view), best first
+ViewHits = list[ViewHitList]  # one list per query vector
 _BLOCK_BYTES = 1 << 27  # bound on the (queries × views) score block held at once
 
 
@@ -87,6 +93,13 @@ class MultiVectorIndex:
             if not self.dense.rows_of(paper):
                 self._gone.add(paper)
 
+    def compacted(self) -> MultiVectorIndex:
+        """A new index holding only the live views (rows renumbered in order); see `DenseIndex.compacted`."""
+        index = MultiVectorIndex(self.dim, self.metric, self.aggregate, self.dense.params)
+        index.dense = self.dense.compacted()
+        index._reindex(0)
+        return index
+
     def paper_of_row(self, row: int) -> str:
         return self._papers[int(self._paper_of_row[row])]
 
@@ -128,7 +141,8 @@ class MultiVectorIndex:
         array = as_matrix(queries, self.dim, "search()")
         exclude = check_exclude(exclude, len(array))
         if aggregate == "max":
-            return [[(p, s) for p, s, _ in hits] for hits in self._search_max(array, k, exclude)]
+            excluded = [{x} if x is not None else set() for x in exclude]
+            return [[(p, s) for p, s, _ in hits] for hits in self._search_max(array, k, excluded)]
         if not self.dense.exact:
             raise ValueError(
                 f"{aggregate} aggregation needs every view's score: use max over a {self.dense.kind} index"
@@ -149,12 +163,27 @@ class MultiVectorIndex:
         return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
 
     def search_views(
-        self, queries: np.ndarray, k: int, method: str = "late", exclude: Sequence[str] = ()
-    ) -> list[tuple[str, float]]:
+        self,
+        queries: np.ndarray,
+        k: int,
+        method: str = "max",
+        *,
+        exclude: Sequence[str] = (),
+        accept: Callable[[str], bool] | None = None,
+        ef_search: int | None = None,
+        nprobe: int | None = None,
+        refine_k_factor: int | None = None,
+    ) -> ViewHitList:
         """Top-k papers for one *set* of query vectors, aggregated by `method` (see `PAPER_METHODS`).
 
-        Exact: every candidate view is scored (one matrix product); `exclude` holds paper ids
-        never returned (the query paper, and papers sharing its title).
+        The one search behind paper-to-paper retrieval, PRISM's query sets and the service: each hit is
+        (paper id, score, row of the paper's best-matching view — for its snippet). `exclude` holds paper
+        ids never returned (the query paper, papers sharing its title); `accept` filters papers (year,
+        venue, …) while k are collected; the knobs go to an approximate index.
+
+        Over the exact (flat) kind every candidate view is scored (one matrix product), for any method.
+        Over HNSW / IVF-PQ only ``max`` exists: each query vector's top views, deepened until k papers
+        are found, merged by their best score (exact over the view rankings the index returns).
         """
         if method not in PAPER_METHODS:
             raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
@@ -163,26 +192,25 @@ class MultiVectorIndex:
         array = as_matrix(queries, self.dim, "search_views()")
         if not len(array) or not self.num_views:
             return []
-        order, starts = self._grouped_rows()
-        scores = self.dense.all_scores(array).astype(np.float64)[:, order]  # (queries, views grouped by paper)
-        if method == "max":
-            paper = np.maximum.reduceat(scores, starts, axis=1).max(axis=0)
-        elif method == "late":
-            paper = np.maximum.reduceat(scores, starts, axis=1).mean(axis=0)
-        elif method == "sum":
-            paper = np.add.reduceat(scores, starts, axis=1).sum(axis=0)
-        else:
-            paper = np.minimum.reduceat(scores, starts, axis=1).sum(axis=0)
-        position = {p: i for i, p in enumerate(self._papers)}
-        for pid in exclude:
-            if pid in position:
-                paper[position[pid]] = -np.inf
-        return self._top(paper, k)
+        if self.dense.exact:
+            return self._search_all_views(array, k, method, set(exclude), accept)
+        if method != "max":
+            raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max only")
+        knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
+        per_vector = self._search_max(array, k, [set(exclude)] * len(array), accept, knobs)
+        best: dict[str, tuple[float, int]] = {}
+        for hits in per_vector:
+            for pid, score, row in hits:
+                if pid not in best or score > best[pid][0]:
+                    best[pid] = (score, row)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        return [(pid, score, row) for pid, (score, row) in ranked]
 
     def search_paper_views(self, paper_id: str, k: int, method: str = "late",
                            exclude: Sequence[str] = ()) -> list[tuple[str, float]]:
         """Papers like `paper_id` (itself excluded), its own views as the query set."""
-        return self.search_views(self.views_of(paper_id), k, method, exclude=[paper_id, *exclude])
+        hits = self.search_views(self.views_of(paper_id), k, method, exclude=[paper_id, *exclude])
+        return [(pid, score) for pid, score, _ in hits]
 
     def _grouped_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """Row order that groups views by paper (papers in `self._papers` order) and each group's start."""
@@ -194,35 +222,63 @@ class MultiVectorIndex:
         self._groups = (order, starts)
         return self._groups
 
-    def search_best_views(
-        self,
-        queries: np.ndarray,
-        k: int,
-        exclude: Sequence[str | None] | None = None,
-        *,
-        accept: Callable[[str], bool] | None = None,
-        ef_search: int | None = None,
-        nprobe: int | None = None,
-    ) -> ViewHits:
-        """Max aggregation with the row of each paper's best view (for snippets); `accept` filters papers."""
-        if k <= 0:
-            raise ValueError(f"k must be positive, got {k}")
-        array = as_matrix(queries, self.dim, "search()")
-        exclude = check_exclude(exclude, len(array))
-        return self._search_max(array, k, exclude, accept, {"ef_search": ef_search, "nprobe": nprobe})
+    def _search_all_views(
+        self, array: np.ndarray, k: int, method: str, exclude: set[str], accept: Callable[[str], bool] | None
+    ) -> ViewHitList:
+        by_row = self.dense.all_scores(array).astype(np.float64)  # (queries, rows); removed rows -inf
+        order, starts = self._grouped_rows()
+        scores = by_row[:, order]  # views grouped by paper
+        dead = ~np.isfinite(scores[0])
+        if method == "max":
+            paper = np.maximum.reduceat(scores, starts, axis=1).max(axis=0)
+        elif method == "late":
+            paper = np.maximum.reduceat(scores, starts, axis=1).mean(axis=0)
+        elif method == "sum":
+            scores[:, dead] = 0.0  # removed views count for nothing
+            paper = np.add.reduceat(scores, starts, axis=1).sum(axis=0)
+        else:
+            scores[:, dead] = np.inf  # never the worst
+            paper = np.minimum.reduceat(scores, starts, axis=1).sum(axis=0)
+        gone = np.add.reduceat((~dead).astype(np.int64), starts) == 0
+        paper[gone] = -np.inf
+        position = {p: i for i, p in enumerate(self._papers)}
+        for pid in exclude:
+            if pid in position:
+                paper[position[pid]] = -np.inf
+        best_view = by_row.max(axis=0)
+        hits = []
+        for i in self._ranked(paper, k, accept):
+            rows = self.dense.rows_of(self._papers[i])
+            hits.append((self._papers[i], float(paper[i]), int(rows[int(np.argmax(best_view[rows]))])))
+        return hits
+
+    def _ranked(self, scores: np.ndarray, k: int, accept: Callable[[str], bool] | None) -> list[int]:
+        """Positions of the best k finite scores (ties by paper id) whose papers `accept` takes."""
+        finite = np.flatnonzero(np.isfinite(scores))
+        wanted = k
+        while True:
+            m = min(len(finite), 4 * wanted if accept else wanted)
+            top = finite[np.argpartition(-scores[finite], m - 1)[:m]] if 0 < m < len(finite) else finite
+            ranked = sorted(top.tolist(), key=lambda i: (-scores[i], self._papers[i]))
+            if accept is not None:
+                ranked = [i for i in ranked if accept(self._papers[i])]
+            if len(ranked) >= k or m == len(finite):
+                return ranked[:k]
+            wanted *= 4
 
     def _search_max(
         self,
         array: np.ndarray,
         k: int,
-        exclude: list[str | None],
+        exclude: list[set[str]],
         accept: Callable[[str], bool] | None = None,
         knobs: dict | None = None,
     ) -> ViewHits:
+        """Per query vector: the first k distinct papers of its view ranking, deepened until found."""
         views_per_paper = self.num_views / max(len(self._papers), 1)
         depth0 = int(np.ceil(2 * k * views_per_paper))
         pending = list(range(len(array)))
-        depth = {i: depth0 + len(self.dense.rows_of(exclude[i] or "")) for i in pending}
+        depth = {i: depth0 + sum(len(self.dense.rows_of(x)) for x in exclude[i]) for i in pending}
         found: dict[int, list[tuple[str, float, int]]] = {}
         while pending:
             d = max(depth[i] for i in pending)
@@ -242,7 +298,7 @@ class MultiVectorIndex:
         self,
         scores: np.ndarray,
         rows: np.ndarray,
-        excluded: str | None,
+        excluded: set[str],
         k: int,
         accept: Callable[[str], bool] | None = None,
     ) -> list[tuple[str, float, int]]:
@@ -252,7 +308,7 @@ class MultiVectorIndex:
             if row < 0:
                 continue
             paper = int(self._paper_of_row[row])
-            if paper in seen or self._papers[paper] == excluded:
+            if paper in seen or self._papers[paper] in excluded:
                 continue
             seen.add(paper)
             if accept is not None and not accept(self._papers[paper]):

@@ -145,6 +145,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         result = await searched(
             query=body.query, paper_id=body.paper_id, paper=paper, k=k, offset=offset,
             filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
+            refine_k_factor=body.refine_k_factor,
         )
         return respond(result, notes)
 
@@ -198,6 +199,16 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         data = await file.read()
         papers = await run(papers_from_upload, data, file.filename, format)
         return await add(papers, [])
+
+    @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows",
+              dependencies=[Depends(write_key)])
+    async def compact() -> dict[str, Any]:
+        from sciembed.retrieval.compaction import CollectionBusy
+
+        try:
+            return await run_write(collection.compact)
+        except CollectionBusy as err:
+            raise ApiError(409, str(err), "busy") from err
 
     @app.delete("/papers/{paper_id}", summary="Remove a paper", dependencies=[Depends(write_key)])
     async def delete_paper(paper_id: str) -> dict[str, Any]:

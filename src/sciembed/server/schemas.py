@@ -27,6 +27,9 @@ class SearchRequest(BaseModel):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     ef_search: int | None = Field(None, ge=1, le=4096, description="HNSW search breadth for this request.")
     nprobe: int | None = Field(None, ge=1, le=65_536, description="IVF lists probed for this request.")
+    refine_k_factor: int | None = Field(
+        None, ge=1, le=256, description="IVF-PQ with refine: candidates re-ranked exactly = this × k (this request)."
+    )
 
 
 class HitOut(BaseModel):

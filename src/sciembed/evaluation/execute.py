@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask
-from sciembed.evaluation.metrics import coded_for_ranx
+from sciembed.evaluation.metrics import ranx_scores
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 
 Ranking = list[tuple[str, float]]
@@ -53,19 +52,14 @@ def rank_task(task: RankingTask, scorer: Any) -> dict[str, Ranking]:
 
 def ranking_metrics(task: RankingTask, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
     """metric -> query -> score (ranx metrics ×100, the official ones, and the first relevant rank)."""
-    from ranx import Qrels, Run, evaluate
-
     qids = sorted(task.queries)
     names = task.metric_names()
-    coded_qrels, coded_run = coded_for_ranx(
+    scores = ranx_scores(
         {q: {d: int(r) for d, r in task.qrels[q].items()} for q in qids},
         {q: {d: float(len(rankings[q]) - i) for i, (d, _) in enumerate(rankings[q])} or {EMPTY: 0.0}
-         for q in qids})  # rank-derived scores: ranx scores exactly the order fixed above
-    run, qrels = Run(coded_run), Qrels(coded_qrels)
-    with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
-        warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
-        evaluate(qrels, run, names, return_mean=False)
-    per_query = {re.sub(r"-l\d+$", "", name): {q: 100.0 * float(run.scores[name][q]) for q in qids}
+         for q in qids},  # rank-derived scores: ranx scores exactly the order fixed above
+        names)
+    per_query = {re.sub(r"-l\d+$", "", name): {q: 100.0 * float(scores[name][q]) for q in qids}
                  for name in names}
     per_query["first_relevant_rank"] = {q: first_relevant_rank(rankings[q], task.qrels[q], task.relevant_min)
                                         for q in qids}

@@ -36,7 +36,7 @@ Ranking = Sequence[tuple[str, float]]
 DOC_CODE_WIDTH = 12  # room for 10^12 distinct documents
 
 
-def coded_for_ranx(
+def _coded_for_ranx(
     qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]]
 ) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
     """The same qrels and run with every document id replaced by a fixed-width code.
@@ -58,27 +58,34 @@ def coded_for_ranx(
     return coded_qrels, coded_run
 
 
+def ranx_scores(
+    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]], metrics: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """ranx metric name -> query id -> score, the one way sciembed calls ranx (ids coded, see above)."""
+    from ranx import Qrels, Run, evaluate
+
+    coded_qrels, coded_run = _coded_for_ranx(qrels, run)
+    ranx_run = Run(coded_run)
+    with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
+        warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
+        evaluate(Qrels(coded_qrels), ranx_run, list(metrics), return_mean=False)
+    return {m: dict(ranx_run.scores[m]) for m in metrics}
+
+
 def per_query_scores(
     qrels: Mapping[str, Mapping[str, int]],
     rankings: Mapping[str, Ranking],
     metrics: Sequence[str] = METRICS,
 ) -> dict[str, dict[str, float]]:
     """metric -> query id -> score, for every query in `qrels` (a query with no ranking scores 0)."""
-    from ranx import Qrels, Run, evaluate
-
     run_dict: dict[str, dict[str, float]] = {}
     for qid in qrels:
         docs = list(dict.fromkeys(doc for doc, _ in rankings.get(qid, ())))  # first occurrence wins
         run_dict[qid] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)}
     if not any(run_dict.values()):  # ranx cannot build a run with no hit at all; every metric is 0 then
         return {m: {q: 0.0 for q in sorted(qrels)} for m in metrics}
-    coded_qrels, coded_run = coded_for_ranx({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()},
-                                            run_dict)
-    ranx_qrels, run = Qrels(coded_qrels), Run(coded_run)
-    with warnings.catch_warnings():  # ranx's kernels warn about a harmless uint64 -> int64 hash cast
-        warnings.filterwarnings("ignore", message=".*unsafe cast from uint64 to int64.*")
-        evaluate(ranx_qrels, run, list(metrics), return_mean=False)
-    return {m: {q: float(run.scores[m][q]) for q in sorted(qrels)} for m in metrics}
+    scores = ranx_scores({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()}, run_dict, metrics)
+    return {m: {q: float(scores[m][q]) for q in sorted(qrels)} for m in metrics}
 
 
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:

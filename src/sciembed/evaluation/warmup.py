@@ -17,22 +17,19 @@ import warnings
 
 def warm_ranx() -> float:
     """Run every ranx metric and paired test sciembed reports once; returns the seconds it took."""
-    from ranx import Qrels, Run, evaluate
     from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
 
     from sciembed.evaluation.contract import RANKING_METRICS
-    from sciembed.evaluation.metrics import METRICS, coded_for_ranx, warm_up
+    from sciembed.evaluation.metrics import METRICS, ranx_scores, warm_up
 
     start = time.perf_counter()
     warm_up()  # the exact path `sciembed eval` takes (metrics.per_query_scores)
     names = sorted({*METRICS, *RANKING_METRICS, "precision@5", "precision@10", "precision@20", "recall@20"})
     names += [f"{m}-l2" for m in names if not m.startswith("ndcg")]  # thresholded variants share kernels
-    coded_qrels, coded_run = coded_for_ranx({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}},
-                                            {"q1": {"b": 3.0, "a": 2.0, "x": 1.0}, "q2": {"c": 2.0, "y": 1.0}})
-    qrels, run = Qrels(coded_qrels), Run(coded_run)  # the id width every evaluation uses
+    ranx_scores({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}},  # the same call (and id width) as every evaluation
+                {"q1": {"b": 3.0, "a": 2.0, "x": 1.0}, "q2": {"c": 2.0, "y": 1.0}}, names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        evaluate(qrels, run, names, return_mean=False)
         import numpy as np
 
         a, b = np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.4, 1.0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -128,3 +129,34 @@ def test_compact_endpoint_cli_lock_and_automatic(index_dir):
         assert auto.stats()["hidden_rows"] == 0 and auto.stats()["papers"] == BASE + 6 - 2
     finally:
         auto.close()
+
+
+QUERY = "winds of a hot exoplanet during transit"
+
+
+def test_cli_search_sees_live_updates_and_settles_an_interrupted_compaction(index_dir):
+    """`sciembed search` on a served collection: live adds found, deleted papers gone, a killed compaction redone."""
+    churn(index_dir)  # live-0..4 added (live-0..2 replaced: title twins), live-5 and a base paper deleted
+    collection = Collection.open(index_dir)
+    try:
+        expected = [h.id for h in collection.search(query=QUERY, k=5).hits]
+        deleted = sorted(set(collection.index.dense.ids) - set(collection.index.papers))
+        papers = collection.stats()["papers"]
+    finally:
+        collection.close()
+    assert "live-5" in deleted and len(deleted) == 2
+    child = subprocess.run([sys.executable, "-c", KILLER, str(index_dir), "journal_written"], env=os.environ.copy(),
+                           capture_output=True, timeout=120)
+    assert child.returncode == -9 and (index_dir / JOURNAL).exists()
+    ran = CliRunner().invoke(cli, ["search", str(index_dir), "--query", QUERY, "--k", "5", "--format", "json"])
+    assert ran.exit_code == 0, ran.output + repr(ran.exception)
+    assert not (index_dir / JOURNAL).exists()  # settled by the search, rolled forward
+    assert [h["paper_id"] for h in json.loads(ran.output)[0]["hits"]] == expected
+    like = CliRunner().invoke(cli, ["search", str(index_dir), "--paper", "live-1", "--k", str(papers),
+                                    "--format", "json"])
+    assert like.exit_code == 0, like.output + repr(like.exception)
+    ranked = [h["paper_id"] for h in json.loads(like.output)[0]["hits"]]
+    assert sorted(ranked[:2]) == ["live-3", "live-4"]  # the other live papers first (live-0, -2: its title twins)
+    assert len(ranked) == papers - 3 and not {*deleted, "live-0", "live-2"} & set(ranked)
+    gone = CliRunner().invoke(cli, ["search", str(index_dir), "--paper", "live-5"])
+    assert gone.exit_code == 2 and "in none of the indexes" in gone.output

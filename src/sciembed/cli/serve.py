@@ -30,6 +30,9 @@ def serve(
     ),
 ) -> None:
     """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
+    from sciembed.ioutil.memory import limit_malloc_arenas
+
+    limit_malloc_arenas(2)  # before any thread starts: writes otherwise leave freed memory spread over 16 arenas
     import faiss
     import uvicorn
     from rich.console import Console

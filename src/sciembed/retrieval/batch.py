@@ -3,6 +3,7 @@
 Every index directory written by `sciembed index` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
 once per list, each list 100 deep): a BM25 index and a dense index give the hybrid ranking in one command.
+A collection `sciembed serve` has updated is searched as it stands (its live adds and deletes included).
 
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
 (`late`, `max`, `sum`, `prism_worst`) a dense index compares all of the query paper's views with all
@@ -12,10 +13,12 @@ of every candidate's views (`MultiVectorIndex.search_views`).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.multivector import PAPER_METHODS
 from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
@@ -98,12 +101,35 @@ class _Loaded:
 
 
 def _open(path: Path, aggregate: str | None) -> _Loaded:
+    if (path / CATALOG).is_file():
+        return _open_served(path, aggregate)
     manifest = read_manifest(path)
     if manifest.get("kind") == "bm25":
         index, manifest, titles = open_bm25_index(path)
         return _Loaded(path, "bm25", index, titles, manifest)
     loaded = open_paper_index(path, aggregate=aggregate)
     return _Loaded(path, "dense", loaded.index, loaded.titles, manifest)
+
+
+def _open_served(path: Path, aggregate: str | None) -> _Loaded:
+    """A collection `sciembed serve` has updated, as it stands: base index + live adds, without deleted papers.
+
+    Opening takes the collection lock (shared), which first settles a compaction a killed process left.
+    """
+    from sciembed.retrieval.collection import load_live_index, open_lock
+
+    lock_fd = open_lock(path)
+    try:
+        manifest = read_manifest(path)
+        index = load_live_index(path, aggregate=aggregate)
+        catalog = Catalog(path / CATALOG)
+        try:
+            titles = catalog.titles()
+        finally:
+            catalog.close()
+    finally:
+        os.close(lock_fd)
+    return _Loaded(path, "dense", index, titles, manifest)
 
 
 def _encoder(loaded: _Loaded) -> Any:

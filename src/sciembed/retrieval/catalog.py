@@ -170,6 +170,10 @@ class Catalog:
         rows = self._read(f"SELECT id, title, year, venue, domain FROM papers WHERE id IN ({marks})", ids)
         return {r[0]: r[1:] for r in rows}
 
+    def titles(self) -> dict[str, str]:
+        """id -> title of every paper the collection holds now."""
+        return {r[0]: r[1] for r in self._read("SELECT id, title FROM papers")}
+
     def filter_fields(self) -> dict[str, tuple[int | None, str, str]]:
         """id -> (year, venue lower-cased, domain lower-cased), for filtering in memory."""
         rows = self._read("SELECT id, year, venue, domain FROM papers")

@@ -129,3 +129,17 @@ def test_gzip_is_recognised_by_content_not_only_by_suffix(tmp_path):
     path.write_bytes(gzip.compress(json.dumps({"id": "a", "title": "T", "sections": []}).encode() + b"\n"))
     (record,) = list(read_papers(path))
     assert isinstance(record, Accepted) and record.paper.id == "a"
+
+
+def test_plain_title_abstract_jsonl_is_detected_as_sciembeds_own(tmp_path):
+    """The common dataset layout (id, title, abstract; no sections) needs no --format."""
+    path = tmp_path / "papers.jsonl"
+    path.write_text('{"id": 7, "title": "Graph attention", "abstract": "We attend over graphs.", "year": 2020}\n')
+    assert detect_format(path) == "jsonl"
+    (record,) = list(read_papers(path))
+    assert isinstance(record, Accepted) and record.paper.id == "7" and record.paper.abstract == "We attend over graphs."
+    pes2o = tmp_path / "pes2o.jsonl"
+    pes2o.write_text('{"id": "1", "title": "T", "abstract": "A", "text": "Body.", "source": "s2orc/train"}\n')
+    assert detect_format(pes2o) == "s2orc"
+    (tmp_path / "other.jsonl").write_text('{"id": "1", "name": "not a paper"}\n')
+    assert detect_format(tmp_path / "other.jsonl") is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,28 +33,40 @@ class QueryFileError(ValueError):
     """A papers / queries file that cannot be used (file and line in the message)."""
 
 
-def read_paper_ids(path: str | Path) -> list[str]:
-    """One paper id per line (first whitespace-separated field; `#` comments and blank lines skipped),
-    or JSONL with ``paper_id`` / ``id``."""
+def _records(path: str | Path, comments: bool) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
+    """(line number, stripped text, the JSON object when the line is one) per non-blank line."""
     path = Path(path)
     if not path.is_file():
         raise QueryFileError(f"{path}: no such file")
-    ids = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise QueryFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    for number, line in enumerate(lines, 1):
         text = line.strip()
-        if not text or text.startswith("#"):
+        if not text or (comments and text.startswith("#")):
             continue
+        record = None
         if text.startswith("{"):
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise QueryFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-            pid = record.get("paper_id") or record.get("id")
-            if not pid:
-                raise QueryFileError(f"{path}:{number}: no paper_id")
-            ids.append(str(pid))
-        else:
+        yield number, text, record
+
+
+def read_paper_ids(path: str | Path) -> list[str]:
+    """One paper id per line (first whitespace-separated field; `#` comments and blank lines skipped),
+    or JSONL with ``paper_id`` / ``id``."""
+    ids = []
+    for number, text, record in _records(path, comments=True):
+        if record is None:
             ids.append(text.split()[0])
+            continue
+        pid = record.get("paper_id") or record.get("id")
+        if not pid:
+            raise QueryFileError(f"{path}:{number}: no paper_id")
+        ids.append(str(pid))
     if not ids:
         raise QueryFileError(f"{path}: no paper ids")
     return ids
@@ -62,24 +75,13 @@ def read_paper_ids(path: str | Path) -> list[str]:
 def read_query_texts(path: str | Path) -> list[tuple[str, str]]:
     """(query id, text): JSONL (``_id``/``id`` + ``text``/``query``, BEIR's queries.jsonl), TSV ``id<TAB>text``,
     or one text per line (ids q1, q2, …)."""
-    path = Path(path)
-    if not path.is_file():
-        raise QueryFileError(f"{path}: no such file")
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        text = line.strip()
-        if not text:
-            continue
-        if text.startswith("{"):
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise QueryFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-            qid = record.get("_id") or record.get("id") or f"q{number}"
+    for number, text, record in _records(path, comments=False):
+        if record is not None:
             query = record.get("text") or record.get("query")
             if not query:
                 raise QueryFileError(f"{path}:{number}: no text")
-            out.append((str(qid), str(query)))
+            out.append((str(record.get("_id") or record.get("id") or f"q{number}"), str(query)))
         elif "\t" in text:
             qid, query = text.split("\t", 1)
             out.append((qid, query))

@@ -15,6 +15,8 @@ from typing import Any, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sciembed.ioutil.yaml_config import read_yaml_mapping
+
 
 class ConfigError(ValueError):
     """A config file or override that cannot be used; the message says what and where."""
@@ -287,17 +289,8 @@ def load_config(
     data: dict[str, Any] = {}
     source = "defaults"
     if path is not None:
-        path = Path(path)
         source = str(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: config file not found")
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
-            raise ConfigError(f"{path}: not valid YAML ({type(exc).__name__}: {exc})") from exc
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: top level must be a mapping, got {type(loaded).__name__}")
-        data = loaded or {}
+        data = read_yaml_mapping(path, ConfigError, what="config file")
     for key, value in (overrides or {}).items():
         set_dotted(data, key, value)
     if overrides:

@@ -74,7 +74,13 @@ class _Paper(BaseModel):
 
 
 def matches(obj: dict[str, Any]) -> bool:
-    return obj.keys() >= _PAPER_KEYS and "abstractText" not in obj and "body_text" not in obj
+    """Paper.to_dict() records, and the plain title + abstract records most paper datasets are (no sections)."""
+    if "abstractText" in obj or "body_text" in obj:
+        return False
+    if obj.keys() >= _PAPER_KEYS:
+        return True
+    return "id" in obj and isinstance(obj.get("title"), str) and isinstance(obj.get("abstract"), str) and (
+        "text" not in obj)  # peS2o records carry their text under "text" (the s2orc reader's)
 
 
 def read(path: Path, name: str) -> Iterator[Record]:

@@ -45,3 +45,22 @@ def test_a_command_redirected_to_a_file_logs_its_progress(tmp_path):
     assert done.returncode == 0, text
     assert "synthetic papers: started, 0/300 (0%)" in text and "synthetic papers: done, 300/300 (100%)" in text
     assert sum(line.startswith("synthetic papers: ") for line in text.splitlines()) > 10  # periodic lines
+
+
+def test_lines_in_a_detached_log_are_not_wrapped_at_80_columns(shared_data, tmp_path):
+    """With no terminal attached, rich would wrap every line at 80 columns; the `sciembed` script widens it."""
+    out = tmp_path / "a-corpus-directory-"  # the "wrote …" line: over 80 characters, under 200
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    runs = {}
+    for name, code in (("script", "from sciembed.cli.main import main; main()"),
+                       ("app", "from sciembed.cli.main import app; app()")):  # the control: rich's default
+        target = out.with_name(out.name + name)
+        done = subprocess.run([sys.executable, "-c", code, "ingest", str(shared_data / "formats" / "jats"),
+                               "--out", str(target)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert len(str(target)) < 120
+        runs[name] = done.stdout.splitlines()
+    assert any(line.startswith("wrote ") and line.endswith("ingest_report.md") for line in runs["script"])
+    assert max(len(line) for line in runs["script"]) > 80
+    assert max(len(line) for line in runs["app"]) <= 80 and len(runs["app"]) > len(runs["script"])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from sciembed.cli import (
     beir,
     bench,
@@ -32,6 +35,27 @@ for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, be
                serve):
     module.register(app)
 
+LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)
+
+
+def wide_when_detached() -> None:
+    """Tables and messages written to a log with no terminal attached keep their rows whole."""
+    if "COLUMNS" in os.environ:
+        return
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        try:
+            if stream is not None and os.isatty(stream.fileno()):
+                return  # rich takes the terminal's width
+        except (AttributeError, OSError, ValueError):
+            continue
+    os.environ["COLUMNS"] = str(LOG_COLUMNS)
+
+
+def main() -> None:
+    """The `sciembed` console script."""
+    wide_when_detached()
+    app()
+
 
 if __name__ == "__main__":
-    app()
+    main()

@@ -75,3 +75,23 @@ def test_a_corrupt_recipe_is_refused_with_a_message(finished, tiny_bert, tiny_co
     (copy / "recipe.json").write_text(json.dumps(json.loads((finished[0] / "recipe.json").read_text())))
     with pytest.raises(RunDirError, match=r"no complete checkpoint.*missing optimizer\.pt, rng_state\.pth"):
         train("window", _config(tiny_bert), tiny_corpus, copy, resume=True)
+
+
+def test_return_freed_memory_is_a_switch_a_resumed_run_may_flip(finished, tiny_bert, tiny_corpus, tmp_path,
+                                                                   monkeypatch):
+    """`training.return_freed_memory: false` skips the allocator setting and changes no weight."""
+    import shutil
+
+    from sciembed.training import api
+
+    calls = []
+    monkeypatch.setattr(api, "return_freed_memory", lambda: calls.append(1))
+    run_dir, full = finished
+    copy = shutil.copytree(run_dir, tmp_path / "run")
+    shutil.rmtree(copy / "model")
+    shutil.rmtree(copy / "checkpoints" / "checkpoint-6")
+    config = _config(tiny_bert).model_copy(update={"training": _config(tiny_bert).training.model_copy(
+        update={"return_freed_memory": False})})
+    model = train("window", config, tiny_corpus, copy, resume=True)
+    assert calls == [] and json.loads((copy / "summary.json").read_text())["resumed_from_step"] == 3
+    _same(_weights(model), full)

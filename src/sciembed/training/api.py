@@ -26,7 +26,8 @@ def train(
     Every input problem (config, corpus, plan, run directory) is raised before
     the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s.
     """
-    return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap
+    if config.training.return_freed_memory:
+        return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap
     module = recipe_module(recipe)
     if not isinstance(config, module.CONFIG) or config.recipe != recipe:
         raise ConfigError(f"recipe {recipe!r} needs a {module.CONFIG.__name__}, got {type(config).__name__}")

@@ -31,6 +31,7 @@ RESUMABLE_CHANGES = (
     "checkpoint.keep",
     "training.log_every_steps",
     "training.dataloader_workers",
+    "training.return_freed_memory",
     "validation.every_steps",
 )
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")

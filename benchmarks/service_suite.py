@@ -110,7 +110,8 @@ def main() -> None:
     args.serve_out = args.serve_out or HERE / "results" / f"serve{tag}.json"
     args.out = args.out or HERE / "results" / f"service_suite{tag}.json"
 
-    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + (f"-{git_commit()}" if git_commit() else "")
+    commit = git_commit()  # the code the run starts with (a commit made during the run would not be it)
+    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + (f"-{commit}" if commit else "")
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     before = machine()
     ann_cmd, ann_s = run("ann.py", args.ann_args or preset["ann"], args.ann_out, run_id)
@@ -124,7 +125,7 @@ def main() -> None:
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine_at_start": before,
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-        "git_commit": git_commit(),
+        "git_commit": commit,
         "runs": {"ann": {"command": shlex.join(ann_cmd), "seconds": ann_s, "out": str(args.ann_out)},
                  "serve": {"command": shlex.join(serve_cmd), "seconds": serve_s, "out": str(args.serve_out)}},
         "headline": headline(ann, serve),

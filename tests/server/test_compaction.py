@@ -89,15 +89,20 @@ compact_dir(sys.argv[1], step=lambda name: os.kill(os.getpid(), signal.SIGKILL) 
 """
 
 
+def kill_compaction_at(index_dir: Path, step: str) -> None:
+    """Compact in a child process that SIGKILLs itself at `step`."""
+    child = subprocess.run([sys.executable, "-c", KILLER, str(index_dir), step], env=os.environ.copy(),
+                           capture_output=True, timeout=120)
+    assert child.returncode == -9, child.stderr.decode()[-2000:]
+
+
 @pytest.mark.parametrize(("step", "outcome"), [
     ("index_written", "before"), ("catalog_written", "before"),  # before the journal: rolled back
     ("journal_written", "after"), ("index_swapped", "after"), ("files_swapped", "after"),  # redone from it
 ])
 def test_killed_during_compaction_leaves_before_or_after(index_dir, step, outcome):
     before = churn(index_dir)
-    child = subprocess.run([sys.executable, "-c", KILLER, str(index_dir), step], env=os.environ.copy(),
-                           capture_output=True, timeout=120)
-    assert child.returncode == -9, child.stderr.decode()[-2000:]
+    kill_compaction_at(index_dir, step)
     assert (index_dir / JOURNAL).exists() == (outcome == "after")
     state = reopened(index_dir)  # opening settles the interrupted compaction
     assert not (index_dir / JOURNAL).exists() and not (index_dir / "index.compact").exists()
@@ -145,9 +150,8 @@ def test_cli_search_sees_live_updates_and_settles_an_interrupted_compaction(inde
     finally:
         collection.close()
     assert "live-5" in deleted and len(deleted) == 2
-    child = subprocess.run([sys.executable, "-c", KILLER, str(index_dir), "journal_written"], env=os.environ.copy(),
-                           capture_output=True, timeout=120)
-    assert child.returncode == -9 and (index_dir / JOURNAL).exists()
+    kill_compaction_at(index_dir, "journal_written")
+    assert (index_dir / JOURNAL).exists()
     ran = CliRunner().invoke(cli, ["search", str(index_dir), "--query", QUERY, "--k", "5", "--format", "json"])
     assert ran.exit_code == 0, ran.output + repr(ran.exception)
     assert not (index_dir / JOURNAL).exists()  # settled by the search, rolled forward

@@ -123,7 +123,7 @@ def _open_served(path: Path, aggregate: str | None) -> _Loaded:
     lock_fd = open_lock(path)
     try:
         manifest = read_manifest(path)
-        index = load_live_index(path, aggregate=aggregate)
+        index = load_live_index(path, aggregate=aggregate, manifest=manifest)
         catalog = Catalog(path / CATALOG)
         try:
             titles = catalog.titles()

@@ -244,9 +244,13 @@ def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -
     index.remove_rows(catalog.removed_rows())
 
 
-def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str | None = None) -> MultiVectorIndex:
-    """The index of a served collection as it stands (base index + live updates), without an encoder."""
-    manifest = read_manifest(path)
+def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str | None = None,
+                    manifest: dict[str, Any] | None = None) -> MultiVectorIndex:
+    """The index of a served collection as it stands (base index + live updates), without an encoder.
+
+    `manifest`: the directory's manifest when the caller has read it already (it is verified on read).
+    """
+    manifest = manifest if manifest is not None else read_manifest(path)
     index = MultiVectorIndex.load(path / "index", expected_fingerprint=fingerprint, aggregate=aggregate)
     catalog = Catalog(ensure_catalog(path, index, manifest))
     try:

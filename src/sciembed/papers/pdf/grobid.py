@@ -41,6 +41,7 @@ from sciembed.papers.pdf.checks import (
     PdfProblem,
     check_bytes,
 )
+from sciembed.papers.pdf.offline import probe
 from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SERVICE = "processFulltextDocument"
@@ -141,6 +142,7 @@ class GrobidClient:
         if cached.exists():
             self._count("from_cache")
             return cached
+        probe(path, limits)  # encrypted, broken or page bombs are refused here, not sent
         tei = self._post(path)
         tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_bytes(tei)

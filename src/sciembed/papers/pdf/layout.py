@@ -190,7 +190,8 @@ def drop_margins(pages: list[Page], size: float) -> list[Page]:
     for page, margin in zip(pages, in_margin, strict=True):
         drop = {
             id(ln) for ln in margin
-            if _PAGE_NUMBER.match(ln.text) or ln.size < size - 0.4 or (len(pages) > 2 and repeats[_margin_key(ln.text)] > 1)
+            if _PAGE_NUMBER.match(ln.text) or ln.size < size - 0.4
+            or (len(pages) > 2 and repeats[_margin_key(ln.text)] > 1)
         }
         out.append(Page(page.number, page.width, page.height, tuple(ln for ln in page.lines if id(ln) not in drop)))
     return out

@@ -55,7 +55,8 @@ def declared_pages(path: Path) -> int:
         try:
             document = PDFDocument(PDFParser(stream))
         except (PDFPasswordIncorrect, PDFEncryptionError) as err:
-            raise PdfProblem(ENCRYPTED_PDF, f"the PDF is encrypted and needs a password ({type(err).__name__})") from err
+            message = f"the PDF is encrypted and needs a password ({type(err).__name__})"
+            raise PdfProblem(ENCRYPTED_PDF, message) from err
         pages = resolve1(document.catalog.get("Pages")) if isinstance(document.catalog, dict) else None
         count = resolve1(pages.get("Count")) if isinstance(pages, dict) else None
     if not isinstance(count, int) or count < 0:
@@ -68,9 +69,7 @@ def parse(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
     from sciembed.papers.pdf.layout import body_size, drop_margins, read_pages
     from sciembed.papers.pdf.structure import paper_from_pages
 
-    count = declared_pages(path)
-    if count > limits.max_pages:
-        raise PdfProblem(TOO_MANY_PAGES, f"the PDF declares {count:,} pages; the limit is {limits.max_pages:,}")
+    _page_count(path, paper_id, name, limits)
     pages = read_pages(str(path), limits.max_pages)
     size = body_size(pages)
     pages = drop_margins(pages, size)
@@ -79,17 +78,27 @@ def parse(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
     return paper_from_pages(pages, size, paper_id, f"{SOURCE}:{name}")
 
 
-def _child(path: str, paper_id: str, name: str, limits: PdfLimits, conn: Any) -> None:
+def _page_count(path: Path, paper_id: str, name: str, limits: PdfLimits) -> int:
+    count = declared_pages(path)
+    if count > limits.max_pages:
+        raise PdfProblem(TOO_MANY_PAGES, f"the PDF declares {count:,} pages; the limit is {limits.max_pages:,}")
+    return count
+
+
+_TASKS = {"parse": parse, "pages": _page_count}
+
+
+def _child(task: str, path: str, paper_id: str, name: str, limits: PdfLimits, conn: Any) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limits.max_memory_bytes, limits.max_memory_bytes))
     try:
-        result: Any = parse(Path(path), paper_id, name, limits)
+        result: Any = _TASKS[task](Path(path), paper_id, name, limits)
     except PdfProblem as err:
         result = (err.reason, str(err))
     except MemoryError:
         result = (PDF_RESOURCE_LIMIT, f"parsing needs more than {limits.max_memory_bytes >> 20} MB of memory")
     except RecursionError:
         result = (MALFORMED_PDF, "objects nested too deeply to parse")
-    except Exception as err:
+    except Exception as err:  # any parser failure on untrusted bytes is this file's rejection
         result = (MALFORMED_PDF, f"{type(err).__name__}: {err}"[:300])
     try:
         conn.send(result)
@@ -98,12 +107,11 @@ def _child(path: str, paper_id: str, name: str, limits: PdfLimits, conn: Any) ->
     conn.close()
 
 
-def read_pdf(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
-    """The paper in a PDF, parsed in a child process under `limits`; raises `PdfProblem`."""
-    check_bytes(path, limits)
+def _bounded(task: str, path: Path, paper_id: str, name: str, limits: PdfLimits) -> Any:
+    """`task` run in a child process under `limits`; a (reason, message) answer is raised as `PdfProblem`."""
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(str(path), paper_id, name, limits, send), daemon=True)
+    child = ctx.Process(target=_child, args=(task, str(path), paper_id, name, limits, send), daemon=True)
     child.start()
     send.close()
     try:
@@ -121,7 +129,21 @@ def read_pdf(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
         receive.close()
     if isinstance(result, tuple):
         raise PdfProblem(*result)
-    return replace(result, id=paper_id)
+    return result
+
+
+def read_pdf(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
+    """The paper in a PDF, parsed in a child process under `limits`; raises `PdfProblem`."""
+    check_bytes(path, limits)
+    return replace(_bounded("parse", path, paper_id, name, limits), id=paper_id)
+
+
+def probe(path: Path, limits: PdfLimits) -> str:
+    """The SHA-256 of a PDF that opens without a password and within the page limit (checked in a
+    bounded child process, before a file is sent to GROBID); raises `PdfProblem`."""
+    digest = check_bytes(path, limits)
+    _bounded("pages", path, "", str(path), limits)
+    return digest
 
 
 class OfflineBackend:

@@ -101,24 +101,25 @@ def title_of(first: Page, size: float) -> str:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Lines of one paragraph as one string, line-end hyphenation repaired."""
+    """Lines of one paragraph as one string, line-end hyphenation repaired.
+
+    "litera-" + "ture" -> "literature"; "state-of-the-" + "art" -> "state-of-the-art" (a word that
+    already has a hyphen keeps the one at the line end); "Fig-" + "Ure" or "-" alone stay apart.
+    """
     out = ""
     for line in lines:
         if not out:
             out = line
-        elif _broken_word(out, line):
-            out = out[:-1] + line
+        elif _line_end_hyphen(out, line):
+            last_word = out.rsplit(" ", 1)[-1][:-1]
+            out = out + line if "-" in last_word else out[:-1] + line
         else:
             out = f"{out} {line}"
     return out
 
 
-def _broken_word(before: str, after: str) -> bool:
-    """"litera-" + "ture": a hyphen after a letter, the next line in lower case, no hyphen earlier in the word."""
-    if len(before) < 2 or not before.endswith("-") or not before[-2].isalpha() or not after[:1].islower():
-        return False
-    last_word = before.rsplit(" ", 1)[-1][:-1]
-    return "-" not in last_word
+def _line_end_hyphen(before: str, after: str) -> bool:
+    return len(before) >= 2 and before.endswith("-") and before[-2].isalpha() and after[:1].islower()
 
 
 def _abstract(lines: list[Line], is_heading: _Headings) -> tuple[str, int]:

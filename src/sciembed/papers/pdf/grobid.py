@@ -212,6 +212,7 @@ class GrobidBackend:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Path] = []
         self._futures: dict[Path, Future[Path]] = {}
+        self._lock = threading.Lock()  # a server reads uploads from several threads
 
     @property
     def cache_dir(self) -> Path:
@@ -233,13 +234,14 @@ class GrobidBackend:
             self._futures[path] = self._pool.submit(self.client.tei, path, self.limits)
 
     def read(self, path: Path, name: str) -> Iterator[Record]:
-        future = self._futures.pop(path, None)
-        if future is None:  # not announced in `start` (a single upload): ask now
-            if self._pool is None:
-                self.client.check()
-                self._pool = ThreadPoolExecutor(self.client.options.workers, thread_name_prefix="grobid")
-            future = self._pool.submit(self.client.tei, path, self.limits)
-        self._fill()
+        with self._lock:
+            future = self._futures.pop(path, None)
+            if future is None:  # not announced in `start` (an upload): ask now
+                if self._pool is None:
+                    self.client.check()
+                    self._pool = ThreadPoolExecutor(self.client.options.workers, thread_name_prefix="grobid")
+                future = self._pool.submit(self.client.tei, path, self.limits)
+            self._fill()
         try:
             tei_path = future.result()
         except PdfProblem as err:

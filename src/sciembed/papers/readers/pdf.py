@@ -33,15 +33,21 @@ class PdfBackend(Protocol):
 
 
 _BACKEND: ContextVar[PdfBackend | None] = ContextVar("sciembed_pdf_backend", default=None)
+_DEFAULT: list[PdfBackend] = []  # the process-wide reader (a server's --grobid), when no context sets one
+
+
+def set_default_backend(backend: PdfBackend | None) -> None:
+    """The reader used wherever no `using_pdf_backend` block is active (a server's threads); None: offline."""
+    _DEFAULT[:] = [backend] if backend is not None else []
 
 
 def current() -> PdfBackend:
-    backend = _BACKEND.get()
+    backend = _BACKEND.get() or (_DEFAULT[0] if _DEFAULT else None)
     if backend is None:
         from sciembed.papers.pdf.offline import OfflineBackend
 
         backend = OfflineBackend()
-        _BACKEND.set(backend)
+        set_default_backend(backend)
     return backend
 
 

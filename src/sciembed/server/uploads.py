@@ -2,12 +2,13 @@
 
 The request's file name is used for one thing only: choosing among known
 suffixes (.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
-detection. A PDF (``%PDF-`` in its first bytes, whatever its name) goes to the
-PDF reader the server was started with (``serve --grobid URL``, else the
-offline reader, in a bounded child process), named ``upload-<sha256>.pdf``. The bytes go to a file with a server-chosen name in a private
+detection. The bytes go to a file with a server-chosen name in a private
 temporary directory, which is removed afterwards; no path from a request ever
 reaches the filesystem. XML goes through the readers' safe parser (no DTD, no
-entity expansion, no network).
+entity expansion, no network). A PDF (``%PDF-`` in its first bytes, whatever
+its name) goes to the PDF reader the server was started with (``serve --grobid
+URL``, else the offline reader, in a bounded child process), as
+``upload-<sha256 prefix>.pdf``: that name becomes the paper id.
 """
 
 from __future__ import annotations

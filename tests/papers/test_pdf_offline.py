@@ -109,3 +109,19 @@ def test_time_limit_stops_a_slow_parse(tmp_path, shared_data):
 def test_limits_are_checked():
     with pytest.raises(ValueError):
         PdfLimits(max_pages=0)
+
+
+def test_cli_reads_pdfs_offline_and_says_so(shared_data, tmp_path):
+    from typer.testing import CliRunner
+
+    from sciembed.cli.main import app
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "paper.pdf").write_bytes(testing.paper_pdf())
+    (folder / "empty.pdf").write_bytes(b"")
+    run = CliRunner().invoke(app, ["ingest", str(folder), "--out", str(tmp_path / "out"), "--no-progress",
+                                   "--pdf-timeout", "30", "--pdf-max-pages", "50"])
+    assert run.exit_code == 0, run.output
+    assert "read 2 = accepted 1 + rejected 1" in run.output and "empty_file 1" in run.output
+    assert "offline reader" in run.output

@@ -18,7 +18,7 @@ def ingest_cmd(
     fmt: str = typer.Option(
         "auto",
         "--format",
-        help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats.",
+        help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats, pdf.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -47,7 +47,7 @@ def ingest_cmd(
                                       "GROBID request) before it is rejected."),
     pdf_max_pages: int = typer.Option(300, "--pdf-max-pages", min=1, help="PDFs declaring more pages are rejected."),
 ) -> None:
-    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
+    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
     from sciembed.papers.readers.limits import MB, ReadLimits
 

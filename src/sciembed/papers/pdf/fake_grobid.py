@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+
+from sciembed.ioutil.fake_http import FakeHTTPServer, send
 
 FAILURES = ("503", "slow", "malformed", "500", "204")
 MALFORMED = b'<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc>'
@@ -51,51 +50,21 @@ def parse_form(content_type: str, body: bytes) -> dict[str, list[tuple[str | Non
     return fields
 
 
-class FakeGrobid:
+class FakeGrobid(FakeHTTPServer):
     """Start with `start()` or the `running()` context manager; `url` is the base URL (no /api)."""
+
+    FAILURES = FAILURES
+    NAME = "fake-grobid"
 
     def __init__(self, tei_by_sha256: dict[str, bytes], *, host: str = "127.0.0.1", port: int = 0,
                  slow_s: float = 2.0) -> None:
         self.tei_by_sha256 = dict(tei_by_sha256)
         self.slow_s = slow_s
-        self.requests: list[dict[str, Any]] = []
-        self.max_in_flight = 0
-        self._in_flight = 0
-        self._queue: list[str] = []
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(host, port)
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def fail_next(self, kind: str, times: int = 1) -> None:
-        if kind not in FAILURES:
-            raise ValueError(f"unknown failure {kind!r}; expected one of {', '.join(FAILURES)}")
-        with self._lock:
-            self._queue.extend([kind] * times)
-
-    def start(self) -> FakeGrobid:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-
-    @contextmanager
-    def running(self) -> Iterator[FakeGrobid]:
-        self.start()
-        try:
-            yield self
-        finally:
-            self.stop()
+        return self.root_url
 
     def _answer(self, content_type: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
         fields = parse_form(content_type, body)
@@ -107,7 +76,7 @@ class FakeGrobid:
                            for k, vs in fields.items() if k != "input"},
                 "filename": pdf[0], "content_type": pdf[1], "sha256": digest, "accept": headers.get("Accept"),
             })
-            failure = self._queue.pop(0) if self._queue else None
+        failure = self._next_failure()
         if failure == "slow":
             time.sleep(self.slow_s)
         elif failure == "503":
@@ -131,12 +100,7 @@ class FakeGrobid:
                 pass
 
             def _send(self, status: int, body: bytes, content_type: str = "application/xml") -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
+                send(self, status, body, content_type)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/api/isalive":
@@ -149,14 +113,8 @@ class FakeGrobid:
                     self._send(404, b"not found", "text/plain")
                     return
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with server._lock:
-                    server._in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server._in_flight)
-                try:
+                with server._counted():
                     status, answer = server._answer(self.headers.get("Content-Type", ""), body, dict(self.headers))
-                finally:
-                    with server._lock:
-                        server._in_flight -= 1
                 self._send(status, answer)
 
         return Handler
@@ -168,11 +126,10 @@ def main() -> None:
     parser.add_argument("tei_dir", type=Path)
     parser.add_argument("--port", type=int, default=8070)
     args = parser.parse_args()
-    fake = FakeGrobid(pairs_from_dirs(args.pdf_dir, args.tei_dir), port=args.port).start()
+    fake = FakeGrobid(pairs_from_dirs(args.pdf_dir, args.tei_dir), port=args.port)
     print(f"fake GROBID on {fake.url} with {len(fake.tei_by_sha256)} papers; Ctrl-C stops it", flush=True)
     with suppress(KeyboardInterrupt):
-        while True:
-            time.sleep(3600)
+        fake.serve_forever()
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ class GrobidBackend:
 
     def __init__(self, options: GrobidOptions, cache_dir: Path, limits: PdfLimits | None = None) -> None:
         self.client = GrobidClient(options, cache_dir)
-        self.limits = limits or PdfLimits(timeout_s=options.timeout_s)
+        self.limits = limits or PdfLimits()  # for the local checks; GROBID gets options.timeout_s
         self.label = "grobid"
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Path] = []

@@ -86,7 +86,7 @@ def test_every_bad_pdf_is_one_counted_bounded_rejection(tmp_path, shared_data):
     good = folder / "good.pdf"
     good.write_bytes(testing.paper_pdf())
     started = time.monotonic()
-    result = ingest([folder], tmp_path / "out", progress=False, pdf=OfflineBackend(SMALL))
+    result = ingest([folder], tmp_path / "out", progress=False, pdf=OfflineBackend(SMALL, workers=2))
     assert time.monotonic() - started < 60
     assert (result.read, result.accepted, result.rejected) == (7, 1, 6)
     reasons = {name: result.files[str(folder / name)] for name in expected}
@@ -121,7 +121,7 @@ def test_cli_reads_pdfs_offline_and_says_so(shared_data, tmp_path):
     (folder / "paper.pdf").write_bytes(testing.paper_pdf())
     (folder / "empty.pdf").write_bytes(b"")
     run = CliRunner().invoke(app, ["ingest", str(folder), "--out", str(tmp_path / "out"), "--no-progress",
-                                   "--pdf-timeout", "30", "--pdf-max-pages", "50"])
+                                   "--pdf-timeout", "30", "--pdf-max-pages", "50", "--pdf-workers", "2"])
     assert run.exit_code == 0, run.output
     assert "read 2 = accepted 1 + rejected 1" in run.output and "empty_file 1" in run.output
     assert "offline reader" in run.output

@@ -46,6 +46,8 @@ def ingest_cmd(
     pdf_timeout: float = typer.Option(60.0, "--pdf-timeout", min=0.01, help="Seconds per PDF (offline parse or "
                                       "GROBID request) before it is rejected."),
     pdf_max_pages: int = typer.Option(300, "--pdf-max-pages", min=1, help="PDFs declaring more pages are rejected."),
+    pdf_workers: int = typer.Option(1, "--pdf-workers", min=1, help="PDFs parsed at once by the offline reader "
+                                    "(each in its own process, 1 GiB address space at most)."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
@@ -53,7 +55,8 @@ def ingest_cmd(
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
     try:
-        pdf = pdf_backend(out, grobid, grobid_workers, grobid_consolidate, grobid_cache, pdf_timeout, pdf_max_pages)
+        pdf = pdf_backend(out, grobid, grobid_workers, grobid_consolidate, grobid_cache, pdf_timeout, pdf_max_pages,
+                          pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
                         metadata=metadata, pdf=pdf)
@@ -93,14 +96,14 @@ def ingest_cmd(
 
 
 def pdf_backend(out: Path, grobid: str | None, workers: int, consolidate: bool, cache: Path | None,
-                timeout_s: float, max_pages: int):
+                timeout_s: float, max_pages: int, offline_workers: int = 1):
     """What reads PDFs in this run: GROBID at `grobid` (TEI cached next to the corpus), else the offline reader."""
     from sciembed.papers.pdf.checks import PdfLimits
     from sciembed.papers.pdf.offline import OfflineBackend
 
     limits = PdfLimits(timeout_s=timeout_s, max_pages=max_pages)
     if grobid is None:
-        return OfflineBackend(limits)
+        return OfflineBackend(limits, offline_workers)
     from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
 
     options = GrobidOptions(grobid, consolidate_header=consolidate, consolidate_citations=consolidate,

@@ -25,7 +25,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from sciembed.papers.pdf.checks import (
     check_bytes,
 )
 from sciembed.papers.pdf.offline import probe
+from sciembed.papers.pdf.prefetch import Prefetch
 from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SERVICE = "processFulltextDocument"
@@ -205,45 +205,34 @@ def _checked_tei(data: bytes) -> bytes:
 class GrobidBackend:
     """The PDF reader when ingest runs with ``--grobid``: `workers` PDFs in flight, in input order."""
 
+    label = "grobid"
+
     def __init__(self, options: GrobidOptions, cache_dir: Path, limits: PdfLimits | None = None) -> None:
         self.client = GrobidClient(options, cache_dir)
         self.limits = limits or PdfLimits()  # for the local checks; GROBID gets options.timeout_s
-        self.label = "grobid"
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: list[Path] = []
-        self._futures: dict[Path, Future[Path]] = {}
-        self._lock = threading.Lock()  # a server reads uploads from several threads
+        self._checked = False
+        self._prefetch = Prefetch(lambda path: self.client.tei(path, self.limits), options.workers, "grobid")
 
     @property
     def cache_dir(self) -> Path:
         return self.client.cache_dir
 
+    def _check_once(self) -> None:
+        if not self._checked:
+            self.client.check()
+            self._checked = True
+
     def start(self, paths: Iterable[Path]) -> None:
         """Check the server, then keep up to 2 x workers of these PDFs in flight ahead of `read`."""
-        self._pending = list(paths)
-        if not self._pending:
-            return
-        self.client.check()
-        self._pool = ThreadPoolExecutor(self.client.options.workers, thread_name_prefix="grobid")
-        self._fill()
-
-    def _fill(self) -> None:
-        window = 2 * self.client.options.workers
-        while self._pool is not None and self._pending and len(self._futures) < window:
-            path = self._pending.pop(0)
-            self._futures[path] = self._pool.submit(self.client.tei, path, self.limits)
+        paths = list(paths)
+        if paths:
+            self._check_once()
+            self._prefetch.announce(paths)
 
     def read(self, path: Path, name: str) -> Iterator[Record]:
-        with self._lock:
-            future = self._futures.pop(path, None)
-            if future is None:  # not announced in `start` (an upload): ask now
-                if self._pool is None:
-                    self.client.check()
-                    self._pool = ThreadPoolExecutor(self.client.options.workers, thread_name_prefix="grobid")
-                future = self._pool.submit(self.client.tei, path, self.limits)
-            self._fill()
+        self._check_once()  # an upload, not announced in `start`
         try:
-            tei_path = future.result()
+            tei_path = self._prefetch.get(path)
         except PdfProblem as err:
             yield Rejection(Loc(name), err.reason, str(err))
             return
@@ -254,10 +243,7 @@ class GrobidBackend:
                 "options": self.client.options.cache_key(), **dict(sorted(self.client.counts.items()))}
 
     def close(self) -> None:
-        if self._pool is not None:
-            for future in self._futures.values():
-                future.cancel()
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._prefetch.close()
         self.client.close()
 
 

@@ -31,6 +31,7 @@ from sciembed.papers.pdf.checks import (
     PdfProblem,
     check_bytes,
 )
+from sciembed.papers.pdf.prefetch import Prefetch
 from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SOURCE = "pdf-offline"
@@ -147,36 +148,46 @@ def probe(path: Path, limits: PdfLimits) -> str:
 
 
 class OfflineBackend:
-    """The PDF reader when no GROBID server is given: layout heuristics, one child process per file."""
+    """The PDF reader when no GROBID server is given: layout heuristics, one child process per file,
+    `workers` files parsed at once (each in its own bounded child)."""
 
     label = "offline"
     cache_dir = None
 
-    def __init__(self, limits: PdfLimits | None = None) -> None:
+    def __init__(self, limits: PdfLimits | None = None, workers: int = 1) -> None:
         self.limits = limits or PdfLimits()
+        self.workers = workers
         self.counts: Counter[str] = Counter()
+        self._prefetch: Prefetch[Paper | PdfProblem] = Prefetch(self._parse, workers, "pdf")
 
-    def start(self, paths: Iterable[Path]) -> None:
-        """Nothing to prepare: files are parsed one at a time, when read."""
-
-    def read(self, path: Path, name: str) -> Iterator[Record]:
+    def _parse(self, path: Path) -> Paper | PdfProblem:
         from sciembed.papers.readers import source
 
-        stem = source.file_stem(name, (".gz", ".pdf", ".PDF"))
-        self.counts["parsed"] += 1
+        stem = source.file_stem(path.name, (".gz", ".pdf", ".PDF"))
         try:
-            paper = read_pdf(path, stem, name, self.limits)
+            return read_pdf(path, stem, str(path), self.limits)
         except PdfProblem as err:
+            return err
+
+    def start(self, paths: Iterable[Path]) -> None:
+        """With several workers, parse ahead of `read` (one file at a time needs nothing started)."""
+        if self.workers > 1:
+            self._prefetch.announce(paths)
+
+    def read(self, path: Path, name: str) -> Iterator[Record]:
+        self.counts["parsed"] += 1
+        paper = self._prefetch.get(path)
+        if isinstance(paper, PdfProblem):
             self.counts["failed"] += 1
-            yield Rejection(Loc(name), err.reason, str(err))
+            yield Rejection(Loc(name), paper.reason, str(paper))
             return
-        yield Accepted(Loc(name), replace(paper, id=paper.external_ids.doi or stem))
+        yield Accepted(Loc(name), replace(paper, id=paper.external_ids.doi or paper.id, source=f"{SOURCE}:{name}"))
 
     def stats(self) -> dict[str, Any]:
         return {"reader": "offline (pdfminer.six layout heuristics; no GROBID)", **dict(sorted(self.counts.items())),
                 "limits": {"max_pages": self.limits.max_pages, "timeout_s": self.limits.timeout_s,
                            "max_memory_mb": self.limits.max_memory_bytes >> 20,
-                           "max_file_mb": self.limits.max_file_bytes >> 20}}
+                           "max_file_mb": self.limits.max_file_bytes >> 20, "workers": self.workers}}
 
     def close(self) -> None:
-        """Nothing held between files."""
+        self._prefetch.close()

@@ -23,7 +23,8 @@ from sciembed.evaluation.contract import TaskResult
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.ioutil.atomic import write_text_atomic
 
-PROTOCOL = 1  # bump when a metric definition changes: every cell is then recomputed
+# bump when a metric definition changes: every cell is then recomputed (2: ties in seeded-hash order, not by id)
+PROTOCOL = 2
 
 
 def slug(name: str) -> str:

@@ -114,6 +114,7 @@ class StudyPaths:
     evals = property(lambda self: self.root / "evals")
     cache = property(lambda self: self.root / "embedding-cache")
     scitldr = property(lambda self: self.root / "scitldr")
+    summaries = property(lambda self: self.root / "summaries.jsonl")
     results = property(lambda self: self.root / "results.json")
     report = property(lambda self: self.root / "report.md")
 
@@ -130,6 +131,7 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
     train_configs = {name: _arm_config(arm) for name, arm in arms.items()}  # bad configs stop before any work
     _ingest(config, paths, say)
     _build(config, paths, say)
+    train_configs = {name: _with_summaries(cfg, paths, say) for name, cfg in train_configs.items()}
     tasks = _tasks(config, paths)
     models: dict[str, dict[str, Any]] = {}
     models[BASE] = _evaluated(BASE, config.base, config, paths, tasks, say)
@@ -153,6 +155,28 @@ def _arm_config(arm: ArmSpec):
     if config.recipe != arm.recipe:
         raise RealStudyError(f"{arm.config}: a {config.recipe} config, not {arm.recipe}")
     return config
+
+
+def _with_summaries(train_config: Any, paths: StudyPaths, say: Callable[[str], None]) -> Any:
+    """A SemCSE arm without a summaries file trains on offline extractive pseudo-summaries of the train
+    split (seeded abstract-sentence rewrites, `sciembed summaries generate` without an LLM — NOT LLM
+    summaries), made once for the study."""
+    if train_config.recipe != "semcse" or train_config.data.summaries is not None:
+        return train_config
+    if not paths.summaries.is_file():
+        from sciembed.corpus.layout import CorpusDir
+        from sciembed.summaries.generate import generate_extractive_summaries
+        from sciembed.summaries.records import write_summaries
+
+        corpus = CorpusDir(paths.corpus)
+        train_ids = set(corpus.split_ids("train"))
+        papers = [p for p in corpus.iter_papers() if p.id in train_ids]
+        summaries, counts = generate_extractive_summaries(papers)
+        write_summaries(summaries, paths.summaries)
+        say(f"[summaries] {counts.accepted} extractive pseudo-summaries of {len(papers)} train papers (offline, "
+            "not LLM summaries)")
+    data = train_config.data.model_copy(update={"summaries": str(paths.summaries), "split": "train"})
+    return train_config.model_copy(update={"data": data})
 
 
 def _ingest(config: RealStudyConfig, paths: StudyPaths, say: Callable[[str], None]) -> None:

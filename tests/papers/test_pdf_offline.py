@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import json
 import time
+import zlib
 
 import pytest
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfparser import PDFParser
+from pdfminer.pdftypes import resolve1
 
 from sciembed.papers.ingest import ingest
 from sciembed.papers.pdf import testing
@@ -18,7 +20,7 @@ from sciembed.papers.pdf.structure import join_lines
 from sciembed.papers.readers import Accepted, Rejection, read_papers
 from sciembed.papers.readers.pdf import using_pdf_backend
 
-SMALL = PdfLimits(max_pages=300, timeout_s=20, max_memory_bytes=256 << 20, max_file_bytes=8 << 20)
+SMALL = PdfLimits(max_pages=300, timeout_s=30, max_memory_bytes=128 << 20, max_file_bytes=8 << 20)
 
 
 def test_layout_gives_title_abstract_headings_and_cuts_references(tmp_path):
@@ -47,15 +49,15 @@ def test_line_end_hyphens():
     assert join_lines(["a", "b"]) == "a b"
 
 
-def test_real_pdfs_read_offline(shared_data):
-    pdfs = shared_data / "formats" / "pdf"
-    records = [r for p in sorted(pdfs.glob("*.pdf")) for r in read_papers(p)]
-    papers = {r.paper.id: r.paper for r in records if isinstance(r, Accepted)}
-    assert papers["N18-3011"].title == "Construction of the Literature Graph in Semantic Scholar"
-    assert papers["2020.acl-main.207"].title.startswith("SPECTER: Document-level Representation Learning")
-    assert papers["N18-3011"].abstract.startswith("We describe a deployed scalable system for organizing published")
-    assert [s.heading for s in papers["N18-3011"].sections][:3] == ["Introduction", "Structure of The Literature Graph",
-                                                                   "Node Types"]
+def test_real_pdf_reads_offline(shared_data):
+    # one of the two real PDFs (the benchmark reads both); a generous time limit: CI machines are shared
+    with using_pdf_backend(OfflineBackend(PdfLimits(timeout_s=300))):
+        (record,) = list(read_papers(shared_data / "formats" / "pdf" / "N18-3011.pdf"))
+    paper = record.paper
+    assert paper.id == "N18-3011" and paper.title == "Construction of the Literature Graph in Semantic Scholar"
+    assert paper.abstract.startswith("We describe a deployed scalable system for organizing published")
+    assert [s.heading for s in paper.sections][:3] == ["Introduction", "Structure of The Literature Graph", "Node Types"]
+    assert len(paper.sections) == 12 and not paper.references
 
 
 def _bad_files(tmp_path, shared_data):
@@ -65,7 +67,8 @@ def _bad_files(tmp_path, shared_data):
         "encrypted.pdf": (testing.encrypted_pdf(), "encrypted_pdf"),
         "empty.pdf": (b"", "empty_file"),
         "pages-bomb.pdf": (testing.many_pages_pdf(2000), "too_many_pages"),
-        "stream-bomb.pdf": (testing.inflating_pdf(400), "pdf_resource_limit"),
+        "stream-bomb.pdf": (testing.inflating_pdf(200), "pdf_resource_limit"),
+        "object-stream-bomb.pdf": (testing.object_stream_bomb_pdf(200), "pdf_resource_limit"),
         "not-a-pdf.pdf": (b"<html><body>404 Not Found</body></html>\n" * 20, "not_a_pdf"),
     }
     folder = tmp_path / "bad"
@@ -73,6 +76,13 @@ def _bad_files(tmp_path, shared_data):
     for name, (data, _) in files.items():
         (folder / name).write_bytes(data)
     return folder, {name: reason for name, (_, reason) in files.items()}
+
+
+def test_bomb_fixtures_are_well_formed():
+    assert zlib.decompress(testing.deflated_spaces(3, b"2 0 ")) == b"2 0 " + b" " * (3 << 20)
+    small = testing.object_stream_bomb_pdf(1)  # the same structure, small enough to parse
+    document = PDFDocument(PDFParser(io.BytesIO(small)))
+    assert resolve1(resolve1(document.catalog["Pages"])["Count"]) == 1  # found in the object stream
 
 
 def test_encrypted_fixture_is_really_encrypted():
@@ -88,7 +98,7 @@ def test_every_bad_pdf_is_one_counted_bounded_rejection(tmp_path, shared_data):
     started = time.monotonic()
     result = ingest([folder], tmp_path / "out", progress=False, pdf=OfflineBackend(SMALL, workers=2))
     assert time.monotonic() - started < 60
-    assert (result.read, result.accepted, result.rejected) == (7, 1, 6)
+    assert (result.read, result.accepted, result.rejected) == (8, 1, 7)
     reasons = {name: result.files[str(folder / name)] for name in expected}
     assert all(c.rejected == 1 and c.read == 1 for c in reasons.values())
     rejects = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text().splitlines()]

@@ -100,11 +100,29 @@ def many_pages_pdf(pages: int) -> bytes:
     return build_pdf(objects)
 
 
+def deflated_spaces(megabytes: int, prefix: bytes = b"") -> bytes:
+    """A zlib stream of `prefix` and `megabytes` MB of spaces, built in milliseconds: after a full flush
+    the compressor starts afresh, so every further megabyte compresses to the same bytes, repeated;
+    the trailer is an empty final block and the Adler-32 of all the data."""
+    chunk = b" " * (1 << 20)
+    squeeze = zlib.compressobj(9)
+    head = squeeze.compress(prefix + chunk) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    block = squeeze.compress(chunk) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    checksum = _adler32_of_spaces(zlib.adler32(prefix + chunk), (megabytes - 1) << 20)
+    return head + block * (megabytes - 1) + b"\x03\x00" + struct.pack(">I", checksum)
+
+
+def _adler32_of_spaces(checksum: int, count: int) -> int:
+    """Adler-32 continued over `count` spaces, in closed form (RFC 1950: A += byte, B += A, mod 65521)."""
+    a, b = checksum & 0xFFFF, checksum >> 16
+    b = (b + count * a + 0x20 * count * (count + 1) // 2) % 65521
+    a = (a + count * 0x20) % 65521
+    return (b << 16) | a
+
+
 def inflating_pdf(megabytes: int) -> bytes:
     """One page whose compressed content stream inflates to `megabytes` MB of spaces: a decompression bomb."""
-    squeeze = zlib.compressobj(9)
-    chunk = b" " * (1 << 20)
-    data = b"".join(squeeze.compress(chunk) for _ in range(megabytes)) + squeeze.flush()
+    data = deflated_spaces(megabytes)
     stream = b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data)
     return build_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                       b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>", stream])
@@ -144,3 +162,27 @@ def encrypted_pdf(user_password: str = "secret", owner_password: str = "owner") 
                b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P %d >>" % (owner.hex().encode(), user.hex().encode(),
                                                                             permissions)]
     return build_pdf(objects, b"/Encrypt 5 0 R /ID [<%s> <%s>] " % (file_id.hex().encode(), file_id.hex().encode()))
+
+
+def object_stream_bomb_pdf(megabytes: int) -> bytes:
+    """A PDF 1.5 file whose page tree sits in a compressed object stream (``/Type /ObjStm``) padded with
+    `megabytes` MB of spaces, found through a cross-reference stream: resolving the catalogue's /Pages
+    inflates the whole object stream."""
+    header = b"2 0 "
+    body = deflated_spaces(megabytes, header + b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+    out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    plain = {1: b"<< /Type /Catalog /Pages 2 0 R >>",
+             3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+             4: b"<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+                % (len(header), len(body), body)}
+    for number, obj in plain.items():
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, obj)
+    offsets[5] = len(out)
+    rows = [(0, 0, 65535), (1, offsets[1], 0), (2, 4, 0), (1, offsets[3], 0), (1, offsets[4], 0), (1, offsets[5], 0)]
+    table = b"".join(struct.pack(">BIH", *row) for row in rows)
+    out += (b"5 0 obj\n<< /Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n%s\nendstream\nendobj\n"
+            % (len(table), table))
+    out += b"startxref\n%d\n%%%%EOF\n" % offsets[5]
+    return bytes(out)

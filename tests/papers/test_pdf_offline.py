@@ -56,7 +56,8 @@ def test_real_pdf_reads_offline(shared_data):
     paper = record.paper
     assert paper.id == "N18-3011" and paper.title == "Construction of the Literature Graph in Semantic Scholar"
     assert paper.abstract.startswith("We describe a deployed scalable system for organizing published")
-    assert [s.heading for s in paper.sections][:3] == ["Introduction", "Structure of The Literature Graph", "Node Types"]
+    headings = [s.heading for s in paper.sections]
+    assert headings[:3] == ["Introduction", "Structure of The Literature Graph", "Node Types"]
     assert len(paper.sections) == 12 and not paper.references
 
 

@@ -21,7 +21,7 @@ from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
-from sciembed.papers.readers.detect import detect_format
+from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.limits import ReadLimits, using_limits
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID
@@ -151,7 +151,7 @@ def ingest(
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
     with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader:
-        pdfs = [p for p in data_files if (fmt if fmt != "auto" else detect_format(p)) == "pdf"]
+        pdfs = [p for p in data_files if fmt == "pdf" or (fmt == "auto" and p.name.lower().endswith(PDF_SUFFIXES))]
         pdf_reader.start(pdfs)
         _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join)
         assert result.read == result.accepted + result.rejected

@@ -266,7 +266,7 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
     out["seconds"] = round(time.perf_counter() - start, 1)
     paths.evals.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(out) + "\n")
-    say(f"[evaluate {name}] " + ", ".join(f"{t} {v['score']:.1f}" for t, v in out["tasks"].items())
+    say(f"[evaluate {name}] " + ", ".join(f"{t} {round(v['score'], 2):.1f}" for t, v in out["tasks"].items())
         + f" ({out['seconds']:.0f} s)")
     return out
 

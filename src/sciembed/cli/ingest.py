@@ -36,6 +36,10 @@ def ingest_cmd(
     ),
     metadata: Path | None = typer.Option(None, "--metadata", help="Semantic Scholar `papers` JSONL(.gz) joined by "
                                                                   "corpus id: venue, year, fields of study, ids."),
+    header_rule: str = typer.Option(
+        "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
+        "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
+    ),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
@@ -45,7 +49,7 @@ def ingest_cmd(
     try:
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata)
+                        metadata=metadata, header_rule=header_rule)
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err

@@ -145,3 +145,47 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
     report = (tmp_path / "r" / "report.md").read_text()
     assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()
+
+
+def _tiny_cls_model(root: Path, words: list[str]) -> Path:
+    """A sentence-transformers model with CLS pooling over a tiny random BERT whose last LayerNorm has
+    random gains, so CLS vectors differ in length and Euclidean ranks can differ from cosine ones."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    from sciembed.models.testing import build_tiny_bert
+
+    bert = build_tiny_bert(root / "bert", words)
+    transformer = Transformer(str(bert), max_seq_length=64)
+    norm = transformer.auto_model.encoder.layer[-1].output.LayerNorm
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        norm.weight.copy_(torch.rand(norm.weight.shape, generator=generator) * 3)
+        norm.bias.copy_(torch.randn(norm.bias.shape, generator=generator))
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="cls")
+    SentenceTransformer(modules=[transformer, pooling], device="cpu").save(str(root / "cls"))
+    return root / "cls"
+
+
+def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> None:
+    """A CLS / Euclidean checkpoint (SemCSE's released one) must be scored as such: `--pooling` and `--metric`
+    reach `eval --semantic`, are recorded, and change the per-query ranks of a tiny CLS model."""
+    papers = _papers()
+    corpus = _corpus(tmp_path / "c", papers)
+    words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = _tiny_cls_model(tmp_path, sorted(words))
+    ranks, recorded = {}, {}
+    for label, flags in {"own": [], "l2": ["--metric", "l2"], "mean": ["--pooling", "mean"]}.items():
+        out = tmp_path / label
+        result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(out),
+                                          "--semantic-papers", "20", *flags])
+        assert result.exit_code == 0, result.output
+        (entry,) = json.loads((out / "results.json").read_text())["models"]
+        ranks[label] = [entry["per_query_ranks"][t] for t in ("title2abstract", "half2half", "query2paper")]
+        recorded[label] = (entry["pooling"], entry["metric"])
+    assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
+    assert ranks["own"] != ranks["l2"] and ranks["own"] != ranks["mean"]
+    bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
+                                   "--metric", "dot"])
+    assert bad.exit_code == 2

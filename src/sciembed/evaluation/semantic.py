@@ -225,6 +225,7 @@ class SemanticRun:
     results: dict[str, dict[str, float]]  # task -> metric -> value
     per_query_ranks: dict[str, list[int]]
     seconds: float
+    pooling: str | None = None  # set by --pooling; None: the model's own
 
 
 def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
@@ -266,7 +267,8 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
         same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
         results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
                                "pool": len(c.train_texts)}
-    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started)
+    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started,
+                       getattr(encoder, "pooling", None))
 
 
 def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:

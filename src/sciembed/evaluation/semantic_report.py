@@ -25,8 +25,8 @@ def semantic_results(runs: list[SemanticRun], bench: SemanticBenchmark) -> dict[
         "format": FORMAT,
         "benchmark": {"name": bench.name, "query_source": bench.query_source, "config": bench.config,
                       "counts": bench.counts, "issues": bench.issues.to_list()},
-        "models": [{"name": r.model, "metric": r.metric, "results": r.results, "scores": scores[r.model],
-                    "per_query_ranks": r.per_query_ranks} for r in runs],
+        "models": [{"name": r.model, "metric": r.metric, "pooling": r.pooling or "model's own", "results": r.results,
+                    "scores": scores[r.model], "per_query_ranks": r.per_query_ranks} for r in runs],
         "versions": versions(),
     }
 

@@ -189,3 +189,48 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
     bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
                                    "--metric", "dot"])
     assert bad.exit_code == 2
+
+
+def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
+    """SemCSE §5.1: a summary → TA / title / abstract, ranked among the sample's; outside the overall score.
+    Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors is recorded per model."""
+    from sciembed.evaluation.semantic_report import write_semantic_report
+
+    papers = _papers()
+    summaries = tmp_path / "summaries.jsonl"
+    lines = [{"paper_id": p.id, "text": f"{p.title.lower()} summary", "source": "test"} for p in papers[:10]]
+    lines += [{"paper_id": "p00", "text": "a second summary is not used", "source": "test"},
+              {"paper_id": "elsewhere", "text": "not in the corpus", "source": "test"}, {"paper_id": "p01"}]
+    summaries.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    bench = build_semantic_benchmark(_corpus(tmp_path / "c", papers), summaries_file=summaries)
+    assert bench.tasks["summary2title"].queries[0] == "graph neural networks citation number 0 summary"
+    assert len(bench.tasks["summary2ta"].queries) == 10 and len(bench.tasks["summary2ta"].candidates) == 25
+    messages = " ".join(i.message() for i in bench.issues)
+    assert "outside the benchmark sample" in messages and "rejected" in messages
+    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
+    assert run.results["summary2title"]["mean_rank"] < 25 / 2
+    assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
+                                                     "overall"}
+    assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
+    report = write_semantic_report([run], bench, tmp_path / "r").read_text()
+    assert "Generalisation check" in report and "Anisotropy" in report
+
+
+def test_spectrum_of_raw_mean_centred_vectors() -> None:
+    """`normalize=False` keeps the vectors' lengths: one direction with 10× the spread holds
+    100 / (100 + 15) of the variance of 16-dimensional Gaussian rows, whatever common offset; and
+    long isotropic rows next to short rows on one axis are nearly isotropic raw, but not once every
+    row is normalised (the short rows become ±e₀ and hold half the variance)."""
+    from sciembed.evaluation.geometry import spectrum
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((20_000, 16))
+    x[:, 0] *= 10
+    x += 50.0  # a common offset: centring removes it
+    assert spectrum(x, normalize=False)["top_share"]["1"] == pytest.approx(100 / 115, abs=0.01)
+    long = 100 * rng.standard_normal((10_000, 16))
+    short = np.zeros((10_000, 16))
+    short[:, 0] = rng.standard_normal(10_000)
+    mixed = np.vstack([long, short])
+    assert spectrum(mixed, normalize=False)["top_share"]["1"] < 0.1
+    assert spectrum(mixed)["top_share"]["1"] > 0.45

@@ -110,6 +110,8 @@ def eval_command(
                                                  "queries); default: offline TF-IDF terms, labelled."),
     exclude_papers: Path | None = typer.Option(None, help="--semantic: paper ids (file or corpus dir) to leave "
                                                "out, on top of each model's training_papers.txt."),
+    semantic_summaries: Path | None = typer.Option(None, help="--semantic: summaries JSONL of held-out papers: "
+                                                   "adds SemCSE's generalisation check (summary → TA/title/abstract)."),
 ) -> None:
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
@@ -127,7 +129,8 @@ def eval_command(
         if corpus or beir or pools:
             raise typer.BadParameter("--semantic CORPUS replaces CORPUS / --beir / --pools; give only one")
         _semantic(semantic, model, out, semantic_papers, semantic_seed, semantic_queries, exclude_papers,
-                  batch_size, backend, max_seq_length, cache_dir, device, {"pooling": pooling, "metric": metric})
+                  batch_size, backend, max_seq_length, cache_dir, device, {"pooling": pooling, "metric": metric},
+                  semantic_summaries)
         return
     try:
         check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
@@ -245,7 +248,8 @@ def p2p_table(runs, splits) -> Table:
 
 def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: int, queries: Path | None,
               exclude: Path | None, batch_size: int, backend: str, max_seq_length: int | None,
-              cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None]) -> None:
+              cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None],
+              summaries: Path | None = None) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError
     from sciembed.evaluation.semantic import (
@@ -262,7 +266,8 @@ def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: i
         if any(m.lower() == "bm25" for m in models):
             raise BenchmarkError("--semantic compares embedding models; bm25 has no vectors")
         excluded = training_papers(models) | (read_exclusions(exclude) if exclude else set())
-        bench = build_semantic_benchmark(corpus, n_papers=n_papers, seed=seed, exclude=excluded, queries_file=queries)
+        bench = build_semantic_benchmark(corpus, n_papers=n_papers, seed=seed, exclude=excluded, queries_file=queries,
+                                         summaries_file=summaries)
         runs = []
         for name in models:
             encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,

@@ -14,6 +14,15 @@ model's ``training_papers.txt``, plus any ``exclude`` list; counted). Four tasks
    nearest training papers with the same label (corpus ``domain``, else the first field of
    study). Skipped, with the reason, when fewer than two labels occur (e.g. SciTLDR).
 
+With a summaries file (``sciembed summaries``, held-out papers), the paper's generalisation check
+(SemCSE §5.1) adds three rankings that do not enter the overall score: one summary per paper →
+its title + abstract (``summary2ta``), → its title alone (``summary2title``), → its abstract alone
+(``summary2abstract``), each among those of the whole sample.
+
+Every run also records the anisotropy of the title + abstract embeddings as SemCSE's Appendix B.2
+measures it: the spectrum of the *unnormalised*, mean-centred vectors (`geometry.spectrum` with
+``normalize=False``): variance share of the top components and the normalised effective rank.
+
 Tasks 1–3 report the mean rank of the correct partner in the whole pool (1 = best, lower is
 better), the median rank and MRR, with the distance each model was trained for. The overall score
 follows the paper: per task 0.5 + 0.5·(v − median)/(best − median) over the models of one report,
@@ -37,9 +46,12 @@ from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
 TASKS = ("title2abstract", "half2half", "query2paper")
+GENERALISATION = ("summary2ta", "summary2title", "summary2abstract")  # SemCSE §5.1; not in the overall score
 CLUSTERING = "clustering"
 DIRECTIONS = {"title2abstract": "title → abstract", "half2half": "first half → second half of the abstract",
-              "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers"}
+              "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers",
+              "summary2ta": "summary → title + abstract", "summary2title": "summary → title",
+              "summary2abstract": "summary → abstract"}
 LOWER_IS_BETTER = {"title2abstract": True, "half2half": True, "query2paper": True, CLUSTERING: False}
 SCORE_METRIC = {"title2abstract": "mean_rank", "half2half": "mean_rank", "query2paper": "mean_rank",
                 CLUSTERING: "knn_same_label"}
@@ -123,9 +135,40 @@ def _label(paper: Paper) -> str | None:
     return paper.domain or (paper.fields_of_study[0] if paper.fields_of_study else None)
 
 
+def generalisation_tasks(papers: list[Paper], summaries_file: str | Path, issues: IssueLog
+                         ) -> dict[str, MatchingTask]:
+    """SemCSE §5.1: the first summary of each sampled paper (file order) → its title + abstract, its title,
+    its abstract, each among those of every sampled paper. Summaries of other papers are counted, not used."""
+    from sciembed.summaries.records import SummaryFileError, read_summaries
+
+    try:
+        read = read_summaries(summaries_file)
+    except SummaryFileError as err:
+        raise BenchmarkError(str(err)) from err
+    if read.rejected:
+        issues.add(f"summaries lines rejected: {read.problems()}", "lines skipped", str(summaries_file),
+                   n=sum(read.rejected.values()))
+    first: dict[str, str] = {}
+    for summary in read.summaries:
+        first.setdefault(summary.paper_id, summary.text)
+    index = {p.id: i for i, p in enumerate(papers)}
+    outside = sum(1 for pid in first if pid not in index)
+    if outside:
+        issues.add("summaries of papers outside the benchmark sample", "not used", str(summaries_file), n=outside)
+    rows = [(index[p.id], p.id, first[p.id]) for p in papers if p.id in first]
+    if len(rows) < 2:
+        issues.add("fewer than 2 sampled papers have a summary", "generalisation check skipped", str(summaries_file))
+        return {}
+    gold = np.asarray([r[0] for r in rows], dtype=np.int64)
+    qids, texts = tuple(r[1] for r in rows), tuple(r[2] for r in rows)
+    pools = {"summary2ta": [ta_text(p) for p in papers], "summary2title": [p.title for p in papers],
+             "summary2abstract": [p.abstract for p in papers]}
+    return {name: MatchingTask(name, qids, texts, tuple(pools[name]), gold) for name in GENERALISATION}
+
+
 def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: int = 0,
-                             exclude: set[str] | None = None, queries_file: str | Path | None = None
-                             ) -> SemanticBenchmark:
+                             exclude: set[str] | None = None, queries_file: str | Path | None = None,
+                             summaries_file: str | Path | None = None) -> SemanticBenchmark:
     corpus = CorpusDir(corpus)
     issues = IssueLog()
     exclude = exclude or set()
@@ -173,6 +216,8 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     if q:
         tasks["query2paper"] = MatchingTask("query2paper", tuple(x[1] for x in q), tuple(x[2] for x in q),
                                             tuple(candidates), np.asarray([x[0] for x in q], dtype=np.int64))
+    if summaries_file is not None:
+        tasks.update(generalisation_tasks(papers, summaries_file, issues))
     clustering = _clustering(papers, seed, issues, str(corpus.root))
     counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers),
               "queries": {name: len(t.queries) for name, t in tasks.items()},
@@ -185,7 +230,8 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
                              config={"corpus": str(corpus.root), "n_papers": n_papers, "seed": seed,
                                      "directions": DIRECTIONS, "half_split": "after floor(n/2) sentences",
                                      "knn": KNN, "clustering_test_share": TEST_SHARE,
-                                     "queries_file": str(queries_file) if queries_file else None})
+                                     "queries_file": str(queries_file) if queries_file else None,
+                                     "summaries_file": str(summaries_file) if summaries_file else None})
 
 
 def _at(corpus: CorpusDir, paper: Paper) -> str:
@@ -226,6 +272,7 @@ class SemanticRun:
     per_query_ranks: dict[str, list[int]]
     seconds: float
     pooling: str | None = None  # set by --pooling; None: the model's own
+    anisotropy: dict[str, Any] = field(default_factory=dict)  # spectrum of unnormalised, mean-centred TA vectors
 
 
 def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
@@ -234,10 +281,13 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
     the model in the report (default: the encoder's name)."""
     import time
 
+    from sciembed.evaluation.geometry import spectrum
     from sciembed.models.distance import gold_ranks
 
     started = time.perf_counter()
     texts: dict[str, int] = {}
+    for paper in bench.papers:  # every sampled paper's title + abstract, for the anisotropy figure
+        texts.setdefault(ta_text(paper), len(texts))
     for task in bench.tasks.values():
         for t in (*task.queries, *task.candidates):
             texts.setdefault(t, len(texts))
@@ -267,8 +317,13 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
         same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
         results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
                                "pool": len(c.train_texts)}
+    ta_rows = rows(tuple(ta_text(p) for p in bench.papers))
+    spec = spectrum(ta_rows, normalize=False)
+    anisotropy = {"vectors": "title + abstract, unnormalised, mean-centred", "papers": len(ta_rows),
+                  "top_share": spec["top_share"], "effective_rank": spec.get("effective_rank"),
+                  "isotropy": spec["isotropy"]}
     return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started,
-                       getattr(encoder, "pooling", None))
+                       getattr(encoder, "pooling", None), anisotropy)
 
 
 def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:

@@ -234,3 +234,38 @@ def test_spectrum_of_raw_mean_centred_vectors() -> None:
     mixed = np.vstack([long, short])
     assert spectrum(mixed, normalize=False)["top_share"]["1"] < 0.1
     assert spectrum(mixed)["top_share"]["1"] > 0.45
+
+
+def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> None:
+    """N train-split papers from each listed allenai/scirepeval config (a paper drawn once), clustering on
+    SciDocs MAG's official train/test split (fixtures/scirepeval_semantic, the release layout)."""
+    from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
+
+    root = Path(__file__).parent / "fixtures" / "scirepeval_semantic"
+    bench = build_scirepeval_semantic_benchmark(root, ["fos", "mesh_descriptors"], per_dataset=8, seed=0,
+                                                exclude={"19"})
+    ids = [p.id for p in bench.papers]
+    assert len(ids) == len(set(ids)) == 16 and bench.counts["per_dataset"] == {"fos": 8, "mesh_descriptors": 8}
+    assert "19" not in ids and bench.counts["excluded_used_in_training"] == 1
+    assert {p.domain for p in bench.papers} == {"fos", "mesh_descriptors"}
+    assert set(bench.tasks) == {"title2abstract", "half2half", "query2paper"}
+    c = bench.clustering
+    assert (len(c.train_texts), len(c.test_texts)) == (12, 6)  # the official split; "999" has no text
+    assert any("SciDocs MAG test paper without text" in i.message() for i in bench.issues)
+    again = build_scirepeval_semantic_benchmark(root, ["fos", "mesh_descriptors"], per_dataset=8, seed=0,
+                                                exclude={"19"})
+    assert [p.id for p in again.papers] == ids
+    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
+    assert run.results["clustering"]["pool"] == 12 and run.results["title2abstract"]["pool"] == 16
+    from sciembed.models.testing import build_tiny_bert
+
+    words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = build_tiny_bert(tmp_path / "tiny", sorted(words))
+    result = CliRunner().invoke(app, ["eval", "--semantic", str(root), "-m", str(model), "-o", str(tmp_path / "r"),
+                                      "--semantic-datasets", "fos,mesh_descriptors", "--semantic-papers", "8"])
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmark"]
+    assert written["config"]["clustering"] == "SciDocs MAG official train/test split"
+    assert written["counts"]["per_dataset"] == {"fos": 8, "mesh_descriptors": 8}
+    with pytest.raises(BenchmarkError, match="nope"):
+        build_scirepeval_semantic_benchmark(root, ["fos", "nope"])

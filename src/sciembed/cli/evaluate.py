@@ -104,7 +104,8 @@ def eval_command(
                                  help="Only query papers with at least this many gold papers."),
     semantic: Path | None = typer.Option(None, "--semantic", help="Semantic benchmark (SemCSE) built from this "
                                          "corpus of titles + abstracts, instead of citation retrieval."),
-    semantic_papers: int = typer.Option(6000, min=2, help="--semantic: papers sampled (seeded)."),
+    semantic_papers: int | None = typer.Option(None, min=2, help="--semantic: papers sampled (seeded; default 6000), "
+                                               "or per config with --semantic-datasets (default 500)."),
     semantic_seed: int = typer.Option(0, help="--semantic: seed of the sample and the clustering split."),
     semantic_queries: Path | None = typer.Option(None, help="--semantic: queries JSONL (sciembed summaries "
                                                  "queries); default: offline TF-IDF terms, labelled."),
@@ -112,6 +113,9 @@ def eval_command(
                                                "out, on top of each model's training_papers.txt."),
     semantic_summaries: Path | None = typer.Option(None, help="--semantic: summaries JSONL of held-out papers: "
                                                    "adds SemCSE's generalisation check (summary → TA/title/abstract)."),
+    semantic_datasets: str | None = typer.Option(None, help="--semantic on a SciRepEval release root: the paper's "
+                                                 "construction, --semantic-papers per listed config (comma-separated)"
+                                                 " from its train split; clustering on SciDocs MAG's official split."),
 ) -> None:
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
@@ -130,7 +134,7 @@ def eval_command(
             raise typer.BadParameter("--semantic CORPUS replaces CORPUS / --beir / --pools; give only one")
         _semantic(semantic, model, out, semantic_papers, semantic_seed, semantic_queries, exclude_papers,
                   batch_size, backend, max_seq_length, cache_dir, device, {"pooling": pooling, "metric": metric},
-                  semantic_summaries)
+                  semantic_summaries, semantic_datasets)
         return
     try:
         check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
@@ -246,10 +250,10 @@ def p2p_table(runs, splits) -> Table:
     return table
 
 
-def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: int, queries: Path | None,
+def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int | None, seed: int, queries: Path | None,
               exclude: Path | None, batch_size: int, backend: str, max_seq_length: int | None,
               cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None],
-              summaries: Path | None = None) -> None:
+              summaries: Path | None = None, datasets: str | None = None) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError
     from sciembed.evaluation.semantic import (
@@ -266,8 +270,15 @@ def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: i
         if any(m.lower() == "bm25" for m in models):
             raise BenchmarkError("--semantic compares embedding models; bm25 has no vectors")
         excluded = training_papers(models) | (read_exclusions(exclude) if exclude else set())
-        bench = build_semantic_benchmark(corpus, n_papers=n_papers, seed=seed, exclude=excluded, queries_file=queries,
-                                         summaries_file=summaries)
+        if datasets:
+            from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
+
+            bench = build_scirepeval_semantic_benchmark(
+                corpus, [d.strip() for d in datasets.split(",") if d.strip()], per_dataset=n_papers or 500, seed=seed,
+                exclude=excluded, queries_file=queries, summaries_file=summaries)
+        else:
+            bench = build_semantic_benchmark(corpus, n_papers=n_papers or 6000, seed=seed, exclude=excluded,
+                                             queries_file=queries, summaries_file=summaries)
         runs = []
         for name in models:
             encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,

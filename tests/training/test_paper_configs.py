@@ -49,3 +49,23 @@ def test_s2full_modernbert_ta_ta_config():
     for d in (a, b):
         d["data"].pop("strategy"), d["training"].pop("max_steps")
     assert a == b
+
+
+def test_s2full_validation_counts_self_retrieval(tiny_corpus):
+    """S2Full's validation: each query paper is one of its own relevant candidates and is ranked; the eval
+    protocol (query paper never ranked) stays available with validation.self_retrieval: false."""
+    from sciembed.evaluation.citation import build_citation_benchmark
+    from sciembed.training.config import ValidationConfig
+    from sciembed.training.validation import CitationValidator, SelfRetrieval
+
+    bench = build_citation_benchmark(tiny_corpus, split="val")
+    key = bench.keys(("body_ta",), ("windowed",))[0]
+    plain, with_self = bench.task(key, 50), SelfRetrieval(bench).task(key, 50)
+    assert any(plain.exclude.values()) and not with_self.exclude
+    for q in plain.query_ids:
+        assert q not in plain.qrels[q] and with_self.qrels[q][q] == 1
+        assert {d: g for d, g in with_self.qrels[q].items() if d != q} == plain.qrels[q]
+    assert ValidationConfig().self_retrieval is True
+    assert isinstance(CitationValidator(tiny_corpus, ValidationConfig()).benchmark, SelfRetrieval)
+    off = CitationValidator(tiny_corpus, ValidationConfig(self_retrieval=False)).benchmark
+    assert not isinstance(off, SelfRetrieval)

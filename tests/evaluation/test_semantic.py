@@ -145,3 +145,127 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
     report = (tmp_path / "r" / "report.md").read_text()
     assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()
+
+
+def _tiny_cls_model(root: Path, words: list[str]) -> Path:
+    """A sentence-transformers model with CLS pooling over a tiny random BERT whose last LayerNorm has
+    random gains, so CLS vectors differ in length and Euclidean ranks can differ from cosine ones."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    from sciembed.models.testing import build_tiny_bert
+
+    bert = build_tiny_bert(root / "bert", words)
+    transformer = Transformer(str(bert), max_seq_length=64)
+    norm = transformer.auto_model.encoder.layer[-1].output.LayerNorm
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        norm.weight.copy_(torch.rand(norm.weight.shape, generator=generator) * 3)
+        norm.bias.copy_(torch.randn(norm.bias.shape, generator=generator))
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="cls")
+    SentenceTransformer(modules=[transformer, pooling], device="cpu").save(str(root / "cls"))
+    return root / "cls"
+
+
+def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> None:
+    """A CLS / Euclidean checkpoint (SemCSE's released one) must be scored as such: `--pooling` and `--metric`
+    reach `eval --semantic`, are recorded, and change the per-query ranks of a tiny CLS model."""
+    papers = _papers()
+    corpus = _corpus(tmp_path / "c", papers)
+    words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = _tiny_cls_model(tmp_path, sorted(words))
+    ranks, recorded = {}, {}
+    for label, flags in {"own": [], "l2": ["--metric", "l2"], "mean": ["--pooling", "mean"]}.items():
+        out = tmp_path / label
+        result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(out),
+                                          "--semantic-papers", "20", *flags])
+        assert result.exit_code == 0, result.output
+        (entry,) = json.loads((out / "results.json").read_text())["models"]
+        ranks[label] = [entry["per_query_ranks"][t] for t in ("title2abstract", "half2half", "query2paper")]
+        recorded[label] = (entry["pooling"], entry["metric"])
+    assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
+    assert ranks["own"] != ranks["l2"] and ranks["own"] != ranks["mean"]
+    bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
+                                   "--metric", "dot"])
+    assert bad.exit_code == 2
+
+
+def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
+    """SemCSE §5.1: a summary → TA / title / abstract, ranked among the sample's; outside the overall score.
+    Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors is recorded per model."""
+    from sciembed.evaluation.semantic_report import write_semantic_report
+
+    papers = _papers()
+    summaries = tmp_path / "summaries.jsonl"
+    lines = [{"paper_id": p.id, "text": f"{p.title.lower()} summary", "source": "test"} for p in papers[:10]]
+    lines += [{"paper_id": "p00", "text": "a second summary is not used", "source": "test"},
+              {"paper_id": "elsewhere", "text": "not in the corpus", "source": "test"}, {"paper_id": "p01"}]
+    summaries.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    bench = build_semantic_benchmark(_corpus(tmp_path / "c", papers), summaries_file=summaries)
+    assert bench.tasks["summary2title"].queries[0] == "graph neural networks citation number 0 summary"
+    assert len(bench.tasks["summary2ta"].queries) == 10 and len(bench.tasks["summary2ta"].candidates) == 25
+    messages = " ".join(i.message() for i in bench.issues)
+    assert "outside the benchmark sample" in messages and "rejected" in messages
+    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
+    assert run.results["summary2title"]["mean_rank"] < 25 / 2
+    assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
+                                                     "overall"}
+    assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
+    report = write_semantic_report([run], bench, tmp_path / "r").read_text()
+    assert "Generalisation check" in report and "Anisotropy" in report
+
+
+def test_spectrum_of_raw_mean_centred_vectors() -> None:
+    """`normalize=False` keeps the vectors' lengths: one direction with 10× the spread holds
+    100 / (100 + 15) of the variance of 16-dimensional Gaussian rows, whatever common offset; and
+    long isotropic rows next to short rows on one axis are nearly isotropic raw, but not once every
+    row is normalised (the short rows become ±e₀ and hold half the variance)."""
+    from sciembed.evaluation.geometry import spectrum
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((20_000, 16))
+    x[:, 0] *= 10
+    x += 50.0  # a common offset: centring removes it
+    assert spectrum(x, normalize=False)["top_share"]["1"] == pytest.approx(100 / 115, abs=0.01)
+    long = 100 * rng.standard_normal((10_000, 16))
+    short = np.zeros((10_000, 16))
+    short[:, 0] = rng.standard_normal(10_000)
+    mixed = np.vstack([long, short])
+    assert spectrum(mixed, normalize=False)["top_share"]["1"] < 0.1
+    assert spectrum(mixed)["top_share"]["1"] > 0.45
+
+
+def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> None:
+    """N train-split papers from each listed allenai/scirepeval config (a paper drawn once), clustering on
+    SciDocs MAG's official train/test split (fixtures/scirepeval_semantic, the release layout)."""
+    from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
+
+    root = Path(__file__).parent / "fixtures" / "scirepeval_semantic"
+    bench = build_scirepeval_semantic_benchmark(root, ["fos", "mesh_descriptors"], per_dataset=8, seed=0,
+                                                exclude={"19"})
+    ids = [p.id for p in bench.papers]
+    assert len(ids) == len(set(ids)) == 16 and bench.counts["per_dataset"] == {"fos": 8, "mesh_descriptors": 8}
+    assert "19" not in ids and bench.counts["excluded_used_in_training"] == 1
+    assert {p.domain for p in bench.papers} == {"fos", "mesh_descriptors"}
+    assert set(bench.tasks) == {"title2abstract", "half2half", "query2paper"}
+    c = bench.clustering
+    assert (len(c.train_texts), len(c.test_texts)) == (12, 6)  # the official split; "999" has no text
+    assert any("SciDocs MAG test paper without text" in i.message() for i in bench.issues)
+    again = build_scirepeval_semantic_benchmark(root, ["fos", "mesh_descriptors"], per_dataset=8, seed=0,
+                                                exclude={"19"})
+    assert [p.id for p in again.papers] == ids
+    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
+    assert run.results["clustering"]["pool"] == 12 and run.results["title2abstract"]["pool"] == 16
+    from sciembed.models.testing import build_tiny_bert
+
+    words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = build_tiny_bert(tmp_path / "tiny", sorted(words))
+    result = CliRunner().invoke(app, ["eval", "--semantic", str(root), "-m", str(model), "-o", str(tmp_path / "r"),
+                                      "--semantic-datasets", "fos,mesh_descriptors", "--semantic-papers", "8"])
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmark"]
+    assert written["config"]["clustering"] == "SciDocs MAG official train/test split"
+    assert written["counts"]["per_dataset"] == {"fos": 8, "mesh_descriptors": 8}
+    with pytest.raises(BenchmarkError, match="nope"):
+        build_scirepeval_semantic_benchmark(root, ["fos", "nope"])

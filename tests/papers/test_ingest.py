@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from sciembed.cli.main import app
 from sciembed.corpus.layout import SCHEMA_VERSION, CorpusDir
 from sciembed.papers.ingest import IngestError, ingest
-from sciembed.papers.io import write_jsonl
+from sciembed.papers.io import read_parquet, write_jsonl
 from sciembed.papers.model import Paper, Section
 
 BODY = "The method is evaluated on three public benchmarks with strong baselines. " * 6
@@ -222,3 +222,26 @@ def test_empty_files_are_listed_and_repeated_inputs_read_once(tmp_path):
     result = ingest([tmp_path / "in", one], tmp_path / "out", fmt="jsonl", progress=False)
     assert (result.read, result.accepted, result.rejected) == (1, 1, 0)  # no duplicate_id from reading twice
     assert {name: c.read for name, c in result.files.items()} == {str(empty): 0, str(one): 1}
+
+
+def test_header_rule_s2full_reaches_ingest(tmp_path):
+    """`ingest --header-rule s2full` applies the paper's rule (no sentence veto) to paragraphs without
+    section names (an S2ORC 2019 record with "section": null); the default keeps the veto."""
+    body = [{"text": t, "section": None} for t in
+            ("What Is Machine Learning", "Learning from data is " + "a long running paragraph " * 10 + ".")]
+    record = {"paper_id": "h1", "metadata": {"title": "Header rules", "abstract": "An abstract."},
+              "grobid_parse": {"body_text": body}}
+    src = tmp_path / "s2orc.jsonl"
+    src.write_text(json.dumps(record) + "\n")
+    headings = {}
+    for rule in ("sciembed", "s2full"):
+        out = tmp_path / rule
+        run = CliRunner().invoke(app, ["ingest", str(src), "--out", str(out), "--format", "s2orc", "--no-progress",
+                                       "--header-rule", rule])
+        assert run.exit_code == 0, run.output
+        (paper,) = list(read_parquet(out / "papers.parquet"))
+        headings[rule] = [s.heading for s in paper.sections]
+        assert json.loads((out / "manifest.json").read_text())["header_rule"] == rule
+    assert headings == {"sciembed": [""], "s2full": ["What Is Machine Learning"]}
+    bad = CliRunner().invoke(app, ["ingest", str(src), "--out", str(tmp_path / "x"), "--header-rule", "nope"])
+    assert bad.exit_code == 2

@@ -193,3 +193,27 @@ def test_2020_metadata_record_alone_is_title_and_abstract(tmp_path):
     assert (paper.title, paper.fields_of_study, paper.flags) == ("Larval photoreceptor subtypes", ("Biology",),
                                                                  ("no_body",))
     assert (paper.external_ids.s2, paper.external_ids.pmid) == ("18980463", "16951255")
+
+
+def test_s2orc_arxiv_record_shape_prefers_the_latex_parse(tmp_path):
+    """The S2ORC arXiv subset (SciJEPA's training data): a 2019-release record (allenai/s2orc
+    data/example_paper.json: paper_id, metadata, s2_pdf_hash, grobid_parse) whose paper has an arxiv_id and a
+    ``latex_parse`` beside the GROBID one (same paragraph schema as data/v2020-07-05/README.md). Sections come
+    from the LaTeX parse, which keeps the section names GROBID lost; ids, fields and bib links are kept."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "s2orc_arxiv_2019.json"
+    assert detect_format(path) == "s2orc"
+    (paper,) = _papers(path)
+    assert headings(paper) == ["Introduction", "Method", "Results"]
+    assert [s.role for s in paper.sections] == [SectionRole.INTRODUCTION, SectionRole.METHOD, SectionRole.RESULTS]
+    assert (paper.external_ids.arxiv, paper.external_ids.s2) == ("1910.01234", "204512345")
+    assert paper.fields_of_study == ("Computer Science", "Mathematics") and paper.year == 2019
+    (ref,) = paper.references
+    assert ref.external_ids.s2 == "49670925" and ref.year == 2018
+    raw = json.loads(path.read_text())
+    del raw["latex_parse"]  # the same record without its LaTeX parse: GROBID's paragraphs, no section names
+    alone = tmp_path / "s2orc_grobid_only.json"
+    alone.write_text(json.dumps(raw))
+    (grobid,) = _papers(alone)
+    assert headings(grobid) == [""]

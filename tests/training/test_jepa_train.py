@@ -147,3 +147,31 @@ def test_infonce_trains_on_the_same_pairs(tiny_bert, corpus, tmp_path):
     assert_different = any(not torch.allclose(a, b) for a, b in zip(
         state(model_dir).values(), state(tiny_bert).values(), strict=False))
     assert assert_different
+
+
+class PredictorNorms(TrainerCallback):
+    """Runs after the recipe's callbacks: the norm of the gradients the optimizer is about to apply to
+    the parameters that live outside the encoder (the predictor's)."""
+
+    def __init__(self) -> None:
+        self.norms: list[float] = []
+
+    def on_pre_optimizer_step(self, args, state, control, model=None, optimizer=None, **kwargs):
+        encoder = {id(p) for p in model.parameters()}
+        grads = [p.grad for g in optimizer.param_groups for p in g["params"]
+                 if id(p) not in encoder and p.grad is not None]
+        assert grads, "the predictor has no gradients at the optimizer step"
+        self.norms.append(float(torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))))
+
+
+def test_predictor_gradients_are_clipped_like_the_encoders(tiny_bert, corpus, tmp_path):
+    """The trainer clips only the encoder (`model.parameters()`); the predictor's gradients are clipped to
+    the same `max_grad_norm` before every optimizer step. A loose bound leaves them above the tight one."""
+    norms = {}
+    for bound in (1e-4, 1e6):
+        spy = PredictorNorms()
+        config = jepa_config(tiny_bert, **{"training.max_steps": 2, "training.max_grad_norm": bound})
+        train("jepa", config, corpus, tmp_path / str(bound), callbacks=[spy])
+        norms[bound] = spy.norms
+    assert len(norms[1e-4]) == 2 and max(norms[1e-4]) <= 1e-4 * (1 + 1e-4)
+    assert min(norms[1e6]) > 1e-3  # unclipped, the predictor's gradient is far above the tight bound

@@ -77,7 +77,9 @@ def eval_command(
     window_tokens: int | None = typer.Option(None, help="Token budget of windowed body views (default: the "
                                                         "encoder's max_seq_length), e.g. 512 with --max-seq-length "
                                                         "8192."),
-    pooling: str | None = typer.Option(None, help="cls | mean instead of the model's own pooling."),
+    pooling: str | None = typer.Option(None, help="cls | mean instead of the model's own pooling (every mode)."),
+    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 instead of the model card's (default: "
+                                                             "the card's, else cosine; every mode)."),
     ta_join: str | None = typer.Option(None, help="Between title and abstract: '. ' (default) or 'sep' (the "
                                                   "tokenizer's separator)."),
     adapter: str | None = typer.Option(None, help="Adapter hub id or directory (needs sciembed[specter2])."),
@@ -102,16 +104,23 @@ def eval_command(
                                  help="Only query papers with at least this many gold papers."),
     semantic: Path | None = typer.Option(None, "--semantic", help="Semantic benchmark (SemCSE) built from this "
                                          "corpus of titles + abstracts, instead of citation retrieval."),
-    semantic_papers: int = typer.Option(6000, min=2, help="--semantic: papers sampled (seeded)."),
+    semantic_papers: int | None = typer.Option(None, min=2, help="--semantic: papers sampled (seeded; default 6000), "
+                                               "or per config with --semantic-datasets (default 500)."),
     semantic_seed: int = typer.Option(0, help="--semantic: seed of the sample and the clustering split."),
     semantic_queries: Path | None = typer.Option(None, help="--semantic: queries JSONL (sciembed summaries "
                                                  "queries); default: offline TF-IDF terms, labelled."),
     exclude_papers: Path | None = typer.Option(None, help="--semantic: paper ids (file or corpus dir) to leave "
                                                "out, on top of each model's training_papers.txt."),
+    semantic_summaries: Path | None = typer.Option(None, help="--semantic: summaries JSONL of held-out papers: "
+                                                   "adds SemCSE's generalisation check (summary → TA/title/abstract)."),
+    semantic_datasets: str | None = typer.Option(None, help="--semantic on a SciRepEval release root: the paper's "
+                                                 "construction, --semantic-papers per listed config (comma-separated)"
+                                                 " from its train split; clustering on SciDocs MAG's official split."),
 ) -> None:
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
-                             llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings)
+                             llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings,
+                             {"pooling": pooling, "metric": metric})
         return
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
@@ -124,7 +133,8 @@ def eval_command(
         if corpus or beir or pools:
             raise typer.BadParameter("--semantic CORPUS replaces CORPUS / --beir / --pools; give only one")
         _semantic(semantic, model, out, semantic_papers, semantic_seed, semantic_queries, exclude_papers,
-                  batch_size, backend, max_seq_length, cache_dir, device)
+                  batch_size, backend, max_seq_length, cache_dir, device, {"pooling": pooling, "metric": metric},
+                  semantic_summaries, semantic_datasets)
         return
     try:
         check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
@@ -134,7 +144,7 @@ def eval_command(
         for name in model:
             encoder = name if name.lower() == "bm25" else load_encoder(
                 name, backend=backend, quantize=quantize, max_seq_length=max_seq_length, cache_dir=cache_dir,
-                device=device, pooling=pooling, ta_join=ta_join, adapter=adapter)
+                device=device, pooling=pooling, metric=metric, ta_join=ta_join, adapter=adapter)
             console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
             runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
                                          geometry=geometry, index_dir=index_dir, window_tokens=window_tokens))
@@ -169,7 +179,7 @@ def print_issues(console: Console, issues, shown: int = 10) -> None:
 
 
 def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config, llm_queries,
-                         methods, min_gold, cache_dir, batch_size, device, rankings) -> None:
+                         methods, min_gold, cache_dir, batch_size, device, rankings, encoder_options) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError
     from sciembed.evaluation.p2p_report import write_p2p_report
@@ -200,7 +210,7 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
                                  batch_size=batch_size)
         if len(model) > 1:
             console.print(f"[yellow]paper-to-paper runs one encoder; using {model[0]}[/yellow]")
-        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device)
+        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device, **encoder_options)
         console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
                       f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
                       highlight=False, soft_wrap=True)
@@ -240,9 +250,10 @@ def p2p_table(runs, splits) -> Table:
     return table
 
 
-def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: int, queries: Path | None,
+def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int | None, seed: int, queries: Path | None,
               exclude: Path | None, batch_size: int, backend: str, max_seq_length: int | None,
-              cache_dir: Path | None, device: str | None) -> None:
+              cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None],
+              summaries: Path | None = None, datasets: str | None = None) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError
     from sciembed.evaluation.semantic import (
@@ -259,11 +270,19 @@ def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int, seed: i
         if any(m.lower() == "bm25" for m in models):
             raise BenchmarkError("--semantic compares embedding models; bm25 has no vectors")
         excluded = training_papers(models) | (read_exclusions(exclude) if exclude else set())
-        bench = build_semantic_benchmark(corpus, n_papers=n_papers, seed=seed, exclude=excluded, queries_file=queries)
+        if datasets:
+            from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
+
+            bench = build_scirepeval_semantic_benchmark(
+                corpus, [d.strip() for d in datasets.split(",") if d.strip()], per_dataset=n_papers or 500, seed=seed,
+                exclude=excluded, queries_file=queries, summaries_file=summaries)
+        else:
+            bench = build_semantic_benchmark(corpus, n_papers=n_papers or 6000, seed=seed, exclude=excluded,
+                                             queries_file=queries, summaries_file=summaries)
         runs = []
         for name in models:
             encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,
-                                   device=device)
+                                   device=device, **encoder_options)
             console.print(f"evaluating [bold]{escape(name)}[/bold] ({encoder.metric}) on {bench.name}", highlight=False)
             runs.append(evaluate_semantic(encoder, bench, batch_size=batch_size, name=name))
             del encoder

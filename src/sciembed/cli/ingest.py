@@ -48,6 +48,10 @@ def ingest_cmd(
     pdf_max_pages: int = typer.Option(300, "--pdf-max-pages", min=1, help="PDFs declaring more pages are rejected."),
     pdf_workers: int = typer.Option(1, "--pdf-workers", min=1, help="PDFs parsed at once by the offline reader "
                                     "(each in its own process, 1 GiB address space at most)."),
+    header_rule: str = typer.Option(
+        "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
+        "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
+    ),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
@@ -59,7 +63,7 @@ def ingest_cmd(
                           pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata, pdf=pdf)
+                        metadata=metadata, pdf=pdf, header_rule=header_rule)
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err

@@ -189,5 +189,27 @@ def scitldr_command(
                     highlight=False, soft_wrap=True)
 
 
+@app.command("semcse-mix")
+def semcse_mix_command(
+    root: Path = typer.Argument(..., help="SciRepEval release root (scirepeval/<config>/train.jsonl)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, manifest.json)."),
+    seed: int = typer.Option(0, help="Seed of the draws."),
+) -> None:
+    """SemCSE's training papers: 350k abstracts from SciRepEval's training sets (MeSH, FoS, search, same author,
+    highly influential citations 50k each; citation prediction 100k)."""
+    from sciembed.papers.scirepeval import SciRepEvalDataError
+    from sciembed.summaries.semcse_mix import build_semcse_mix
+
+    try:
+        manifest = build_semcse_mix(root, out, seed=seed)
+    except SciRepEvalDataError as err:
+        _fail(str(err))
+        return
+    for config, c in manifest["semcse_mix"].items():
+        Console().print(f"{config}: {c['drawn']:,} of {c['quota']:,} drawn ({c['papers']:,} papers in the split, "
+                        f"{c['already_drawn_by_earlier_configs']:,} already drawn)", highlight=False)
+    Console().print(f"{manifest['counts']['accepted']:,} papers -> {escape(str(out))}", highlight=False)
+
+
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="summaries")

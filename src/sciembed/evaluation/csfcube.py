@@ -23,9 +23,12 @@ Per facet and over all facets, metrics are averaged per query within each
 official test fold, then over the two folds (``aggregate_metrics_crossval``).
 Queries are the whole title + abstract, or only the sentences the release's
 sentence classifier labelled with the facet (background = background +
-objective). A model whose card says ``input_format: cosaemb`` gets CoSAEmb's
-facet tokens before the query (background → ``[INTR] [RW]``, method →
-``[MET]``, result → ``[RES]``).
+objective). A model whose card says ``input_format: cosaemb`` reads what it was
+trained on: candidates are its title+abstract unit ``[TTL] title [SEP] [ABS]
+abstract``, and a query is written like the first chunk of a section text of the
+facet — ``[TTL] title [SEP] <facet token> text`` with background → ``[INTR] [RW]``,
+method → ``[MET]``, result → ``[RES]`` (the facet token takes the place of
+``[ABS]``, after the title, not before it).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import numpy as np
 
 from sciembed.evaluation.contract import RankingTask, TaskResult, TextStyle
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.views.chunk import first_prefix, ta_unit
 
 FACETS = ("background", "method", "result")
 FACET_LABELS = {"background": ("background_label", "objective_label"), "method": ("method_label",),
@@ -138,19 +142,23 @@ class CsfcubeBenchmark:
 
     def _query_text(self, pid: str, facet: str, style: TextStyle, notes: IssueLog) -> str:
         paper = self.papers[pid]
-        text = style.join(paper.title, " ".join(paper.sentences))
+        body = " ".join(paper.sentences)
+        text = style.join(paper.title, body)
         if self.query_mode == "facet":
             picked = [s for s, lab in zip(paper.sentences, paper.labels, strict=False) if lab in FACET_LABELS[facet]]
             if picked:
-                text = " ".join(picked)
+                body = text = " ".join(picked)
             else:
                 notes.add(f"query has no {facet} sentence", "whole title + abstract used", example=pid)
         if style.input_format == "cosaemb":
-            text = f"{COSAEMB_TOKENS[facet]} {text}"
+            return f"{first_prefix(paper.title, COSAEMB_TOKENS[facet])} {body}".strip()
         return text
 
     def tasks(self, style: TextStyle) -> list[RankingTask]:
-        docs = {pid: style.join(p.title, " ".join(p.sentences)) for pid, p in self.papers.items()}
+        if style.input_format == "cosaemb":
+            docs = {pid: ta_unit(title=p.title, abstract=" ".join(p.sentences)) for pid, p in self.papers.items()}
+        else:
+            docs = {pid: style.join(p.title, " ".join(p.sentences)) for pid, p in self.papers.items()}
         out = []
         for facet in FACETS:
             if facet not in self.pools:

@@ -91,9 +91,10 @@ def cosine_uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int 
     return _log_mean_exp_pairs(z, lambda gram: -t * (1.0 - gram) ** 2)
 
 
-def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS) -> dict[str, Any]:
-    """Singular values of the centred, normalized matrix; variance shares; isotropy."""
-    z = l2_normalize(x)
+def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS, *, normalize: bool = True) -> dict[str, Any]:
+    """Singular values of the centred matrix (rows L2-normalised first unless `normalize` is False:
+    SemCSE's anisotropy figure centres the raw vectors); variance shares; isotropy."""
+    z = l2_normalize(x) if normalize else np.asarray(x, dtype=np.float64)
     if len(z) < 2:
         return {"singular_values": [], "isotropy": math.nan, "top_share": {}}
     span = min(len(z) - 1, z.shape[1])

@@ -14,6 +14,15 @@ model's ``training_papers.txt``, plus any ``exclude`` list; counted). Four tasks
    nearest training papers with the same label (corpus ``domain``, else the first field of
    study). Skipped, with the reason, when fewer than two labels occur (e.g. SciTLDR).
 
+With a summaries file (``sciembed summaries``, held-out papers), the paper's generalisation check
+(SemCSE §5.1) adds three rankings that do not enter the overall score: one summary per paper →
+its title + abstract (``summary2ta``), → its title alone (``summary2title``), → its abstract alone
+(``summary2abstract``), each among those of the whole sample.
+
+Every run also records the anisotropy of the title + abstract embeddings as SemCSE's Appendix B.2
+measures it: the spectrum of the *unnormalised*, mean-centred vectors (`geometry.spectrum` with
+``normalize=False``): variance share of the top components and the normalised effective rank.
+
 Tasks 1–3 report the mean rank of the correct partner in the whole pool (1 = best, lower is
 better), the median rank and MRR, with the distance each model was trained for. The overall score
 follows the paper: per task 0.5 + 0.5·(v − median)/(best − median) over the models of one report,
@@ -37,9 +46,12 @@ from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
 TASKS = ("title2abstract", "half2half", "query2paper")
+GENERALISATION = ("summary2ta", "summary2title", "summary2abstract")  # SemCSE §5.1; not in the overall score
 CLUSTERING = "clustering"
 DIRECTIONS = {"title2abstract": "title → abstract", "half2half": "first half → second half of the abstract",
-              "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers"}
+              "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers",
+              "summary2ta": "summary → title + abstract", "summary2title": "summary → title",
+              "summary2abstract": "summary → abstract"}
 LOWER_IS_BETTER = {"title2abstract": True, "half2half": True, "query2paper": True, CLUSTERING: False}
 SCORE_METRIC = {"title2abstract": "mean_rank", "half2half": "mean_rank", "query2paper": "mean_rank",
                 CLUSTERING: "knn_same_label"}
@@ -123,9 +135,40 @@ def _label(paper: Paper) -> str | None:
     return paper.domain or (paper.fields_of_study[0] if paper.fields_of_study else None)
 
 
+def generalisation_tasks(papers: list[Paper], summaries_file: str | Path, issues: IssueLog
+                         ) -> dict[str, MatchingTask]:
+    """SemCSE §5.1: the first summary of each sampled paper (file order) → its title + abstract, its title,
+    its abstract, each among those of every sampled paper. Summaries of other papers are counted, not used."""
+    from sciembed.summaries.records import SummaryFileError, read_summaries
+
+    try:
+        read = read_summaries(summaries_file)
+    except SummaryFileError as err:
+        raise BenchmarkError(str(err)) from err
+    if read.rejected:
+        issues.add(f"summaries lines rejected: {read.problems()}", "lines skipped", str(summaries_file),
+                   n=sum(read.rejected.values()))
+    first: dict[str, str] = {}
+    for summary in read.summaries:
+        first.setdefault(summary.paper_id, summary.text)
+    index = {p.id: i for i, p in enumerate(papers)}
+    outside = sum(1 for pid in first if pid not in index)
+    if outside:
+        issues.add("summaries of papers outside the benchmark sample", "not used", str(summaries_file), n=outside)
+    rows = [(index[p.id], p.id, first[p.id]) for p in papers if p.id in first]
+    if len(rows) < 2:
+        issues.add("fewer than 2 sampled papers have a summary", "generalisation check skipped", str(summaries_file))
+        return {}
+    gold = np.asarray([r[0] for r in rows], dtype=np.int64)
+    qids, texts = tuple(r[1] for r in rows), tuple(r[2] for r in rows)
+    pools = {"summary2ta": [ta_text(p) for p in papers], "summary2title": [p.title for p in papers],
+             "summary2abstract": [p.abstract for p in papers]}
+    return {name: MatchingTask(name, qids, texts, tuple(pools[name]), gold) for name in GENERALISATION}
+
+
 def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: int = 0,
-                             exclude: set[str] | None = None, queries_file: str | Path | None = None
-                             ) -> SemanticBenchmark:
+                             exclude: set[str] | None = None, queries_file: str | Path | None = None,
+                             summaries_file: str | Path | None = None) -> SemanticBenchmark:
     corpus = CorpusDir(corpus)
     issues = IssueLog()
     exclude = exclude or set()
@@ -146,19 +189,32 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     rng = np.random.default_rng(seed)
     chosen = np.sort(rng.permutation(len(usable))[: min(n_papers, len(usable))])
     papers = [usable[i] for i in chosen]
+    tasks, source = _matching_tasks(papers, issues, str(corpus.root), queries_file, summaries_file)
+    clustering = _clustering(papers, seed, issues, str(corpus.root))
+    counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers)}
+    return _benchmark(f"semantic:{corpus.root.name}", papers, tasks, clustering, source, issues, counts,
+                      {"corpus": str(corpus.root), "n_papers": n_papers, "seed": seed,
+                       "clustering": "sample split 80/20 (seeded)",
+                       "queries_file": str(queries_file) if queries_file else None,
+                       "summaries_file": str(summaries_file) if summaries_file else None})
+
+
+def _matching_tasks(papers: list[Paper], issues: IssueLog, where: str, queries_file: str | Path | None,
+                    summaries_file: str | Path | None) -> tuple[dict[str, MatchingTask], str]:
+    """title2abstract, half2half, query2paper (and the generalisation check) over `papers`; the query source."""
     tasks = {"title2abstract": _matching("title2abstract", [(p.id, p.title, p.abstract) for p in papers])}
     halves = []
     for p in papers:
         sentences = split_sentences(p.abstract)
         if len(sentences) < 2:
-            issues.add("abstract with fewer than 2 sentences", "left out of half2half", _at(corpus, p), p.id)
+            issues.add("abstract with fewer than 2 sentences", "left out of half2half", f"{where}[{p.id}]", p.id)
             continue
         cut = len(sentences) // 2
         halves.append((p.id, " ".join(sentences[:cut]), " ".join(sentences[cut:])))
     if len(halves) >= 2:
         tasks["half2half"] = _matching("half2half", halves)
     else:
-        issues.add("fewer than 2 papers can be split into halves", "half2half skipped", str(corpus.root), "half2half")
+        issues.add("fewer than 2 papers can be split into halves", "half2half skipped", where, "half2half")
     if queries_file is not None:
         queries, source = read_queries(queries_file, {p.id for p in papers}, issues)
         missing = [p.id for p in papers if p.id not in queries]
@@ -173,19 +229,22 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     if q:
         tasks["query2paper"] = MatchingTask("query2paper", tuple(x[1] for x in q), tuple(x[2] for x in q),
                                             tuple(candidates), np.asarray([x[0] for x in q], dtype=np.int64))
-    clustering = _clustering(papers, seed, issues, str(corpus.root))
-    counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers),
-              "queries": {name: len(t.queries) for name, t in tasks.items()},
-              "pools": {name: len(t.candidates) for name, t in tasks.items()}}
+    if summaries_file is not None:
+        tasks.update(generalisation_tasks(papers, summaries_file, issues))
+    return tasks, source
+
+
+def _benchmark(name: str, papers: list[Paper], tasks: dict[str, MatchingTask], clustering: ClusteringTask | None,
+               source: str, issues: IssueLog, counts: dict[str, Any], config: dict[str, Any]) -> SemanticBenchmark:
+    counts = dict(counts, queries={n: len(t.queries) for n, t in tasks.items()},
+                  pools={n: len(t.candidates) for n, t in tasks.items()})
     if clustering is not None:
         counts["clustering"] = {"train": len(clustering.train_texts), "test": len(clustering.test_texts),
                                 "labels": len(set(clustering.train_labels) | set(clustering.test_labels))}
-    return SemanticBenchmark(name=f"semantic:{corpus.root.name}", papers=papers, tasks=tasks, clustering=clustering,
-                             query_source=source, issues=issues, counts=counts,
-                             config={"corpus": str(corpus.root), "n_papers": n_papers, "seed": seed,
-                                     "directions": DIRECTIONS, "half_split": "after floor(n/2) sentences",
-                                     "knn": KNN, "clustering_test_share": TEST_SHARE,
-                                     "queries_file": str(queries_file) if queries_file else None})
+    config = dict(config, directions=DIRECTIONS, half_split="after floor(n/2) sentences", knn=KNN,
+                  clustering_test_share=TEST_SHARE)
+    return SemanticBenchmark(name=name, papers=papers, tasks=tasks, clustering=clustering, query_source=source,
+                             issues=issues, counts=counts, config=config)
 
 
 def _at(corpus: CorpusDir, paper: Paper) -> str:
@@ -225,6 +284,8 @@ class SemanticRun:
     results: dict[str, dict[str, float]]  # task -> metric -> value
     per_query_ranks: dict[str, list[int]]
     seconds: float
+    pooling: str | None = None  # set by --pooling; None: the model's own
+    anisotropy: dict[str, Any] = field(default_factory=dict)  # spectrum of unnormalised, mean-centred TA vectors
 
 
 def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
@@ -233,10 +294,13 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
     the model in the report (default: the encoder's name)."""
     import time
 
+    from sciembed.evaluation.geometry import spectrum
     from sciembed.models.distance import gold_ranks
 
     started = time.perf_counter()
     texts: dict[str, int] = {}
+    for paper in bench.papers:  # every sampled paper's title + abstract, for the anisotropy figure
+        texts.setdefault(ta_text(paper), len(texts))
     for task in bench.tasks.values():
         for t in (*task.queries, *task.candidates):
             texts.setdefault(t, len(texts))
@@ -266,7 +330,13 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 
         same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
         results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
                                "pool": len(c.train_texts)}
-    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started)
+    ta_rows = rows(tuple(ta_text(p) for p in bench.papers))
+    spec = spectrum(ta_rows, normalize=False)
+    anisotropy = {"vectors": "title + abstract, unnormalised, mean-centred", "papers": len(ta_rows),
+                  "top_share": spec["top_share"], "effective_rank": spec.get("effective_rank"),
+                  "isotropy": spec["isotropy"]}
+    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started,
+                       getattr(encoder, "pooling", None), anisotropy)
 
 
 def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:
@@ -287,3 +357,85 @@ def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:
         per_task = list(scores[run.model].values())
         scores[run.model]["overall"] = float(np.mean(per_task)) if per_task else float("nan")
     return scores
+
+
+def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *, per_dataset: int = 500,
+                                        seed: int = 0, split: str = "train", exclude: set[str] | None = None,
+                                        queries_file: str | Path | None = None,
+                                        summaries_file: str | Path | None = None) -> SemanticBenchmark:
+    """SemCSE's own construction from the SciRepEval release layout: `per_dataset` papers (500) drawn with
+    the seed from the `split` split (train) of each listed ``allenai/scirepeval`` config, in order, a paper
+    already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000); clustering on
+    SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
+    ``scirepeval/scidocs_mag_mesh/evaluation.jsonl`` texts, each test paper's 5 nearest training papers."""
+    from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers
+
+    if not datasets:
+        raise BenchmarkError("name the SciRepEval configs to draw from (the paper draws 500 from each of 12)")
+    issues = IssueLog()
+    exclude = exclude or set()
+    papers: list[Paper] = []
+    taken: set[str] = set()
+    drawn: dict[str, int] = {}
+    excluded = 0
+    for i, config in enumerate(datasets):
+        try:
+            read = read_release_papers(root, config, split)
+        except SciRepEvalDataError as err:
+            raise BenchmarkError(str(err)) from err
+        if read.rejected:
+            issues.add(f"{config}: lines without a paper", "lines skipped", str(read.path),
+                       n=sum(read.rejected.values()))
+        excluded += sum(1 for pid in read.papers if pid in exclude and pid not in taken)
+        fresh = [p for pid, p in read.papers.items() if pid not in taken and pid not in exclude]
+        order = sorted(np.random.default_rng([seed, i]).permutation(len(fresh))[:per_dataset].tolist())
+        if len(order) < per_dataset:
+            issues.add(f"{config}: fewer usable papers than asked", "all of them used", str(read.path),
+                       f"{len(order)} of {per_dataset}")
+        for j in order:
+            p = fresh[j]
+            taken.add(p.paper_id)
+            papers.append(Paper(id=p.paper_id, title=p.title, abstract=p.abstract, domain=config))
+        drawn[config] = len(order)
+    if len(papers) < 2:
+        raise BenchmarkError(f"{root}: {len(papers)} papers drawn — a benchmark pool needs at least 2")
+    where = str(Path(root) / "scirepeval")
+    tasks, source = _matching_tasks(papers, issues, where, queries_file, summaries_file)
+    clustering = _scidocs_mag_clustering(Path(root), issues)
+    counts = {"read": sum(drawn.values()), "usable": len(papers), "excluded_used_in_training": excluded,
+              "sampled": len(papers), "per_dataset": drawn}
+    return _benchmark(f"semantic:scirepeval:{len(datasets)}x{per_dataset}", papers, tasks, clustering, source,
+                      issues, counts, {"scirepeval_root": str(root), "datasets": list(datasets),
+                                       "per_dataset": per_dataset, "split": split, "seed": seed,
+                                       "clustering": "SciDocs MAG official train/test split",
+                                       "queries_file": str(queries_file) if queries_file else None,
+                                       "summaries_file": str(summaries_file) if summaries_file else None})
+
+
+def _scidocs_mag_clustering(root: Path, issues: IssueLog) -> ClusteringTask | None:
+    from sciembed.evaluation.scirepeval.loader import paper_text, read_split
+
+    meta = read_split(root / "scirepeval" / "scidocs_mag_mesh", "evaluation", issues)
+    labels = {split: read_split(root / "scirepeval_test" / "scidocs_mag", split, issues) for split in ("train", "test")}
+    if not meta or not labels["train"] or not labels["test"]:
+        issues.add("SciDocs MAG files missing (scirepeval/scidocs_mag_mesh/evaluation.jsonl, "
+                   "scirepeval_test/scidocs_mag/train.jsonl and test.jsonl)", "clustering skipped", str(root),
+                   CLUSTERING)
+        return None
+    from sciembed.evaluation.contract import TextStyle
+
+    texts = {str(r.get("doc_id")): paper_text(r, ("title", "abstract"), TextStyle()) for _, r in meta}
+    sides: dict[str, tuple[list[str], list[str]]] = {}
+    for split, rows in labels.items():
+        kept = [(texts[str(r.get("paper_id"))], str(r.get("label"))) for _, r in rows
+                if texts.get(str(r.get("paper_id"))) and r.get("label") is not None]
+        if len(kept) < len(rows):
+            issues.add(f"SciDocs MAG {split} paper without text or label", "left out of clustering",
+                       str(root / "scirepeval_test" / "scidocs_mag"), n=len(rows) - len(kept))
+        sides[split] = ([t for t, _ in kept], [lab for _, lab in kept])
+    if len(sides["train"][0]) < KNN or not sides["test"][0]:
+        issues.add(f"fewer than {KNN} SciDocs MAG training papers or no test paper", "clustering skipped", str(root),
+                   CLUSTERING)
+        return None
+    return ClusteringTask(tuple(sides["train"][0]), tuple(sides["train"][1]), tuple(sides["test"][0]),
+                          tuple(sides["test"][1]))

@@ -10,6 +10,7 @@ from sciembed.evaluation.report import versions
 from sciembed.evaluation.semantic import (
     CLUSTERING,
     DIRECTIONS,
+    GENERALISATION,
     TASKS,
     SemanticBenchmark,
     SemanticRun,
@@ -25,8 +26,9 @@ def semantic_results(runs: list[SemanticRun], bench: SemanticBenchmark) -> dict[
         "format": FORMAT,
         "benchmark": {"name": bench.name, "query_source": bench.query_source, "config": bench.config,
                       "counts": bench.counts, "issues": bench.issues.to_list()},
-        "models": [{"name": r.model, "metric": r.metric, "results": r.results, "scores": scores[r.model],
-                    "per_query_ranks": r.per_query_ranks} for r in runs],
+        "models": [{"name": r.model, "metric": r.metric, "pooling": r.pooling or "model's own", "results": r.results,
+                    "anisotropy": r.anisotropy, "scores": scores[r.model], "per_query_ranks": r.per_query_ranks}
+                   for r in runs],
         "versions": versions(),
     }
 
@@ -60,6 +62,7 @@ def render_semantic_markdown(results: dict[str, Any]) -> str:
             row.append(_fmt(m["results"].get(CLUSTERING, {}).get("knn_same_label"), 3))
         row.append(_fmt(m["scores"].get("overall"), 3))
         lines.append("| " + " | ".join(row) + " |")
+    lines += _generalisation_and_anisotropy(models)
     lines += ["", "## Tasks", ""]
     for t in [*tasks, *([CLUSTERING] if has_clustering else [])]:
         pools = bench["counts"]["pools"].get(t) if t != CLUSTERING else bench["counts"].get("clustering")
@@ -71,6 +74,28 @@ def render_semantic_markdown(results: dict[str, Any]) -> str:
     if bench["issues"]:
         lines += ["", "## Input problems", ""] + [f"- {i['message']}" for i in bench["issues"]]
     return "\n".join(lines) + "\n"
+
+
+def _generalisation_and_anisotropy(models: list[dict[str, Any]]) -> list[str]:
+    """SemCSE §5.1 (summary → TA / title / abstract mean ranks) and Appendix B.2 (anisotropy) tables."""
+    lines: list[str] = []
+    general = [t for t in GENERALISATION if any(t in m["results"] for m in models)]
+    if general:
+        lines += ["", "## Generalisation check (SemCSE §5.1; not in the overall score)", "",
+                  "| model | " + " | ".join(f"{DIRECTIONS[t]} mean rank ↓" for t in general) + " |",
+                  "|" + "---|" * (len(general) + 1)]
+        lines += ["| " + " | ".join([m["name"], *(_fmt(m["results"].get(t, {}).get("mean_rank")) for t in general)])
+                  + " |" for m in models]
+    if any(m.get("anisotropy") for m in models):
+        lines += ["", "## Anisotropy (SemCSE Appendix B.2: unnormalised, mean-centred title + abstract vectors)", "",
+                  "| model | top-1 PC share | top-10 PC share | isotropy (effective rank / span) |",
+                  "|---|---|---|---|"]
+        for m in models:
+            a = m.get("anisotropy") or {}
+            share = a.get("top_share", {})
+            lines.append(f"| {m['name']} | {_fmt(share.get('1'), 3)} | {_fmt(share.get('10'), 3)} | "
+                         f"{_fmt(a.get('isotropy'), 3)} |")
+    return lines
 
 
 def write_semantic_report(runs: list[SemanticRun], bench: SemanticBenchmark, out: str | Path) -> Path:

@@ -25,10 +25,11 @@ from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.limits import ReadLimits, using_limits
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID
-from sciembed.papers.sections import count_words
+from sciembed.papers.sections import count_words, using_header_rule
 
 REJECTS_FILE = "rejects.jsonl"
 REPORT_FILE = "ingest_report.md"
+HEADER_RULES = {"sciembed": True, "s2full": False}  # rule name -> sentence veto on
 SYNTHETIC_PREFIX = "synthetic"
 ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 MB of full text)
 
@@ -63,6 +64,7 @@ class IngestResult:
     out: Path
     inputs: list[str]
     fmt: str
+    header_rule: str = "sciembed"
     read: int = 0
     accepted: int = 0
     rejected: int = 0
@@ -95,6 +97,7 @@ class IngestResult:
             "synthetic": self.synthetic,
             "inputs": self.inputs,
             "format": self.fmt,
+            "header_rule": self.header_rule,
             "counts": {"read": self.read, "accepted": self.accepted, "rejected": self.rejected},
             "rejected_by_reason": dict(sorted(self.reasons.items())),
             "flags": dict(sorted(self.flags.items())),
@@ -122,6 +125,7 @@ def ingest(
     limits: ReadLimits | None = None,
     metadata: Path | None = None,
     pdf: PdfBackend | None = None,
+    header_rule: str = "sciembed",
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
@@ -135,22 +139,29 @@ def ingest(
     `max_reject_details` rejections; the manifest's counts are always exact.
     `metadata`: Semantic Scholar ``papers`` JSONL joined onto every accepted paper
     (`sciembed.papers.metadata`); its counts go to the manifest's ``metadata``.
+    `header_rule`: how headings are found in paragraph sequences without section names (S2ORC
+    2019, peS2o): ``sciembed`` (the S2Full rule plus a sentence veto) or ``s2full`` (the paper's rule
+    exactly, ``sentence_veto=False``); recorded in the manifest.
     """
 
     join = MetadataJoin.load(metadata) if metadata is not None else None  # bad metadata fails before any work
+    if header_rule not in HEADER_RULES:
+        raise ValueError(f"unknown header rule {header_rule!r}; expected one of {', '.join(HEADER_RULES)}")
     if fmt != "auto" and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     missing = [str(p) for p in inputs if not p.exists()]
     if missing:
         raise FileNotFoundError(f"input not found: {', '.join(missing)}")
     out = Path(out)
-    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, max_reject_details=max_reject_details)
+    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, header_rule=header_rule,
+                          max_reject_details=max_reject_details)
     cache = pdf.cache_dir if pdf is not None else None
     files = [(p, data) for p, data in walk_inputs(inputs)
              if not _inside(p, out) and not (cache is not None and _under(p, cache))]  # never our own output
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
-    with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader:
+    with (staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader,
+          using_header_rule(sentence_veto=HEADER_RULES[header_rule])):
         pdfs = [p for p in data_files if fmt == "pdf" or (fmt == "auto" and p.name.lower().endswith(PDF_SUFFIXES))]
         pdf_reader.start(pdfs)
         _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join)

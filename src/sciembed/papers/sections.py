@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from sciembed.papers.model import Paper, Section, SectionRole
@@ -285,9 +287,28 @@ class Paragraph:
     role: SectionRole = SectionRole.OTHER
 
 
-def sections_from_paragraphs(paragraphs: Iterable[Paragraph], *, sentence_veto: bool = True) -> tuple[Section, ...]:
+# The header rule for paragraph sequences without section names, set for one ingest run
+# (`sciembed ingest --header-rule s2full`) without threading a flag through every reader.
+_SENTENCE_VETO: ContextVar[bool] = ContextVar("sciembed_sentence_veto", default=True)
+
+
+@contextmanager
+def using_header_rule(*, sentence_veto: bool) -> Iterator[None]:
+    """Within the block, `sections_from_paragraphs` detects headings with (True, sciembed's default)
+    or without (False, the S2Full paper's rule) the sentence veto of `is_header_paragraph`."""
+    token = _SENTENCE_VETO.set(sentence_veto)
+    try:
+        yield
+    finally:
+        _SENTENCE_VETO.reset(token)
+
+
+def sections_from_paragraphs(paragraphs: Iterable[Paragraph], *, sentence_veto: bool | None = None
+                             ) -> tuple[Section, ...]:
     """Group consecutive paragraphs by (section, number); run header detection where names are missing
-    (`sentence_veto`: see `is_header_paragraph`)."""
+    (`sentence_veto`: see `is_header_paragraph`; None: the rule `using_header_rule` set, default on)."""
+    if sentence_veto is None:
+        sentence_veto = _SENTENCE_VETO.get()
     sections: list[Section] = []
     heading: str | None = None
     number: str | None = None

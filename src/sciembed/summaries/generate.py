@@ -21,7 +21,8 @@ from sciembed.summaries.extractive import pseudo_summary
 from sciembed.summaries.records import Summary
 
 STEMS = (
-    "To summarize, the key findings of our research, stated in one sentence, are that",
+    "To summarize, the key findings of our research, stated in one sentence that includes all relevant "
+    "information, are that",
     "In summary, our research is concerned with",
     "In summary, a comprehensive and detailed conclusive statement would be that",
     "A comprehensive summary for our work would be that",

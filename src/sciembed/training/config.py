@@ -88,6 +88,9 @@ class ValidationConfig(_Strict):
     split: Literal["val", "test"] = "val"
     scenarios: tuple[Literal["body_ta", "ta_ta", "body_body"], ...] = Field(("body_ta", "ta_ta"), min_length=1)
     paper_log_seed: int = 0
+    # as S2Full validates: each query paper is also one of its own relevant candidates (its body finds its
+    # TA); false: `sciembed eval`'s protocol, the query paper never ranked (training/validation.py)
+    self_retrieval: bool = True
 
 
 class TrainConfig(_Strict):

@@ -60,24 +60,32 @@ class EMACallback(TrainerCallback):
 
 class PredictorGrads(TrainerCallback):
     """Gradient bookkeeping for parameters that live in the loss (the predictor), which the trainer
-    does not do: it zeroes only the encoder's gradients (``model.zero_grad()``), and under DDP it
-    all-reduces only the encoder's.
+    does not do: it clips and zeroes only the encoder's gradients (``clip_grad_norm_(model
+    .parameters())``, ``model.zero_grad()``), and under DDP it all-reduces only the encoder's.
 
-    Zeroes the predictor's gradients after every optimizer step (else they would pile up over the
-    whole run), and all-reduces them across processes before each step (a no-op in one process).
+    Before each optimizer step: all-reduces the predictor's gradients across processes (a no-op in
+    one process), then clips their norm to the run's ``max_grad_norm`` — the bound the trainer puts
+    on the encoder, applied to the predictor on its own (the trainer has clipped the encoder by the
+    time callbacks run, so one joint norm over both is not reachable from here). After each step:
+    zeroes them (else they would pile up over the whole run). ``last_norm`` is the predictor's
+    gradient norm before the last clip.
     """
 
     def __init__(self, module: nn.Module) -> None:
         self.module = module
+        self.last_norm: float | None = None
 
     def on_pre_optimizer_step(self, args, state, control, **kwargs):
-        if not (torch.distributed.is_available() and torch.distributed.is_initialized()):
-            return
-        world = torch.distributed.get_world_size()
-        for p in self.module.parameters():
-            if p.grad is not None:
-                torch.distributed.all_reduce(p.grad)
-                p.grad.div_(world)
+        grads = [p.grad for p in self.module.parameters() if p.grad is not None]
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            world = torch.distributed.get_world_size()
+            for grad in grads:
+                torch.distributed.all_reduce(grad)
+                grad.div_(world)
+        max_norm = getattr(args, "max_grad_norm", None)
+        if grads and max_norm is not None and max_norm > 0:
+            params = [p for p in self.module.parameters() if p.grad is not None]
+            self.last_norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
 
     def on_optimizer_step(self, args, state, control, **kwargs):
         self.module.zero_grad(set_to_none=True)

@@ -4,11 +4,14 @@ A sentence-transformers evaluator, so the trainer calls it every
 ``validation.every_steps`` steps and logs its metrics with the loss. Queries
 and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
 builds them (no training prefixes; body views are the paper log's windows), at the token budget
-the saved model will read.
+the saved model will read. With ``validation.self_retrieval`` (the default, S2Full's validation) each
+query paper is also among its own relevant candidates — the body must find its own title+abstract as
+well as the papers it is linked to; off, the query paper is never ranked, as in ``sciembed eval``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,8 @@ class CitationValidator(BaseEvaluator):
         super().__init__()
         from sciembed.evaluation.citation import build_citation_benchmark
 
-        self.benchmark = build_citation_benchmark(corpus, split=config.split, paper_log_seed=config.paper_log_seed)
+        benchmark = build_citation_benchmark(corpus, split=config.split, paper_log_seed=config.paper_log_seed)
+        self.benchmark = SelfRetrieval(benchmark) if config.self_retrieval else benchmark
         self.scenarios = tuple(config.scenarios)
         self.name = config.split
         self.primary_metric = f"{self.scenarios[0]}_{METRIC}"
@@ -56,3 +60,25 @@ class CitationValidator(BaseEvaluator):
         metrics = self.prefix_name_to_metrics(metrics, self.name)
         self.store_metrics_in_model_card_data(model, metrics, epoch, steps)
         return metrics
+
+
+class SelfRetrieval:
+    """A citation benchmark whose every query paper is one of its own relevant candidates (grade 1) and is no
+    longer excluded from its ranking; everything else is the wrapped benchmark's."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def fingerprint(self) -> str:
+        return f"{self._inner.fingerprint()}+self"
+
+    def task(self, *args: Any, **kwargs: Any) -> Any:
+        task = self._inner.task(*args, **kwargs)
+        docs = set(task.doc_ids)
+        qrels = {q: {**rel, q: max(rel.get(q, 0), 1)} if q in docs else dict(rel) for q, rel in task.qrels.items()}
+        pools = None if task.pools is None else {q: list(dict.fromkeys([*c, q])) if q in docs else list(c)
+                                                  for q, c in task.pools.items()}
+        return replace(task, qrels=qrels, exclude={}, pools=pools)

@@ -63,11 +63,18 @@ def test_missing_file_names_file_and_fields(tmp_path):
 
 
 def test_queries_facet_sentences_and_cosaemb_tokens(fixtures):
+    """A CoSAEmb model reads CSFCube as it was trained: candidates are its TA unit, a query is written like
+    the first chunk of a section of the facet (the facet token after the title, where [ABS] would be)."""
     bench = load_csfcube(fixtures / "csfcube", query_mode="facet")
     tasks = {t.name: t for t in bench.tasks(TextStyle(input_format="cosaemb"))}
-    assert tasks["method"].queries["101"] == "[MET] we propose a graph method."
-    assert tasks["background"].queries["102"] == "[INTR] [RW] beta objective is tagging."  # objective = background
-    assert tasks["result"].queries["101"].startswith("[RES] ")
+    assert tasks["method"].queries["101"] == "[TTL] alpha parsing with graphs [SEP] [MET] we propose a graph method."
+    assert tasks["background"].queries["102"].startswith("[TTL] ")
+    assert tasks["background"].queries["102"].endswith(" [SEP] [INTR] [RW] beta objective is tagging.")  # objective
+    assert "[SEP] [RES] " in tasks["result"].queries["101"]
+    assert tasks["method"].docs["101"] == ("[TTL] alpha parsing with graphs [SEP] [ABS] alpha background sentence on "
+                                           "parsing. we propose a graph method. results improve accuracy.")
+    whole = {t.name: t for t in load_csfcube(fixtures / "csfcube").tasks(TextStyle(input_format="cosaemb"))}
+    assert whole["method"].queries["101"] == whole["method"].docs["101"].replace("[ABS]", "[MET]")
     plain = {t.name: t for t in load_csfcube(fixtures / "csfcube").tasks(TextStyle())}
     assert plain["method"].queries["101"] == "alpha parsing with graphs. alpha background sentence on parsing. " \
                                              "we propose a graph method. results improve accuracy."

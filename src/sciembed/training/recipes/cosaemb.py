@@ -121,8 +121,16 @@ def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=Non
     budget = chunk_budget(tokenizer, config.model.max_seq_length)
 
     count = tokenizer_counter(tokenizer)
-    data = build_triplet_data(papers, citations, count, budget, kinds=d.kinds, negative=d.negative,
+    specter = d.inter_source == "specter"
+    kinds = tuple(k for k in d.kinds if not (specter and k == "inter"))
+    data = build_triplet_data(papers, citations, count, budget, kinds=kinds, negative=d.negative,
                               merge=d.merge_sections, sep=d.title_sep, source=str(corpus))
+    if specter:
+        from sciembed.training.sources.specter import add_specter_inter, read_specter_release, specter_triplets
+
+        release = read_specter_release(d.specter)
+        triplets, _ = specter_triplets(release, d.specter_split, seed=config.seed)
+        data = add_specter_inter(data, release, triplets, sep=d.title_sep)
     epochs = [draw_epoch(data, e, config.seed, negative=d.negative, inter_negative=d.inter_negative, order=d.order)
               for e in range(config.training.epochs)]
     fallbacks: Counter[str] = Counter()

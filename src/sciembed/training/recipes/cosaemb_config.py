@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sciembed.training.config import ModelConfig, TrainConfig, TrainingConfig, _Strict
 
@@ -43,6 +43,20 @@ class CosaembDataConfig(_Strict):
     order: Literal["anchor_positive", "positive_anchor", "random"] = "anchor_positive"
     merge_sections: bool = True  # one section text per class per paper (False: per physical section)
     title_sep: bool = True  # "[TTL] title [SEP] [INTR] …" (False: "[TTL] title [INTR] …")
+    # inter-document triplets from the corpus's citations, or from SPECTER's released training data (the
+    # paper's source): `specter` is the release folder (data.json, metadata.json, train.txt), read by
+    # `sciembed.training.sources.specter`
+    inter_source: Literal["corpus", "specter"] = "corpus"
+    specter: str | None = None
+    specter_split: Literal["train", "val", "test"] = "train"
+
+    @model_validator(mode="after")
+    def _specter_needs_a_folder(self) -> CosaembDataConfig:
+        if self.inter_source == "specter" and not self.specter:
+            raise ValueError("data.inter_source: specter needs data.specter (the SPECTER release folder)")
+        if self.inter_source == "specter" and "inter" not in self.kinds:
+            raise ValueError("data.inter_source: specter gives inter-document triplets; add 'inter' to data.kinds")
+        return self
 
     @field_validator("kinds")
     @classmethod

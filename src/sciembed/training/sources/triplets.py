@@ -54,6 +54,7 @@ class TripletData:
     two_hop: list[np.ndarray]  # paper index -> papers cited by papers it cites, minus itself and what it cites
     counts: dict[str, int] = field(default_factory=dict)
     per_class: dict[str, dict[str, int]] = field(default_factory=dict)
+    fixed_negative: np.ndarray | None = None  # per row: a given negative text id (SPECTER's triplets), −1 = draw one
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -189,6 +190,9 @@ def draw_epoch(data: TripletData, epoch: int, seed: int, *, negative: str = "cit
     neg = np.empty(len(data.rows), dtype=np.int64)
     fallbacks: Counter[str] = Counter()
     for r, (kind, _, _, paper) in enumerate(data.rows):
+        if data.fixed_negative is not None and data.fixed_negative[r] >= 0:
+            neg[r] = data.fixed_negative[r]
+            continue
         strategy = inter_negative if kind == inter else negative
         pool = data.cites[paper] if strategy == "cited" else data.two_hop[paper] if strategy == "two_hop" else None
         if pool is not None and len(pool):

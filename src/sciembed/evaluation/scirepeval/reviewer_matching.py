@@ -1,0 +1,154 @@
+"""SciRepEval's Paper-Reviewer Matching, scored as its own evaluator scores it.
+
+Matched against allenai/scirepeval ``reviewer_matching.py`` (``ReviewerMatchingEvaluator``): a
+reviewer is the set of their papers; a query paper scores a reviewer by the mean of the three
+highest cosine similarities between the query and the reviewer's papers; each query ranks only the
+reviewers its qrels name; precision at 5 and 10 (pytrec_eval ``P_5`` / ``P_10``: a judged grade ≥ 1
+is relevant) are computed against two qrels, ``test_hard`` and ``test_soft``. The task's score is the
+mean of the four (``hard_P_5``, ``hard_P_10``, ``soft_P_5``, ``soft_P_10``), × 100.
+
+Layout (the Hugging Face configs written out one folder per config, as `loader` reads the others)::
+
+    <root>/scirepeval/paper_reviewer_matching/evaluation.jsonl   doc_id, title, abstract (queries and
+                                                                  every reviewer paper)
+    <root>/scirepeval_test/paper_reviewer_matching/test_hard.jsonl   query_id, cand_id (= r_id), score
+    <root>/scirepeval_test/paper_reviewer_matching/test_soft.jsonl   the same, soft judgements
+    <root>/scirepeval_test/reviewers/metadata.jsonl               r_id, papers: [doc_id, …]
+
+The evaluator's local-folder names (``test_hard_qrel.jsonl``, ``test_soft_qrel.jsonl``,
+``reviewer_metadata.jsonl``) are read too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sciembed.evaluation.contract import TextStyle
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+
+META = "paper_reviewer_matching"
+REVIEWERS = "reviewers"
+SPLITS = ("test_hard", "test_soft")
+TOP_PAPERS = 3  # a reviewer's score: mean of their 3 most similar papers
+METRICS = ("precision@5", "precision@10")
+OFFICIAL_NAMES = {"precision@5": "P_5", "precision@10": "P_10"}
+
+
+@dataclass
+class ReviewerMatchingData:
+    texts: dict[str, str]  # doc_id -> "title [SEP] abstract"
+    reviewers: dict[str, list[str]]  # r_id -> their papers (doc ids with a text)
+    qrels: dict[str, dict[str, dict[str, int]]]  # split -> query -> reviewer -> grade
+    issues: IssueLog = field(default_factory=IssueLog)
+
+
+def _split(folder: Path, names: Sequence[str], issues: IssueLog) -> list[tuple[str, dict]]:
+    from sciembed.evaluation.scirepeval.loader import read_split
+
+    for name in names:
+        rows = read_split(folder, name, issues)
+        if rows:
+            return rows
+    return []
+
+
+def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> ReviewerMatchingData:
+    from sciembed.evaluation.scirepeval.loader import paper_text, read_split
+
+    root = Path(root)
+    issues = IssueLog()
+    meta = read_split(root / "scirepeval" / META, "evaluation", issues)
+    if not meta:
+        raise BenchmarkError(f"{root}/scirepeval/{META}/evaluation.jsonl|parquet not found")
+    texts: dict[str, str] = {}
+    for where, record in meta:
+        did, text = str(record.get("doc_id", "")), paper_text(record, ("title", "abstract"), style)
+        if did and text:
+            texts.setdefault(did, text)
+        else:
+            issues.add("reviewer matching: paper without doc_id or text", "paper skipped", where=where)
+    test = root / "scirepeval_test"
+    reviewer_rows = _split(test / REVIEWERS, ("metadata",), issues) or _split(test / META, ("reviewer_metadata",),
+                                                                              issues)
+    if not reviewer_rows:
+        raise BenchmarkError(f"{test}/{REVIEWERS}/metadata.jsonl (r_id, papers) not found")
+    reviewers: dict[str, list[str]] = {}
+    for where, row in reviewer_rows:
+        rid, papers = row.get("r_id"), row.get("papers")
+        if rid in (None, "") or not isinstance(papers, list):
+            raise BenchmarkError(f"{where}: expected fields r_id and papers (a list of doc ids)")
+        known = [str(p) for p in papers if str(p) in texts]
+        if len(known) < len(papers):
+            issues.add("reviewer paper missing from the metadata", "paper left out of the reviewer's profile",
+                       where=where, example=str(rid), n=len(papers) - len(known))
+        if known:
+            reviewers[str(rid)] = known
+        else:
+            issues.add("reviewer without any known paper", "reviewer cannot be ranked", where=where, example=str(rid))
+    qrels: dict[str, dict[str, dict[str, int]]] = {}
+    for split in SPLITS:
+        rows = _split(test / META, (split, f"{split}_qrel"), issues)
+        if not rows:
+            raise BenchmarkError(f"{test}/{META}/{split}.jsonl (query_id, cand_id, score) not found")
+        judged: dict[str, dict[str, int]] = {}
+        for where, row in rows:
+            if not {"query_id", "cand_id", "score"} <= set(row):
+                raise BenchmarkError(f"{where}: expected fields query_id, cand_id, score")
+            qid, rid = str(row["query_id"]), str(row["cand_id"])
+            if qid not in texts:
+                issues.add("reviewer matching: unknown query paper", "judgement ignored", where=where, example=qid)
+            elif rid not in reviewers:
+                issues.add("reviewer matching: unknown reviewer", "judgement ignored", where=where, example=rid)
+            else:
+                judged.setdefault(qid, {})[rid] = int(float(row["score"]))
+        qrels[split] = judged
+    return ReviewerMatchingData(texts, reviewers, qrels, issues)
+
+
+def reviewer_run(vectors: Mapping[str, np.ndarray], reviewers: Mapping[str, Sequence[str]],
+                 candidates: Mapping[str, Sequence[str]], top: int = TOP_PAPERS) -> dict[str, dict[str, float]]:
+    """query -> reviewer -> mean of the `top` highest cosine similarities of the query to the reviewer's papers."""
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float64)
+        norms = np.linalg.norm(v, axis=-1, keepdims=True)
+        return v / np.where(norms == 0, 1.0, norms)
+
+    run: dict[str, dict[str, float]] = {}
+    for qid, rids in candidates.items():
+        query = unit(vectors[qid])
+        run[qid] = {}
+        for rid in rids:
+            sims = unit(np.stack([vectors[p] for p in reviewers[rid]])) @ query
+            run[qid][rid] = float(np.sort(sims)[::-1][:top].mean())
+    return run
+
+
+def score_reviewer_matching(data: ReviewerMatchingData, vectors: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """``hard_P_5``, ``hard_P_10``, ``soft_P_5``, ``soft_P_10`` and their mean ``score`` (× 100). As in the
+    evaluator, the run is built over the hard qrels' reviewers and scored against both qrels."""
+    from sciembed.evaluation.metrics import ranx_scores
+
+    run = reviewer_run(vectors, data.reviewers, {q: list(r) for q, r in data.qrels["test_hard"].items()})
+    out: dict[str, float] = {}
+    for split in SPLITS:
+        qrels = {q: r for q, r in data.qrels[split].items() if q in run}
+        scores = ranx_scores(qrels, {q: run[q] for q in qrels}, METRICS)
+        for metric in METRICS:
+            mean = float(np.mean(list(scores[metric].values())))
+            out[f"{split.split('_')[1]}_{OFFICIAL_NAMES[metric]}"] = 100.0 * mean
+    out["score"] = float(np.mean([out[k] for k in ("hard_P_5", "hard_P_10", "soft_P_5", "soft_P_10")]))
+    return out
+
+
+def evaluate_reviewer_matching(data: ReviewerMatchingData, embed: Callable[[list[str]], np.ndarray]
+                               ) -> dict[str, float]:
+    """Encode every query and reviewer paper once with `embed` (texts -> rows), then `score_reviewer_matching`."""
+    needed = sorted({q for split in SPLITS for q in data.qrels[split]}
+                    | {p for papers in data.reviewers.values() for p in papers})
+    matrix = np.asarray(embed([data.texts[d] for d in needed]))
+    return score_reviewer_matching(data, dict(zip(needed, matrix, strict=True)))

@@ -1,0 +1,204 @@
+"""S2AND (author name disambiguation) for SciRepEval: the release layout, its block split, B³ F1 over blocks.
+
+SciRepEval scores a model on S2AND by embedding every paper of the six ``s2and_mini`` datasets
+(allenai/scirepeval ``embed.sh``: ``<ds>/<ds>_papers.json`` → ``<ds>/<ds>_<model>.pkl``) and running
+S2AND's own pipeline with those vectors in place of SPECTER's; the number is B³ F1 on the test blocks.
+
+What is here, matched against allenai/S2AND:
+
+- `load_s2and`: the legacy JSON release layout read by ``s2and.data.ANDData``::
+
+      <root>/<ds>/<ds>_papers.json       {paper_id: {paper_id, title, abstract, year, venue, authors, …}}
+      <root>/<ds>/<ds>_signatures.json   {signature_id: {signature_id, paper_id, author_info: {block, …}}}
+      <root>/<ds>/<ds>_clusters.json     {cluster_id: {cluster_id, signature_ids: [...], …}}
+
+  blocks are ``author_info.block`` (S2AND's ``block_type="s2"``);
+- `split_blocks`: ``ANDData.split_blocks_helper`` (k-means of block sizes, then two stratified
+  ``train_test_split`` calls, 0.6 / 0.2 / 0.2, seed 1111 — S2AND's defaults);
+- `b3_precision_recall_fscore`: ``s2and.eval.b3_precision_recall_fscore`` (per-signature precision and
+  recall averaged over signatures, F1 of the two averages);
+- `write_s2and_embeddings`: the ``(matrix, keys)`` pickle ``ANDData`` loads as ``specter_embeddings``,
+  so a model's vectors can go through S2AND's official pipeline unchanged.
+
+`evaluate_s2and` is NOT S2AND's pipeline: S2AND learns a LightGBM pairwise model over name, affiliation,
+co-author, venue, year and embedding features, then clusters. Here each test block is clustered on the
+embeddings alone (average-linkage agglomerative clustering on cosine distance, the threshold tuned on
+the validation blocks): a figure of what the vectors alone separate, labelled ``embedding-only`` in
+every result, never the number SciRepEval reports.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.evaluation.issues import BenchmarkError, IssueLog
+
+RANDOM_SEED = 1111  # S2AND's ANDData default
+RATIOS = (0.6, 0.2, 0.2)
+BLOCK_SIZE_CLUSTERS = 1  # ANDData.num_clusters_for_block_size default
+THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 1.0, 0.05))
+CLUSTERER = "embedding-only (average-linkage on cosine distance, threshold tuned on val blocks)"
+
+
+@dataclass
+class S2ANDData:
+    name: str
+    texts: dict[str, str]  # paper_id -> title + abstract
+    signature_paper: dict[str, str]  # signature_id -> paper_id
+    blocks: dict[str, list[str]]  # block key -> signature ids (file order)
+    signature_cluster: dict[str, str]  # signature_id -> true cluster id
+    issues: IssueLog = field(default_factory=IssueLog)
+
+
+def _json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise BenchmarkError(f"{path} not found (S2AND release layout: <root>/<ds>/<ds>_papers.json, "
+                             "_signatures.json, _clusters.json)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BenchmarkError(f"{path}: not a JSON file ({err})") from err
+    if not isinstance(data, dict):
+        raise BenchmarkError(f"{path}: expected a JSON object keyed by id")
+    return data
+
+
+def load_s2and(root: str | Path, dataset: str, sep: str = " [SEP] ") -> S2ANDData:
+    folder = Path(root) / dataset
+    issues = IssueLog()
+    papers = _json(folder / f"{dataset}_papers.json")
+    texts: dict[str, str] = {}
+    for pid, paper in papers.items():
+        title = str((paper or {}).get("title") or "").strip()
+        abstract = str((paper or {}).get("abstract") or "").strip()
+        if not title and not abstract:
+            issues.add("S2AND paper without title or abstract", "embedded as an empty text",
+                       where=f"{dataset}_papers.json", example=str(pid))
+        texts[str(pid)] = sep.join(p for p in (title, abstract) if p)
+    signature_paper: dict[str, str] = {}
+    blocks: dict[str, list[str]] = {}
+    for sid, sig in _json(folder / f"{dataset}_signatures.json").items():
+        info = (sig or {}).get("author_info") or {}
+        pid, block = str((sig or {}).get("paper_id", "")), info.get("block")
+        if pid not in texts or not block:
+            issues.add("S2AND signature without a known paper or a block", "signature skipped",
+                       where=f"{dataset}_signatures.json", example=str(sid))
+            continue
+        signature_paper[str(sid)] = pid
+        blocks.setdefault(str(block), []).append(str(sid))
+    signature_cluster: dict[str, str] = {}
+    for cid, cluster in _json(folder / f"{dataset}_clusters.json").items():
+        for sid in (cluster or {}).get("signature_ids") or []:
+            signature_cluster[str(sid)] = str(cid)
+    unclustered = [s for s in signature_paper if s not in signature_cluster]
+    if unclustered:
+        issues.add("S2AND signature in no cluster", "signature skipped", where=f"{dataset}_clusters.json",
+                   example=unclustered[0], n=len(unclustered))
+        dropped = set(unclustered)
+        blocks = {b: [s for s in sigs if s not in dropped] for b, sigs in blocks.items()}
+        blocks = {b: sigs for b, sigs in blocks.items() if sigs}
+    if not blocks:
+        raise BenchmarkError(f"{folder}: no S2AND block with clustered signatures")
+    return S2ANDData(dataset, texts, signature_paper, blocks, signature_cluster, issues)
+
+
+def split_blocks(blocks: Mapping[str, Sequence[str]], seed: int = RANDOM_SEED, ratios: tuple[float, float, float] =
+                 RATIOS, n_size_clusters: int = BLOCK_SIZE_CLUSTERS) -> tuple[dict, dict, dict]:
+    """train / val / test block dicts as ``ANDData.split_blocks_helper`` makes them (block order as given)."""
+    from sklearn.cluster import KMeans
+    from sklearn.model_selection import train_test_split
+
+    keys = list(blocks)
+    sizes = np.array([len(blocks[k]) for k in keys]).reshape(-1, 1)
+    groups = KMeans(n_clusters=n_size_clusters, random_state=seed, n_init=10).fit(sizes).labels_
+    _, val_ratio, test_ratio = ratios
+    train, rest, _, rest_groups = train_test_split(keys, groups, test_size=val_ratio + test_ratio, stratify=groups,
+                                                   random_state=seed)
+    val, test = train_test_split(rest, test_size=test_ratio / (val_ratio + test_ratio), stratify=rest_groups,
+                                 random_state=seed)
+    return ({k: list(blocks[k]) for k in train}, {k: list(blocks[k]) for k in val}, {k: list(blocks[k]) for k in test})
+
+
+def b3_precision_recall_fscore(true_clusters: Mapping[str, Sequence[str]], pred_clusters: Mapping[str, Sequence[str]]
+                               ) -> tuple[float, float, float]:
+    """B³ as ``s2and.eval``: for each signature, |pred ∩ true| / |pred| and / |true|; both averaged over the
+    signatures; F1 = 2PR / (P + R) of the averages (S2AND then rounds to 3 decimals; this does not)."""
+    true_of = {s: c for c, sigs in true_clusters.items() for s in sigs}
+    pred_of = {s: c for c, sigs in pred_clusters.items() for s in sigs}
+    if set(true_of) != set(pred_of):
+        raise ValueError("predictions do not cover exactly the true clusters' signatures")
+    if not true_of:
+        return 0.0, 0.0, 0.0
+    true_sets = {c: frozenset(s) for c, s in true_clusters.items()}
+    pred_sets = {c: frozenset(s) for c, s in pred_clusters.items()}
+    precision = recall = 0.0
+    for s in true_of:
+        p, t = pred_sets[pred_of[s]], true_sets[true_of[s]]
+        overlap = len(p & t)
+        precision += overlap / len(p)
+        recall += overlap / len(t)
+    precision /= len(true_of)
+    recall /= len(true_of)
+    f1 = 0.0 if precision == 0 or recall == 0 else 2 * precision * recall / (precision + recall)
+    return precision, recall, f1
+
+
+def true_clusters(data: S2ANDData, blocks: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for sigs in blocks.values():
+        for s in sigs:
+            out.setdefault(data.signature_cluster[s], []).append(s)
+    return out
+
+
+def cluster_blocks(data: S2ANDData, blocks: Mapping[str, Sequence[str]], vectors: Mapping[str, np.ndarray],
+                   threshold: float) -> dict[str, list[str]]:
+    """Each block on its own: average-linkage clusters of its signatures' paper vectors (cosine distance
+    below `threshold` merges)."""
+    from sklearn.cluster import AgglomerativeClustering
+
+    out: dict[str, list[str]] = {}
+    for block, sigs in blocks.items():
+        if len(sigs) == 1:
+            out[f"{block}#0"] = list(sigs)
+            continue
+        x = np.stack([vectors[data.signature_paper[s]] for s in sigs]).astype(np.float64)
+        x /= np.where((n := np.linalg.norm(x, axis=1, keepdims=True)) == 0, 1.0, n)
+        labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                         distance_threshold=threshold).fit_predict(x)
+        for s, label in zip(sigs, labels, strict=True):
+            out.setdefault(f"{block}#{label}", []).append(s)
+    return out
+
+
+def evaluate_s2and(data: S2ANDData, embed: Callable[[list[str]], np.ndarray],
+                   thresholds: Sequence[float] = THRESHOLDS, seed: int = RANDOM_SEED) -> dict[str, Any]:
+    """Embedding-only B³ (P, R, F1) × 100 on the test blocks, the threshold chosen on the val blocks."""
+    train, val, test = split_blocks(data.blocks, seed)
+    papers = sorted({data.signature_paper[s] for sigs in data.blocks.values() for s in sigs})
+    vectors = dict(zip(papers, np.asarray(embed([data.texts[p] for p in papers])), strict=True))
+    tune = val or train
+    best = max(thresholds, key=lambda t: (b3_precision_recall_fscore(
+        true_clusters(data, tune), cluster_blocks(data, tune, vectors, t))[2], -t))
+    p, r, f1 = b3_precision_recall_fscore(true_clusters(data, test), cluster_blocks(data, test, vectors, best))
+    return {"dataset": data.name, "clusterer": CLUSTERER, "threshold": best,
+            "blocks": {"train": len(train), "val": len(val), "test": len(test)},
+            "b3_precision": 100 * p, "b3_recall": 100 * r, "b3_f1": 100 * f1}
+
+
+def write_s2and_embeddings(path: str | Path, vectors: Mapping[str, np.ndarray]) -> Path:
+    """``(float32 matrix, [paper ids])`` pickled, the file ``ANDData(specter_embeddings=...)`` reads."""
+    path = Path(path)
+    keys = list(vectors)
+    matrix = np.stack([np.asarray(vectors[k], dtype=np.float32) for k in keys]) if keys else np.zeros((0, 0))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        pickle.dump((matrix, keys), handle, protocol=4)
+    return path

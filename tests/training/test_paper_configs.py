@@ -1,0 +1,71 @@
+"""The papers' own settings in the shipped configs (issue 21): each value checked against the paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sciembed.summaries.generate import STEMS
+from sciembed.training.config import WindowConfig, load_config
+from sciembed.training.recipes.cosaemb_config import CosaembConfig
+from sciembed.training.recipes.semcse_config import SemCSEConfig
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def test_semcse_paper_config_base_and_schedule():
+    """The authors' code trains from KISTI-AI/Scideberta-full; the paper evaluates every 1,000 batches,
+    keeps the best and stops after 15 evaluations without improvement — epochs must not end it first."""
+    config = load_config(SemCSEConfig, CONFIGS / "semcse.yaml")
+    assert config.model.base == "KISTI-AI/Scideberta-full" and config.model.pooling == "cls"
+    assert (config.validation.every_steps, config.validation.patience, config.validation.papers) == (1000, 15, 900)
+    batches_per_epoch = 350_000 // config.training.batch_size
+    assert config.training.epochs * batches_per_epoch >= 2 * 15 * config.validation.every_steps
+
+
+def test_semcse_prompt_stem_one_as_the_paper():
+    assert STEMS[0] == ("To summarize, the key findings of our research, stated in one sentence that includes all "
+                        "relevant information, are that")
+    assert len(STEMS) == 5
+
+
+def test_cosaemb_paper_scale_ablation_configs():
+    base = load_config(CosaembConfig, CONFIGS / "cosaemb-scibert.yaml").model_dump()
+    expected = {"cosaemb-scibert-flat.yaml": (1, 1, 1), "cosaemb-scibert-margins-small.yaml": (0.5, 1, 1.5),
+                "cosaemb-scibert-margins-large.yaml": (2, 4, 6)}
+    for name, margins in expected.items():
+        config = load_config(CosaembConfig, CONFIGS / name).model_dump()
+        m = config["training"].pop("margins")
+        assert (m["inter"], m["global"], m["local"]) == margins, name
+        other = dict(base, training={k: v for k, v in base["training"].items() if k != "margins"})
+        assert config == other, f"{name} differs from cosaemb-scibert.yaml beyond the margins"
+
+
+def test_s2full_modernbert_ta_ta_config():
+    ta_ta = load_config(WindowConfig, CONFIGS / "window-modernbert-ta_ta.yaml")
+    both = load_config(WindowConfig, CONFIGS / "window-modernbert.yaml")
+    assert (ta_ta.data.strategy, ta_ta.training.max_steps) == ("ta_ta", 4145)
+    assert ta_ta.training.learning_rate == 5e-5
+    a, b = ta_ta.model_dump(), both.model_dump()
+    for d in (a, b):
+        d["data"].pop("strategy"), d["training"].pop("max_steps")
+    assert a == b
+
+
+def test_s2full_validation_counts_self_retrieval(tiny_corpus):
+    """S2Full's validation: each query paper is one of its own relevant candidates and is ranked; the eval
+    protocol (query paper never ranked) stays available with validation.self_retrieval: false."""
+    from sciembed.evaluation.citation import build_citation_benchmark
+    from sciembed.training.config import ValidationConfig
+    from sciembed.training.validation import CitationValidator, SelfRetrieval
+
+    bench = build_citation_benchmark(tiny_corpus, split="val")
+    key = bench.keys(("body_ta",), ("windowed",))[0]
+    plain, with_self = bench.task(key, 50), SelfRetrieval(bench).task(key, 50)
+    assert any(plain.exclude.values()) and not with_self.exclude
+    for q in plain.query_ids:
+        assert q not in plain.qrels[q] and with_self.qrels[q][q] == 1
+        assert {d: g for d, g in with_self.qrels[q].items() if d != q} == plain.qrels[q]
+    assert ValidationConfig().self_retrieval is True
+    assert isinstance(CitationValidator(tiny_corpus, ValidationConfig()).benchmark, SelfRetrieval)
+    off = CitationValidator(tiny_corpus, ValidationConfig(self_retrieval=False)).benchmark
+    assert not isinstance(off, SelfRetrieval)

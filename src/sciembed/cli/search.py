@@ -60,6 +60,9 @@ def index(
     shard_papers: int | None = typer.Option(
         None, "--shard-papers", min=1, help="Encode out of core in shards of this many papers (resumable)."
     ),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run Python code shipped in the model directory (recorded in the index)."
+    ),
 ) -> None:
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
@@ -89,6 +92,7 @@ def index(
             prefix=prefix,
             metric=metric,
             cache_dir=cache_dir,
+            trust_remote_code=trust_remote_code,
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,

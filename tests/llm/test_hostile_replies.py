@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -34,10 +34,8 @@ def endpoint(answer: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[str]:
 
         def do_POST(self):
             self.rfile.read(int(self.headers.get("content-length", 0)))
-            try:
+            with suppress(BrokenPipeError, ConnectionResetError):
                 answer(self)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -80,7 +78,7 @@ def test_a_trickling_endpoint_times_out(tmp_path):
 
     with endpoint(trickle) as url:
         started = time.monotonic()
-        with pytest.raises(Exception, match="timed out|took longer"):
+        with pytest.raises(Exception, match=r"timed out|took longer"):
             call(url, timeout_s=1.0)
         assert time.monotonic() - started < 4
 
@@ -117,7 +115,7 @@ def test_malformed_usage_is_ignored_not_a_traceback(tmp_path, usage):
 
 def test_deeply_nested_reply_is_a_response_error(tmp_path):
     deep = b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    with endpoint(lambda h: send(h, deep)) as url, pytest.raises(LLMResponseError, match="nested|invalid"):
+    with endpoint(lambda h: send(h, deep)) as url, pytest.raises(LLMResponseError, match=r"nested|invalid"):
         call(url, tmp_path / "c.sqlite")
 
 

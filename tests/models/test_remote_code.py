@@ -1,4 +1,4 @@
-"""Issue 23, defect 5: Python code inside a model directory runs only with --trust-remote-code, recorded in the index."""
+"""Issue 23, defect 5: a model directory's own Python code runs only with --trust-remote-code (recorded)."""
 
 from __future__ import annotations
 

@@ -129,30 +129,19 @@ def test_non_text_finish_reason_is_not_blamed_on_the_cache(tmp_path):
 # -- 14: damaged cache rows are ignored (and re-asked), not a traceback ----------------------------------------
 
 
-def test_damaged_llm_cache_rows_are_asked_again(tmp_path):
+@pytest.mark.parametrize("damage", ["UPDATE replies SET text = CAST(X'DEADBEEF' AS BLOB)",  # not text
+                                    "UPDATE replies SET text = 'forged'"])  # changed without its check
+def test_damaged_llm_cache_rows_are_asked_again(tmp_path, damage):
     cache = tmp_path / "c.sqlite"
     with endpoint(lambda h: send(h, reply("first"))) as url:
         call(url, cache)
     db = sqlite3.connect(cache)
-    db.execute("UPDATE replies SET text = CAST(X'DEADBEEF' AS BLOB)")
+    db.execute(damage)
     db.commit()
     db.close()
     with endpoint(lambda h: send(h, reply("again"))) as url, pytest.warns(UserWarning, match="damaged"):
         (answer,) = call(url, cache)
     assert answer.text == "again" and not answer.cached
-
-
-def test_llm_cache_rows_changed_by_hand_are_detected(tmp_path):
-    cache = tmp_path / "c.sqlite"
-    with endpoint(lambda h: send(h, reply("honest"))) as url:
-        call(url, cache)
-    db = sqlite3.connect(cache)
-    db.execute("UPDATE replies SET text = 'forged'")
-    db.commit()
-    db.close()
-    with endpoint(lambda h: send(h, reply("honest"))) as url, pytest.warns(UserWarning, match="damaged"):
-        (answer,) = call(url, cache)
-    assert answer.text == "honest"
 
 
 # -- 16: another SQLite database is refused before anything is written into it ----------------------------------

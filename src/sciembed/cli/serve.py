@@ -21,7 +21,9 @@ def serve(
     protect_reads: bool = typer.Option(False, "--protect-reads", help="Require the API key on searches too."),
     max_body_mb: float = typer.Option(20.0, "--max-body-mb", min=0.001, help="Largest request body (413 above)."),
     max_k: int = typer.Option(100, "--max-k", min=1, help="Larger k is clamped."),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="Seconds before a request answers 503."),
+    timeout: float = typer.Option(
+        30.0, "--timeout", min=0.1, help="Seconds before a search answers 503 (its work stops at the next step)."
+    ),
     cors_origin: list[str] = typer.Option([], "--cors-origin", help="Allow this origin (repeatable); default none."),
     workers_threads: int = typer.Option(1, "--faiss-threads", min=1, help="faiss threads per search."),
     auto_compact: float = typer.Option(

@@ -19,9 +19,11 @@ class Recording(HashingEncoder):
     def __init__(self) -> None:
         super().__init__(dim=16)
         self.sizes: list[int] = []
+        self.batches: list[list[str]] = []
 
     def encode(self, texts, **kwargs):
         self.sizes.append(len(texts))
+        self.batches.append(list(texts))
         time.sleep(0.02)
         return super().encode(texts, **kwargs)
 
@@ -44,6 +46,22 @@ def test_concurrent_queries_are_batched_and_answered_correctly():
     assert all(np.allclose(out[i][0], expected[i]) for i in range(48))
     assert sum(inner.sizes) == 48 and len(inner.sizes) < 48 and max(inner.sizes) <= 32
     assert batcher.stats.batches == len(inner.sizes) and batcher.stats.largest == max(inner.sizes)
+    batcher.close()
+
+
+def test_writes_take_turns_with_searches_and_are_never_mixed_in():
+    inner = Recording()
+    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=5, cache_size=0)
+    writes = [[f"write {w} text {i} " + "long words " * 50 for i in range(16)] for w in range(3)]
+    threads = [threading.Thread(target=batcher.encode, args=(chunk,), kwargs={"shed": False}) for chunk in writes]
+    threads += [threading.Thread(target=batcher.encode, args=([f"query {i}"],)) for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    kinds = [{text.split()[0] for text in batch} for batch in inner.batches]
+    assert all(len(k) == 1 for k in kinds)  # a forward pass holds searches or one write chunk, never both
+    assert sum(k == {"write"} for k in kinds) == 3 and sum(inner.sizes) == 48 + 40
     batcher.close()
 
 

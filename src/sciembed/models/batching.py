@@ -12,7 +12,10 @@ infinity-emb, written here because neither is a library one can call in-process.
 The queue is bounded (`max_queue` texts): past it, `encode(..., shed=True)`
 raises `Overloaded` at once (the service answers 503 with Retry-After) instead
 of letting every request's latency grow without limit; `shed=False` (writes)
-waits for room. A caller whose deadline (`sciembed.ioutil.deadline`) passes
+waits for room. Writes queue apart from searches and take turns with them —
+one write chunk, then one batch of searches — so short queries are never
+padded to a write's long texts in one forward pass and a stream of searches
+cannot starve a write. A caller whose deadline (`sciembed.ioutil.deadline`) passes
 while queued is dropped before its texts are encoded. Single-text calls (queries)
 go through a small LRU cache of vectors.
 """
@@ -77,7 +80,9 @@ class MicroBatcher:
         self.cache_size = cache_size
         self.stats = BatchStats()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._queue: deque[_Job] = deque()
+        self._queue: deque[_Job] = deque()  # searches (shed=True)
+        self._writes: deque[_Job] = deque()  # writes' chunks (shed=False), one per turn
+        self._write_turn = False
         self._queued_texts = 0
         self._cond = threading.Condition()
         self._seconds_per_text = 0.01  # running estimate, for Retry-After
@@ -127,7 +132,7 @@ class MicroBatcher:
                     raise Overloaded(f"the encode queue is full ({self._queued_texts} texts waiting)", wait)
                 self._cond.wait(0.05)
                 deadlines.check("waiting for the encode queue")
-            self._queue.append(job)
+            (self._queue if shed else self._writes).append(job)
             self._queued_texts += len(texts)
             self._cond.notify_all()
         result = job.future.result(timeout=None if left is None else max(left, 0) + 60)
@@ -156,12 +161,20 @@ class MicroBatcher:
     def _take(self) -> list[_Job] | None:
         """The next batch: jobs from the front up to `max_batch` texts, after the gathering wait."""
         with self._cond:
-            while not self._queue and not self._closed:
+            while not self._queue and not self._writes and not self._closed:
                 self._cond.wait()
             if self._closed:
                 return None
+            if self._writes and (self._write_turn or not self._queue):
+                self._write_turn = False
+                job = self._writes.popleft()
+                self._queued_texts -= len(job.texts)
+                self._cond.notify_all()
+                return [job]
+            self._write_turn = True  # a write waiting now or soon goes next
             gather_until = time.monotonic() + self.max_wait_s
-            while self._queued_texts < self.max_batch and (left := gather_until - time.monotonic()) > 0:
+            while sum(len(j.texts) for j in self._queue) < self.max_batch and \
+                    (left := gather_until - time.monotonic()) > 0:
                 self._cond.wait(left)
             jobs, size = [], 0
             while self._queue and (not jobs or size + len(self._queue[0].texts) <= self.max_batch):

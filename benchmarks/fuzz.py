@@ -5,7 +5,10 @@ seeded random inputs for longer, plus SIGKILL runs of `ingest` and `corpus
 build` at random points. Writes inputs tried, crashes (must be 0, with the
 first examples), kill outcomes and the peak resident memory of this process.
 
-    .venv/bin/python benchmarks/fuzz.py [--inputs 3000] [--kills 4] [--out benchmarks/results/fuzz.json]
+    .venv/bin/python benchmarks/fuzz.py [--inputs 3000] [--kills 4] [--service 300] [--out benchmarks/results/fuzz.json]
+
+`--service N` also sends the service hostile HTTP requests (`sciembed.fuzzing.service`):
+the fixed probes of issue 23 and N seeded ones built from the same mutated inputs.
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=3000)
     parser.add_argument("--kills", type=int, default=4)
+    parser.add_argument("--service", type=int, default=0, help="seeded HTTP probes of the service (issue 23)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fuzz.json"))
     args = parser.parse_args()
@@ -103,6 +107,13 @@ def main() -> None:
     result = {"fuzz": fuzz(args.inputs, args.seed)}
     result["fuzz"]["seconds"] = round(time.perf_counter() - started, 1)
     result["fuzz"]["peak_rss_mb"] = peak_mb()
+    if args.service:
+        from sciembed.fuzzing.service import run_service_probes
+
+        started = time.perf_counter()
+        result["service"] = run_service_probes(args.service, args.seed)
+        result["service"]["seconds"] = round(time.perf_counter() - started, 1)
+        print("service:", {k: v for k, v in result["service"].items() if k != "failure_examples"})
     if args.kills:
         started = time.perf_counter()
         result["kills"] = kills(args.kills)

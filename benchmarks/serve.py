@@ -249,7 +249,8 @@ def main() -> None:
             port = probe.getsockname()[1]
         url = f"http://127.0.0.1:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-m", "sciembed.cli.main", "serve", str(root), "--port", str(port), "--host", "127.0.0.1"],
+            [sys.executable, "-m", "sciembed.cli.main", "serve", str(root), "--port", str(port), "--host", "127.0.0.1",
+             "--allow-open-writes"],  # the writer phase posts without a key
             env=os.environ.copy(),
             stderr=subprocess.PIPE,
         )

@@ -12,7 +12,7 @@ QUERY = "exoplanet atmosphere transmission spectroscopy"
 
 @pytest.fixture()
 def client(collection):
-    return TestClient(create_app(collection, ServerSettings(max_k=20)))
+    return TestClient(create_app(collection, ServerSettings(max_k=20)), base_url="http://localhost")
 
 
 def test_health_stats_docs_and_page(client):
@@ -126,7 +126,7 @@ def test_internal_errors_never_show_a_traceback(collection):
         raise RuntimeError("secret internals")
 
     collection.search = broken
-    client = TestClient(create_app(collection), raise_server_exceptions=False)
+    client = TestClient(create_app(collection), raise_server_exceptions=False, base_url="http://localhost")
     response = client.post("/search", json={"query": QUERY})
     assert response.status_code == 500 and "secret" not in response.text and "Traceback" not in response.text
 
@@ -134,6 +134,7 @@ def test_internal_errors_never_show_a_traceback(collection):
 def test_cors_is_off_by_default(client, collection):
     headers = {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
     assert "access-control-allow-origin" not in client.options("/search", headers=headers).headers
-    opened = TestClient(create_app(collection, ServerSettings(cors_origins=("http://ok.example",))))
+    opened = TestClient(create_app(collection, ServerSettings(cors_origins=("http://ok.example",))),
+                        base_url="http://localhost")
     allowed = opened.options("/search", headers={**headers, "Origin": "http://ok.example"})
     assert allowed.headers["access-control-allow-origin"] == "http://ok.example"

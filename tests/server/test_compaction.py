@@ -116,7 +116,7 @@ def test_compact_endpoint_cli_lock_and_automatic(index_dir):
     try:
         refused = CliRunner().invoke(cli, ["compact", str(index_dir)])
         assert refused.exit_code == 2 and "open in another process" in refused.output
-        client = TestClient(create_app(collection, ServerSettings(api_key=KEY)))
+        client = TestClient(create_app(collection, ServerSettings(api_key=KEY)), base_url="http://localhost")
         assert client.post("/compact").status_code == 401
         first = client.post("/search", json={"query": "winds", "k": 10}).json()["hits"]
         done = client.post("/compact", headers={"X-API-Key": KEY})

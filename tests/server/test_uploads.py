@@ -38,7 +38,8 @@ EXTERNAL = b"""<?xml version="1.0"?>
 
 @pytest.fixture()
 def client(collection):
-    return TestClient(create_app(collection, ServerSettings(max_body_bytes=5 << 20)))
+    settings = ServerSettings(max_body_bytes=5 << 20, allow_open_writes=True)
+    return TestClient(create_app(collection, settings), base_url="http://localhost")
 
 
 @pytest.mark.parametrize("name", FILES)

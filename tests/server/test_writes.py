@@ -23,7 +23,7 @@ def new_paper(pid: str, title: str = "Transmission spectroscopy of a hot exoplan
 
 @pytest.fixture()
 def client(collection):
-    return TestClient(create_app(collection, ServerSettings(api_key=KEY)))
+    return TestClient(create_app(collection, ServerSettings(api_key=KEY)), base_url="http://localhost")
 
 
 def auth() -> dict:
@@ -52,7 +52,7 @@ def test_add_replace_delete_round_trip(client, index_dir):
     assert "live-2" not in {h["id"] for h in hits} and "live-1" in {h["id"] for h in hits}
 
     # durability: a fresh process (here: a fresh open) sees exactly the committed state
-    reopened = Collection.open(index_dir)
+    reopened = Collection.open(index_dir, read_only=True)  # beside the running writer
     assert len(reopened.index) == 50 and reopened.catalog.card("live-1")["title"] == "A replaced title"
     assert not reopened.holds("live-2")
     assert reopened.stats()["vectors"] == client.get("/stats").json()["vectors"]
@@ -62,7 +62,7 @@ def test_add_replace_delete_round_trip(client, index_dir):
 def test_delete_of_a_base_paper_survives_a_reopen(client, index_dir):
     pid = client.post("/search", json={"query": "spectra", "k": 1}).json()["hits"][0]["id"]
     assert client.delete(f"/papers/{pid}", headers=auth()).status_code == 200
-    reopened = Collection.open(index_dir)
+    reopened = Collection.open(index_dir, read_only=True)  # beside the running writer
     assert len(reopened.index) == 48 and not reopened.holds(pid)
     assert pid not in {h.id for h in reopened.search(query="spectra", k=48).hits}
     reopened.close()
@@ -116,13 +116,14 @@ def test_upload_a_file_into_the_collection(client, shared_data):
 
 
 def test_api_key_on_writes_and_optionally_on_reads(collection):
-    writes_only = TestClient(create_app(collection, ServerSettings(api_key=KEY)))
+    writes_only = TestClient(create_app(collection, ServerSettings(api_key=KEY)), base_url="http://localhost")
     assert writes_only.post("/papers", json={"papers": [new_paper("k1")]}).status_code == 401
     assert writes_only.post("/papers", json={"papers": [new_paper("k1")]},
                             headers={"X-API-Key": "wrong"}).status_code == 401
     assert writes_only.delete("/papers/k1").json()["error"]["code"] == "unauthorized"
     assert writes_only.post("/search", json={"query": "x"}).status_code == 200
-    everything = TestClient(create_app(collection, ServerSettings(api_key=KEY, protect_reads=True)))
+    everything = TestClient(create_app(collection, ServerSettings(api_key=KEY, protect_reads=True)),
+                            base_url="http://localhost")
     assert everything.post("/search", json={"query": "x"}).status_code == 401
     assert everything.get("/stats").status_code == 401
     assert everything.get("/stats", headers=auth()).status_code == 200

@@ -117,6 +117,12 @@ def eval_command(
                                                  "construction, --semantic-papers per listed config (comma-separated)"
                                                  " from its train split; clustering on SciDocs MAG's official split."),
 ) -> None:
+    from sciembed.ioutil.atomic import OutputError, refuse_links
+
+    try:
+        refuse_links(out)  # reports are written into --out in place: never through a planted link
+    except OutputError as err:
+        _fail(str(err))
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
                              llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings,

@@ -60,6 +60,9 @@ def index(
     shard_papers: int | None = typer.Option(
         None, "--shard-papers", min=1, help="Encode out of core in shards of this many papers (resumable)."
     ),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run Python code shipped in the model directory (recorded in the index)."
+    ),
 ) -> None:
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
@@ -89,6 +92,7 @@ def index(
             prefix=prefix,
             metric=metric,
             cache_dir=cache_dir,
+            trust_remote_code=trust_remote_code,
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
@@ -180,16 +184,17 @@ def _render(results, titles, output: str, *, single: bool, header: str) -> str:
     if not single:
         return _plain_table(results, titles)
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     hits = results[0][1]
-    table = Table(title=header, title_justify="left")
+    table = Table(title=escape(header), title_justify="left")  # user text (titles, ids) is text, not markup
     table.add_column("rank", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("paper", no_wrap=True, min_width=max((len(p) for p, _ in hits), default=5))  # ids never cut
     table.add_column("title", overflow="fold")
     for rank, (pid, score) in enumerate(hits, start=1):
-        table.add_row(str(rank), f"{score:.4f}", pid, titles.get(pid, ""))
+        table.add_row(str(rank), f"{score:.4f}", escape(pid), escape(titles.get(pid, "")))
     Console().print(table)
     return ""
 

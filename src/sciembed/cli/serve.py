@@ -21,7 +21,9 @@ def serve(
     protect_reads: bool = typer.Option(False, "--protect-reads", help="Require the API key on searches too."),
     max_body_mb: float = typer.Option(20.0, "--max-body-mb", min=0.001, help="Largest request body (413 above)."),
     max_k: int = typer.Option(100, "--max-k", min=1, help="Larger k is clamped."),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.1, help="Seconds before a request answers 503."),
+    timeout: float = typer.Option(
+        30.0, "--timeout", min=0.1, help="Seconds before a search answers 503 (its work stops at the next step)."
+    ),
     cors_origin: list[str] = typer.Option([], "--cors-origin", help="Allow this origin (repeatable); default none."),
     workers_threads: int = typer.Option(1, "--faiss-threads", min=1, help="faiss threads per search."),
     auto_compact: float = typer.Option(
@@ -30,6 +32,29 @@ def serve(
     ),
     grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL for uploaded PDFs (TEI cached by "
                                       "PDF SHA-256 next to INDEX_DIR); without it PDFs are read offline."),
+    allow_open_writes: bool = typer.Option(
+        False, "--allow-open-writes", help="Accept writes without an API key (default: writes need $SCIEMBED_API_KEY)."
+    ),
+    allowed_hosts: list[str] = typer.Option(
+        [], "--allowed-hosts",
+        help="Host names clients reach the server by (repeatable; '*': any). Default: --host and localhost.",
+    ),
+    backend: str | None = typer.Option(
+        None, "--backend", help="torch | onnx for query encoding (default: the index's); onnx must match the index."
+    ),
+    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (with --backend onnx)."),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
+    ),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts encoded together (micro-batch)."),
+    batch_wait_ms: float = typer.Option(2.0, "--batch-wait-ms", min=0.0, help="Longest wait to gather a batch."),
+    max_queue: int = typer.Option(
+        512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
+    ),
+    query_cache: int = typer.Option(2048, "--query-cache", min=0, help="Query vectors kept (LRU; 0: none)."),
+    encode_threads: int = typer.Option(
+        0, "--encode-threads", min=0, help="Encoder threads (0: one per core, os.cpu_count())."
+    ),
 ) -> None:
     """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     from sciembed.ioutil.memory import limit_malloc_arenas
@@ -42,34 +67,39 @@ def serve(
     from sciembed.cli.search import _fail, _known_errors
     from sciembed.retrieval.collection import Collection
     from sciembed.server import ServerSettings, create_app
+    from sciembed.server.settings import LOCAL_HOSTS
 
     console = Console(stderr=True)
     api_key = os.environ.get(api_key_env) or None
     if protect_reads and not api_key:
         _fail(f"--protect-reads needs an API key in ${api_key_env}")
     faiss.omp_set_num_threads(workers_threads)
+    import torch
+
+    torch.set_num_threads(encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
+    if quantize and backend != "onnx":
+        _fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
     try:
         encoder = None
-        if model is not None:
-            from sciembed.models import load_encoder
-            from sciembed.retrieval.paper_index import read_manifest
-
-            settings = read_manifest(index_dir)["encoder"]
-            encoder = load_encoder(model, max_seq_length=settings.get("max_seq_length"), metric=settings["metric"],
-                                   prefix=settings.get("prefix", ""))
+        if model is not None or backend is not None or trust_remote_code:
+            encoder = serving_encoder(index_dir, model, backend, quantize, trust_remote_code)
         collection = Collection.open(index_dir, encoder, auto_compact=auto_compact)
     except _known_errors() as err:
         _fail(str(err))
+    hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
     settings = ServerSettings(
         max_body_bytes=int(max_body_mb * (1 << 20)), max_k=max_k, timeout_s=timeout, api_key=api_key,
-        protect_reads=protect_reads, cors_origins=tuple(cors_origin),
+        protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
+        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=batch_wait_ms, max_queue=max_queue,
+        query_cache=query_cache,
     )
     stats = collection.stats()
     console.print(
         f"serving {stats['papers']:,} papers ({stats['vectors']:,} {stats['view']} vectors, {stats['index']['kind']}) "
-        f"with {stats['model']['name']} on http://{host}:{port}  (API docs: /docs; writes "
-        f"{'need X-API-Key' if api_key else 'are open: set $' + api_key_env + ' to require a key'})",
+        f"with {stats['model']['name']} on http://{host}:{port}  (API docs: /docs; "
+        f"{writes_note(api_key, allow_open_writes, api_key_env)}; "
+        f"hosts {', '.join(hosts)}; encoder {stats['model'].get('backend')}, batches of {batch_size})",
         highlight=False, soft_wrap=True,
     )
     uvicorn.run(create_app(collection, settings), host=host, port=port, log_level="warning")
@@ -88,6 +118,34 @@ def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
         except (OSError, ValueError) as err:
             _fail(str(err))
     set_default_backend(backend)
+
+
+def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) -> str:
+    if api_key:
+        return "writes need X-API-Key"
+    return "writes are open (--allow-open-writes)" if allow_open_writes else \
+        f"writes are refused: set ${api_key_env} or pass --allow-open-writes"
+
+
+def serving_encoder(index_dir: Path, model: str | None, backend: str | None, quantize: bool,
+                    trust_remote_code: bool):
+    """The encoder asked for on the command line, with the index's settings; `Collection.open` checks its fingerprint.
+
+    `--backend onnx --quantize` serves an index built with that backend; an index
+    built with torch is refused (its vectors are another fingerprint's).
+    """
+    from sciembed.models import load_encoder
+    from sciembed.retrieval.paper_index import read_manifest
+
+    manifest = read_manifest(index_dir)
+    built = manifest["encoder"]
+    return load_encoder(
+        model or built["source"], backend=backend or built["backend"],
+        quantize=quantize if backend else built["quantize"],
+        max_seq_length=built.get("max_seq_length"), metric=built["metric"], prefix=built.get("prefix", ""),
+        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
+        trust_remote_code=trust_remote_code or bool(built.get("trust_remote_code")),
+    )
 
 
 def compact(

@@ -67,6 +67,30 @@ def check_writable(directory: Path) -> None:
         raise OutputError(f"{directory}: cannot write in {probe_dir} ({err.strerror})") from err
 
 
+def refuse_links(directory: Path, limit: int = 100_000) -> None:
+    """Refuse an existing output directory holding symbolic links: writing its usual file names would follow them.
+
+    A link planted as ``out/papers.json`` (or ``out/index`` -> elsewhere) made
+    `index --out` overwrite files outside the directory. Commands that write
+    into an existing directory in place call this first (those that build a
+    fresh directory and rename it, like `ingest`, need not). At most `limit`
+    entries are looked at.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        return
+    seen = 0
+    for root, dirs, names in os.walk(directory):  # os.walk does not descend into linked directories
+        for name in dirs + names:
+            path = Path(root) / name
+            if path.is_symlink():
+                raise OutputError(f"{directory}: holds the symbolic link {path} -> {os.readlink(path)}; "
+                                  "refusing to write through it (remove it or choose another directory)")
+            seen += 1
+            if seen >= limit:
+                return
+
+
 def _is_sciembed_output(path: Path) -> bool:
     return (path / MARKER).is_file() or not any(path.iterdir())
 

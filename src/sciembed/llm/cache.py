@@ -6,15 +6,25 @@ against one server replays anywhere. SQLite because every insert is one atomic t
 crash (or a kill -9) mid-run leaves the rows written so far intact and never a half-written one,
 and threads can share it behind a lock. The file uses the rollback journal (no WAL side files),
 so after a run it is one self-contained file to copy to another machine.
+
+Each row carries a check over its key, its reply and the file's own random id
+(`meta.file_id`): a row whose bytes changed, whose text is not text, or that was
+copied in from another cache file is not used — it is asked again and counted
+(`damaged`, with a warning). This guards against accidental damage (disk
+errors, a half-done hand edit, mixed-up files), not against someone who edits
+the file on purpose: the check is unkeyed, anyone can recompute it. Protect
+the file like the results it produces.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import sqlite3
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,10 +45,12 @@ CREATE TABLE IF NOT EXISTS replies (
     finish_reason TEXT,
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    chk TEXT
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+OWN_TABLES = {"replies", "meta"}
 
 
 def sha256_text(text: str) -> str:
@@ -84,32 +96,66 @@ class LLMCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.damaged = 0  # rows found but not used (check failed, wrong types), asked again
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._refuse_foreign()
             self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+            if "chk" not in columns:  # a cache of an earlier version: its rows have no check, are asked again
+                self._db.execute("ALTER TABLE replies ADD COLUMN chk TEXT")
             row = self._db.execute("SELECT value FROM meta WHERE name='schema_version'").fetchone()
         except sqlite3.DatabaseError as err:
+            self._db.close()
             raise CacheFileError(f"{self.path}: not an LLM cache (SQLite said: {err})") from err
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) != SCHEMA_VERSION:
             raise CacheFileError(f"{self.path}: cache schema {row[0]}, this sciembed reads {SCHEMA_VERSION}")
+        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('file_id', ?)", (secrets.token_hex(16),))
+        self._file_id = self._db.execute("SELECT value FROM meta WHERE name='file_id'").fetchone()[0]
+
+    def _refuse_foreign(self) -> None:
+        """Another application's SQLite database is refused before anything is written into it."""
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables - OWN_TABLES or (tables and "replies" not in tables):
+            shown = ", ".join(sorted(tables)[:5])
+            raise CacheFileError(f"{self.path}: not an LLM cache (an SQLite database with tables {shown}); "
+                                 "point --llm-cache at a new file or an existing sciembed LLM cache")
+
+    def _check(self, digest: str, reply: CachedReply) -> str:
+        return sha256_text(canonical_json([self._file_id, digest, reply.text, reply.finish_reason,
+                                           reply.prompt_tokens, reply.completion_tokens]))[:32]
 
     def get(self, key: CacheKey) -> CachedReply | None:
+        """The cached reply, or None when absent or damaged (counted in `damaged`, with a warning)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT text, finish_reason, prompt_tokens, completion_tokens FROM replies WHERE key=?",
+                "SELECT text, finish_reason, prompt_tokens, completion_tokens, chk FROM replies WHERE key=?",
                 (key.digest,)).fetchone()
-        return None if row is None else CachedReply(*row)
+        if row is None:
+            return None
+        text, finish, prompt, completion, chk = row
+        typed = isinstance(text, str) and isinstance(finish, str | None) and all(
+            isinstance(n, int | None) for n in (prompt, completion))
+        reply = CachedReply(text, finish, prompt, completion) if typed else None
+        if reply is None or chk != self._check(key.digest, reply):
+            with self._lock:
+                self.damaged += 1
+            warnings.warn(f"{self.path}: a damaged cache row ({key.template}, sample {key.sample}) was ignored "
+                          "and is asked again (changed bytes, wrong types, or copied from another cache)",
+                          stacklevel=2)
+            return None
+        return reply
 
     def put(self, key: CacheKey, reply: CachedReply) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO replies VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key.digest, key.endpoint, key.model, key.template, key.template_sha256, key.params,
                  key.input_sha256, key.sample, reply.text, reply.finish_reason, reply.prompt_tokens,
-                 reply.completion_tokens, time.time()))
+                 reply.completion_tokens, time.time(), self._check(key.digest, reply)))
 
     def __len__(self) -> int:
         with self._lock:

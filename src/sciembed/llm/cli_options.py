@@ -37,7 +37,8 @@ LLMCacheOnly = Annotated[bool, typer.Option(
 LLMConcurrency = Annotated[int, typer.Option(
     "--llm-concurrency", min=1, rich_help_panel=_PANEL, help="Requests in flight at once.")]
 LLMTimeout = Annotated[float, typer.Option(
-    "--llm-timeout", min=0.001, rich_help_panel=_PANEL, help="Seconds per request before it counts as timed out.")]
+    "--llm-timeout", min=0.001, rich_help_panel=_PANEL,
+    help="Seconds for a whole request, reply included, before it counts as timed out.")]
 LLMRetries = Annotated[int, typer.Option(
     "--llm-retries", min=0, rich_help_panel=_PANEL, help="Retries on 429 / 5xx / timeouts, with exponential backoff.")]
 

@@ -8,6 +8,7 @@ way resumes where it stopped. httpx rather than a vendor SDK: the protocol is tw
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -183,23 +184,23 @@ class LLMClient:
         for attempt in range(attempts):
             wait_s = self.config.backoff_s * 2 ** attempt
             try:
-                response = self._client().post(url, json=body)
+                status, headers, raw = self._exchange(url, body)
             except httpx.TimeoutException:
                 last = f"timed out after {self.config.timeout_s:g} s"
             except httpx.TransportError as err:
                 last = f"could not reach the endpoint ({type(err).__name__}: {err})"
             else:
-                if response.status_code in (401, 403):
+                if status in (401, 403):
                     raise LLMAuthError(
-                        f"{url} refused the request with HTTP {response.status_code}: check the API key in "
+                        f"{url} refused the request with HTTP {status}: check the API key in "
                         f"environment variable {self.config.api_key_env} "
                         f"({'set' if self.config.api_key() else 'not set'}) and the model name")
-                if response.status_code < 400:
-                    return _parse_reply(response, url, endpoint)
-                last = f"HTTP {response.status_code}: {response.text[:300]!r}"
-                if response.status_code not in _RETRY_STATUS:
+                if status < 400:
+                    return _parse_reply(raw, status, url, endpoint)
+                last = f"HTTP {status}: {raw[:300].decode('utf-8', 'replace')!r}"
+                if status not in _RETRY_STATUS:
                     raise LLMError(f"{url} answered {last}")
-                retry_after = response.headers.get("retry-after", "")
+                retry_after = headers.get("retry-after", "")
                 if retry_after.replace(".", "", 1).isdigit():
                     wait_s = max(wait_s, float(retry_after))
             if attempt + 1 < attempts:
@@ -208,21 +209,54 @@ class LLMClient:
                 self._sleep(min(wait_s, self.config.max_backoff_s))
         raise LLMError(f"{url} failed after {attempts} attempts; last: {last}")
 
+    def _exchange(self, url: str, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        """POST and read the reply within `timeout_s` in all and `max_reply_bytes` at most.
 
-def _parse_reply(response: httpx.Response, url: str, endpoint: str) -> LLMReply:
+        httpx's timeout bounds each read, so an endpoint trickling a byte a
+        second would hold a worker forever; the reply is streamed and both
+        bounds are checked as it arrives.
+        """
+        limit, give_up = self.config.max_reply_bytes, time.monotonic() + self.config.timeout_s
+        with self._client().stream("POST", url, json=body) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise LLMResponseError(f"{url} announced a reply of {int(declared):,} bytes; the limit is "
+                                       f"{limit:,} bytes (LLMConfig.max_reply_bytes)")
+            parts, size = [], 0
+            for chunk in response.iter_bytes():  # decoded: a compressed reply counts as it expands
+                size += len(chunk)
+                if size > limit:
+                    raise LLMResponseError(f"{url} sent a reply over {limit:,} bytes; refused")
+                if time.monotonic() > give_up:
+                    raise httpx.ReadTimeout(f"the reply took longer than {self.config.timeout_s:g} s")
+                parts.append(chunk)
+            return response.status_code, response.headers, b"".join(parts)
+
+
+def _count(value: Any) -> int | None:
+    """A token count, or None when the server sent something else (usage is advisory metadata)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**62 else None
+
+
+def _parse_reply(raw: bytes, status: int, url: str, endpoint: str) -> LLMReply:
+    shown = raw[:200].decode("utf-8", "replace")
     try:
-        data = response.json()
-    except ValueError as err:
-        raise LLMResponseError(f"{url} answered HTTP {response.status_code} with invalid JSON: "
-                               f"{response.text[:200]!r}") from err
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise LLMResponseError(f"{url} answered HTTP {status} with invalid JSON: {shown!r}") from err
+    except RecursionError as err:
+        raise LLMResponseError(f"{url} answered JSON nested too deeply to read: {shown!r}") from err
     choices = data.get("choices") if isinstance(data, dict) else None
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-        raise LLMResponseError(f"{url} answered without choices: {response.text[:200]!r}")
+        raise LLMResponseError(f"{url} answered without choices: {shown!r}")
     choice = choices[0]
-    text = choice.get("text") if endpoint == "completions" else (choice.get("message") or {}).get("content")
+    message = choice.get("message") if endpoint != "completions" else None
+    text = choice.get("text") if endpoint == "completions" else (message if isinstance(message, dict) else {}).get(
+        "content")
     if text is not None and not isinstance(text, str):
-        raise LLMResponseError(f"{url} answered a non-text choice: {response.text[:200]!r}")
-    usage = data.get("usage") or {}
-    return LLMReply(text=text or "", finish_reason=choice.get("finish_reason"),
-                    prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
-                    cached=False)
+        raise LLMResponseError(f"{url} answered a non-text choice: {shown!r}")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    finish = choice.get("finish_reason")
+    return LLMReply(text=text or "", finish_reason=finish if isinstance(finish, str) else None,
+                    prompt_tokens=_count(usage.get("prompt_tokens")),
+                    completion_tokens=_count(usage.get("completion_tokens")), cached=False)

@@ -4,15 +4,23 @@ Entries are keyed by (encoder fingerprint, hash of the exact text), one SQLite
 file per fingerprint under ``<cache_dir>/embeddings/``. SQLite (stdlib) gives
 atomic, concurrent-safe writes, so two evaluations sharing a cache cannot
 corrupt it; a vector is stored as raw float32 bytes with a checksum over
-(fingerprint, text key, vector), and checked against the encoder's dimension,
-its fingerprint and that checksum when read back. An entry that fails (bytes
-overwritten, non-finite values) is not used: it is encoded again and replaced,
-and the count of such entries is reported (`CacheStats.damaged`, a warning).
+(the file's own random id, fingerprint, text key, vector), and checked against
+the encoder's dimension, its fingerprint and that checksum when read back. An
+entry that fails (bytes overwritten, NULL, non-finite values, a row copied in
+from another cache file) is not used: it is encoded again and replaced, and
+the count of such entries is reported (`CacheStats.damaged`, a warning). A
+file SQLite cannot read is a `CacheError` naming it.
+
+What this protects against: accidental damage (disk errors, truncated copies,
+mixed-up files, hand edits gone wrong). What it does not: someone who edits
+the file on purpose — the checksum is unkeyed and can be recomputed. Keep
+cache directories as trusted as the results computed from them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 import sqlite3
 import warnings
 from collections.abc import Iterable, Sequence
@@ -32,9 +40,9 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
-def entry_check(fingerprint: str, key: bytes, vec: bytes) -> bytes:
-    """The checksum stored beside each vector: a changed vector, key or file no longer matches it."""
-    return hashlib.blake2b(fingerprint.encode() + key + vec, digest_size=8).digest()
+def entry_check(fingerprint: str, key: bytes, vec: bytes, file_id: str = "") -> bytes:
+    """The checksum stored beside each vector: a changed vector, key, model or file no longer matches it."""
+    return hashlib.blake2b(file_id.encode() + b"\0" + fingerprint.encode() + key + vec, digest_size=8).digest()
 
 
 class CacheError(RuntimeError):
@@ -47,6 +55,7 @@ class EmbeddingCache:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root) / "embeddings"
         self.damaged = 0  # entries the last `get` found unusable
+        self._file_id = ""  # the open file's own id (meta.file_id), part of every entry's checksum
 
     def path(self, fingerprint: str) -> Path:
         return self.root / f"{fingerprint}.sqlite"
@@ -54,13 +63,21 @@ class EmbeddingCache:
     def _connect(self, fingerprint: str, dim: int) -> sqlite3.Connection:
         self.root.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path(fingerprint), timeout=60)
-        with conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            # `entries` (with a checksum) replaces the unchecked `vectors` table of earlier versions.
-            conn.execute("CREATE TABLE IF NOT EXISTS entries (key BLOB PRIMARY KEY, vec BLOB, chk BLOB) WITHOUT ROWID")
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(dim),))
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        try:
+            with conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+                # `entries` (with a checksum) replaces the unchecked `vectors` table of earlier versions.
+                conn.execute("CREATE TABLE IF NOT EXISTS entries (key BLOB PRIMARY KEY, vec BLOB, chk BLOB) "
+                             "WITHOUT ROWID")
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(dim),))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('file_id', ?)", (secrets.token_hex(16),))
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as err:
+            conn.close()
+            raise CacheError(f"{self.path(fingerprint)}: damaged embedding cache ({err}); delete this file and "
+                             "its vectors are encoded again") from err
+        self._file_id = str(meta.get("file_id", ""))
         problem = None
         if meta.get("fingerprint") != fingerprint:
             problem = f"holds vectors of encoder {meta.get('fingerprint')}, not {fingerprint}"
@@ -81,10 +98,16 @@ class EmbeddingCache:
             for start in range(0, len(keys), _CHUNK):
                 chunk = list(keys[start : start + _CHUNK])
                 marks = ",".join("?" * len(chunk))
-                rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})", chunk)
+                try:
+                    rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})",
+                                        chunk).fetchall()
+                except sqlite3.DatabaseError as err:
+                    raise CacheError(f"{self.path(fingerprint)}: damaged embedding cache ({err}); delete this "
+                                     "file and its vectors are encoded again") from err
                 for key, blob, chk in rows:
-                    vec = np.frombuffer(blob, dtype=np.float32) if len(blob) == 4 * dim else None
-                    if vec is None or chk != entry_check(fingerprint, bytes(key), bytes(blob)) \
+                    usable = isinstance(blob, bytes) and isinstance(key, bytes) and len(blob) == 4 * dim
+                    vec = np.frombuffer(blob, dtype=np.float32) if usable else None
+                    if vec is None or chk != entry_check(fingerprint, bytes(key), bytes(blob), self._file_id) \
                             or not np.isfinite(vec).all():
                         self.damaged += 1  # encoded again and replaced by the caller
                         continue
@@ -98,8 +121,9 @@ class EmbeddingCache:
             return
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         blobs = [bytes(v) for v in vectors]
-        rows = [(k, b, entry_check(fingerprint, bytes(k), b)) for k, b in zip(keys, blobs, strict=True)]
         with closing(self._connect(fingerprint, vectors.shape[1])) as conn, conn:
+            rows = [(k, b, entry_check(fingerprint, bytes(k), b, self._file_id))
+                    for k, b in zip(keys, blobs, strict=True)]
             conn.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
 
     def count(self, fingerprint: str) -> int:

@@ -84,8 +84,10 @@ class SentenceTransformerEncoder:
         ta_join: str = ". ",
         adapter: str | None = None,
         adapter_id: str | None = None,
+        trust_remote_code: bool = False,
     ) -> None:
         self.model = model
+        self.trust_remote_code = trust_remote_code
         self.card = card
         self.pooling = pooling  # None: the model's own pooling
         self.ta_join = ta_join  # what this model expects between title and abstract
@@ -150,6 +152,7 @@ class SentenceTransformerEncoder:
             "metric": self.metric,
             "dim": self.dim,
             "fingerprint": self.fingerprint,
+            "trust_remote_code": self.trust_remote_code,
         }
 
     def count_tokens(self, text: str) -> int:

@@ -13,6 +13,7 @@ the tokenizer's separator, between title and abstract) and an optional adapter
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,16 +110,59 @@ def _short(exc: BaseException, limit: int = 200) -> str:
     return f"{type(exc).__name__}: {first[:limit]}{'…' if len(first) > limit else ''}"
 
 
+def custom_code(directory: Path) -> list[str]:
+    """What in a model directory would make loading it run Python code it names.
+
+    sentence-transformers imports any module class ``modules.json`` names
+    (from a ``.py`` file in the directory, or any installed package), and
+    transformers follows ``auto_map`` in a config with trust_remote_code; a
+    local directory is trusted implicitly (sentence-transformers < 6).
+    """
+    found = []
+    modules = directory / "modules.json"
+    if modules.is_file():
+        try:
+            entries = json.loads(modules.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            entries = []
+        found += [f"modules.json names {e.get('type')!r}" for e in entries if isinstance(e, dict)
+                  and not str(e.get("type", "")).startswith("sentence_transformers.")]
+    for config in sorted(directory.glob("*config*.json")) + sorted(directory.glob("*/config.json")):
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("auto_map"):
+            found.append(f"{config.relative_to(directory)} has an auto_map (custom model code)")
+    return found
+
+
+def check_custom_code(source: str, trust_remote_code: bool) -> None:
+    """Refuse a local model directory that would run its own Python code, unless trusted explicitly."""
+    if trust_remote_code or not Path(source).is_dir():
+        return
+    found = custom_code(Path(source))
+    if found:
+        raise ModelLoadError(
+            f"model directory {source} would run its own Python code ({'; '.join(found[:3])}); "
+            "pass --trust-remote-code (trust_remote_code=True) only if you trust whoever wrote it")
+
+
 def load_sentence_transformer(
-    name: str | None, *, device: str | None = None, **kwargs: Any
+    name: str | None, *, device: str | None = None, trust_remote_code: bool = False, **kwargs: Any
 ) -> tuple[SentenceTransformer, str]:
-    """Load `name` with sentence-transformers; returns the model and the source actually used."""
+    """Load `name` with sentence-transformers; returns the model and the source actually used.
+
+    Custom code in a local directory is refused unless `trust_remote_code` (`check_custom_code`).
+    """
     from sentence_transformers import SentenceTransformer
 
     source = resolve_model_source(name)
     is_local = Path(source).is_dir()
+    check_custom_code(source, trust_remote_code)
     try:
-        model = SentenceTransformer(source, device=device, local_files_only=is_local or hub_offline(), **kwargs)
+        model = SentenceTransformer(source, device=device, local_files_only=is_local or hub_offline(),
+                                    trust_remote_code=trust_remote_code, **kwargs)
     except Exception as exc:  # every failure becomes one message naming the attempt
         attempts = []
         if name is not None and not is_local:
@@ -196,8 +240,13 @@ def load_encoder(
     pooling: str | None = None,
     ta_join: str | None = None,
     adapter: str | None = None,
+    trust_remote_code: bool = False,
 ) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+
+    `trust_remote_code`: allow Python code shipped with the model (a local
+    directory's custom modules, a hub model's modeling code); off, such a
+    model is refused. The choice is part of `describe()`, so indexes record it.
 
     `metric` None means: the model card's (``sciembed_model.json``, written by
     recipes that train for Euclidean distance), else cosine. The card, if any,
@@ -236,11 +285,12 @@ def load_encoder(
     metric = check_metric(metric or (card.metric if card else "cosine"))
     quantization = None
     if backend == "torch":
-        model, source = load_sentence_transformer(name, device=device)
+        model, source = load_sentence_transformer(name, device=device, trust_remote_code=trust_remote_code)
         weights = weights_identity(source)
     else:
         from sciembed.models.onnx_backend import load_onnx_model
 
+        check_custom_code(source, trust_remote_code)
         weights = weights_identity(source)
         try:
             model, quantization = load_onnx_model(
@@ -278,5 +328,6 @@ def load_encoder(
         ta_join=resolve_ta_join(model, ta_join or ". "),
         adapter=adapter,
         adapter_id=adapter_id,
+        trust_remote_code=trust_remote_code,
     )
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder

@@ -135,13 +135,9 @@ def _open_served(path: Path, aggregate: str | None) -> _Loaded:
 
 
 def _encoder(loaded: _Loaded) -> Any:
-    from sciembed.models import load_encoder
+    from sciembed.retrieval.collection import encoder_from_manifest
 
-    settings = loaded.manifest["encoder"]
-    encoder = load_encoder(settings["source"], backend=settings["backend"], quantize=settings["quantize"],
-                           max_seq_length=settings["max_seq_length"], prefix=settings["prefix"],
-                           metric=settings["metric"],
-                           cache_dir=Path(loaded.manifest["cache_dir"]) if loaded.manifest.get("cache_dir") else None)
+    encoder = encoder_from_manifest(loaded.manifest)
     if encoder.fingerprint != loaded.index.fingerprint:
         from sciembed.retrieval.dense import IndexLoadError
 

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.ioutil import deadline as deadlines
+from sciembed.models.batching import MicroBatcher
 from sciembed.papers.model import Paper
 from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
 from sciembed.retrieval.dense import IndexLoadError
@@ -229,6 +231,7 @@ def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
         prefix=settings["prefix"],
         metric=settings["metric"],
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
+        trust_remote_code=bool(settings.get("trust_remote_code")),  # the choice made when the index was built
     )
 
 
@@ -304,9 +307,11 @@ class Collection:
         paper_search: PaperSearch | None = None,
         lock_fd: int | None = None,
         auto_compact: float = 0.0,
+        writer_fd: int | None = None,
     ) -> None:
         self.path = path
         self._lock_fd = lock_fd
+        self._writer_fd = writer_fd  # held while open for writing: one writer per collection (None: read-only)
         self.auto_compact = auto_compact  # compact after a write once this share of rows is hidden (0: never)
         self.index = index
         self.catalog = catalog
@@ -322,23 +327,32 @@ class Collection:
 
     @classmethod
     def open(
-        cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None, auto_compact: float = 0.0
+        cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None, auto_compact: float = 0.0,
+        read_only: bool = False,
     ) -> Collection:
         """Open an index directory; with `encoder`, refuse an index built by another model.
 
         An interrupted compaction is finished or undone first (`compaction.recover`).
+        Opened for writing (the default), the collection is this process's
+        alone: a second writer (another `serve`) is refused, since its view of
+        the catalog would diverge from the first one's. `read_only` opens
+        beside a writer and refuses adds, deletes and compaction.
         """
         path = Path(path)
         lock_fd = open_lock(path)
+        writer_fd = None
         try:
-            return cls._open(path, encoder, paper_search, lock_fd, auto_compact)
+            writer_fd = None if read_only else open_writer_lock(path)
+            return cls._open(path, encoder, paper_search, lock_fd, auto_compact, writer_fd)
         except BaseException:
             os.close(lock_fd)
+            if writer_fd is not None:
+                os.close(writer_fd)
             raise
 
     @classmethod
     def _open(cls, path: Path, encoder: Any, paper_search: PaperSearch | None, lock_fd: int,
-              auto_compact: float) -> Collection:
+              auto_compact: float, writer_fd: int | None) -> Collection:
         manifest = read_manifest(path)
         built = manifest["encoder"]["fingerprint"]
         if encoder is not None and encoder.fingerprint != built:
@@ -355,7 +369,7 @@ class Collection:
         except BaseException:
             catalog.close()
             raise
-        return cls(path, index, catalog, encoder, manifest, paper_search, lock_fd, auto_compact)
+        return cls(path, index, catalog, encoder, manifest, paper_search, lock_fd, auto_compact, writer_fd)
 
     # ---------------------------------------------------------------- reading
 
@@ -382,10 +396,19 @@ class Collection:
         dense = self.index.dense
         return (len(dense) - dense.live_count) / len(dense) if len(dense) else 0.0
 
+    @property
+    def read_only(self) -> bool:
+        return self._writer_fd is None
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise PermissionError(f"{self.path}: opened read-only (another process is its writer)")
+
     def compact(self, step: Any = None) -> dict[str, Any]:
         """Rewrite the collection without hidden rows (searches wait while it runs); see `retrieval/compaction.py`."""
         from sciembed.retrieval.compaction import CollectionBusy, compact_collection
 
+        self._check_writable()
         with self._writer, self._lock.write():
             if self._lock_fd is not None:
                 try:
@@ -417,18 +440,35 @@ class Collection:
                 card["views"] = len(self.index.dense.rows_of(paper_id))
         return card
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        with self._encode_lock:
-            return self.encoder.encode(list(texts), show_progress=False)
+    def encode(self, texts: Sequence[str], *, shed: bool = True) -> np.ndarray:
+        """Vectors for `texts`, `WRITE_ENCODE_TURN` at a time; the thread's deadline is checked between turns.
+
+        With a `MicroBatcher` as encoder (the service), turns join other
+        callers' batches and a full queue raises `Overloaded` when `shed`;
+        otherwise one caller at a time uses the encoder (HF fast tokenizers
+        are not safe to share across threads).
+        """
+        texts = list(texts)
+        turn = WRITE_ENCODE_TURN
+        parts = []
+        for start in range(0, len(texts), turn):
+            deadlines.check("encoding")
+            chunk = texts[start : start + turn]
+            if isinstance(self.encoder, MicroBatcher):
+                parts.append(self.encoder.encode(chunk, shed=shed))
+            else:
+                with self._encode_lock:
+                    parts.append(self.encoder.encode(chunk, show_progress=False))
+        return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
 
     def encode_in_turns(self, texts: Sequence[str], turn: int = WRITE_ENCODE_TURN) -> np.ndarray:
-        """Encode a write's texts `turn` at a time, releasing the encoder between turns.
+        """Encode a write's texts `turn` at a time, letting queries in between turns; never shed.
 
-        Queries wait on the same encoder lock: one 100-paper batch encoded in a
+        Queries wait on the same encoder: one 100-paper batch encoded in a
         single call held every search for seconds (reads while writing: p50
         7.7 s in benchmarks/results/serve.json before this).
         """
-        parts = [self.encode(texts[i : i + turn]) for i in range(0, len(texts), turn)]
+        parts = [self.encode(texts[i : i + turn], shed=False) for i in range(0, len(texts), turn)]
         return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
 
     def paper_vectors(self, paper_id: str) -> np.ndarray | None:
@@ -511,6 +551,7 @@ class Collection:
 
     def add_papers(self, papers: Sequence[Paper]) -> dict[str, int]:
         """Add or replace papers (by id): views encoded, committed to disk, then added to the live index."""
+        self._check_writable()
         pairs = []
         skipped = 0
         for paper in dict((p.id, p) for p in papers).values():  # the last copy of a repeated id wins
@@ -538,6 +579,7 @@ class Collection:
 
     def delete(self, paper_id: str) -> bool:
         """Remove a paper; False when it is not in the collection (also when a concurrent delete won)."""
+        self._check_writable()
         with self._writer:
             rows = self.catalog.delete(paper_id)
             if rows is None:
@@ -550,9 +592,28 @@ class Collection:
 
     def close(self) -> None:
         self.catalog.close()
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        if isinstance(self.encoder, MicroBatcher):
+            self.encoder.close()
+        for name in ("_lock_fd", "_writer_fd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+
+
+WRITER_LOCK = "writer.lock"
+
+
+def open_writer_lock(path: Path) -> int:
+    """The collection's writer lock, held exclusively for as long as it is open for writing."""
+    fd = os.open(path / WRITER_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as err:
+        os.close(fd)
+        raise IndexLoadError(f"{path}: another process (a running `sciembed serve`?) has this collection open for "
+                             "writing; one writer per collection — stop it, or open read-only") from err
+    return fd
 
 
 def open_lock(path: Path) -> int:

@@ -282,7 +282,7 @@ class MultiVectorIndex:
         found: dict[int, list[tuple[str, float, int]]] = {}
         while pending:
             d = max(depth[i] for i in pending)
-            scores, rows = self.dense.search_rows(array[pending], d, **(knobs or {}))
+            scores, rows = self.dense.search_rows(array[pending], d, **self._deepened(knobs, d))
             still = []
             for j, i in enumerate(pending):
                 hits = self._first_per_paper(scores[j], rows[j], exclude[i], k, accept)
@@ -293,6 +293,19 @@ class MultiVectorIndex:
                     found[i] = hits
             pending = still
         return [found[i] for i in range(len(array))]
+
+    def _deepened(self, knobs: dict | None, depth: int) -> dict:
+        """The knobs with HNSW's search breadth raised to the depth asked for.
+
+        HNSW's candidate list (efSearch, default 64) caps what one search can
+        reach: paging a 430-paper collection with the default stopped after
+        ~300 papers with ``more: false``. A page at offset o needs a list of at
+        least o + k views, so the breadth grows with the offset.
+        """
+        knobs = dict(knobs or {})
+        if self.dense.kind == "hnsw":
+            knobs["ef_search"] = max(knobs.get("ef_search") or 0, self.dense.params.ef_search or 0, depth)
+        return knobs
 
     def _first_per_paper(
         self,

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
-from sciembed.ioutil.atomic import check_writable, write_text_atomic
+from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
@@ -124,6 +124,7 @@ def build_paper_index(
     if index_kind not in (*INDEX_KINDS, "auto"):
         raise ValueError(f"unknown index kind {index_kind!r}; expected auto or one of {', '.join(INDEX_KINDS)}")
     check_writable(Path(out))  # before any encoding: a read-only or missing parent fails now, not at the end
+    refuse_links(Path(out))
     target = target or target_words(encoder.max_seq_length)
     out = Path(out)
     sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens}
@@ -265,6 +266,7 @@ def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: 
     if not views:
         raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
     out = Path(out)
+    refuse_links(out)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / BM25_VIEWS, "w", encoding="utf-8") as f:
         for v in views:

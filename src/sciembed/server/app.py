@@ -7,17 +7,21 @@ timeout, so the event loop keeps answering /health while a long write runs.
 from __future__ import annotations
 
 import asyncio
+import re
 from importlib.resources import files
 from typing import Any
 
-from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
+from fastapi import FastAPI, File, Form, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
+from sciembed.ioutil import deadline as deadlines
+from sciembed.models.batching import MicroBatcher, Overloaded
 from sciembed.retrieval.collection import Collection, Filters, SearchResult
 from sciembed.server import errors
 from sciembed.server.errors import ApiError
-from sciembed.server.limits import BodyLimit, check_key
+from sciembed.server.guard import Guard
+from sciembed.server.limits import BodyLimit
 from sciembed.server.schemas import (
     AddPapersRequest,
     AddPapersResponse,
@@ -27,10 +31,25 @@ from sciembed.server.schemas import (
     SearchResponse,
 )
 from sciembed.server.settings import ServerSettings
-from sciembed.server.uploads import papers_from_dicts, papers_from_upload
+from sciembed.server.uploads import papers_from_dicts, papers_from_upload, read_upload
 
 STATIC = files("sciembed.server") / "static"
 STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(value: str | None, field: str) -> None:
+    """422 for a lone surrogate (valid JSON, not encodable as UTF-8: it would fail deep inside, as a 500)."""
+    if value is not None and _SURROGATE.search(value):
+        raise ApiError(422, f"{field} holds a lone surrogate escape (not valid Unicode text)")
+
+
+def batched(collection: Collection, settings: ServerSettings) -> None:
+    """Put the collection's encoder behind one micro-batching queue (once)."""
+    if not isinstance(collection.encoder, MicroBatcher):
+        collection.encoder = MicroBatcher(collection.encoder, max_batch=settings.max_batch_texts,
+                                          max_wait_ms=settings.batch_wait_ms, max_queue=settings.max_queue,
+                                          cache_size=settings.query_cache)
 
 
 def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
@@ -41,6 +60,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
         version="1",
     )
+    batched(collection, settings)
     app.state.collection = collection
     app.state.settings = settings
     errors.install(app)
@@ -50,18 +70,21 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
 
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["*"],
                            allow_headers=["*"])
+    app.add_middleware(Guard, settings=settings)  # outermost: hosts, keys and origins before anything else
 
-    def read_key(request: Request) -> None:
-        check_key(request, settings.api_key if settings.protect_reads else None)
-
-    def write_key(request: Request) -> None:
-        check_key(request, settings.api_key)
+    def bounded(fn, *args, **kwargs):
+        with deadlines.deadline(settings.timeout_s):
+            return fn(*args, **kwargs)
 
     async def run(fn, *args, **kwargs):
+        """`fn` in the thread pool; past the timeout the client gets 503 and the work stops at its next check."""
         try:
-            return await asyncio.wait_for(run_in_threadpool(fn, *args, **kwargs), settings.timeout_s)
-        except TimeoutError as err:
+            return await asyncio.wait_for(run_in_threadpool(bounded, fn, *args, **kwargs), settings.timeout_s)
+        except (TimeoutError, deadlines.DeadlineExceeded) as err:
             raise ApiError(503, f"the request took longer than {settings.timeout_s:g} s", "timeout") from err
+        except Overloaded as err:
+            raise ApiError(503, f"the server is busy: {err}; retry after {err.retry_after} s", "overloaded",
+                           headers={"Retry-After": str(err.retry_after)}) from err
 
     async def run_write(fn, *args):
         """Writes get no timeout: a write answered 503 could still commit, and the client could not tell."""
@@ -85,13 +108,16 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/stats", summary="Papers, vectors, model fingerprint, index kind", dependencies=[Depends(read_key)])
+    @app.get("/stats", summary="Papers, vectors, model fingerprint, index kind, encode batching")
     async def stats() -> dict[str, Any]:
-        return await run(collection.stats)
+        out = await run(collection.stats)
+        if isinstance(collection.encoder, MicroBatcher):
+            out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
+        return out
 
-    @app.get("/papers/{paper_id}", summary="One paper: metadata and sections with roles",
-             dependencies=[Depends(read_key)])
+    @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")
     async def get_paper(paper_id: str) -> dict[str, Any]:
+        check_text(paper_id, "paper id")
         card = await run(collection.paper, paper_id)
         if card is None:
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
@@ -127,14 +153,15 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         except ValueError as err:
             raise ApiError(422, str(err)) from err
 
-    @app.post("/search", response_model=SearchResponse, summary="Search by query, paper id or whole paper",
-              dependencies=[Depends(read_key)])
+    @app.post("/search", response_model=SearchResponse, summary="Search by query, paper id or whole paper")
     async def search(body: SearchRequest) -> SearchResponse:
         given = [name for name in ("query", "paper_id", "paper") if getattr(body, name) is not None]
         if len(given) != 1:
             raise ApiError(422, f"give exactly one of query, paper_id, paper (got {', '.join(given) or 'none'})")
         if body.query is not None and not body.query.strip():
             raise ApiError(422, "the query is empty")
+        check_text(body.query, "query")
+        check_text(body.paper_id, "paper_id")
         k, offset, notes = clamp(body.k, body.offset)
         paper = None
         if body.paper is not None:
@@ -149,8 +176,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         )
         return respond(result, notes)
 
-    @app.post("/search/file", response_model=SearchResponse, summary="Search with an uploaded paper file",
-              dependencies=[Depends(read_key)])
+    @app.post("/search/file", response_model=SearchResponse, summary="Search with an uploaded paper file")
     async def search_file(
         file: UploadFile = File(..., description="S2ORC/peS2o JSON, unarXive, science-parse, GROBID TEI, JATS"),
         format: str = Form("auto"),
@@ -165,10 +191,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         filters = filters_of(SearchFilters(year_min=year_min, year_max=year_max, venue=venue or None,
                                            domain=domain or None))
         data = await file.read()
-        papers = await run(papers_from_upload, data, file.filename, format)
-        if len(papers) > 1:
-            notes.append(f"the file holds {len(papers)} papers; searched with the first")
-        paper = papers[0]
+        paper = (await run(papers_from_upload, data, file.filename, format, max_papers=1,
+                           max_expanded_bytes=settings.max_upload_expanded_bytes))[0]
+        notes.append("searched with the file's first paper")
         result = await searched(paper=paper, k=k, offset=offset, filters=filters)
         shown = {"id": paper.id, "title": paper.title, "year": paper.year, "venue": paper.venue,
                  "sections": [{"heading": s.heading, "role": str(s.role)} for s in paper.sections]}
@@ -185,23 +210,27 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         return AddPapersResponse(**counts, rejected=len(rejections),
                                  rejections=[r.to_dict() for r in rejections[:50]], papers=total)
 
-    @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)",
-              dependencies=[Depends(write_key)])
+    @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)")
     async def add_papers(body: AddPapersRequest) -> AddPapersResponse:
         if len(body.papers) > settings.max_batch:
             raise ApiError(413, f"{len(body.papers)} papers in one request; the limit is {settings.max_batch}")
         papers, rejections = await run(papers_from_dicts, body.papers)
         return await add(papers, rejections)
 
-    @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file",
-              dependencies=[Depends(write_key)])
+    @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file")
     async def add_file(file: UploadFile = File(...), format: str = Form("auto")) -> AddPapersResponse:
         data = await file.read()
-        papers = await run(papers_from_upload, data, file.filename, format)
-        return await add(papers, [])
+        papers, rejections = await run(read_upload, data, file.filename, format, max_papers=settings.max_batch + 1,
+                                       max_expanded_bytes=settings.max_upload_expanded_bytes)
+        if len(papers) > settings.max_batch:
+            raise ApiError(413, f"the file holds more than {settings.max_batch} papers (the limit per request)")
+        if not papers:
+            reasons = [str(r) for r in rejections[:5]] or ["no records found"]
+            raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",
+                           {"rejected": len(rejections), "reasons": [r.to_dict() for r in rejections[:20]]})
+        return await add(papers, rejections)
 
-    @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows",
-              dependencies=[Depends(write_key)])
+    @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows")
     async def compact() -> dict[str, Any]:
         from sciembed.retrieval.compaction import CollectionBusy
 
@@ -210,8 +239,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         except CollectionBusy as err:
             raise ApiError(409, str(err), "busy") from err
 
-    @app.delete("/papers/{paper_id}", summary="Remove a paper", dependencies=[Depends(write_key)])
+    @app.delete("/papers/{paper_id:path}", summary="Remove a paper")
     async def delete_paper(paper_id: str) -> dict[str, Any]:
+        check_text(paper_id, "paper id")
         if not await run_write(collection.delete, paper_id):
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
         return {"deleted": paper_id}

@@ -12,30 +12,33 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("sciembed.server")
 
-CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
+CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 409: "conflict", 421: "wrong_host",
+         404: "not_found", 405: "method_not_allowed", 413: "too_large",
          415: "unsupported_media_type", 422: "invalid_request", 503: "timeout"}
 
 
 class ApiError(Exception):
     """An error with its HTTP status, a stable code and a message for people."""
 
-    def __init__(self, status: int, message: str, code: str | None = None, details: Any = None) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None, details: Any = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.details = status, message, details
+        self.status, self.message, self.details, self.headers = status, message, details, headers
         self.code = code or CODES.get(status, "error")
 
 
-def error_response(status: int, message: str, code: str | None = None, details: Any = None) -> JSONResponse:
+def error_response(status: int, message: str, code: str | None = None, details: Any = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
     body: dict[str, Any] = {"code": code or CODES.get(status, "error"), "message": message}
     if details is not None:
         body["details"] = details
-    return JSONResponse({"error": body}, status_code=status)
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_: Request, err: ApiError) -> JSONResponse:
-        return error_response(err.status, err.message, err.code, err.details)
+        return error_response(err.status, err.message, err.code, err.details, err.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, err: StarletteHTTPException) -> JSONResponse:

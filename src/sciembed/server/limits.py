@@ -1,13 +1,8 @@
-"""Request size limit (ASGI middleware) and the API key check."""
+"""Request size limit (ASGI middleware); keys, hosts and origins are checked in `guard.py`."""
 
 from __future__ import annotations
 
 import json
-import secrets
-
-from fastapi import Request
-
-from sciembed.server.errors import ApiError
 
 
 class _TooLarge(BaseException):  # not Exception: FastAPI turns those into 400 while reading a body
@@ -64,12 +59,3 @@ class BodyLimit:
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
-
-
-def check_key(request: Request, expected: str | None) -> None:
-    """401 unless the X-API-Key header matches (constant-time comparison); no key configured: open."""
-    if expected is None:
-        return
-    given = request.headers.get("x-api-key", "")
-    if not secrets.compare_digest(given.encode(), expected.encode()):
-        raise ApiError(401, "missing or wrong API key (header X-API-Key)")

@@ -20,8 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil import deadline as deadlines
 from sciembed.papers.model import Paper
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers
+from sciembed.papers.readers.limits import DECOMPRESSION_LIMIT, ReadLimits, using_limits
+from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.server.errors import ApiError
 
 SUFFIXES = (".tei.xml", ".pdf.json", ".json", ".jsonl", ".ndjson", ".xml", ".nxml")
@@ -51,8 +54,14 @@ def safe_suffix(filename: str | None, data: bytes) -> str:
     return suffix + (".gz" if gz else "")
 
 
-def read_upload(data: bytes, filename: str | None, fmt: str = "auto") -> tuple[list[Paper], list[Rejection]]:
-    """Every record in the bytes: accepted papers and rejections (file named "upload" in messages)."""
+def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_papers: int | None = None,
+                max_expanded_bytes: int | None = None) -> tuple[list[Paper], list[Rejection]]:
+    """The records in the bytes: accepted papers and rejections (file named "upload" in messages).
+
+    Records are read one at a time (`bounded_records`): reading stops after
+    `max_papers` papers, and a gzip upload that expands past
+    `max_expanded_bytes` answers 413 before it is parsed further.
+    """
     if fmt != "auto" and fmt not in FORMATS:
         raise ApiError(422, f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     if not data.strip():
@@ -61,18 +70,43 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto") -> tuple[l
     with tempfile.TemporaryDirectory(prefix="sciembed-upload-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)
-        papers, rejections = [], []
+        return bounded_records(path, fmt, label, max_papers, max_expanded_bytes)
+
+
+def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
+                    max_expanded_bytes: int | None) -> tuple[list[Paper], list[Rejection]]:
+    """Read records until `max_papers` papers; the request's deadline is checked between records.
+
+    A repeated id is a `duplicate_id` rejection (the first copy is kept), as in `sciembed ingest`.
+    """
+    papers: list[Paper] = []
+    rejections: list[Rejection] = []
+    seen: set[str] = set()
+    limits = ReadLimits(max_total_bytes=max_expanded_bytes) if max_expanded_bytes else None
+    with using_limits(limits):
         for record in read_papers(path, fmt, name=label):
+            deadlines.check("reading the upload")
+            if isinstance(record, Accepted) and record.paper.id in seen:
+                record = Rejection(record.loc, DUPLICATE_ID, f"duplicate id {record.paper.id!r}: the first "
+                                   "record with this id was kept", record.paper.id)
             if isinstance(record, Accepted):
+                seen.add(record.paper.id)
                 papers.append(record.paper)
+                if max_papers is not None and len(papers) >= max_papers:
+                    break
+            elif record.reason == DECOMPRESSION_LIMIT and max_expanded_bytes \
+                    and "expands past" in record.message:
+                raise ApiError(413, f"the upload expands past {max_expanded_bytes:,} bytes", "too_large")
             else:
                 rejections.append(record)
     return papers, rejections
 
 
-def papers_from_upload(data: bytes, filename: str | None, fmt: str = "auto") -> list[Paper]:
-    """The papers of an upload; 400 with the readers' reasons when none could be read."""
-    papers, rejections = read_upload(data, filename, fmt)
+def papers_from_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_papers: int | None = None,
+                       max_expanded_bytes: int | None = None) -> list[Paper]:
+    """The papers of an upload (at most `max_papers`); 400 with the readers' reasons when none could be read."""
+    papers, rejections = read_upload(data, filename, fmt, max_papers=max_papers,
+                                     max_expanded_bytes=max_expanded_bytes)
     if not papers:
         reasons = [str(r) for r in rejections[:5]] or ["no records found"]
         raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",
@@ -81,8 +115,12 @@ def papers_from_upload(data: bytes, filename: str | None, fmt: str = "auto") -> 
 
 
 def papers_from_dicts(records: Sequence[dict[str, Any]]) -> tuple[list[Paper], list[Rejection]]:
-    """Papers given as JSON in sciembed's own format, validated by the own-format reader."""
-    lines = "\n".join(json.dumps(r, ensure_ascii=False) for r in records).encode()
+    """Papers given as JSON in sciembed's own format, validated by the own-format reader.
+
+    ASCII-escaped, so a lone surrogate in a field reaches the reader as the escape
+    it came in as and becomes one rejection, not an encoding error.
+    """
+    lines = "\n".join(json.dumps(r, ensure_ascii=True) for r in records).encode()
     if not lines:
         return [], []
     return read_upload(lines, "papers.jsonl", "jsonl")

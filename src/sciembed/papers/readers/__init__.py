@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from sciembed.papers.readers.checks import display_title, id_problem
+from sciembed.papers.readers.checks import display_title, id_problem, value_problem
 from sciembed.papers.readers.detect import detect_format, walk_inputs
 from sciembed.papers.readers.limits import TOO_DEEPLY_NESTED
 from sciembed.papers.readers.records import (
@@ -72,9 +72,10 @@ def read_papers(
             yield Rejection(record.loc, TOO_DEEPLY_NESTED, "a field is nested too deeply to read")
             continue
         # Ids are validated after normalisation: "\x00" or "  " must not pass as the empty id.
-        bad_id = id_problem(paper.id, record.paper.id)
+        bad_id = id_problem(paper.id, record.paper.id) or value_problem(paper)
         if bad_id:
-            yield Rejection(record.loc, bad_id[0], bad_id[1], paper.id or None)
+            shown = paper.id.encode("utf-8", "backslashreplace").decode("utf-8")  # a surrogate id stays writable
+            yield Rejection(record.loc, bad_id[0], bad_id[1], shown or None)
         elif not paper.title and keep_untitled:
             yield replace(record, paper=replace(display_title(paper, name), flags=(*paper.flags, MISSING_TITLE)))
         elif not paper.title:

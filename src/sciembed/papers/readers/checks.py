@@ -17,7 +17,11 @@ from sciembed.papers.readers.records import MISSING_ID
 from sciembed.papers.readers.source import file_stem
 
 INVALID_ID = "invalid_id"
+INVALID_TEXT = "invalid_text"
+INVALID_YEAR = "invalid_year"
 MAX_ID_CHARS = 512
+MAX_ABS_YEAR = 9999  # a five-digit year is a data error (and 2**63 would not fit the Parquet column)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
@@ -29,6 +33,32 @@ def id_problem(clean: str, raw: Any) -> tuple[str, str] | None:
         return INVALID_ID, f"id {clean[:80]!r} contains whitespace (TREC runs and qrels cannot hold it)"
     if len(clean) > MAX_ID_CHARS:
         return INVALID_ID, f"id is {len(clean)} characters long (at most {MAX_ID_CHARS})"
+    return None
+
+
+def value_problem(paper: Paper) -> tuple[str, str] | None:
+    """(reason, message) when a paper holds a value no table can store: a lone surrogate, an absurd year.
+
+    JSON allows ``"\\ud800"``, but such a string cannot be written as UTF-8
+    (Parquet, SQLite and HTTP responses all fail on it), so the record is
+    rejected here, with its line, rather than aborting the whole write later.
+    """
+    if paper.year is not None and not -MAX_ABS_YEAR <= paper.year <= MAX_ABS_YEAR:
+        return INVALID_YEAR, f"year {str(paper.year)[:30]} is outside -{MAX_ABS_YEAR}..{MAX_ABS_YEAR}"
+    where = _surrogate_field(paper.to_dict(), "")
+    if where is not None:
+        return INVALID_TEXT, f"field {where} holds a lone surrogate escape (not encodable as UTF-8)"
+    return None
+
+
+def _surrogate_field(value: Any, where: str) -> str | None:
+    if isinstance(value, str):
+        return where or "value" if _SURROGATE.search(value) else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _surrogate_field(item, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
     return None
 
 

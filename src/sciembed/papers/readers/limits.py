@@ -41,6 +41,7 @@ class ReadLimits:
     max_ratio: float = 100.0
     ratio_after_bytes: int = 32 * MB
     max_json_depth: int = 200
+    max_total_bytes: int | None = None  # decompressed bytes of one gzip stream (None: only the ratio bounds it)
 
     def __post_init__(self) -> None:
         if self.max_record_bytes < 1 or self.max_ratio <= 1 or self.max_json_depth < 1:
@@ -79,6 +80,9 @@ class _RatioGuard:
 
     def _count(self, data: bytes) -> bytes:
         self._out += len(data)
+        if self._limits.max_total_bytes is not None and self._out > self._limits.max_total_bytes:
+            raise DecompressionLimitError(
+                f"gzip expands past {self._limits.max_total_bytes} bytes: later records are not read")
         if self._out > self._limits.ratio_after_bytes:
             consumed = max(self._raw.tell(), 1)
             if self._out / consumed > self._limits.max_ratio:

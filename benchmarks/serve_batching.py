@@ -1,0 +1,301 @@
+"""The service before and after micro-batching, side by side in one run, and the encode step against infinity-emb.
+
+    python benchmarks/serve_batching.py --papers 100000 --levels 1 8 32 --seconds 30 \
+        --out benchmarks/results/serve_batching.json
+
+Every server is started and stopped by this script on 127.0.0.1, one at a
+time, on the same machine and the same seeded collections (`benchmarks/serve.py`'s
+synthetic papers with seeded vectors; every text query is really encoded):
+
+- ``before``: `sciembed serve` from the commit `--before-rev` (one torch forward
+  per request), its sources unpacked with `git archive` into a temporary folder;
+- ``after``: this tree's `sciembed serve` (micro-batching, one encoder pool, LRU query cache);
+- ``after-onnx``: the same with ``--backend onnx --quantize`` (its collection carries the
+  int8 encoder's fingerprint; the vectors are the same seeded ones);
+- ``infinity``: infinity-emb (its own virtualenv, `--infinity`) serving the same MiniLM
+  directory, asked for embeddings only (`/embeddings`, one text per request).
+
+Each sciembed server is measured over a flat and an HNSW collection at each
+client count in `--levels` (requests/s, p50/p99, errors; 10% of requests are
+"more like this" by paper id as in serve.py); then, at the largest level, the
+same clients while a writer adds `--add` papers (phase 2). The query vector
+cache is defeated by random 6-word queries from a 45-word vocabulary (repeats
+are rare); `cache_hits` in each server's /stats says how often it helped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from serve import WORDS, build_collection, clients, writer  # noqa: E402 - the load generator of serve.py
+
+DEFAULT_INFINITY = Path(os.environ.get("SCIEMBED_INFINITY", "/work/venv-infinity/bin/infinity_emb"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 600) -> float:
+    import httpx
+
+    started = time.perf_counter()
+    while time.perf_counter() - started < limit:
+        if server.poll() is not None:
+            raise RuntimeError(f"server exited with {server.returncode}: {server.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(url + path, timeout=2).status_code == 200:
+                return time.perf_counter() - started
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"{url} did not come up in {limit:g} s")
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def make_collections(root: Path, n: int, seed: int) -> dict[str, Path]:
+    """flat and HNSW collections for the torch encoder, and copies carrying the ONNX int8 fingerprint."""
+    from sciembed.models import load_encoder
+    from sciembed.retrieval.ann import default_params
+    from sciembed.retrieval.multivector import MultiVectorIndex
+
+    out = {}
+    flat = root / "flat"
+    flat.mkdir()
+    built = build_collection(flat, n, seed)
+    out["flat"] = flat
+    index = MultiVectorIndex.load(flat / "index")
+    vectors = index.dense.vectors(range(len(index.dense)))
+    torch_encoder = load_encoder("minilm")
+    onnx_encoder = load_encoder("minilm", backend="onnx", quantize=True)
+    for kind in ("flat", "hnsw"):
+        for backend, encoder in (("torch", torch_encoder), ("onnx", onnx_encoder)):
+            name = kind if backend == "torch" else f"{kind}-onnx"
+            if name == "flat":
+                continue
+            target = root / name
+            shutil.copytree(flat, target, ignore=shutil.ignore_patterns("index", "*.lock"))
+            params = default_params(kind, len(vectors), vectors.shape[1]) if kind == "hnsw" else None
+            rebuilt = MultiVectorIndex(vectors.shape[1], "cosine", "max", params)
+            rebuilt.add(index.dense.ids, vectors)
+            rebuilt.save(target / "index", encoder.fingerprint)
+            manifest = json.loads((target / "manifest.json").read_text())
+            manifest["encoder"] = encoder.describe()
+            (target / "manifest.json").write_text(json.dumps(manifest, indent=2))
+            out[name] = target
+    return {"built": built, **out}
+
+
+def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int) -> tuple[subprocess.Popen, str, float]:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": str(threads)}
+    env.pop("SCIEMBED_API_KEY", None)
+    server = subprocess.Popen([sys.executable, "-m", "sciembed.cli.main", "serve", str(collection), "--host",
+                               "127.0.0.1", "--port", str(port), *extra], env=env, stderr=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    return server, url, wait_up(url, server)
+
+
+def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], args, n_papers: int) -> dict:
+    import httpx
+
+    server, url, startup = sciembed_server(src, collection, extra, args.threads)
+    try:
+        for _ in range(3):
+            httpx.post(url + "/search", json={"query": "warm up the encoder"}, timeout=120)
+        levels = {}
+        for n_clients in args.levels:
+            levels[str(n_clients)] = asyncio.run(clients(url, n_clients, args.seconds, n_papers, args.seed))
+            print(label, collection.name, n_clients, levels[str(n_clients)], flush=True)
+        result = {"startup_s": round(startup, 1), "levels": levels}
+        if args.add:
+            done = asyncio.Event()
+
+            async def phase2():
+                return await asyncio.gather(
+                    clients(url, max(args.levels), args.seconds, n_papers, args.seed + 1, stop=done),
+                    writer(url, args.add, args.batch, args.write_timeout, args.seed, done))
+
+            reads, write = asyncio.run(phase2())
+            result["reads_while_writing"], result["writer"] = reads, write
+            print(label, collection.name, "with writer", reads, write, flush=True)
+        stats = httpx.get(url + "/stats", timeout=30).json()
+        result["batching"] = stats.get("batching")
+        return result
+    finally:
+        stop(server)
+
+
+async def embed_clients(url: str, model: str, n_clients: int, seconds: float, seed: int) -> dict:
+    """`n_clients` asking infinity-emb for one query embedding each, back to back (encode only)."""
+    import httpx
+
+    latencies: list[float] = []
+    errors: list[str] = []
+    deadline = time.perf_counter() + seconds
+
+    async def one(client: httpx.AsyncClient, worker: int) -> None:
+        rng = np.random.default_rng(seed * 1000 + worker)
+        while time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            try:
+                response = await client.post(url + "/embeddings",
+                                             json={"model": model, "input": [" ".join(rng.choice(WORDS, 6))]})
+                if response.status_code != 200 or len(response.json()["data"][0]["embedding"]) != 384:
+                    errors.append(f"{response.status_code}: {response.text[:200]}")
+            except httpx.HTTPError as err:
+                errors.append(repr(err))
+            latencies.append((time.perf_counter() - t0) * 1000)
+
+    started = time.perf_counter()
+    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=n_clients)) as client:
+        await asyncio.gather(*(one(client, w) for w in range(n_clients)))
+    elapsed = time.perf_counter() - started
+    return {"requests": len(latencies), "seconds": round(elapsed, 1),
+            "requests_per_s": round(len(latencies) / elapsed, 2),
+            "p50_ms": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
+            "p99_ms": round(float(np.percentile(latencies, 99)), 1) if latencies else None,
+            "errors": len(errors), "error_examples": errors[:5]}
+
+
+def measure_infinity(binary: Path, args) -> dict:
+    import httpx
+
+    from sciembed.models.loading import offline_package_path
+
+    if not binary.exists():
+        return {"skipped": f"{binary} not found (install infinity-emb[server,torch] in its own virtualenv)"}
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "DO_NOT_TRACK": "1",
+           "INFINITY_ANONYMOUS_USAGE_STATS": "0"}
+    env.pop("PYTHONPATH", None)
+    cmd = [str(binary), "v2", "--model-id", str(offline_package_path()), "--served-model-name", "minilm",
+           "--engine", "torch", "--device", "cpu", "--batch-size", "32", "--host", "127.0.0.1", "--port", str(port)]
+    env["OMP_NUM_THREADS"] = str(args.threads)
+    server = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        startup = wait_up(url, server, "/health")
+        for _ in range(3):
+            httpx.post(url + "/embeddings", json={"model": "minilm", "input": ["warm up"]}, timeout=120)
+        levels = {}
+        for n_clients in args.levels:
+            levels[str(n_clients)] = asyncio.run(embed_clients(url, "minilm", n_clients, args.seconds, args.seed))
+            print("infinity", n_clients, levels[str(n_clients)], flush=True)
+        version = subprocess.run([str(binary.parent / "python"), "-c",
+                                  "import importlib.metadata as m; print(m.version('infinity-emb'))"],
+                                 capture_output=True, text=True).stdout.strip()
+        return {"startup_s": round(startup, 1), "version": version, "command": " ".join(cmd[:2] + cmd[3:]),
+                "levels": levels}
+    finally:
+        stop(server)
+
+
+def before_sources(rev: str, tmp: Path) -> Path:
+    """This repository's `src/` at `rev`, unpacked (the server as it was before batching)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    return tmp / "src"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--add", type=int, default=500, help="papers the writer adds in phase 2 (0: no phase 2)")
+    parser.add_argument("--batch", type=int, default=50)
+    parser.add_argument("--write-timeout", type=float, default=600.0)
+    parser.add_argument("--before-rev", default="b9f34f8", help="commit whose `serve` is the 'before' server")
+    parser.add_argument("--infinity", type=Path, default=DEFAULT_INFINITY, help="the infinity_emb executable")
+    parser.add_argument("--kinds", nargs="+", default=["flat", "hnsw"])
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="encoder threads of every server (OMP_NUM_THREADS; --encode-threads after)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/serve_batching.json"))
+    args = parser.parse_args()
+
+    started = time.time()
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="sciembed-batching-bench-") as tmp:
+        root = Path(tmp)
+        (root / "collections").mkdir()
+        (root / "before").mkdir()
+        collections = make_collections(root / "collections", args.papers, args.seed)
+        print("collections:", collections["built"], flush=True)
+        old_src = before_sources(args.before_rev, root / "before")
+        new_src = REPO / "src"
+        new_flags = ["--allow-open-writes", "--encode-threads", str(args.threads)]
+        for kind in args.kinds:
+            results[kind] = {
+                "before": measure_sciembed("before", old_src, collections[kind], [], args, args.papers),
+                "after": measure_sciembed("after", new_src, collections[kind], [*new_flags], args, args.papers),
+                "after-onnx": measure_sciembed("after-onnx", new_src, collections[f"{kind}-onnx"],
+                                               [*new_flags, "--backend", "onnx", "--quantize"], args, args.papers),
+            }
+        results["infinity_encode_only"] = measure_infinity(args.infinity, args)
+        built = collections["built"]
+
+    top = str(max(args.levels))
+    table = []
+    for kind in args.kinds:
+        for label in ("before", "after", "after-onnx"):
+            for level, row in results[kind][label]["levels"].items():
+                table.append({"index": kind, "server": label, "clients": int(level), **{
+                    k: row[k] for k in ("requests_per_s", "p50_ms", "p99_ms", "errors")}})
+    for level, row in results["infinity_encode_only"].get("levels", {}).items():
+        table.append({"index": "-", "server": "infinity-emb (encode only)", "clients": int(level), **{
+            k: row[k] for k in ("requests_per_s", "p50_ms", "p99_ms", "errors")}})
+    report = {
+        "benchmark": "serve_batching",
+        "what": f"sciembed serve before ({args.before_rev}) and after micro-batching (torch; ONNX int8), flat and "
+                f"HNSW over {args.papers:,} synthetic papers, {args.seconds:g} s per client level "
+                f"{args.levels}; phase 2: {args.add} papers added by a writer while {top} clients search; "
+                "infinity-emb serving the same MiniLM, embeddings only; every server with "
+                f"{args.threads} encoder thread(s)",
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                    "load_average_at_end": [round(x, 1) for x in os.getloadavg()]},
+        "collection": built,
+        "wall_s": round(time.time() - started, 1),
+        "table": table,
+        "errors_at_top_level": {f"{kind}/{label}": results[kind][label]["levels"][top]["errors"]
+                                for kind in args.kinds for label in ("before", "after", "after-onnx")},
+        "results": results,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

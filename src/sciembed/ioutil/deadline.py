@@ -1,0 +1,46 @@
+"""A per-thread deadline that long work checks between steps, so a request that timed out stops working.
+
+An HTTP server can stop *waiting* for a worker thread, but it cannot stop the
+thread: Python has no thread cancellation. The server therefore runs each
+request's work inside `deadline(seconds)`, and the steps that can take long
+(encoding in chunks, reading an upload record by record, waiting in the encode
+queue) call `check()`, which raises `DeadlineExceeded` once the time is up.
+Outside a `deadline` block `check()` does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_local = threading.local()
+
+
+class DeadlineExceeded(TimeoutError):
+    """The work's time budget is spent; its result would not be used."""
+
+
+@contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Run the block with a budget of `seconds` (None: no budget) in this thread."""
+    previous = getattr(_local, "at", None)
+    _local.at = None if seconds is None else time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _local.at = previous
+
+
+def remaining() -> float | None:
+    """Seconds left in this thread's budget (None: unbounded; may be negative)."""
+    at = getattr(_local, "at", None)
+    return None if at is None else at - time.monotonic()
+
+
+def check(what: str = "the work") -> None:
+    """Raise `DeadlineExceeded` when this thread's budget is spent."""
+    left = remaining()
+    if left is not None and left <= 0:
+        raise DeadlineExceeded(f"{what} ran past its time limit")

@@ -1,0 +1,100 @@
+"""Who may call what, checked before a request's body is read: Host, API key, Origin; security headers.
+
+One ASGI middleware, so the checks hold for every route (including ones
+added later) and an unauthenticated client never reaches body validation,
+whose 422 details would describe the schema (issue 23, defect 20).
+
+- Host: answered only for `allowed_hosts` (421 otherwise): a DNS-rebinding
+  page that points its own name at 127.0.0.1 sends its own name as Host.
+- Writes (every POST/PUT/PATCH/DELETE but the two search routes): the API key,
+  or 403 when none is configured and `allow_open_writes` is off.
+- Cross-site writes: a browser sends Origin on a cross-site POST; one that is
+  neither this host nor an allowed CORS origin gets 403 (a form post needs no
+  CORS preflight, so the CORS setting alone does not stop it).
+- Every response: nosniff, DENY framing, a same-origin CSP, no referrer.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from urllib.parse import urlsplit
+
+from sciembed.server.settings import ServerSettings
+
+READ_POSTS = frozenset({"/search", "/search/file"})
+OPEN_PATHS = frozenset({"/health", "/", "/static/app.js", "/static/style.css"})
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+DOCS_PATHS = ("/docs", "/redoc")
+CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "img-src 'self' data: https://fastapi.tiangolo.com; "
+            "frame-ancestors 'none'")
+
+
+def host_name(value: str) -> str:
+    """`example.org:8000` -> `example.org`; `[::1]:8000` -> `[::1]` (lower case)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class Guard:
+    """The checks of the module docstring, in front of the app."""
+
+    def __init__(self, app, settings: ServerSettings) -> None:
+        self.app, self.settings = app, settings
+        self.hosts = {host_name(h) for h in settings.allowed_hosts}
+        self.origins = {o.rstrip("/").lower() for o in settings.cors_origins}
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        path, method = scope.get("path", ""), scope.get("method", "GET")
+        refusal = self.refusal(headers, path, method)
+        csp = DOCS_CSP if path.startswith(DOCS_PATHS) else CSP
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                extra = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                         (b"content-security-policy", csp.encode()), (b"referrer-policy", b"no-referrer")]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        if refusal is not None:
+            status, code, text = refusal
+            body = json.dumps({"error": {"code": code, "message": text}}).encode()
+            await with_headers({"type": "http.response.start", "status": status,
+                                "headers": [(b"content-type", b"application/json")]})
+            await with_headers({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, with_headers)
+
+    def refusal(self, headers: dict[str, str], path: str, method: str) -> tuple[int, str, str] | None:
+        host = host_name(headers.get("host", ""))
+        if "*" not in self.hosts and host not in self.hosts:
+            return 421, "wrong_host", (f"this server does not answer for host {host!r}; the operator lists the "
+                                       "names it is reached by with --allowed-hosts")
+        write = method in WRITE_METHODS and path not in READ_POSTS
+        if write:
+            origin = headers.get("origin")
+            if origin is not None and not self.same_site(origin, host):
+                return 403, "cross_origin", f"a write from origin {origin!r} (not this host, not a CORS origin)"
+        key = self.settings.api_key
+        needs_key = write or (self.settings.protect_reads and path not in OPEN_PATHS and method != "OPTIONS")
+        if needs_key and key is None:
+            if write and not self.settings.allow_open_writes:
+                return 403, "writes_closed", ("writes need an API key: set one ($SCIEMBED_API_KEY) or start the "
+                                              "server with --allow-open-writes")
+            return None
+        if needs_key and not secrets.compare_digest(headers.get("x-api-key", "").encode(), key.encode()):
+            return 401, "unauthorized", "missing or wrong API key (header X-API-Key)"
+        return None
+
+    def same_site(self, origin: str, host: str) -> bool:
+        """The page that sent the request came from this server (or from an allowed CORS origin)."""
+        return origin.rstrip("/").lower() in self.origins or host_name(urlsplit(origin).netloc) == host

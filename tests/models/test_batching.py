@@ -1,0 +1,114 @@
+"""Micro-batching: concurrent encode calls share forward passes, rows go back to the right caller, queries cached."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from sciembed.ioutil.deadline import DeadlineExceeded, deadline
+from sciembed.models.batching import MicroBatcher, Overloaded
+from sciembed.models.testing import HashingEncoder
+
+
+class Recording(HashingEncoder):
+    """A hashing encoder that records the size of every call and takes 20 ms per call."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.sizes: list[int] = []
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts, **kwargs):
+        self.sizes.append(len(texts))
+        self.batches.append(list(texts))
+        time.sleep(0.02)
+        return super().encode(texts, **kwargs)
+
+
+def test_concurrent_queries_are_batched_and_answered_correctly():
+    inner = Recording()
+    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=5, cache_size=0)
+    texts = [f"query number {i} about graphs" for i in range(48)]
+    out: dict[int, np.ndarray] = {}
+
+    def one(i: int) -> None:
+        out[i] = batcher.encode([texts[i]])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(48)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    expected = HashingEncoder(dim=16).encode(texts, show_progress=False)
+    assert all(np.allclose(out[i][0], expected[i]) for i in range(48))
+    assert sum(inner.sizes) == 48 and len(inner.sizes) < 48 and max(inner.sizes) <= 32
+    assert batcher.stats.batches == len(inner.sizes) and batcher.stats.largest == max(inner.sizes)
+    batcher.close()
+
+
+def test_writes_take_turns_with_searches_and_are_never_mixed_in():
+    inner = Recording()
+    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=5, cache_size=0)
+    writes = [[f"write {w} text {i} " + "long words " * 50 for i in range(16)] for w in range(3)]
+    threads = [threading.Thread(target=batcher.encode, args=(chunk,), kwargs={"shed": False}) for chunk in writes]
+    threads += [threading.Thread(target=batcher.encode, args=([f"query {i}"],)) for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    kinds = [{text.split()[0] for text in batch} for batch in inner.batches]
+    assert all(len(k) == 1 for k in kinds)  # a forward pass holds searches or one write chunk, never both
+    assert sum(k == {"write"} for k in kinds) == 3 and sum(inner.sizes) == 48 + 40
+    batcher.close()
+
+
+def test_query_cache_answers_repeats_without_encoding():
+    inner = Recording()
+    batcher = MicroBatcher(inner, cache_size=2)
+    first = batcher.encode(["a repeated query"])
+    again = batcher.encode(["a repeated query"])
+    assert np.array_equal(first, again) and inner.sizes == [1] and batcher.stats.cache_hits == 1
+    batcher.encode(["b"])
+    batcher.encode(["c"])  # evicts the least recently used
+    batcher.encode(["a repeated query"])
+    assert inner.sizes == [1, 1, 1, 1]
+    batcher.close()
+
+
+class Blocking(HashingEncoder):
+    """Holds the worker inside `encode` until released, so the queue behind it fills."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def encode(self, texts, **kwargs):
+        self.entered.set()
+        self.release.wait(10)
+        return super().encode(texts, **kwargs)
+
+
+def test_full_queue_sheds_and_expired_requests_are_dropped():
+    inner = Blocking()
+    batcher = MicroBatcher(inner, max_batch=1, max_queue=1, max_wait_ms=0, cache_size=0)
+    running = threading.Thread(target=batcher.encode, args=(["held by the worker"],))
+    running.start()
+    assert inner.entered.wait(10)
+    answers: list = []
+    queued = threading.Thread(target=lambda: answers.append(batcher.encode(["waits in the queue"])))
+    queued.start()
+    while batcher.queued() < 1:
+        time.sleep(0.01)
+    with pytest.raises(Overloaded) as err:
+        batcher.encode(["shed"])
+    assert err.value.retry_after >= 1 and batcher.stats.shed == 1
+    inner.release.set()
+    running.join()
+    queued.join()
+    assert len(answers) == 1 and answers[0].shape == (1, 16)
+    with deadline(0.0), pytest.raises(DeadlineExceeded):
+        batcher.encode(["too late"], shed=False)
+    batcher.close()

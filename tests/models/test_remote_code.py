@@ -1,0 +1,57 @@
+"""Issue 23, defect 5: a model directory's own Python code runs only with --trust-remote-code (recorded)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from sciembed.cli.main import app
+from sciembed.models import ModelLoadError, load_encoder
+from sciembed.models.testing import build_tiny_bert
+
+MARKER_CODE = '''
+import pathlib
+pathlib.Path(MARKER).write_text("custom code ran")
+from sentence_transformers.sentence_transformer.modules import Normalize as Marker
+'''
+
+
+def planted_model(tmp_path):
+    """A tiny sentence-transformers model whose modules.json names a class from a .py file in the directory."""
+    root = build_tiny_bert(tmp_path / "model", ["alpha", "beta", "gamma"], seed=0)
+    loaded = load_encoder(str(root))
+    loaded.model.save(str(tmp_path / "st"))
+    st = tmp_path / "st"
+    (st / "custom_marker.py").write_text(MARKER_CODE.replace("MARKER", repr(str(st / "RAN"))))
+    modules = json.loads((st / "modules.json").read_text())
+    modules.append({"idx": len(modules), "name": str(len(modules)) + "_Marker", "path": "",
+                    "type": "custom_marker.Marker"})
+    (st / "modules.json").write_text(json.dumps(modules))
+    return st
+
+
+def test_custom_code_is_refused_without_trust(tmp_path):
+    st = planted_model(tmp_path)
+    with pytest.raises(ModelLoadError, match="--trust-remote-code"):
+        load_encoder(str(st))
+    assert not (st / "RAN").exists()
+
+
+def test_trusted_custom_code_runs_and_the_choice_is_recorded(tmp_path, shared_data):
+    st = planted_model(tmp_path)
+    encoder = load_encoder(str(st), trust_remote_code=True)
+    assert (st / "RAN").exists() and encoder.describe()["trust_remote_code"] is True
+    (st / "RAN").unlink()
+    corpus = tmp_path / "corpus"
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
+                               "--no-progress"]).exit_code == 0
+    refused = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "i1"), "--model", str(st)])
+    assert refused.exit_code == 2 and "--trust-remote-code" in refused.output
+    built = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "i2"), "--model", str(st),
+                                "--trust-remote-code"])
+    assert built.exit_code == 0, built.output
+    manifest = json.loads((tmp_path / "i2" / "manifest.json").read_text())
+    assert manifest["encoder"]["trust_remote_code"] is True

@@ -15,7 +15,8 @@ from sciembed.server.uploads import upload_label
 
 @pytest.fixture()
 def client(collection):
-    yield TestClient(create_app(collection, ServerSettings(max_body_bytes=5 << 20)))
+    yield TestClient(create_app(collection, ServerSettings(max_body_bytes=5 << 20, allow_open_writes=True)),
+                     base_url="http://localhost")
     set_default_backend(None)
 
 

@@ -28,10 +28,11 @@ def _known_errors() -> tuple[type[Exception], ...]:
 
 
 def index(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`, or "
+                                  "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
     out: Path = typer.Option(..., "--out", help="Index directory to write."),
     model: str = typer.Option("minilm", "--model", help="Model path, hub id, or 'minilm' (offline default)."),
-    view: str = typer.Option("ta", "--view", help=VIEW_HELP),
+    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
     backend: str = typer.Option("torch", "--backend", help="torch | onnx"),
     quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
     max_seq_length: int | None = typer.Option(None, "--max-seq-length", help="Token budget (model default)."),
@@ -64,10 +65,18 @@ def index(
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
 
+    from sciembed.encode.store import is_vectors_dir
     from sciembed.models import load_encoder
     from sciembed.retrieval.multivector import check_aggregate
     from sciembed.retrieval.paper_index import VIEW_KINDS, build_paper_index
 
+    if is_vectors_dir(corpus):
+        _index_vectors(corpus, out, view, index_kind, aggregate, {
+            "hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
+            "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
+            "refine_k_factor": refine_k_factor})
+        return
+    view = view or "ta"
     try:
         if view not in VIEW_KINDS:
             raise ValueError(f"--view {view!r}: expected one of {', '.join(VIEW_KINDS)}")
@@ -110,6 +119,30 @@ def index(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
+                   ann: dict) -> None:
+    """`sciembed index VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
+    from rich.console import Console
+
+    from sciembed.encode.store import VectorsError
+    from sciembed.retrieval.from_vectors import build_index_from_vectors
+    from sciembed.retrieval.multivector import check_aggregate
+
+    try:
+        check_aggregate(aggregate)
+        counts = build_index_from_vectors(vectors, out, view=view, index_kind=index_kind, ann=ann,
+                                          aggregate=aggregate)
+    except (*_known_errors(), VectorsError) as err:
+        _fail(str(err))
+    from sciembed.retrieval.dense import read_meta
+
+    built = read_meta(out / "index").get("index", {})
+    Console().print(
+        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers from {vectors}: {counts.views} vectors "
+        f"in a {built.get('kind', 'flat')} index, {counts.ta_fallback} by title+abstract, "
+        f"{counts.rejected} without vectors -> {out}", highlight=False, soft_wrap=True)
 
 
 def search(

@@ -87,7 +87,7 @@ def build_index_from_vectors(
         taken = pc.filter(table, pa.array(_taken(table, view)))
         if taken.num_rows:
             index.add(taken.column("paper_id").to_pylist(), vectors_of(taken))
-    titles = _titles(Path(manifest["corpus"]), set(index.papers()))
+    titles = _titles(Path(manifest["corpus"]), set(index.papers))
     out.mkdir(parents=True, exist_ok=True)
     save_paper_index(out, index, manifest["fingerprint"], titles, {
         "corpus": manifest["corpus"],

@@ -8,8 +8,9 @@ local Ray instance (``--cpus`` CPUs, started once before the arms, as a standing
 with ``--actors`` CPU actors of one torch thread each, the one-process arm uses torch's default
 threads. Arms alternate (one process, Ray, Ray, one process, … for ``--repeats`` pairs) so that load
 from other processes falls on both alike; examples/s = views encoded / wall seconds of the whole
-`encode_corpus` call (encoder loading and, for Ray, actor start-up included). The arms' shards are
-compared too: the vectors must be bit-identical.
+`encode_corpus` call (encoder loading and, for Ray, actor start-up included). Ray's workers run at
+this process's priority (``RAY_worker_niceness=0``). The arms' shards are compared too: the same
+views, and vectors equal up to float rounding (bit-identical only when both use one torch thread).
 
     .venv/bin/python benchmarks/encode_ray.py --corpus ../ray-data/acl [--papers 48] [--repeats 2]
 """
@@ -38,10 +39,18 @@ def subset(corpus: Path, papers: int, seed: int, work: Path) -> tuple[Path, int]
     return out, table.num_rows
 
 
-def same_vectors(a: Path, b: Path) -> bool:
+def compare_vectors(a: Path, b: Path) -> dict:
+    """Whether two vectors directories hold the same views, bit-identical vectors, and the largest difference."""
+    from sciembed.encode.store import vectors_of
+
     names = sorted(p.name for p in a.glob("shard-*.parquet"))
-    return names == sorted(p.name for p in b.glob("shard-*.parquet")) and all(
-        pq.read_table(a / n).equals(pq.read_table(b / n)) for n in names)
+    same_ids, identical, largest = names == sorted(p.name for p in b.glob("shard-*.parquet")), True, 0.0
+    for name in names:
+        x, y = pq.read_table(a / name), pq.read_table(b / name)
+        same_ids = same_ids and x.drop_columns(["vector"]).equals(y.drop_columns(["vector"]))
+        identical = identical and x.equals(y)
+        largest = max(largest, float(np.abs(vectors_of(x) - vectors_of(y)).max(initial=0.0)))
+    return {"same_views": same_ids, "bit_identical": identical, "max_abs_difference": largest}
 
 
 def main() -> None:
@@ -71,8 +80,16 @@ def main() -> None:
     common = {"kinds": kinds, "load": {"name": args.model}, "batch_size": args.batch_size,
               "shard_papers": args.shard_papers, "show_progress": False}
     load_before = os.getloadavg()
+    os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (Ray config names are case-sensitive); workers at this process's priority (Ray lowers them by 15 otherwise)
     began = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    for attempt in range(3):  # on a loaded machine the raylet can miss Ray's fixed 30 s start-up deadline
+        try:
+            ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == 2:
+                raise
     ray_init_s = time.perf_counter() - began
     runs: list[dict] = []
     outs: dict[str, Path] = {}
@@ -114,12 +131,12 @@ def main() -> None:
         "runs": runs,
         "throughput_examples_per_s": {arm: v["examples_per_s"] for arm, v in per_arm.items()},
         "ray_over_one_process": per_arm["ray"]["examples_per_s"] / per_arm["one_process"]["examples_per_s"],
-        "vectors_identical": same_vectors(outs["one_process"], outs["ray"]),
+        "vectors": compare_vectors(outs["one_process"], outs["ray"]),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps({k: result[k] for k in ("throughput_examples_per_s", "ray_over_one_process",
-                                             "vectors_identical")}, indent=2))
+                                             "vectors")}, indent=2))
 
 
 if __name__ == "__main__":

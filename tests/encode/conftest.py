@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -30,6 +32,19 @@ class EncodeHelpers:
         words = collections.Counter(w.strip(".,;:()").lower() for p in CorpusDir(corpus).iter_papers()
                                     for w in f"{p.title} {p.abstract}".split())
         return build_tiny_bert(root, [w for w, _ in words.most_common(2000)], max_position_embeddings=64)
+
+    @staticmethod
+    @contextmanager
+    def one_thread() -> Iterator[None]:
+        """torch on one thread, as in a CPU actor of one CPU: float sums then round alike, bit for bit."""
+        import torch
+
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
 
     @staticmethod
     def shard_tables(vectors: Path) -> dict[str, pa.Table]:

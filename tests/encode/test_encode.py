@@ -22,9 +22,9 @@ runner = CliRunner(env={"COLUMNS": "200"})
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, helpers) -> Path:
-    """20 real ACL papers (GROBID TEI), ingested."""
+    """24 real ACL papers (GROBID TEI), ingested."""
     root = tmp_path_factory.mktemp("corpus")
-    result = runner.invoke(app, ["ingest", str(helpers.link_tei(root / "in", 20)), "--out", str(root / "c"),
+    result = runner.invoke(app, ["ingest", str(helpers.link_tei(root / "in", 24)), "--out", str(root / "c"),
                                  "--no-progress"])
     assert result.exit_code == 0, result.output
     return root / "c"
@@ -41,7 +41,7 @@ def vectors(corpus, tiny, tmp_path_factory) -> Path:
     result = runner.invoke(app, ["encode", str(corpus), "--views", "ta,window", "--model", str(tiny),
                                  "--shard-papers", "6", "-o", str(out), "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "encoded 20 papers (20 with views)" in result.output and "4 shards (0 already done)" in result.output
+    assert "encoded 24 papers (24 with views)" in result.output and "4 shards (0 already done)" in result.output
     return out
 
 
@@ -50,10 +50,10 @@ def test_shards_hold_every_view_once_with_its_vector(vectors, corpus, tiny, help
     assert list(tables) == [f"shard-0000{i}.parquet" for i in range(4)]
     rows = [r for t in tables.values() for r in t.select(["paper_id", "view_id", "kind"]).to_pylist()]
     assert len({r["view_id"] for r in rows}) == len(rows)
-    assert sum(r["kind"] == "ta" for r in rows) == 20
+    assert sum(r["kind"] == "ta" for r in rows) == 24
     manifest = json.loads((vectors / "manifest.json").read_text())
-    assert manifest["counts"]["views"] == {"ta": 20, "window": len(rows) - 20}
-    assert manifest["counts"]["papers"] == 20 and manifest["encoder"]["fingerprint"] == manifest["fingerprint"]
+    assert manifest["counts"]["views"] == {"ta": 24, "window": len(rows) - 24}
+    assert manifest["counts"]["papers"] == 24 and manifest["encoder"]["fingerprint"] == manifest["fingerprint"]
     from sciembed.models import load_encoder
 
     encoder = load_encoder(str(tiny))
@@ -100,9 +100,9 @@ def test_index_from_vectors_matches_the_corpus_index(vectors, corpus, tiny, tmp_
     result = runner.invoke(app, ["index", str(vectors), "--view", "window", "--index", kind, "--out",
                                  str(tmp_path / "a"), *ann])
     assert result.exit_code == 0, result.output
-    assert "indexed 20 of 20 papers" in result.output and "1 by title+abstract, 0 without vectors" in result.output
+    assert "indexed 24 of 24 papers" in result.output and "0 without vectors" in result.output
     from_vectors = open_paper_index(tmp_path / "a")
-    assert from_vectors.manifest["view"] == "window" and len(from_vectors.index) == 20
+    assert from_vectors.manifest["view"] == "window" and len(from_vectors.index) == 24
     direct = runner.invoke(app, ["index", str(corpus), "--model", str(tiny), "--view", "window", "--out",
                                  str(tmp_path / "b"), "--index", kind, *ann])
     assert direct.exit_code == 0, direct.output

@@ -6,19 +6,21 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli import encoder_options
+
 
 def encode_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
     out: Path = typer.Option(..., "--out", "-o", help="Vectors directory: shard-*.parquet, encode.json, manifest.json."
                              " Run the same command again to resume a killed run."),
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
-    model: str = typer.Option("minilm", "--model", "-m", help="Model path, hub id, or 'minilm' (offline default)."),
-    backend: str = typer.Option("torch", "--backend", help="torch | onnx"),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
-    max_seq_length: int | None = typer.Option(None, "--max-seq-length", help="Token budget (model default)."),
-    prefix: str = typer.Option("", "--prefix", help="Text prepended to every input."),
-    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)"),
-    target: int | None = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length)."),
+    model: str = encoder_options.MODEL,
+    backend: str = encoder_options.BACKEND,
+    quantize: bool = encoder_options.QUANTIZE,
+    max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
+    prefix: str = encoder_options.PREFIX,
+    metric: str | None = encoder_options.METRIC,
+    target: int | None = encoder_options.TARGET,
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of the segment view."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts per forward pass (sorted by length)."),
     shard_papers: int = typer.Option(1000, "--shard-papers", min=1, help="Papers per shard (the unit of resuming)."),

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli import encoder_options
+
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section; "
              "chunk: CoSAEmb chunks of the encoder's budget; segment: PRISM's ~3,000-token segments")
 FORMATS = ("table", "json", "trec")
@@ -31,14 +33,14 @@ def index(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`, or "
                                   "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
     out: Path = typer.Option(..., "--out", help="Index directory to write."),
-    model: str = typer.Option("minilm", "--model", help="Model path, hub id, or 'minilm' (offline default)."),
+    model: str = encoder_options.MODEL,
     view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
-    backend: str = typer.Option("torch", "--backend", help="torch | onnx"),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
-    max_seq_length: int | None = typer.Option(None, "--max-seq-length", help="Token budget (model default)."),
-    prefix: str = typer.Option("", "--prefix", help="Text prepended to every input."),
-    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)"),
-    target: int | None = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length)."),
+    backend: str = encoder_options.BACKEND,
+    quantize: bool = encoder_options.QUANTIZE,
+    max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
+    prefix: str = encoder_options.PREFIX,
+    metric: str | None = encoder_options.METRIC,
+    target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),

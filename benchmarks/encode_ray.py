@@ -80,7 +80,7 @@ def main() -> None:
     common = {"kinds": kinds, "load": {"name": args.model}, "batch_size": args.batch_size,
               "shard_papers": args.shard_papers, "show_progress": False}
     load_before = os.getloadavg()
-    os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (Ray config names are case-sensitive); workers at this process's priority (Ray lowers them by 15 otherwise)
+    os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (case-sensitive). Ray lowers workers by 15 otherwise
     began = time.perf_counter()
     for attempt in range(3):  # on a loaded machine the raylet can miss Ray's fixed 30 s start-up deadline
         try:

@@ -23,7 +23,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install -q -e ".[onnx,specter2,dev]"
+	$(BIN)/pip install -q -e ".[onnx,specter2,ray,dev]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -52,8 +52,11 @@ def ingest_cmd(
         "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
         "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
     ),
+    ray: str | None = typer.Option(None, "--ray", help="Read the files in parallel Ray tasks on this cluster: auto "
+                                   "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
+    from sciembed.ioutil.ray_cluster import RayUnavailable
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
     from sciembed.papers.readers.limits import MB, ReadLimits
 
@@ -63,14 +66,14 @@ def ingest_cmd(
                           pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata, pdf=pdf, header_rule=header_rule)
+                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray)
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err
     except TooManyErrors as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
         raise typer.Exit(2) from err
-    except (ValueError, OSError) as err:
+    except (ValueError, OSError, RayUnavailable) as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"

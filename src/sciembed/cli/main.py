@@ -10,6 +10,7 @@ from sciembed.cli import (
     bench,
     corpus,
     demo,
+    encode,
     evaluate,
     ingest,
     inspect,
@@ -31,8 +32,8 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
-for module in (synth, ingest, inspect, corpus, evaluate, search, train, demo, beir, study, bench, prism, summaries,
-               serve):
+for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, demo, beir, study, bench, prism,
+               summaries, serve):
     module.register(app)
 
 LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli import encoder_options
+
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section; "
              "chunk: CoSAEmb chunks of the encoder's budget; segment: PRISM's ~3,000-token segments")
 FORMATS = ("table", "json", "trec")
@@ -28,16 +30,17 @@ def _known_errors() -> tuple[type[Exception], ...]:
 
 
 def index(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`, or "
+                                  "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
     out: Path = typer.Option(..., "--out", help="Index directory to write."),
-    model: str = typer.Option("minilm", "--model", help="Model path, hub id, or 'minilm' (offline default)."),
-    view: str = typer.Option("ta", "--view", help=VIEW_HELP),
-    backend: str = typer.Option("torch", "--backend", help="torch | onnx"),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
-    max_seq_length: int | None = typer.Option(None, "--max-seq-length", help="Token budget (model default)."),
-    prefix: str = typer.Option("", "--prefix", help="Text prepended to every input."),
-    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)"),
-    target: int | None = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length)."),
+    model: str = encoder_options.MODEL,
+    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
+    backend: str = encoder_options.BACKEND,
+    quantize: bool = encoder_options.QUANTIZE,
+    max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
+    prefix: str = encoder_options.PREFIX,
+    metric: str | None = encoder_options.METRIC,
+    target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
@@ -67,10 +70,18 @@ def index(
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
 
+    from sciembed.encode.store import is_vectors_dir
     from sciembed.models import load_encoder
     from sciembed.retrieval.multivector import check_aggregate
     from sciembed.retrieval.paper_index import VIEW_KINDS, build_paper_index
 
+    if is_vectors_dir(corpus):
+        _index_vectors(corpus, out, view, index_kind, aggregate, {
+            "hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
+            "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
+            "refine_k_factor": refine_k_factor})
+        return
+    view = view or "ta"
     try:
         if view not in VIEW_KINDS:
             raise ValueError(f"--view {view!r}: expected one of {', '.join(VIEW_KINDS)}")
@@ -114,6 +125,30 @@ def index(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
+                   ann: dict) -> None:
+    """`sciembed index VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
+    from rich.console import Console
+
+    from sciembed.encode.store import VectorsError
+    from sciembed.retrieval.from_vectors import build_index_from_vectors
+    from sciembed.retrieval.multivector import check_aggregate
+
+    try:
+        check_aggregate(aggregate)
+        counts = build_index_from_vectors(vectors, out, view=view, index_kind=index_kind, ann=ann,
+                                          aggregate=aggregate)
+    except (*_known_errors(), VectorsError) as err:
+        _fail(str(err))
+    from sciembed.retrieval.dense import read_meta
+
+    built = read_meta(out / "index").get("index", {})
+    Console().print(
+        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers from {vectors}: {counts.views} vectors "
+        f"in a {built.get('kind', 'flat')} index, {counts.ta_fallback} by title+abstract, "
+        f"{counts.rejected} without vectors -> {out}", highlight=False, soft_wrap=True)
 
 
 def search(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,9 +22,9 @@ from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
 from sciembed.papers.metadata import MetadataJoin
-from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
+from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
-from sciembed.papers.readers.limits import ReadLimits, using_limits
+from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.papers.sections import count_words, using_header_rule
@@ -126,6 +128,7 @@ def ingest(
     metadata: Path | None = None,
     pdf: PdfBackend | None = None,
     header_rule: str = "sciembed",
+    ray: str | None = None,
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
@@ -142,6 +145,8 @@ def ingest(
     `header_rule`: how headings are found in paragraph sequences without section names (S2ORC
     2019, peS2o): ``sciembed`` (the S2Full rule plus a sentence veto) or ``s2full`` (the paper's rule
     exactly, ``sentence_veto=False``); recorded in the manifest.
+    `ray`: read the files in parallel tasks on the Ray cluster at this address ("auto", "local", host:port);
+    the corpus written is the same (`sciembed.papers.parallel_read`).
     """
 
     join = MetadataJoin.load(metadata) if metadata is not None else None  # bad metadata fails before any work
@@ -164,7 +169,7 @@ def ingest(
           using_header_rule(sentence_veto=HEADER_RULES[header_rule])):
         pdfs = [p for p in data_files if fmt == "pdf" or (fmt == "auto" and p.name.lower().endswith(PDF_SUFFIXES))]
         pdf_reader.start(pdfs)
-        _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join)
+        _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join, ray)
         assert result.read == result.accepted + result.rejected
         if pdfs:
             result.pdf = {"files": len(pdfs), **pdf_reader.stats()}
@@ -198,18 +203,20 @@ def _read_all(
     keep_untitled: bool,
     max_errors: int | None,
     join: MetadataJoin | None = None,
+    ray: str | None = None,
 ) -> None:
     seen: set[str] = set()
+    formats = [fmt if fmt != "auto" else detect_format(path) for path in data_files]
     with (
         ParquetPaperWriter(stage / PAPERS_FILE, batch_size=ROW_GROUP) as writer,
         open(stage / REJECTS_FILE, "w", encoding="utf-8") as rejects,
         _Progress(len(data_files), enabled=progress) as bar,
+        _record_source(data_files, formats, keep_untitled, ray) as records_of,
     ):
-        for path in data_files:
+        for path, resolved in zip(data_files, formats, strict=True):
             bar.start_file(path.name)
-            resolved = fmt if fmt != "auto" else detect_format(path)
             counts = result.files[str(path)] = FileCounts(_label(resolved))
-            for record in read_papers(path, resolved or "auto", name=str(path), keep_untitled=keep_untitled):
+            for record in records_of(path, resolved or "auto"):
                 counts.read += 1
                 result.read += 1
                 if isinstance(record, Accepted) and record.paper.id in seen:
@@ -243,6 +250,20 @@ def _under(path: Path, folder: Path) -> bool:
         return path.resolve().is_relative_to(folder.resolve())
     except OSError:
         return False
+
+
+@contextmanager
+def _record_source(files: list[Path], formats: list[str | None], keep_untitled: bool, ray: str | None
+                   ) -> Iterator[Callable[[Path, str], Iterable[Record]]]:
+    """`records_of(path, format)`: read here, or taken from Ray tasks that read the files ahead in parallel."""
+    if ray is None:
+        yield lambda path, fmt: read_papers(path, fmt, name=str(path), keep_untitled=keep_untitled)
+        return
+    from sciembed.papers.parallel_read import RayFileReader
+
+    todo = [(path, resolved or "auto") for path, resolved in zip(files, formats, strict=True)]
+    with RayFileReader(ray, todo, keep_untitled, current()) as reader:
+        yield reader.records
 
 
 def _unique(paths: list[Path]) -> list[Path]:

@@ -27,33 +27,12 @@ from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.views import View, section_view, ta_text, ta_view, target_words, window_at
-from sciembed.views.body import body_words
-from sciembed.views.chunk import chunk_views
-from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
-from sciembed.views.window import eligible_sections
+from sciembed.views import View, ta_text, ta_view, target_words
+from sciembed.views.kinds import VIEW_KINDS, paper_views
+from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
-VIEW_KINDS = ("ta", "window", "section", "chunk", "segment")
 MANIFEST = "manifest.json"
 BM25_VIEWS = "views.jsonl"
-
-
-def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
-                segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[View]:
-    """The views of one paper: its TA, a window at every section header, every non-empty section,
-    CoSAEmb chunks of `chunk_tokens`, or PRISM segments of `segment_tokens`."""
-    if kind == "chunk":
-        return chunk_views(paper, max_tokens=chunk_tokens)
-    if kind == "segment":
-        return segment_views(paper, segment_tokens)
-    if kind == "ta":
-        return [ta_view(paper)] if ta_text(paper).strip() else []
-    if kind == "window":
-        body = body_words(paper)
-        return [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
-    if kind == "section":
-        return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]
-    raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
 
 
 @dataclass
@@ -151,11 +130,8 @@ def build_paper_index(
             sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
             index.dense.train(vectors[np.sort(sample)])
         index.add([v.paper_id for v in views], vectors)
-    (out / MANIFEST).unlink(missing_ok=True)  # written last: a rebuild killed halfway is never taken as finished
-    index.save(out / "index", encoder.fingerprint)
-    (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
     describe = getattr(encoder, "describe", None)
-    manifest = {
+    save_paper_index(out, index, encoder.fingerprint, titles, {
         "corpus": str(Path(corpus).resolve()),
         "view": kind,
         "target_words": target if kind == "window" else None,
@@ -163,10 +139,18 @@ def build_paper_index(
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
-        "sha256": {name: sha256_file(out / name) for name in ("papers.json", "index/meta.json")},
-    }
-    write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
+    })
     return counts
+
+
+def save_paper_index(out: Path, index: MultiVectorIndex, fingerprint: str, titles: dict[str, str],
+                     fields: dict[str, Any]) -> None:
+    """Write an index directory: the index, papers.json, then the sealed manifest (`fields` + checksums) last."""
+    (out / MANIFEST).unlink(missing_ok=True)  # written last: a rebuild killed halfway is never taken as finished
+    index.save(out / "index", fingerprint)
+    (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
+    manifest = {**fields, "sha256": {name: sha256_file(out / name) for name in ("papers.json", "index/meta.json")}}
+    write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
 
 
 @dataclass

@@ -1,0 +1,65 @@
+"""`sciembed encode`: a corpus's views → vector shards (Parquet), in one process or on a Ray cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from sciembed.cli import encoder_options
+
+
+def encode_cmd(
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
+    out: Path = typer.Option(..., "--out", "-o", help="Vectors directory: shard-*.parquet, encode.json, manifest.json."
+                             " Run the same command again to resume a killed run."),
+    views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
+    model: str = encoder_options.MODEL,
+    backend: str = encoder_options.BACKEND,
+    quantize: bool = encoder_options.QUANTIZE,
+    max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
+    prefix: str = encoder_options.PREFIX,
+    metric: str | None = encoder_options.METRIC,
+    target: int | None = encoder_options.TARGET,
+    segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of the segment view."),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts per forward pass (sorted by length)."),
+    shard_papers: int = typer.Option(1000, "--shard-papers", min=1, help="Papers per shard (the unit of resuming)."),
+    ray: str | None = typer.Option(None, "--ray", help="Encode on a Ray cluster: auto (the running one), local "
+                                   "(start one here) or an address. Default: this process."),
+    actors: int = typer.Option(0, "--actors", min=0, help="Encoder actors on Ray (0: one per GPU, else one per "
+                               "--cpus-per-actor CPUs)."),
+    cpus_per_actor: float = typer.Option(1.0, "--cpus-per-actor", min=0.1, help="CPUs (torch threads) per CPU actor."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.encode.run import encode_corpus
+    from sciembed.encode.store import VectorsError
+    from sciembed.ioutil.atomic import OutputError
+    from sciembed.ioutil.ray_cluster import RayUnavailable
+    from sciembed.models import ModelLoadError
+
+    load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
+            "prefix": prefix, "metric": metric}
+    try:
+        result = encode_corpus(corpus, out, kinds=[v.strip() for v in views.split(",") if v.strip()], load=load,
+                               target=target, segment_tokens=segment_tokens, batch_size=batch_size,
+                               shard_papers=shard_papers, ray=ray, actors=actors, cpus_per_actor=cpus_per_actor,
+                               show_progress=progress)
+    except (CorpusError, VectorsError, OutputError, ModelLoadError, RayUnavailable, ValueError) as err:
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(err))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from err
+    kinds = ", ".join(f"{k} {n}" for k, n in result.views.items()) or "none"
+    where = ("this process" if ray is None else
+             f"Ray ({result.runner['actors']} {'GPU' if result.runner['gpu'] else 'CPU'} actors)")
+    Console().print(f"encoded {result.papers} papers ({result.papers_with_views} with views): {kinds} views in "
+                    f"{result.shards} shards ({result.resumed} already done) on {where} in {result.seconds:.1f} s "
+                    f"-> {out}", highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this stage's commands to the app."""
+    app.command("encode")(encode_cmd)

@@ -1,0 +1,13 @@
+"""The options that load an encoder, shared by the commands that encode (`index`, `encode`): one vocabulary."""
+
+from __future__ import annotations
+
+import typer
+
+MODEL = typer.Option("minilm", "--model", "-m", help="Model path, hub id, or 'minilm' (offline default).")
+BACKEND = typer.Option("torch", "--backend", help="torch | onnx")
+QUANTIZE = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend).")
+MAX_SEQ_LENGTH = typer.Option(None, "--max-seq-length", help="Token budget (model default).")
+PREFIX = typer.Option("", "--prefix", help="Text prepended to every input.")
+METRIC = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)")
+TARGET = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length).")

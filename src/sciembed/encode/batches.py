@@ -1,0 +1,75 @@
+"""What one shard encodes: its views (kinds in the order asked), cut into batches sorted by text length.
+
+Batches of texts of similar length waste little on padding. The batches are a function of the shard
+alone (longest first, ties in view order), so one process and a Ray actor pool run the very same
+forward passes and write bit-identical vectors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sciembed.papers.model import Paper
+from sciembed.views.kinds import paper_views
+from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
+
+ENCODE_KINDS = ("ta", "section", "window", "segment")  # chunk needs the encoder's tokenizer budget: not here
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSpec:
+    """How views are cut: kinds in order, window target words, segment tokens."""
+
+    kinds: tuple[str, ...]
+    target: int
+    segment_tokens: int = DEFAULT_SEGMENT_TOKENS
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRow:
+    """One view to encode; `position` is its row in the shard's output (paper order, then kind, then view)."""
+
+    position: int
+    paper_id: str
+    view_id: str  # "<paper id>:<kind>:<n>", n counting the paper's views of that kind from 0
+    kind: str
+    section: int | None
+    start: int | None
+    end: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShardViews:
+    rows: list[ViewRow]
+    papers: int
+    papers_with_views: int
+
+
+def check_kinds(kinds: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The kinds, each once, in the order given; an unknown one is an error naming the known ones."""
+    unknown = [k for k in kinds if k not in ENCODE_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"--views {','.join(kinds)!r}: expected a comma-separated list of {', '.join(ENCODE_KINDS)}")
+    return tuple(dict.fromkeys(kinds))
+
+
+def shard_views(papers: list[Paper], spec: ViewSpec) -> ShardViews:
+    rows: list[ViewRow] = []
+    with_views = 0
+    for paper in papers:
+        before = len(rows)
+        for kind in spec.kinds:
+            views = paper_views(paper, kind, spec.target, segment_tokens=spec.segment_tokens)
+            rows += [ViewRow(len(rows) + i, paper.id, f"{paper.id}:{kind}:{i}", kind, v.section, v.start, v.end,
+                             v.text) for i, v in enumerate(views)]
+        with_views += len(rows) > before
+    return ShardViews(rows, len(papers), with_views)
+
+
+def length_batches(rows: list[ViewRow], batch_size: int) -> list[list[ViewRow]]:
+    """The rows longest text first (ties in view order), in batches of `batch_size`."""
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    ordered = sorted(rows, key=lambda r: (-len(r.text), r.position))
+    return [ordered[i : i + batch_size] for i in range(0, len(ordered), batch_size)]

@@ -1,0 +1,49 @@
+"""Shards of a corpus: consecutive row ranges of ``papers.parquet``, read back with pyarrow.
+
+A shard is fixed by its number alone (rows ``[n × shard_papers, (n + 1) × shard_papers)``), so a
+resumed run, another process or another machine cuts exactly the same shards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from sciembed.papers.model import Paper
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    number: int
+    start: int  # first row of papers.parquet
+    end: int  # one past the last row
+
+    @property
+    def name(self) -> str:
+        return f"shard-{self.number:05d}"
+
+
+def plan_shards(total_rows: int, shard_papers: int) -> list[Shard]:
+    """Every shard of a table of `total_rows` papers (the last one may be shorter)."""
+    if shard_papers <= 0:
+        raise ValueError(f"shard_papers must be positive, got {shard_papers}")
+    return [Shard(n, start, min(start + shard_papers, total_rows))
+            for n, start in enumerate(range(0, total_rows, shard_papers))]
+
+
+def read_rows(papers_path: str | Path, start: int, end: int) -> list[Paper]:
+    """Papers of rows ``[start, end)``; only the row groups that the range touches are read."""
+    parquet = pq.ParquetFile(papers_path)
+    groups, first, offset = [], None, 0
+    for i in range(parquet.metadata.num_row_groups):
+        rows = parquet.metadata.row_group(i).num_rows
+        if offset < end and offset + rows > start:
+            groups.append(i)
+            first = offset if first is None else first
+        offset += rows
+    if not groups or first is None:
+        return []
+    table = parquet.read_row_groups(groups).slice(start - first, end - start)
+    return [Paper.from_dict(row) for row in table.to_pylist()]

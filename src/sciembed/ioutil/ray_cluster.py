@@ -1,0 +1,53 @@
+"""Joining a Ray cluster (the optional `ray` extra), for the stages that can run on one: ingest and encode.
+
+Ray is imported only here and in the modules that run on it, and only when a command is given
+``--ray``: every other command starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+PASSED_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "HF_HOME")
+INSTALL_HINT = 'Ray is not installed: pip install "sciembed[ray]" (or pip install "ray[data]>=2.9")'
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or no cluster answers at the address given (a usage error: exit 2)."""
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayUnavailable(INSTALL_HINT) from exc
+    return ray
+
+
+def connect(address: str) -> bool:
+    """Join the Ray cluster at `address` ("auto": the running one; "local": start one in this process).
+
+    Returns whether this call made the connection (and so should end it with `ray.shutdown`). A
+    connection the caller already made (a test, a notebook) is used as it is. Workers get this
+    process's Hugging Face offline settings.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
+    kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
+    try:
+        if address == "local":
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except ConnectionError as exc:
+        raise RayUnavailable(f"--ray {address}: no Ray cluster to join ({exc}); start one with `ray start --head`, "
+                              "or pass --ray local to start one in this process") from exc
+    return True
+
+
+def cluster_cpus() -> int:
+    ray = import_ray()
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))

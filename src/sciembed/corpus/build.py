@@ -12,7 +12,7 @@ import shutil
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from sciembed.corpus.layout import SCHEMA_VERSION, SPLITS, CorpusDir, CorpusErro
 from sciembed.corpus.outputs import write_pairs_and_splits, write_papers
 from sciembed.corpus.papers_table import PaperLoad, load_papers
 from sciembed.corpus.plots import degree_plot, domain_plot
+from sciembed.corpus.power import detectable_difference
 from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
@@ -221,6 +222,7 @@ def _manifest(
         "references": refs.to_dict(),
         "edge_files": [f.to_dict() for f in files],
         "splits": split_stats.to_dict(),
+        "test_power": asdict(detectable_difference(split_stats.splits["test"].get("anchors", 0))),
         "rules": {"pair_domain": PAIR_DOMAIN_RULE, "domain_cap": CAP_RULE},
     }
 

@@ -149,5 +149,25 @@ def funnel_markdown(manifest: dict[str, Any]) -> str:
                          f"{d['queries']:,} | {d['mean_relevant_per_query']:.2f} |")
         lines.append(f"| **{split}** | all | {s['papers']:,} | {s['pairs']:,} | {s.get('citations', 0):,} | "
                      f"{s['queries']:,} | {s['mean_relevant_per_query']:.2f} |")
+    lines += ["", *split_notes(manifest)]
     lines += ["", f"Rules: {manifest['rules']['pair_domain']}; domain cap: {manifest['rules']['domain_cap']}.", ""]
     return "\n".join(lines)
+
+
+def split_notes(manifest: dict[str, Any]) -> list[str]:
+    """Sentences printed under the split table: the anchor top-up and what the test split can detect."""
+    from sciembed.corpus.power import DetectableDifference
+
+    notes = []
+    top_up = manifest["splits"].get("anchor_top_up")
+    anchors = manifest["splits"]["splits"]["test"].get("anchors", 0)
+    if top_up and top_up["seeds_added"]:
+        notes.append(f"The test split took {top_up['seeds_added']:,} more citation balls to reach "
+                     f"{anchors:,} anchor queries (min_test_anchors {top_up['min_test_anchors']:,}; "
+                     f"at most {top_up['max_test_papers']:,} test papers).")
+    if top_up and anchors < top_up["min_test_anchors"]:
+        notes.append(f"Only {anchors:,} test anchors fit under the cap of {top_up['max_test_papers']:,} test papers "
+                     f"(min_test_anchors {top_up['min_test_anchors']:,}).")
+    if "test_power" in manifest:
+        notes.append(DetectableDifference(**manifest["test_power"]).sentence() + ".")
+    return notes

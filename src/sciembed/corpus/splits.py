@@ -17,6 +17,14 @@ whole as well. Everything else is training.
 The seeds are the benchmark's *anchors* (S2Full: 10,022 anchor queries among
 63,095 test candidates): `splits.parquet` marks them (`anchor`), and the
 citation benchmark asks one query per anchor, relevant = its in-split links.
+
+Scale: S2Full's 2.4% test share gives thousands of anchors on S2ORC, but a
+few dozen on a corpus of a few thousand papers (48 on the 2,940 ACL papers at
+10%). With a fractional `test_size`, the test split therefore keeps taking
+balls, in the same key order over all domains, until it has
+`min_test_anchors` anchors or holds `MAX_TEST_SHARE` of the pair papers
+(whichever comes first; `SplitStats` records which). A test size given as a
+paper count is taken as it is.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.engine import counts, run, scalar
 
 ROUNDS = 4  # seeding rounds per split (the first does nearly all; later ones top up what ball overlaps lost)
+MAX_TEST_SHARE = 0.5  # the anchor top-up never grows the test split past this share of the pair papers
 
 
 class SplitSizeError(ValueError):
@@ -59,11 +68,15 @@ class SplitStats:
     cross_split_pairs: int = 0
     cross_split_citations: int = 0
     splits: dict[str, dict] = field(default_factory=dict)
+    anchor_top_up: dict | None = None  # min_test_anchors, max_test_papers, seeds_added (None: not applied)
 
     def to_dict(self) -> dict:
-        return {"cross_split_pairs": self.cross_split_pairs, "cross_split_citations": self.cross_split_citations,
-                "pair_domain": "domain of paper_a (the anchor)", "citation_domain": "domain of the citing paper",
-                "splits": self.splits}
+        out = {"cross_split_pairs": self.cross_split_pairs, "cross_split_citations": self.cross_split_citations,
+               "pair_domain": "domain of paper_a (the anchor)", "citation_domain": "domain of the citing paper",
+               "splits": self.splits}
+        if self.anchor_top_up is not None:
+            out["anchor_top_up"] = self.anchor_top_up
+        return out
 
 
 def _seeds(con: duckdb.DuckDBPyConnection, table: str, candidates: str, targets: dict[str, int],
@@ -128,6 +141,40 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
     return seeds
 
 
+def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_papers: int) -> int:
+    """More test balls, in key order over all domains, until `wanted` anchors or `max_papers` test papers.
+
+    A new seed is any paper not yet in the test split; its whole ball joins. Returns the seeds added.
+    """
+    added = 0
+    for _ in range(ROUNDS * 4):
+        have = int(scalar(con, "SELECT count(*) FROM test_papers"))
+        need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
+        room = max_papers - have
+        if need <= 0 or room <= 0:
+            break
+        # Ball sizes are summed as if disjoint (an overestimate): a seed is taken while they fit the room.
+        run(
+            con,
+            f"""CREATE OR REPLACE TEMP TABLE new_seeds AS
+                SELECT pk FROM (
+                    SELECT c.pk, sum(1 + c.deg) OVER (ORDER BY c.key, c.pk ROWS UNBOUNDED PRECEDING) AS upto,
+                           row_number() OVER (ORDER BY c.key, c.pk) AS rk
+                    FROM split_candidates c ANTI JOIN test_papers USING (pk))
+                WHERE rk <= {need} AND upto <= {room}""",
+        )
+        n = int(scalar(con, "SELECT count(*) FROM new_seeds"))
+        if not n:
+            break
+        added += n
+        run(con, "INSERT INTO test_anchors SELECT pk FROM new_seeds")
+        _ball(con, "new_members", "new_seeds")
+        run(con, "INSERT INTO test_papers SELECT pk FROM new_members ANTI JOIN test_papers USING (pk)")
+    for table in ("new_seeds", "new_members"):
+        run(con, f"DROP TABLE IF EXISTS {table}")
+    return added
+
+
 def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> SplitStats:
     """Create `paper_split(pk, split)` over `alive` and set `pairs.split` (NULL for cross-split pairs, then dropped)."""
     run(
@@ -147,6 +194,12 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
         raise SplitSizeError(f"test ({sum(test_t.values())}) + val ({sum(val_t.values())}) papers exceed the "
                              f"{total} papers left after the funnel")
     seeds = {"test": _grow(con, "test", "", test_t)}
+    top_up = None
+    if isinstance(config.test_size, float) and config.test_size > 0 and config.min_test_anchors:
+        cap = min(math.floor(MAX_TEST_SHARE * total), total - sum(val_t.values()))
+        top_up = {"min_test_anchors": config.min_test_anchors, "max_test_papers": cap,
+                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap)}
+        seeds["test"] += top_up["seeds_added"]
     _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
     seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)
     run(
@@ -174,7 +227,7 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     )
     cross_citations = int(scalar(con, "SELECT count(*) FROM citations WHERE split IS NULL"))
     run(con, "DELETE FROM citations WHERE split IS NULL")
-    stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations)
+    stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations, anchor_top_up=top_up)
     for split, targets in (("train", None), ("val", val_t), ("test", test_t)):
         stats.splits[split] = _split_stats(con, split, targets, seeds.get(split))
     for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers", "test_anchors",

@@ -140,7 +140,8 @@ def test_a_fractional_test_size_grows_to_the_minimum_anchors(paper, write_corpus
                           [edges])
     anchors = capped.splits.splits["test"]["anchors"]
     assert capped.splits.splits["test"]["papers"] <= 150 < 2 * anchors and anchors < 1000
-    assert f"Only {anchors} test anchors fit under the cap of 150 test papers" in (tmp_path / "b" / "funnel.md").read_text()
+    note = f"Only {anchors} test anchors fit under the cap of 150 test papers"
+    assert note in (tmp_path / "b" / "funnel.md").read_text()
     # a paper count is taken as it is, and 0 turns the minimum off
     for name, config in (("c", FunnelConfig(test_size=8, val_size=0.1)),
                          ("d", FunnelConfig(test_size=0.024, val_size=0.1, min_test_anchors=0))):

@@ -19,8 +19,8 @@ the printed figure is a conservative bound for them.
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from dataclasses import dataclass
+from statistics import NormalDist
 
 ALPHA = 0.05
 POWER = 0.8
@@ -38,8 +38,8 @@ class DetectableDifference:
     def sentence(self, split: str = "test") -> str:
         if self.points is None:
             return f"{split}: {self.queries} anchor queries: too few for a paired test"
-        return (f"{split}: {self.queries:,} anchor queries; a paired t-test (alpha {self.alpha:g}, power {self.power:g}) "
-                f"detects a difference of {self.points:.1f} NDCG@10 points, assuming a per-query SD of paired "
+        return (f"{split}: {self.queries:,} anchor queries; a paired t-test (alpha {self.alpha:g}, "
+                f"power {self.power:g}) detects a difference of {self.points:.1f} NDCG@10 points, assuming a per-query SD of paired "
                 f"differences of {self.sd * 100:.0f} points (measured: MiniLM vs BM25 on ACL val)")
 
 

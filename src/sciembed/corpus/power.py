@@ -40,7 +40,8 @@ class DetectableDifference:
             return f"{split}: {self.queries} anchor queries: too few for a paired test"
         return (f"{split}: {self.queries:,} anchor queries; a paired t-test (alpha {self.alpha:g}, "
                 f"power {self.power:g}) detects a difference of {self.points:.1f} NDCG@10 points, "
-                f"assuming a per-query SD of paired differences of {self.sd * 100:.0f} points (measured: MiniLM vs BM25 on ACL val)")
+                f"assuming a per-query SD of paired differences of {self.sd * 100:.0f} points "
+                "(measured: MiniLM vs BM25 on ACL val)")
 
 
 def detectable_difference(queries: int, sd: float = PAIRED_SD_NDCG10, alpha: float = ALPHA,

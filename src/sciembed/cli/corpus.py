@@ -106,8 +106,10 @@ def _print_summary(manifest: dict, out: Console) -> None:
 
     from sciembed.corpus.report import FunnelReport, split_notes
 
-    out.print(FunnelReport.from_list(manifest["funnel"]).to_rich(
-        "Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    report = FunnelReport.from_list(manifest["funnel"])
+    out.print(report.to_rich("Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    for note in report.notes():
+        out.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False, soft_wrap=True)
     final = manifest["funnel"][-1]
     if final.get("citations") is not None:
         out.print(f"directed citations: {final['citations']:,} (citing -> cited, behind the {final['pairs']:,} pairs; "

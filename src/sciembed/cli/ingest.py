@@ -38,7 +38,7 @@ def ingest_cmd(
                                                                   "corpus id: venue, year, fields of study, ids."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
-    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
+    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest, untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
@@ -59,6 +59,10 @@ def ingest_cmd(
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
     console.print(f"rejected by reason: {reasons}; flags: {flags}")
+    console.print(result.coverage_line(), highlight=False, soft_wrap=True)
+    untitled = untitled_note(result)
+    if untitled:
+        console.print(f"[yellow]note:[/yellow] {untitled}", highlight=False, soft_wrap=True)
     if result.metadata is not None:
         m = result.metadata
         console.print(f"metadata {m['file']}: {m['records']} records; joined {m['joined']}, missing {m['missing']}, "

@@ -22,9 +22,11 @@ Scale: S2Full's 2.4% test share gives thousands of anchors on S2ORC, but a
 few dozen on a corpus of a few thousand papers (48 on the 2,940 ACL papers at
 10%). With a fractional `test_size`, the test split therefore keeps taking
 balls, in the same key order over all domains, until it has
-`min_test_anchors` anchors or holds `MAX_TEST_SHARE` of the pair papers
-(whichever comes first; `SplitStats` records which). A test size given as a
-paper count is taken as it is.
+`min_test_anchors` anchors, as long as it holds at most `MAX_TEST_SHARE` of
+the pair papers and leaves `VAL_ROOM` times each domain's val target outside
+the test zone (test papers and their neighbors), where val seeds are drawn (`SplitStats` records
+the limits and the seeds added). A test size given as a paper count is taken
+as it is.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from sciembed.corpus.engine import counts, run, scalar
 
 ROUNDS = 4  # seeding rounds per split (the first does nearly all; later ones top up what ball overlaps lost)
 MAX_TEST_SHARE = 0.5  # the anchor top-up never grows the test split past this share of the pair papers
+VAL_ROOM = 1.5  # ... and leaves this many times the val target outside the test zone, for val seeds and balls
 
 
 class SplitSizeError(ValueError):
@@ -141,38 +144,52 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
     return seeds
 
 
-def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_papers: int) -> int:
-    """More test balls, in key order over all domains, until `wanted` anchors or `max_papers` test papers.
+def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, val_targets: dict[str, int]) -> int:
+    """More test balls until the split has `wanted` anchors; returns the seeds added.
 
-    A new seed is any paper not yet in the test split; its whole ball joins. Returns the seeds added.
+    The new seeds are the longest prefix of the key order (over all domains, papers not yet in
+    test) that keeps the test split within `max_test` papers and leaves, in every domain, at least
+    `VAL_ROOM` times its val target outside the test zone (test papers and their neighbors, where
+    no val seed may fall). Both only get harder as the prefix grows, so a binary search finds it.
     """
-    added = 0
-    for _ in range(ROUNDS * 4):
-        have = int(scalar(con, "SELECT count(*) FROM test_papers"))
-        need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
-        room = max_papers - have
-        if need <= 0 or room <= 0:
-            break
-        # Ball sizes are summed as if disjoint (an overestimate): a seed is taken while they fit the room.
-        run(
-            con,
-            f"""CREATE OR REPLACE TEMP TABLE new_seeds AS
-                SELECT pk FROM (
-                    SELECT c.pk, sum(1 + c.deg) OVER (ORDER BY c.key, c.pk ROWS UNBOUNDED PRECEDING) AS upto,
-                           row_number() OVER (ORDER BY c.key, c.pk) AS rk
-                    FROM split_candidates c ANTI JOIN test_papers USING (pk))
-                WHERE rk <= {need} AND upto <= {room}""",
-        )
-        n = int(scalar(con, "SELECT count(*) FROM new_seeds"))
-        if not n:
-            break
-        added += n
-        run(con, "INSERT INTO test_anchors SELECT pk FROM new_seeds")
+    need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
+    if need <= 0:
+        return 0
+    run(con, "CREATE OR REPLACE TEMP TABLE val_want (domain VARCHAR, want BIGINT)")
+    rooms = [(d, math.ceil(VAL_ROOM * t)) for d, t in val_targets.items() if t > 0]
+    if rooms:
+        con.executemany("INSERT INTO val_want VALUES (?, ?)", rooms)
+    _ball(con, "trial_zone", "test_papers")  # a domain already short of room keeps what it has
+    run(con, """CREATE OR REPLACE TEMP TABLE val_room AS
+                SELECT w.domain, least(w.want, coalesce(o.n, 0)) AS room FROM val_want w LEFT JOIN (
+                    SELECT domain, count(*) AS n FROM split_candidates ANTI JOIN trial_zone USING (pk)
+                    GROUP BY domain) o USING (domain)""")
+    run(con, """CREATE OR REPLACE TEMP TABLE top_up_order AS
+                SELECT pk, row_number() OVER (ORDER BY key, pk) AS rk
+                FROM split_candidates ANTI JOIN test_papers USING (pk)""")
+
+    def fits(k: int) -> bool:
+        run(con, f"CREATE OR REPLACE TEMP TABLE new_seeds AS SELECT pk FROM top_up_order WHERE rk <= {k}")
         _ball(con, "new_members", "new_seeds")
+        run(con, "CREATE OR REPLACE TEMP TABLE trial AS SELECT pk FROM test_papers UNION SELECT pk FROM new_members")
+        _ball(con, "trial_zone", "trial")
+        short = scalar(con, """SELECT count(*) FROM val_room r LEFT JOIN (
+                                   SELECT domain, count(*) AS n FROM split_candidates ANTI JOIN trial_zone USING (pk)
+                                   GROUP BY domain) o USING (domain)
+                               WHERE coalesce(o.n, 0) < r.room""")
+        return int(scalar(con, "SELECT count(*) FROM trial")) <= max_test and not short
+
+    lo, hi = 0, min(need, int(scalar(con, "SELECT count(*) FROM top_up_order")))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    if lo:
+        fits(lo)
+        run(con, "INSERT INTO test_anchors SELECT pk FROM new_seeds")
         run(con, "INSERT INTO test_papers SELECT pk FROM new_members ANTI JOIN test_papers USING (pk)")
-    for table in ("new_seeds", "new_members"):
+    for table in ("val_want", "val_room", "top_up_order", "new_seeds", "new_members", "trial", "trial_zone"):
         run(con, f"DROP TABLE IF EXISTS {table}")
-    return added
+    return lo
 
 
 def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> SplitStats:
@@ -196,9 +213,9 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     seeds = {"test": _grow(con, "test", "", test_t)}
     top_up = None
     if isinstance(config.test_size, float) and config.test_size > 0 and config.min_test_anchors:
-        cap = min(math.floor(MAX_TEST_SHARE * total), total - sum(val_t.values()))
-        top_up = {"min_test_anchors": config.min_test_anchors, "max_test_papers": cap,
-                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap)}
+        cap = math.floor(MAX_TEST_SHARE * total)
+        top_up = {"min_test_anchors": config.min_test_anchors, "max_test_papers": cap, "val_room": VAL_ROOM,
+                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap, val_t)}
         seeds["test"] += top_up["seeds_added"]
     _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
     seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)

@@ -23,8 +23,8 @@ few dozen on a corpus of a few thousand papers (48 on the 2,940 ACL papers at
 10%). With a fractional `test_size`, the test split therefore keeps taking
 balls, in the same key order over all domains, until it has
 `min_test_anchors` anchors, as long as it holds at most `MAX_TEST_SHARE` of
-the pair papers and leaves `VAL_ROOM` times each domain's val target outside
-the test zone (test papers and their neighbors), where val seeds are drawn (`SplitStats` records
+the pair papers and leaves `VAL_ROOM` times the val target outside the test
+zone (test papers and their neighbors), where val seeds are drawn (`SplitStats` records
 the limits and the seeds added). A test size given as a paper count is taken
 as it is.
 """
@@ -144,50 +144,47 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
     return seeds
 
 
-def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, val_targets: dict[str, int]) -> int:
+def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, val_target: int) -> int:
     """More test balls until the split has `wanted` anchors; returns the seeds added.
 
     The new seeds are the longest prefix of the key order (over all domains, papers not yet in
-    test) that keeps the test split within `max_test` papers and leaves, in every domain, at least
-    `VAL_ROOM` times its val target outside the test zone (test papers and their neighbors, where
-    no val seed may fall). Both only get harder as the prefix grows, so a binary search finds it.
+    test) that keeps the test split within `max_test` papers and leaves at least `VAL_ROOM` times
+    the val target outside the test zone (test papers and their neighbors, where no val seed may
+    fall). Both only get harder as the prefix grows, so a binary search finds it.
     """
     need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
     if need <= 0:
         return 0
-    run(con, "CREATE OR REPLACE TEMP TABLE val_want (domain VARCHAR, want BIGINT)")
-    rooms = [(d, math.ceil(VAL_ROOM * t)) for d, t in val_targets.items() if t > 0]
-    if rooms:
-        con.executemany("INSERT INTO val_want VALUES (?, ?)", rooms)
-    _ball(con, "trial_zone", "test_papers")  # a domain already short of room keeps what it has
-    run(con, """CREATE OR REPLACE TEMP TABLE val_room AS
-                SELECT w.domain, least(w.want, coalesce(o.n, 0)) AS room FROM val_want w LEFT JOIN (
-                    SELECT domain, count(*) AS n FROM split_candidates ANTI JOIN trial_zone USING (pk)
-                    GROUP BY domain) o USING (domain)""")
+    _ball(con, "trial_zone", "test_papers")
+    outside = int(scalar(con, "SELECT count(*) FROM split_candidates ANTI JOIN trial_zone USING (pk)"))
+    room = min(math.ceil(VAL_ROOM * val_target), outside)  # a corpus already short of room keeps what it has
     run(con, """CREATE OR REPLACE TEMP TABLE top_up_order AS
                 SELECT pk, row_number() OVER (ORDER BY key, pk) AS rk
                 FROM split_candidates ANTI JOIN test_papers USING (pk)""")
 
-    def fits(k: int) -> bool:
+    def fits_test(k: int) -> bool:
         run(con, f"CREATE OR REPLACE TEMP TABLE new_seeds AS SELECT pk FROM top_up_order WHERE rk <= {k}")
         _ball(con, "new_members", "new_seeds")
         run(con, "CREATE OR REPLACE TEMP TABLE trial AS SELECT pk FROM test_papers UNION SELECT pk FROM new_members")
-        _ball(con, "trial_zone", "trial")
-        short = scalar(con, """SELECT count(*) FROM val_room r LEFT JOIN (
-                                   SELECT domain, count(*) AS n FROM split_candidates ANTI JOIN trial_zone USING (pk)
-                                   GROUP BY domain) o USING (domain)
-                               WHERE coalesce(o.n, 0) < r.room""")
-        return int(scalar(con, "SELECT count(*) FROM trial")) <= max_test and not short
+        return int(scalar(con, "SELECT count(*) FROM trial")) <= max_test
 
-    lo, hi = 0, min(need, int(scalar(con, "SELECT count(*) FROM top_up_order")))
+    def fits(k: int) -> bool:
+        if not fits_test(k):
+            return False
+        _ball(con, "trial_zone", "trial")
+        return int(scalar(con, "SELECT count(*) FROM split_candidates ANTI JOIN trial_zone USING (pk)")) >= room
+
+    hi = min(need, int(scalar(con, "SELECT count(*) FROM top_up_order")))
+    # A test split without any anchor takes its first ball whatever the val room (as _grow's first seed does).
+    lo = 1 if hi and not int(scalar(con, "SELECT count(*) FROM test_anchors")) and fits_test(1) else 0
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
     if lo:
-        fits(lo)
+        fits_test(lo)
         run(con, "INSERT INTO test_anchors SELECT pk FROM new_seeds")
         run(con, "INSERT INTO test_papers SELECT pk FROM new_members ANTI JOIN test_papers USING (pk)")
-    for table in ("val_want", "val_room", "top_up_order", "new_seeds", "new_members", "trial", "trial_zone"):
+    for table in ("top_up_order", "new_seeds", "new_members", "trial", "trial_zone"):
         run(con, f"DROP TABLE IF EXISTS {table}")
     return lo
 
@@ -215,7 +212,7 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     if isinstance(config.test_size, float) and config.test_size > 0 and config.min_test_anchors:
         cap = math.floor(MAX_TEST_SHARE * total)
         top_up = {"min_test_anchors": config.min_test_anchors, "max_test_papers": cap, "val_room": VAL_ROOM,
-                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap, val_t)}
+                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap, sum(val_t.values()))}
         seeds["test"] += top_up["seeds_added"]
     _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
     seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)

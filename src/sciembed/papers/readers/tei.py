@@ -101,7 +101,7 @@ def _paragraphs(div: etree._Element) -> list[str]:
 def _body_sections(body: etree._Element | None) -> list[Section]:
     sections: list[Section] = []
     loose: list[str] = []  # paragraphs directly under <body>, outside any div
-    for node in [] if body is None else body.iter():
+    for node in [] if body is None else body.iter("{*}p", "{*}div"):  # filtered in libxml2, not per element
         name = local(node)
         if name == "p" and node.getparent() is body:
             loose.append(text_of(node, _SKIP, _BLOCKS))

@@ -47,6 +47,11 @@ def text_of(el: etree._Element | None, skip: Iterable[str] = (), blocks: Iterabl
     """
     if el is None:
         return ""
+    # Nothing to leave out or to space apart, and no unresolved entity (itertext would print "&name;"):
+    # libxml2 walks the tree.
+    special = (etree.Entity, *(f"{{*}}{name}" for name in (*skip, *blocks)))
+    if next(el.iterdescendants(*special), None) is None:
+        return "".join(el.itertext())
     skip_set, block_set = frozenset(skip), frozenset(blocks)
     parts: list[str] = []
     # An explicit stack instead of recursion: a <p> with 1,000 nested <hi> must not hit Python's

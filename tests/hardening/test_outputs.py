@@ -119,6 +119,6 @@ def test_corpus_build_refuses_an_unfinished_ingest(ingested, tmp_path):
 
 def test_corpus_build_output_appears_whole(ingested, tmp_path):
     out = tmp_path / "built"
-    build_corpus(ingested / "ingested", out, FunnelConfig(test_size=0.2, val_size=0.1))
+    build_corpus(ingested / "ingested", out, FunnelConfig(test_size=0.2, val_size=0))
     assert json.loads((out / "manifest.json").read_text())["kind"] == "built"
     assert not (out / ".duckdb_tmp").exists() and not list(tmp_path.glob(".built.*-*"))

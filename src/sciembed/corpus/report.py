@@ -175,6 +175,10 @@ def split_notes(manifest: dict[str, Any]) -> list[str]:
         notes.append(f"Only {anchors:,} test anchors fit within the limits: at most {top_up['max_test_papers']:,} test "
                      f"papers, and {top_up.get('val_room', 1.5):g} times the val target left outside the test "
                      "zone (test papers and their neighbors), where val seeds are drawn.")
+    val = manifest["splits"]["splits"]["val"]
+    if manifest["config"].get("val_size") and not val.get("anchors"):
+        notes.append(f"warning: the val split has no anchor query ({val['papers']:,} papers): the test split and its "
+                     "neighbours cover the rest of the citation graph; give a smaller --test-size for one.")
     if "test_power" in manifest:
         notes.append(DetectableDifference(**manifest["test_power"]).sentence() + ".")
     return notes

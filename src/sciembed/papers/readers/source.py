@@ -258,9 +258,14 @@ def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20) -> st
                 data = stream.read(chunk)
                 if not data:
                     break
-                parser.feed(data)
+                try:
+                    parser.feed(data)
+                except etree.XMLSyntaxError:  # broken later in the chunk: the root may have been seen already
+                    for _event, element in parser.read_events():
+                        return str(element.tag)
+                    return None
                 for _event, element in parser.read_events():
                     return str(element.tag)
-    except (etree.XMLSyntaxError, *_GZIP_ERRORS, OSError):
+    except (*_GZIP_ERRORS, OSError):
         return None
     return None

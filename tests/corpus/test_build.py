@@ -8,7 +8,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from sciembed.corpus.build import BuildError, build_corpus
+from sciembed.corpus.build import BuildError, EmptyBuildError, build_corpus
 from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.layout import SCHEMA_VERSION, CorpusDir, CorpusError
 from sciembed.papers.io import PAPER_SCHEMA
@@ -28,7 +28,7 @@ def small(paper, write_corpus, write_csv):
 def test_output_layout_and_contract(small, tmp_path):
     corpus, edges, originals = small
     out = tmp_path / "built"
-    result = build_corpus(corpus, out, FunnelConfig(test_size=3, val_size=3, seed=4), [edges])
+    result = build_corpus(corpus, out, FunnelConfig(test_size=3, val_size=0, seed=4), [edges])  # no room for val
     for name in ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
                  "funnel.json", "funnel.md"):
         assert (out / name).is_file(), name
@@ -84,9 +84,8 @@ def test_missing_input_is_named(tmp_path):
         build_corpus(tmp_path, tmp_path / "out", FunnelConfig())
 
 
-def test_a_corpus_without_edges_builds_empty_splits(paper, write_corpus, tmp_path):
+def test_a_corpus_without_edges_is_refused_not_built_empty(paper, write_corpus, tmp_path):
     corpus = write_corpus([paper("a"), Paper(id="b", title="B")])
-    result = build_corpus(corpus, tmp_path / "out", FunnelConfig(test_size=0, val_size=0))
-    assert result.report.stage("edges").removed_papers == {"no_pair_left": 1}  # "b" has no venue: stage 1
-    assert result.report.stage("split").papers == 0
-    assert CorpusDir(tmp_path / "out").split_ids("test") == []
+    with pytest.raises(EmptyBuildError, match=r"funnel stage 0 \(Input\) left no citation pair.*no citation links"):
+        build_corpus(corpus, tmp_path / "out", FunnelConfig(test_size=0, val_size=0))
+    assert not (tmp_path / "out").exists()

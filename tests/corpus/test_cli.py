@@ -37,3 +37,20 @@ def test_errors_exit_2_with_a_message(paper, write_corpus, tmp_path):
     assert result.exit_code == 2 and "missing papers.parquet" in result.output
     result = runner.invoke(app, ["corpus", "show", str(corpus)])
     assert result.exit_code == 2 and "not a built corpus" in result.output
+
+
+def test_a_build_that_empties_exits_2_naming_the_stage(paper, write_corpus, write_csv, tmp_path):
+    corpus = write_corpus([paper(f"p{i}", body_chars=500) for i in range(6)])  # every body under 3,000 chars
+    edges = write_csv([(f"p{i}", f"p{i + 1}") for i in range(5)])
+    out = tmp_path / "built"
+    result = runner.invoke(app, ["corpus", "build", str(corpus), "--out", str(out), "--edges", str(edges),
+                                 "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert "funnel stage 6 (Text quality (≥ 3,000 chars, ≥ 2 sections)) left no paper" in result.output
+    assert "short_body 6" in result.output and "--no-text-filter" in result.output
+    assert not out.exists()
+    # the funnel keeps papers but the splits leave train without a pair: exit 2 as well
+    result = runner.invoke(app, ["corpus", "build", str(corpus), "--out", str(out), "--edges", str(edges),
+                                 "--no-progress", "--no-text-filter", "--test-size", "6", "--val-size", "0"])
+    assert result.exit_code == 2 and "train has no citation pair left to train on" in result.output
+    assert not out.exists()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sciembed.corpus.build import build_corpus
+from sciembed.corpus.build import EmptyBuildError, build_corpus
 from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.layout import CorpusDir
 from sciembed.corpus.report import FunnelInvariantError, FunnelReport, StageCount
@@ -149,3 +149,25 @@ def test_report_rejects_counts_that_do_not_add_up():
     report.add(StageCount("input", "in", True, 10, 20))
     with pytest.raises(FunnelInvariantError, match="stage venue: papers 10 - removed 1 != 8"):
         report.add(StageCount("venue", "venue", True, 8, 20, {"missing_venue": 1}))
+
+
+def test_a_stage_whose_metadata_no_paper_has_is_skipped_not_emptied(paper, write_corpus, write_csv, tmp_path):
+    # Real GROBID output: no paper has a field of study (and here none has a venue either).
+    papers = [paper(f"p{i}", field=None, venue=None) for i in range(6)]
+    edges = write_csv([(f"p{i}", f"p{i + 1}") for i in range(5)])
+    config = FunnelConfig(test_size=0, val_size=0)  # both filters on, as by default
+    result = build_corpus(write_corpus(papers), tmp_path / "built", config, [edges])
+    for name, what in (("venue", "a venue"), ("field", "a field of study")):
+        stage = result.report.stage(name)
+        assert stage.enabled and stage.removed_papers == {} and stage.papers == 6
+        assert stage.skipped is not None and f"no paper has {what}" in stage.skipped
+    assert result.report.stage("split").pairs == 5
+    md = (tmp_path / "built" / "funnel.md").read_text()
+    assert "| 2 | Field-of-study filter (skipped) | 6 |" in md
+    assert "Stage 2 (Field-of-study filter) skipped: no paper has a field of study" in md
+    # One paper with a field is enough for the stage to run: the other five go, as the config asks.
+    papers[0] = paper("p0", field="cs", venue=None)
+    with pytest.raises(EmptyBuildError, match=r"stage 3 \(Valid edges.*left no paper.*endpoint_missing_field 5\); "
+                                              r"to keep them: --no-field-filter"):
+        build_corpus(write_corpus(papers, name="one_field"), tmp_path / "b2",
+                     FunnelConfig(test_size=0, val_size=0, venue_filter=False), [edges])

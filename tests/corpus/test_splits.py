@@ -110,3 +110,41 @@ def test_sizes_that_do_not_fit_are_refused(paper, write_corpus, write_csv, tmp_p
     with pytest.raises(SplitSizeError, match=r"test \(2\) \+ val \(2\) papers exceed the 3 papers"):
         build_corpus(corpus, tmp_path / "out", FunnelConfig(test_size=2, val_size=2),
                      [write_csv([("a", "b"), ("b", "c")])])
+
+
+def _pairs_corpus(paper, write_corpus, write_csv, n_pairs):
+    """`n_pairs` disjoint citation pairs: every ball is one pair (both ends may be anchors)."""
+    ids = [(f"p{i:03d}a", f"p{i:03d}b") for i in range(n_pairs)]
+    return write_corpus([paper(p) for pair in ids for p in pair]), write_csv(ids)
+
+
+def test_a_fractional_test_size_grows_to_the_minimum_anchors(paper, write_corpus, write_csv, tmp_path):
+    corpus, edges = _pairs_corpus(paper, write_corpus, write_csv, 150)
+    # 2.4% of 300 papers is 7 papers (4 balls); the minimum asks for 40 anchors.
+    result = build_corpus(corpus, tmp_path / "a", FunnelConfig(test_size=0.024, val_size=0.1, min_test_anchors=40),
+                          [edges])
+    test = result.splits.splits["test"]
+    assert test["anchors"] == 40 and 40 < test["papers"] == test["queries"] <= 80
+    top_up = result.manifest["splits"]["anchor_top_up"]
+    assert test["seeds"] == 40 and 30 < top_up["seeds_added"] < 40
+    assert (top_up["max_test_papers"], top_up["val_room"]) == (150, 1.5)
+    built = CorpusDir(tmp_path / "a")
+    partner = {a: b for a, b in built.pairs("test")} | {b: a for a, b in built.pairs("test")}
+    assert all(partner[a] in built.split_ids("test") for a in built.anchor_ids("test"))  # whole balls
+    assert result.splits.cross_split_pairs == 0 and result.splits.splits["val"]["papers"] == 30
+    power = result.manifest["test_power"]
+    assert power["queries"] == 40 and power["points"] == pytest.approx(2.8016 * 30 / 40 ** 0.5, abs=0.01)
+    assert "40 anchor queries; a paired t-test (alpha 0.05, power 0.8) detects a difference of 13.3 NDCG@10" in (
+        tmp_path / "a" / "funnel.md").read_text()
+    # the cap: never more than half the pair papers (and room for val)
+    capped = build_corpus(corpus, tmp_path / "b", FunnelConfig(test_size=0.024, val_size=0.1, min_test_anchors=1000),
+                          [edges])
+    anchors = capped.splits.splits["test"]["anchors"]
+    assert capped.splits.splits["test"]["papers"] <= 150 < 2 * anchors and anchors < 1000
+    note = f"Only {anchors} test anchors fit within the limits: at most 150 test papers"
+    assert note in (tmp_path / "b" / "funnel.md").read_text()
+    # a paper count is taken as it is, and 0 turns the minimum off
+    for name, config in (("c", FunnelConfig(test_size=8, val_size=0.1)),
+                         ("d", FunnelConfig(test_size=0.024, val_size=0.1, min_test_anchors=0))):
+        result = build_corpus(corpus, tmp_path / name, config, [edges])
+        assert result.splits.splits["test"]["anchors"] <= 4 and "anchor_top_up" not in result.manifest["splits"]

@@ -152,6 +152,20 @@ def test_keep_untitled_flags_and_titles_from_the_abstract(tmp_path):
     assert all("missing_title" in p.flags for p in kept)
 
 
+def test_untitled_rejections_name_the_option_and_a_long_stand_in_title_ends_at_a_word(tmp_path):
+    sentence = "Word " * 60 + "end."  # a 304-character first sentence
+    path = write_lines(tmp_path / "own.jsonl", [own_record("a", title="", abstract=sentence), own_record("b")])
+    run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
+    assert run.exit_code == 0, run.output
+    assert "1 paper(s) without a title were rejected (missing_title); pass --keep-untitled" in run.output
+    assert "pass --keep-untitled to keep them" in (tmp_path / "o" / "ingest_report.md").read_text()
+    (kept, _) = [r.paper for r in read_papers(path, keep_untitled=True)]
+    assert kept.title == ("Word " * 40).strip() + "…" and len(kept.title) == 200  # whole words, then "…"
+    clean = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "k"), "--no-progress",
+                                     "--keep-untitled"])
+    assert clean.exit_code == 0 and "--keep-untitled" not in clean.output
+
+
 def test_an_ingest_that_accepts_nothing_exits_non_zero(tmp_path):
     path = write_lines(tmp_path / "x.jsonl", ["{}", "[1]"])
     run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--format", "jsonl"])

@@ -49,8 +49,12 @@ def build_cmd(
     domain_cap: int | None = typer.Option(None, "--domain-cap", help="At most M pairs per domain [1000000]."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the domain cap and the splits [0]."),
     test_size: str | None = typer.Option(None, "--test-size",
-                                         help="Test papers: fraction or count [0.024, the paper's share]."),
+                                         help="Test papers: fraction or count [0.024, the paper's share; "
+                                         "see --min-test-anchors]."),
     val_size: str | None = typer.Option(None, "--val-size", help="Validation papers: fraction or count [0.1]."),
+    min_test_anchors: int | None = typer.Option(
+        None, "--min-test-anchors", min=0, help="With a fractional --test-size, grow the test split to at least N "
+        "anchor queries, up to half the papers [200; 0: off]."),
     strict_edges: bool | None = typer.Option(None, "--strict-edges/--lenient-edges",
                                              help="Stop at the first malformed edge-file line [lenient: count]."),
     threads: int | None = typer.Option(None, "--threads", help="DuckDB threads [all cores]."),
@@ -73,6 +77,7 @@ def build_cmd(
             text_filter=text_filter, min_body_chars=min_body_chars, min_body_sections=min_body_sections,
             domain_cap_filter=domain_cap_filter, domain_cap=domain_cap, seed=seed,
             test_size=_size(test_size, "--test-size"), val_size=_size(val_size, "--val-size"),
+            min_test_anchors=min_test_anchors,
             strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
         )
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
@@ -99,10 +104,12 @@ def show_cmd(corpus: Path = typer.Argument(..., help="Built corpus directory."))
 def _print_summary(manifest: dict, out: Console) -> None:
     from rich.table import Table
 
-    from sciembed.corpus.report import FunnelReport
+    from sciembed.corpus.report import FunnelReport, split_notes
 
-    out.print(FunnelReport.from_list(manifest["funnel"]).to_rich(
-        "Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    report = FunnelReport.from_list(manifest["funnel"])
+    out.print(report.to_rich("Corpus funnel" + (" (synthetic)" if manifest.get("synthetic") else "")))
+    for note in report.notes():
+        out.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False, soft_wrap=True)
     final = manifest["funnel"][-1]
     if final.get("citations") is not None:
         out.print(f"directed citations: {final['citations']:,} (citing -> cited, behind the {final['pairs']:,} pairs; "
@@ -135,6 +142,8 @@ def _print_summary(manifest: dict, out: Console) -> None:
                       f"{s['queries']:,}",
                       f"{s['mean_relevant_per_query']:.2f}")
     out.print(table)
+    for note in split_notes(manifest):
+        out.print(note, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -57,7 +57,7 @@ def ingest_cmd(
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.ioutil.ray_cluster import RayUnavailable
-    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
+    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest, untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
@@ -80,6 +80,10 @@ def ingest_cmd(
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
     console.print(f"rejected by reason: {reasons}; flags: {flags}")
+    console.print(result.coverage_line(), highlight=False, soft_wrap=True)
+    untitled = untitled_note(result)
+    if untitled:
+        console.print(f"[yellow]note:[/yellow] {untitled}", highlight=False, soft_wrap=True)
     if result.metadata is not None:
         m = result.metadata
         console.print(f"metadata {m['file']}: {m['records']} records; joined {m['joined']}, missing {m['missing']}, "

@@ -12,7 +12,7 @@ import shutil
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from sciembed.corpus.layout import SCHEMA_VERSION, SPLITS, CorpusDir, CorpusErro
 from sciembed.corpus.outputs import write_pairs_and_splits, write_papers
 from sciembed.corpus.papers_table import PaperLoad, load_papers
 from sciembed.corpus.plots import degree_plot, domain_plot
+from sciembed.corpus.power import detectable_difference
 from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
@@ -40,6 +41,22 @@ CAP_RULE = ("per domain, keep the pairs with the smallest md5('{seed}:{paper_a}:
 
 class BuildError(CorpusError):
     """The build cannot start (bad input or output directory)."""
+
+
+class EmptyBuildError(BuildError):
+    """The funnel or the splits left nothing to evaluate or train on; no corpus is written."""
+
+
+# How to keep what a stage removed: the option that switches it off or loosens it.
+_STAGE_HINTS = {
+    "venue": "--no-venue-filter",
+    "field": "--no-field-filter",
+    "degree": "--no-degree-filter or a larger --max-degree",
+    "text": "--no-text-filter or a smaller --min-body-chars / --min-body-sections",
+    "cap": "--no-domain-cap-filter or a larger --domain-cap",
+}
+_NO_LINKS = ("no citation links between the corpus's own papers: its references resolve to none of them "
+             "(see the references line) and no --edges file gave any")
 
 
 @dataclass
@@ -108,8 +125,10 @@ def _run(
         files = read_edge_files(con, [Path(p) for p in edge_files], strict=config.strict_edges)
     with step("funnel"):
         outcome = run_funnel(con, config, load.rejected, _input_pair_rejects(refs, files))
+        require_pairs(outcome.report)
     with step("splits"):
         split_stats = assign_splits(con, config)
+        require_queries(split_stats, config)
         last = outcome.report.stages[-1]
         cross, cross_cit = split_stats.cross_split_pairs, split_stats.cross_split_citations
         outcome.report.add(StageCount("split", "Zero-overlap splits", True, last.papers,
@@ -121,6 +140,44 @@ def _run(
     with step("write papers"):
         write_papers(con, source.papers_path, out_dir / "papers.parquet", on_rows=step.rows)
     return load, refs, files, outcome, split_stats
+
+
+def require_pairs(report: FunnelReport) -> None:
+    """Raise `EmptyBuildError` naming the first funnel stage that left no paper or no pair."""
+    if report.stages[-1].pairs and report.stages[-1].papers:
+        return
+    for number, stage in enumerate(report.stages):
+        if stage.papers and stage.pairs:
+            continue
+        what = "no paper" if not stage.papers else "no citation pair"
+        removed = "; ".join(f"{kind}: " + ", ".join(f"{r} {n:,}" for r, n in counts.items())
+                            for kind, counts in (("removed papers", stage.removed_papers),
+                                                 ("removed pairs", stage.removed_pairs)) if counts)
+        hint = _STAGE_HINTS.get(stage.name)
+        if stage.name == "edges":  # pairs lost because an endpoint left at stage 1 or 2
+            hint = " or ".join(_STAGE_HINTS[r.removeprefix("endpoint_missing_")] for r in stage.removed_pairs
+                               if r.startswith("endpoint_missing_")) or None
+        why = f" ({removed})" if removed else ""
+        advice = f"; to keep them: {hint}" if hint else f"; {_NO_LINKS}" if stage.name in ("input", "edges") else ""
+        raise EmptyBuildError(f"corpus build: funnel stage {number} ({stage.label}) left {what}{why}{advice}. "
+                              "Nothing was written.")
+
+
+def require_queries(stats: SplitStats, config: FunnelConfig) -> None:
+    """Raise `EmptyBuildError` when train has no pair or a requested test split no anchor query.
+
+    A requested val split left without a query is not fatal (small dense graphs, where the test
+    zone covers every paper): `split_notes` prints it under the split table.
+    """
+    problems = []
+    if not stats.splits["train"]["pairs"]:
+        problems.append("train has no citation pair left to train on")
+    if config.test_size and not stats.splits["test"].get("anchors"):
+        problems.append(f"test has no anchor query ({stats.splits['test']['papers']:,} papers)")
+    if problems:
+        raise EmptyBuildError(f"corpus build: the zero-overlap splits left {'; '.join(problems)}; "
+                              f"{stats.cross_split_pairs:,} pairs crossed splits and were dropped. Give smaller "
+                              "--test-size / --val-size (or 0 for no split). Nothing was written.")
 
 
 def _prepare_out_dir(source: Path, out_dir: Path, overwrite: bool) -> None:
@@ -221,6 +278,7 @@ def _manifest(
         "references": refs.to_dict(),
         "edge_files": [f.to_dict() for f in files],
         "splits": split_stats.to_dict(),
+        "test_power": asdict(detectable_difference(split_stats.splits["test"].get("anchors", 0))),
         "rules": {"pair_domain": PAIR_DOMAIN_RULE, "domain_cap": CAP_RULE},
     }
 

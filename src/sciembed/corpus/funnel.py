@@ -50,7 +50,7 @@ class _Funnel:
 
     def add(self, name: str, label: str, enabled: bool, papers_removed: dict[str, int],
             pairs_removed: dict[str, int], pairs_table: str = "pairs",
-            citations_removed: dict[str, int] | None = None) -> None:
+            citations_removed: dict[str, int] | None = None, skipped: str | None = None) -> None:
         """One funnel row. Before dedup every edge is a citation (the pair counts are the citation counts);
         after it, the citations whose pair this stage removed go too, under the pair's reason."""
         pairs = self.count(pairs_table)
@@ -61,7 +61,7 @@ class _Funnel:
                 citations_removed = self.sync_citations(pairs_removed)
             citations = self.count("citations")
         self.outcome.report.add(StageCount(name, label, enabled, self.count("alive"), pairs, papers_removed,
-                                           pairs_removed, citations, citations_removed))
+                                           pairs_removed, citations, citations_removed, skipped))
 
     def sync_citations(self, pairs_removed: dict[str, int]) -> dict[str, int]:
         """Drop the citations whose pair is gone; a stage that removed pairs removes them for one reason."""
@@ -98,18 +98,35 @@ class _Funnel:
         return removed
 
     # -- stages ----------------------------------------------------------------------------------------------
+    def missing_everywhere(self, column: str, what: str) -> str | None:
+        """Why a metadata stage is skipped: no paper has `column` (it would remove every paper), else None."""
+        if not self.count("alive") or scalar(self.con, f"SELECT count({column}) FROM alive a JOIN papers p USING (pk)"):
+            return None
+        return (f"no paper has {what} (GROBID and most PDF parsers give none), so it would remove all "
+                f"{self.count('alive'):,}; it is skipped instead")
+
     def paper_filters(self) -> None:
-        """Stages 1-2: venue and primary field; the edges they orphan go in stage 3, under their reason."""
-        removed = {}
+        """Stages 1-2: venue and primary field; the edges they orphan go in stage 3, under their reason.
+
+        A stage whose metadata no paper has is skipped with a note rather than run: on real parser
+        output (GROBID TEI has no field of study) it would otherwise empty the corpus.
+        """
+        removed, skipped = {}, None
         if self.config.venue_filter:
-            removed = self.remove_papers(1, """SELECT a.pk, 'missing_venue' AS reason FROM alive a
-                                               JOIN papers p USING (pk) WHERE p.venue IS NULL""")
-        self.add("venue", "Venue filter", self.config.venue_filter, removed, {}, pairs_table="raw_edges")
-        removed = {}
+            skipped = self.missing_everywhere("p.venue", "a venue")
+            if not skipped:
+                removed = self.remove_papers(1, """SELECT a.pk, 'missing_venue' AS reason FROM alive a
+                                                   JOIN papers p USING (pk) WHERE p.venue IS NULL""")
+        self.add("venue", "Venue filter", self.config.venue_filter, removed, {}, pairs_table="raw_edges",
+                 skipped=skipped)
+        removed, skipped = {}, None
         if self.config.field_filter:
-            removed = self.remove_papers(2, "SELECT pk, 'missing_field' AS reason FROM alive WHERE domain IS NULL")
+            skipped = self.missing_everywhere("a.domain", "a field of study")
+            if not skipped:
+                removed = self.remove_papers(2, "SELECT pk, 'missing_field' AS reason FROM alive WHERE domain IS NULL")
         run(self.con, f"UPDATE alive SET domain = '{UNKNOWN_DOMAIN}' WHERE domain IS NULL")
-        self.add("field", "Field-of-study filter", self.config.field_filter, removed, {}, pairs_table="raw_edges")
+        self.add("field", "Field-of-study filter", self.config.field_filter, removed, {}, pairs_table="raw_edges",
+                 skipped=skipped)
 
     def valid_edges(self) -> None:
         """Stage 3: raw edges whose endpoints both exist and survived stages 1-2 (reason: the earlier stage)."""

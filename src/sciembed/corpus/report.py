@@ -28,6 +28,7 @@ class StageCount:
     removed_pairs: dict[str, int] = field(default_factory=dict)
     citations: int | None = None  # directed edges (None: a report written before directed citations)
     removed_citations: dict[str, int] = field(default_factory=dict)
+    skipped: str | None = None  # why an enabled stage did not run (the metadata it filters on is absent)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,6 +73,10 @@ class FunnelReport:
                     out[kind][f"{s.name}/{reason}"] = n
         return out
 
+    def notes(self) -> list[str]:
+        """One sentence per skipped stage, printed under the funnel table."""
+        return [f"Stage {i} ({s.label}) skipped: {s.skipped}." for i, s in enumerate(self.stages) if s.skipped]
+
     def to_list(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.stages]
 
@@ -83,7 +88,7 @@ class FunnelReport:
         """(#, stage, papers, pairs, citations, removed papers, removed pairs, removed citations) as strings."""
         out = []
         for i, s in enumerate(self.stages):
-            label = s.label if s.enabled else f"{s.label} (off)"
+            label = f"{s.label} (skipped)" if s.skipped else s.label if s.enabled else f"{s.label} (off)"
             citations = "—" if s.citations is None else f"{s.citations:,}"
             out.append((str(i), label, f"{s.papers:,}", f"{s.pairs:,}", citations, _reasons(s.removed_papers, sep),
                         _reasons(s.removed_pairs, sep), _reasons(s.removed_citations, sep)))
@@ -119,6 +124,8 @@ def funnel_markdown(manifest: dict[str, Any]) -> str:
     refs = manifest["references"]
     lines = [f"# Corpus funnel{' (synthetic corpus)' if manifest.get('synthetic') else ''}", "",
              f"Input: `{manifest['input']['corpus']}`; seed {manifest['seed']}.", "", report.to_markdown()]
+    if report.notes():
+        lines += [*report.notes(), ""]
     lines += ["## References", "",
               f"{refs['read']:,} references read; resolved by key: "
               + (", ".join(f"{k} {v:,}" for k, v in refs["resolved"].items()) or "none")
@@ -149,5 +156,29 @@ def funnel_markdown(manifest: dict[str, Any]) -> str:
                          f"{d['queries']:,} | {d['mean_relevant_per_query']:.2f} |")
         lines.append(f"| **{split}** | all | {s['papers']:,} | {s['pairs']:,} | {s.get('citations', 0):,} | "
                      f"{s['queries']:,} | {s['mean_relevant_per_query']:.2f} |")
+    lines += ["", *split_notes(manifest)]
     lines += ["", f"Rules: {manifest['rules']['pair_domain']}; domain cap: {manifest['rules']['domain_cap']}.", ""]
     return "\n".join(lines)
+
+
+def split_notes(manifest: dict[str, Any]) -> list[str]:
+    """Sentences printed under the split table: the anchor top-up and what the test split can detect."""
+    from sciembed.corpus.power import DetectableDifference
+
+    notes = []
+    top_up = manifest["splits"].get("anchor_top_up")
+    anchors = manifest["splits"]["splits"]["test"].get("anchors", 0)
+    if top_up and top_up["seeds_added"]:
+        notes.append(f"The test split took {top_up['seeds_added']:,} more citation balls to reach "
+                     f"{anchors:,} anchor queries (min_test_anchors {top_up['min_test_anchors']:,}).")
+    if top_up and anchors < top_up["min_test_anchors"]:
+        notes.append(f"Only {anchors:,} test anchors fit within the limits: at most {top_up['max_test_papers']:,} test "
+                     f"papers, and {top_up.get('val_room', 1.5):g} times the val target left outside the test "
+                     "zone (test papers and their neighbors), where val seeds are drawn.")
+    val = manifest["splits"]["splits"]["val"]
+    if manifest["config"].get("val_size") and not val.get("anchors"):
+        notes.append(f"warning: the val split has no anchor query ({val['papers']:,} papers): the test split and its "
+                     "neighbours cover the rest of the citation graph; give a smaller --test-size for one.")
+    if "test_power" in manifest:
+        notes.append(DetectableDifference(**manifest["test_power"]).sentence() + ".")
+    return notes

@@ -17,6 +17,16 @@ whole as well. Everything else is training.
 The seeds are the benchmark's *anchors* (S2Full: 10,022 anchor queries among
 63,095 test candidates): `splits.parquet` marks them (`anchor`), and the
 citation benchmark asks one query per anchor, relevant = its in-split links.
+
+Scale: S2Full's 2.4% test share gives thousands of anchors on S2ORC, but a
+few dozen on a corpus of a few thousand papers (48 on the 2,940 ACL papers at
+10%). With a fractional `test_size`, the test split therefore keeps taking
+balls, in the same key order over all domains, until it has
+`min_test_anchors` anchors, as long as it holds at most `MAX_TEST_SHARE` of
+the pair papers and leaves `VAL_ROOM` times the val target outside the test
+zone (test papers and their neighbors), where val seeds are drawn (`SplitStats` records
+the limits and the seeds added). A test size given as a paper count is taken
+as it is.
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.engine import counts, run, scalar
 
 ROUNDS = 4  # seeding rounds per split (the first does nearly all; later ones top up what ball overlaps lost)
+MAX_TEST_SHARE = 0.5  # the anchor top-up never grows the test split past this share of the pair papers
+VAL_ROOM = 1.5  # ... and leaves this many times the val target outside the test zone, for val seeds and balls
 
 
 class SplitSizeError(ValueError):
@@ -59,11 +71,15 @@ class SplitStats:
     cross_split_pairs: int = 0
     cross_split_citations: int = 0
     splits: dict[str, dict] = field(default_factory=dict)
+    anchor_top_up: dict | None = None  # min_test_anchors, max_test_papers, seeds_added (None: not applied)
 
     def to_dict(self) -> dict:
-        return {"cross_split_pairs": self.cross_split_pairs, "cross_split_citations": self.cross_split_citations,
-                "pair_domain": "domain of paper_a (the anchor)", "citation_domain": "domain of the citing paper",
-                "splits": self.splits}
+        out = {"cross_split_pairs": self.cross_split_pairs, "cross_split_citations": self.cross_split_citations,
+               "pair_domain": "domain of paper_a (the anchor)", "citation_domain": "domain of the citing paper",
+               "splits": self.splits}
+        if self.anchor_top_up is not None:
+            out["anchor_top_up"] = self.anchor_top_up
+        return out
 
 
 def _seeds(con: duckdb.DuckDBPyConnection, table: str, candidates: str, targets: dict[str, int],
@@ -128,6 +144,51 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
     return seeds
 
 
+def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, val_target: int) -> int:
+    """More test balls until the split has `wanted` anchors; returns the seeds added.
+
+    The new seeds are the longest prefix of the key order (over all domains, papers not yet in
+    test) that keeps the test split within `max_test` papers and leaves at least `VAL_ROOM` times
+    the val target outside the test zone (test papers and their neighbors, where no val seed may
+    fall). Both only get harder as the prefix grows, so a binary search finds it.
+    """
+    need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
+    if need <= 0:
+        return 0
+    _ball(con, "trial_zone", "test_papers")
+    outside = int(scalar(con, "SELECT count(*) FROM split_candidates ANTI JOIN trial_zone USING (pk)"))
+    room = min(math.ceil(VAL_ROOM * val_target), outside)  # a corpus already short of room keeps what it has
+    run(con, """CREATE OR REPLACE TEMP TABLE top_up_order AS
+                SELECT pk, row_number() OVER (ORDER BY key, pk) AS rk
+                FROM split_candidates ANTI JOIN test_papers USING (pk)""")
+
+    def fits_test(k: int) -> bool:
+        run(con, f"CREATE OR REPLACE TEMP TABLE new_seeds AS SELECT pk FROM top_up_order WHERE rk <= {k}")
+        _ball(con, "new_members", "new_seeds")
+        run(con, "CREATE OR REPLACE TEMP TABLE trial AS SELECT pk FROM test_papers UNION SELECT pk FROM new_members")
+        return int(scalar(con, "SELECT count(*) FROM trial")) <= max_test
+
+    def fits(k: int) -> bool:
+        if not fits_test(k):
+            return False
+        _ball(con, "trial_zone", "trial")
+        return int(scalar(con, "SELECT count(*) FROM split_candidates ANTI JOIN trial_zone USING (pk)")) >= room
+
+    hi = min(need, int(scalar(con, "SELECT count(*) FROM top_up_order")))
+    # A test split without any anchor takes its first ball whatever the val room (as _grow's first seed does).
+    lo = 1 if hi and not int(scalar(con, "SELECT count(*) FROM test_anchors")) and fits_test(1) else 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    if lo:
+        fits_test(lo)
+        run(con, "INSERT INTO test_anchors SELECT pk FROM new_seeds")
+        run(con, "INSERT INTO test_papers SELECT pk FROM new_members ANTI JOIN test_papers USING (pk)")
+    for table in ("top_up_order", "new_seeds", "new_members", "trial", "trial_zone"):
+        run(con, f"DROP TABLE IF EXISTS {table}")
+    return lo
+
+
 def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> SplitStats:
     """Create `paper_split(pk, split)` over `alive` and set `pairs.split` (NULL for cross-split pairs, then dropped)."""
     run(
@@ -147,6 +208,12 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
         raise SplitSizeError(f"test ({sum(test_t.values())}) + val ({sum(val_t.values())}) papers exceed the "
                              f"{total} papers left after the funnel")
     seeds = {"test": _grow(con, "test", "", test_t)}
+    top_up = None
+    if isinstance(config.test_size, float) and config.test_size > 0 and config.min_test_anchors:
+        cap = math.floor(MAX_TEST_SHARE * total)
+        top_up = {"min_test_anchors": config.min_test_anchors, "max_test_papers": cap, "val_room": VAL_ROOM,
+                  "seeds_added": _top_up_anchors(con, config.min_test_anchors, cap, sum(val_t.values()))}
+        seeds["test"] += top_up["seeds_added"]
     _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
     seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)
     run(
@@ -174,7 +241,7 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
     )
     cross_citations = int(scalar(con, "SELECT count(*) FROM citations WHERE split IS NULL"))
     run(con, "DELETE FROM citations WHERE split IS NULL")
-    stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations)
+    stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations, anchor_top_up=top_up)
     for split, targets in (("train", None), ("val", val_t), ("test", test_t)):
         stats.splits[split] = _split_stats(con, split, targets, seeds.get(split))
     for table in ("split_candidates", "targets", "test_papers", "test_zone", "val_papers", "test_anchors",

@@ -46,11 +46,13 @@ _CONCLUSION_HEADING = re.compile(r"\b(conclusions?|concluding|results?|discussio
 SUBSTANTIAL_CHARS = 50
 
 
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
 def normalize_heading(heading: str) -> str:
     """Lower-case a heading and strip its numbering ("2.3 Prior Works" -> "prior works")."""
     text = _NUMBERING.sub("", heading.strip())
-    text = re.sub(r"[^\w\s]", " ", text.lower())
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
 
 
 def role_of(heading: str | None) -> SectionRole:

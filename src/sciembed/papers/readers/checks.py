@@ -63,10 +63,27 @@ def _surrogate_field(value: Any, where: str) -> str | None:
 
 
 def display_title(paper: Paper, file_name: str, max_chars: int = 200) -> Paper:
-    """A stand-in title for an untitled paper: the abstract's first sentence, else the file stem."""
+    """A stand-in title for an untitled paper: the abstract's first sentence, else the file stem.
+
+    A sentence longer than `max_chars` is cut at the last word boundary within it and ends in "…"
+    (a single word longer than that is cut where it must be).
+    """
     first = _SENTENCE_END.split(paper.abstract, maxsplit=1)[0].strip() if paper.abstract else ""
-    title = first[:max_chars] or file_stem(file_name, (".gz", ".jsonl", ".json", ".xml", ".nxml", ".tei", ".pdf"))
+    title = shorten(first, max_chars) or file_stem(file_name, (".gz", ".jsonl", ".json", ".xml", ".nxml", ".tei",
+                                                               ".pdf"))
     return replace(paper, title=title)
+
+
+def shorten(text: str, max_chars: int) -> str:
+    """`text` if it fits in `max_chars`, else its longest word-boundary prefix plus "…" (at most max_chars)."""
+    if len(text) <= max_chars:
+        return text
+    room = max_chars - 1  # one character for the ellipsis
+    cut = text[:room]
+    if not text[room].isspace():  # the cut falls inside a word: go back to that word's start
+        boundary = max(cut.rfind(" "), cut.rfind("\n"), cut.rfind("\t"))
+        cut = cut[:boundary] if boundary > 0 else cut
+    return cut.rstrip() + "…"
 
 
 class FieldTypeError(ValueError):

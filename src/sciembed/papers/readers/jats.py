@@ -5,6 +5,8 @@ without network access. Only the main ``<article>``'s own ``<body>`` is body:
 eLife's ``<sub-article>`` decision letter and author reply are left out.
 Nested ``<sec>``s are flattened in document order; a section's ``sec-type``
 and its parent's heading give the role where its own heading says nothing.
+Venue: the journal title, else the conference name, else the publisher; year:
+the publication date, else a history date or the copyright year.
 """
 
 from __future__ import annotations
@@ -89,6 +91,25 @@ def _year(meta: etree._Element | None) -> int | None:
                 found = ids.year(date.findtext("year") or "")
                 if found:
                     return found
+    # no publication date: any other date of the article's metadata (history, copyright year)
+    for el in (*descendants(find_path(meta, "history"), "year"), child(find_path(meta, "permissions"),
+                                                                        "copyright-year")):
+        found = ids.year(el.text or "") if el is not None else None
+        if found:
+            return found
+    return None
+
+
+def _venue(article: etree._Element) -> str | None:
+    """Journal title, else the conference name, else the publisher."""
+    for element in (
+        next(iter(descendants(find_path(article, "front", "journal-meta"), "journal-title")), None),
+        next(iter(descendants(find_path(article, "front", "article-meta", "conference"), "conf-name")), None),
+        find_path(article, "front", "journal-meta", "publisher", "publisher-name"),
+    ):
+        text = clean_inline(text_of(element)) if element is not None else ""
+        if text:
+            return text
     return None
 
 
@@ -144,14 +165,13 @@ def parse(article: etree._Element, name: str) -> Paper:
     doi = ids.doi(found.get("doi"))
     pmid = ids.pmid(found.get("pmid"))
     paper_id = pmc or doi or pmid or found.get("publisher-id") or file_stem(name)
-    journal = descendants(find_path(article, "front", "journal-meta"), "journal-title")
     return Paper(
         id=paper_id,
         title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
         abstract=_abstract(meta),
         sections=_body(article),
         references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")),
-        venue=clean_inline(text_of(journal[0])) if journal else None,
+        venue=_venue(article),
         year=_year(meta),
         fields_of_study=_fields(meta),
         external_ids=ids.external_ids(doi_=doi, pmid_=pmid, pmc_=pmc, arxiv_=found.get("arxiv")),

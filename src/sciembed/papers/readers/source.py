@@ -245,14 +245,27 @@ def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
     return root
 
 
-def peek_xml_root(path: Path) -> str | None:
-    """Tag ("{namespace}local") of the root element, read without parsing the whole file."""
+def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20) -> str | None:
+    """Tag ("{namespace}local") of the root element, read from the file's first bytes only.
+
+    The bytes are fed to a pull parser in small chunks until the root's start tag has been
+    seen (a prolog longer than `max_bytes` gives None), so a file is not decompressed twice.
+    """
+    parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True, load_dtd=False)
     try:
         with open_bytes(path) as stream:
-            for _event, element in etree.iterparse(
-                stream, events=("start",), resolve_entities=False, no_network=True, load_dtd=False
-            ):
-                return str(element.tag)
-    except (etree.XMLSyntaxError, *_GZIP_ERRORS, OSError):
+            for _ in range(max_bytes // chunk):
+                data = stream.read(chunk)
+                if not data:
+                    break
+                try:
+                    parser.feed(data)
+                except etree.XMLSyntaxError:  # broken later in the chunk: the root may have been seen already
+                    for _event, element in parser.read_events():
+                        return str(element.tag)
+                    return None
+                for _event, element in parser.read_events():
+                    return str(element.tag)
+    except (*_GZIP_ERRORS, OSError):
         return None
     return None

@@ -5,6 +5,12 @@ only in ``head/@n`` ("2", "2.1"); the body is read in document order, nested
 divs (other TEI producers) are flattened the same way. Nothing in ``<back>``
 (acknowledgement, annex, references) becomes body text; its ``biblStruct``s
 become references. The paper id is the header DOI, else the file name.
+
+The header gives what it has: the venue is the ``monogr`` journal or
+proceedings title, else the meeting name, else the publisher (of
+``publicationStmt`` or the ``monogr`` imprint); the year is the first year in
+the publication dates, else in any ``<date>`` of ``fileDesc``. GROBID never
+writes a field of study.
 """
 
 from __future__ import annotations
@@ -73,6 +79,21 @@ def _when(el: etree._Element | None) -> int | None:
     return None
 
 
+def _venue(monogr: etree._Element | None, publication: etree._Element | None) -> str | None:
+    """Journal / proceedings title, else the meeting's name (its address left out), else the publisher."""
+    title = _title(monogr, "j", "m")
+    if title:
+        return title
+    meeting = clean_inline(text_of(child(monogr, "meeting"), ("address",)))
+    if meeting:
+        return meeting
+    for block in (publication, child(monogr, "imprint")):
+        publisher = clean_inline(text_of(child(block, "publisher")))
+        if publisher:
+            return publisher
+    return None
+
+
 def _paragraphs(div: etree._Element) -> list[str]:
     return [text_of(p, _SKIP, _BLOCKS) for p in div if local(p) in ("p", "list", "quote")]
 
@@ -80,7 +101,7 @@ def _paragraphs(div: etree._Element) -> list[str]:
 def _body_sections(body: etree._Element | None) -> list[Section]:
     sections: list[Section] = []
     loose: list[str] = []  # paragraphs directly under <body>, outside any div
-    for node in [] if body is None else body.iter():
+    for node in [] if body is None else body.iter("{*}p", "{*}div"):  # filtered in libxml2, not per element
         name = local(node)
         if name == "p" and node.getparent() is body:
             loose.append(text_of(node, _SKIP, _BLOCKS))
@@ -110,8 +131,9 @@ def parse(root: etree._Element, name: str) -> Paper:
         or clean_inline(text_of(abstract, _SKIP)),
         sections=tuple(_body_sections(child(text, "body"))),
         references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
-        venue=_title(monogr, "j", "m") or None,
-        year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr),
+        venue=_venue(monogr, find_path(header, "fileDesc", "publicationStmt")),
+        year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr)
+        or _when(child(header, "fileDesc")),
         external_ids=ids.external_ids(
             doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
         ),

@@ -13,6 +13,8 @@ Three ways in:
   (``citations.parquet``): References / Citations splits, only queries with at
   least `min_gold` gold papers in the corpus;
 - `sciembed.evaluation.scifullbench.load_scifullbench` — SciFullBench's release layout;
+- `build_collection_paper_to_paper` — a whole ingested collection (references resolved in it), query
+  papers split by a seeded hash into ``val`` (tuning) and ``test`` (reporting);
 - `load_paper_to_paper` — any ingested corpus + a queries file (paper ids) + TREC qrels.
 """
 
@@ -196,6 +198,75 @@ def build_paper_to_paper(
                    example=no_body[0])
     return PaperToPaperBenchmark(
         name=f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)",
+        source=str(corpus),
+        queries={q: papers[q] for q in evaluated},
+        qrels=qrels,
+        issues=issues,
+        papers=papers,
+        venues={q: _venue(papers[q]) for q in evaluated},
+    )
+
+
+QUERY_SPLITS = ("val", "test")
+
+
+def query_split_of(paper_id: str, seed: int, val_share: float) -> str:
+    """``val`` or ``test`` for a query paper: a seeded hash of its id, stable as the corpus grows."""
+    digest = hashlib.blake2b(f"{seed}:{paper_id}".encode(), digest_size=8).digest()
+    return "val" if int.from_bytes(digest, "big") / 2**64 < val_share else "test"
+
+
+def build_collection_paper_to_paper(
+    corpus: str | Path,
+    *,
+    split: str = "test",
+    seed: int = 0,
+    val_share: float = 0.3,
+    min_gold: int = 1,
+    splits: Iterable[str] = SPLITS,
+) -> PaperToPaperBenchmark:
+    """References / Citations over a whole *ingested* collection (e.g. the ACL GROBID corpus).
+
+    Citations come from the papers' own bibliographies resolved against the
+    collection (`sciembed.corpus.directed.directed_citations`). Candidates are
+    every paper of the collection except the query itself; query papers are
+    those with at least `min_gold` gold papers, assigned to ``val`` (fusion
+    tuning) or ``test`` (reporting) by a seeded hash of their id. Query texts
+    are title, abstract and body sections: the bibliography is never a section.
+    """
+    if split not in QUERY_SPLITS:
+        raise BenchmarkError(f"unknown query split {split!r}; expected one of {', '.join(QUERY_SPLITS)}")
+    if not 0.0 < val_share < 1.0:
+        raise ValueError(f"val_share must be in (0, 1), got {val_share}")
+    if min_gold < 1:
+        raise ValueError(f"min_gold must be at least 1, got {min_gold}")
+    from sciembed.corpus.directed import directed_citations
+
+    cdir = CorpusDir(corpus)
+    papers = cdir.papers()
+    edges, stats = directed_citations(cdir.papers_path)
+    issues = IssueLog()
+    for reason, n in sorted(stats.unresolved.items()):
+        issues.add(f"reference not resolved to a collection paper ({reason})", "reference not a citation", n=n)
+    refs: dict[str, dict[str, int]] = {}
+    cits: dict[str, dict[str, int]] = {}
+    for citing, cited in edges:
+        refs.setdefault(citing, {})[cited] = 1
+        cits.setdefault(cited, {})[citing] = 1
+    wanted = list(splits)
+    qrels: dict[str, dict[str, dict[str, int]]] = {}
+    for name, rel in (("references", refs), ("citations", cits)):
+        if name not in wanted:
+            continue
+        mine = {q: r for q, r in rel.items() if query_split_of(q, seed, val_share) == split}
+        qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
+    evaluated = sorted({q for rel in qrels.values() for q in rel})
+    no_body = [q for q in evaluated if not papers[q].has_body]
+    if no_body:
+        issues.add("query paper has no body text", "only its abstract query is possible", n=len(no_body),
+                   example=no_body[0])
+    return PaperToPaperBenchmark(
+        name=f"{Path(corpus).name}:{split} (paper-to-paper over the collection, seed {seed}, ≥{min_gold} gold)",
         source=str(corpus),
         queries={q: papers[q] for q in evaluated},
         qrels=qrels,

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import split_sentences
 from sciembed.views.tokens import TokenCounter, approx_tokens, count_many
 from sciembed.views.view import View, ViewKind
 
+T = TypeVar("T")
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP] of a BERT-style encoder
 
 
@@ -103,15 +105,29 @@ def fit_pieces(text: str, budget: int, count: TokenCounter = approx_tokens) -> l
     return fit_pieces_many([text], budget, count)[0]
 
 
-def section_pieces(paper: Paper, budget: int, count: TokenCounter = approx_tokens) -> list[View]:
+def spread(items: Sequence[T], n: int | None) -> list[T]:
+    """At most `n` items evenly spaced over `items`, first and last kept, order kept (all when n is None)."""
+    if n is None or len(items) <= n:
+        return list(items)
+    if n == 1:
+        return [items[0]]
+    return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)]
+
+
+def section_pieces(paper: Paper, budget: int, count: TokenCounter = approx_tokens,
+                   per_section: int | None = None, sections: int | None = None) -> list[View]:
     """Every non-empty section as ``heading\\ntext``, split into pieces of at most `budget` tokens.
 
-    Each view records its section index; pieces of one section are in reading order.
+    Each view records its section index; pieces of one section are in reading order. `per_section`
+    keeps only each section's first pieces, `sections` at most that many sections spread over the
+    paper (first and last kept): a cheaper index that reads less of each paper (`truncation_report`
+    counts what it leaves out).
     """
-    indexes = [i for i, s in enumerate(paper.sections) if s.text.strip()]
+    indexes = spread([i for i, s in enumerate(paper.sections) if s.text.strip()], sections)
     texts = [f"{paper.sections[i].heading.strip()}\n{paper.sections[i].text.strip()}".strip() for i in indexes]
     return [View(paper.id, ViewKind.SECTION, piece, i)
-            for i, pieces in zip(indexes, fit_pieces_many(texts, budget, count), strict=True) for piece in pieces]
+            for i, pieces in zip(indexes, fit_pieces_many(texts, budget, count), strict=True)
+            for piece in pieces[:per_section]]
 
 
 @dataclass(frozen=True)

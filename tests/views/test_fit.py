@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sciembed.papers.model import Paper, Section
-from sciembed.views.fit import (encoder_budget, fit_pieces, fit_pieces_many, section_pieces, spread,
-                                truncation_report)
+from sciembed.views.fit import encoder_budget, fit_pieces, fit_pieces_many, section_pieces, spread, truncation_report
 from sciembed.views.tokens import approx_tokens, tokenizer_counter
 
 
@@ -59,7 +58,7 @@ def test_spread_keeps_first_and_last_and_nests():
 
 
 def test_section_pieces_per_section_and_spread_sections():
-    sections = tuple(Section(f"{i} Part", _long_text(2, 10)) for i in range(5)) + (Section("Empty", "  "),)
+    sections = (*tuple(Section(f"{i} Part", _long_text(2, 10)) for i in range(5)), Section("Empty", "  "))
     paper = Paper("p", "T", "A", sections)
     every = section_pieces(paper, 40)
     assert {v.section for v in every} == set(range(5)) and all(approx_tokens(v.text) <= 40 for v in every)

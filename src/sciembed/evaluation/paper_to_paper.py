@@ -33,17 +33,11 @@ from sciembed.papers.model import Paper
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import TitleTwins
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
+from sciembed.views.simple import full_text
 from sciembed.views.tokens import TokenCounter, approx_tokens
 
 SPLITS = ("references", "citations")
 KIND = "paper_to_paper"
-
-
-def full_text(paper: Paper) -> str:
-    """Title, abstract and every section (heading + text): what F2F and BM25 read."""
-    parts = [paper.title.strip(), paper.abstract.strip()]
-    parts += [f"{s.heading}\n{s.text}".strip() for s in paper.sections]
-    return "\n\n".join(p for p in parts if p)
 
 
 def candidate_of(paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,

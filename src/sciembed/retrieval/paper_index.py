@@ -30,18 +30,29 @@ from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import View, section_view, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
 from sciembed.views.chunk import chunk_views
+from sciembed.views.fit import encoder_budget, section_pieces, truncation_row
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
+from sciembed.views.simple import full_text
+from sciembed.views.view import ViewKind
 from sciembed.views.window import eligible_sections
 
-VIEW_KINDS = ("ta", "window", "section", "chunk", "segment")
+VIEW_KINDS = ("ta", "window", "section", "ta+section", "chunk", "segment", "fulltext")
 MANIFEST = "manifest.json"
 BM25_VIEWS = "views.jsonl"
 
 
 def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
-                segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[View]:
-    """The views of one paper: its TA, a window at every section header, every non-empty section,
-    CoSAEmb chunks of `chunk_tokens`, or PRISM segments of `segment_tokens`."""
+                segment_tokens: int = DEFAULT_SEGMENT_TOKENS, piece_tokens: int | None = None) -> list[View]:
+    """The views of one paper: its TA, a window at every section header, every non-empty section (split
+    into pieces of at most `piece_tokens` tokens when given: a dense index passes its encoder's budget),
+    TA + those sections (``ta+section``, what late interaction compares), CoSAEmb chunks of
+    `chunk_tokens`, PRISM segments of `segment_tokens`, or the whole text as one view (``fulltext``:
+    for BM25; a dense encoder reads only its first tokens)."""
+    if kind == "fulltext":
+        return [View(paper.id, ViewKind.FULLTEXT, text)] if (text := full_text(paper)).strip() else []
+    if kind == "ta+section":
+        ta = [ta_view(paper)] if ta_text(paper).strip() else []
+        return ta + paper_views(paper, "section", target, piece_tokens=piece_tokens) if ta or paper.has_body else []
     if kind == "chunk":
         return chunk_views(paper, max_tokens=chunk_tokens)
     if kind == "segment":
@@ -52,6 +63,8 @@ def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512
         body = body_words(paper)
         return [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
     if kind == "section":
+        if piece_tokens is not None:
+            return section_pieces(paper, piece_tokens)
         return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]
     raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
 
@@ -126,12 +139,14 @@ def build_paper_index(
     check_writable(Path(out))  # before any encoding: a read-only or missing parent fails now, not at the end
     target = target or target_words(encoder.max_seq_length)
     out = Path(out)
-    sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens}
+    piece_tokens = encoder_budget(encoder.max_seq_length) if kind in ("section", "ta+section") else None
+    sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens, "piece_tokens": piece_tokens}
+    truncation = None
     if shard_papers:
         from sciembed.retrieval.shards import encode_to_shards, index_from_shards
 
         run = encode_to_shards(corpus, encoder, kind, target, out / "shards", shard_papers=shard_papers,
-                               batch_size=batch_size, show_progress=show_progress)
+                               batch_size=batch_size, show_progress=show_progress, piece_tokens=piece_tokens)
         counts = run.counts
         if not counts.views:
             raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
@@ -142,6 +157,7 @@ def build_paper_index(
         views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target, **sizes)
         if not views:
             raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        truncation = _truncation(encoder, kind, [v.text for v in views])
         vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
         params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
         index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
@@ -159,6 +175,8 @@ def build_paper_index(
         "view": kind,
         "target_words": target if kind == "window" else None,
         "segment_tokens": segment_tokens if kind == "segment" else None,
+        "piece_tokens": piece_tokens,
+        "truncation": truncation,
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
@@ -166,6 +184,16 @@ def build_paper_index(
     }
     write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
     return counts
+
+
+def _truncation(encoder: Any, kind: str, texts: list[str]) -> dict[str, Any] | None:
+    """Views over the encoder's budget and the tokens it never reads (None without a tokenizer)."""
+    tokenizer = getattr(getattr(encoder, "model", None), "tokenizer", None)
+    if tokenizer is None or not texts:
+        return None
+    from sciembed.views.tokens import tokenizer_counter
+
+    return truncation_row(kind, texts, encoder_budget(encoder.max_seq_length), tokenizer_counter(tokenizer)).to_dict()
 
 
 @dataclass

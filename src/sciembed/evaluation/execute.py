@@ -17,14 +17,15 @@ import numpy as np
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask
 from sciembed.evaluation.metrics import ranx_scores
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
+from sciembed.evaluation.ties import ordered, tie_notes
 
 Ranking = list[tuple[str, float]]
 EMPTY = "\x00no-candidate"  # ranx cannot hold a query with an empty ranking; this id is never relevant
 
 
 def order(ids: Sequence[str], scores: np.ndarray) -> Ranking:
-    """Best first; equal scores in id order (deterministic)."""
-    return sorted(((d, float(s)) for d, s in zip(ids, scores, strict=True)), key=lambda x: (-x[1], x[0]))
+    """Best first; equal scores in seeded-hash order (`ties.ordered`: never by id, which can favour relevance)."""
+    return ordered((d, float(s)) for d, s in zip(ids, scores, strict=True))
 
 
 def rank_task(task: RankingTask, scorer: Any) -> dict[str, Ranking]:
@@ -88,14 +89,20 @@ def _means(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
 
 
 def run_ranking(task: RankingTask, scorer: Any) -> TaskResult:
+    return rank_and_score(task, scorer)[0]
+
+
+def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str, Ranking]]:
+    """The task's result and the full rankings it was scored on (for run files)."""
     rankings = rank_task(task, scorer)
     per_query = ranking_metrics(task, rankings)
     sizes = [len(r) for r in rankings.values()]
     counts = {"queries": len(task.queries), "candidates": len(task.docs),
               "mean_candidates_per_query": round(float(np.mean(sizes)), 2) if sizes else 0,
               "relevant_pairs": sum(1 for rel in task.qrels.values() for r in rel.values() if r >= task.relevant_min)}
+    notes = list(task.notes) + [n["message"] for n in tie_notes(rankings)]
     return TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group,
-                      list(task.notes))
+                      notes), rankings
 
 
 def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:

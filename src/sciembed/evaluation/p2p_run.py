@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sciembed.evaluation import metrics as M
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
 from sciembed.evaluation.run import ModelRun
+from sciembed.evaluation.ties import ordered
 from sciembed.models.progress import progress_bar
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.fusion import rrf_scores
@@ -192,7 +193,7 @@ def _top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> 
     for doc, score in hits:
         if doc not in skip:
             seen.setdefault(doc, float(score))
-    return sorted(seen.items(), key=lambda x: (-x[1], x[0]))[:k]
+    return ordered(seen.items())[:k]
 
 
 def _dense_top(index: DenseIndex, ids: list[str], vector: np.ndarray, excluded: list[str],

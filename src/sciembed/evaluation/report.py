@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from sciembed.evaluation.plots import plot_domains, plot_scenarios, plot_spectru
 from sciembed.evaluation.run import ModelRun
 from sciembed.evaluation.significance import paired_test
 from sciembed.evaluation.task import key_label, key_str, normalize_key
+from sciembed.ioutil.names import slug as _slug
 
 FORMAT = "sciembed-eval/1"
 REPORT_TEST = "student"
@@ -36,7 +36,7 @@ REPORT_MAX_P = 0.05
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
+    return _slug(name, "_", "model")
 
 
 def _unique_names(runs: list[ModelRun]) -> list[str]:

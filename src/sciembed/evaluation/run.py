@@ -20,7 +20,15 @@ from sciembed.evaluation.full_list import METRIC as FULL_MRR
 from sciembed.evaluation.full_list import full_list_mrr
 from sciembed.evaluation.geometry import citation_geometry
 from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
-from sciembed.evaluation.task import BODY_MODES, SCENARIOS, Benchmark, RetrievalTask, ScenarioDict, ScenarioKey
+from sciembed.evaluation.task import (
+    BODY_MODES,
+    SCENARIOS,
+    Benchmark,
+    RetrievalTask,
+    ScenarioDict,
+    ScenarioKey,
+    key_str,
+)
 from sciembed.evaluation.ties import tie_notes
 from sciembed.views import target_words
 
@@ -87,6 +95,7 @@ def evaluate_encoder(
     index_dir: Path | None = None,
     window_tokens: int | None = None,
     full_mrr: bool | None = None,
+    relevant_min: int = 1,
 ) -> ModelRun:
     """Rank, score and (for dense models on citation benchmarks) measure geometry.
 
@@ -97,11 +106,20 @@ def evaluate_encoder(
     `window_tokens`: token budget of the windowed body views (default: the encoder's
     `max_seq_length`), so full sections at 8,192 tokens and 512-token windows share one run.
     `full_mrr`: add ``mrr_full``, MRR over every candidate (default: on citation benchmarks).
+    BEIR folders and pools run through the executor `sciembed bench` uses (`execute.rank_and_score`: every
+    candidate scored, ties in `ties.ordered` order, metrics over the full list, grades below `relevant_min`
+    not relevant); `k` then only bounds the rankings kept for run files (pools are kept whole).
     """
     if full_mrr is None:
         full_mrr = benchmark.kind == "citation"
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
+    if benchmark.kind in FULL_LIST_KINDS:
+        if index_dir is not None:
+            raise ValueError(f"{benchmark.kind} benchmarks rank every candidate with the contract executor; "
+                             "they keep no candidate index (index_dir applies to citation benchmarks)")
+        return _evaluate_full_lists(encoder, benchmark, k, batch_size=batch_size, show_progress=show_progress,
+                                    window_tokens=window_tokens, relevant_min=relevant_min)
     fingerprint = benchmark.fingerprint()
     ranker = make_ranker(encoder, batch_size=batch_size, show_progress=show_progress, index_dir=index_dir,
                          benchmark_fingerprint=fingerprint)
@@ -147,6 +165,70 @@ def evaluate_encoder(
         ta = vectors.pop("ta")
         run.geometry = citation_geometry(ta, benchmark.pairs(), vectors, seed=seed)
         run.timings["geometry_s"] = time.perf_counter() - t0
+    return run
+
+
+FULL_LIST_KINDS = ("beir", "pools")
+
+
+def make_scorer(encoder: Any, *, batch_size: int = 32, show_progress: bool = True) -> Any:
+    """The contract executor's scorer: BM25 for "bm25", else the encoder (loaded by name) with its own distance."""
+    from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
+
+    if isinstance(encoder, str):
+        if encoder.lower() == "bm25":
+            return BM25Scorer()
+        from sciembed.models import load_encoder
+
+        encoder = load_encoder(encoder)
+    return DenseScorer(encoder, distance=encoder.metric, batch_size=batch_size, show_progress=show_progress)
+
+
+def ranking_task(task: RetrievalTask, relevant_min: int = 1) -> Any:
+    """A harness `RetrievalTask` as the contract's `RankingTask` (texts, qrels, pools and exclusions unchanged)."""
+    from sciembed.evaluation.contract import RankingTask
+
+    if any(ids not in ([], [q]) for q, ids in task.exclude.items()):
+        raise ValueError(f"{task.key}: only the query's own id can be excluded")
+    return RankingTask(name=key_str(task.key), queries=dict(zip(task.query_ids, task.query_texts, strict=True)),
+                       docs=dict(zip(task.doc_ids, task.doc_texts, strict=True)), qrels=task.qrels,
+                       pools=task.pools, relevant_min=relevant_min,
+                       exclude_self=any(task.exclude.values()), extra_metrics=tuple(task.metrics))
+
+
+def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_size: int, show_progress: bool,
+                         window_tokens: int | None, relevant_min: int) -> ModelRun:
+    """A BEIR folder or pools file through `execute.rank_and_score`, returned as a `ModelRun` for the report."""
+    from sciembed.evaluation.execute import rank_and_score
+    from sciembed.evaluation.scorers import DenseScorer
+
+    scorer = make_scorer(encoder, batch_size=batch_size, show_progress=show_progress)
+    window_words = target_words(window_tokens or getattr(getattr(scorer, "encoder", None), "max_seq_length", 512))
+    [key] = benchmark.keys()
+    task = benchmark.task(key, window_words)
+    if isinstance(scorer, DenseScorer):  # a model card may ask for its recipe's input format (CoSAEmb)
+        from sciembed.evaluation.input_format import format_tasks
+
+        [task] = format_tasks([task], benchmark, scorer.encoder)
+    run = ModelRun(model=scorer.name, fingerprint=scorer.fingerprint, kind=scorer.kind,
+                   benchmark_fingerprint=benchmark.fingerprint(), k=k, config=scorer.config())
+    start = time.perf_counter()
+    result, rankings = rank_and_score(ranking_task(task, relevant_min), scorer)
+    run.timings["rank_and_score_s"] = time.perf_counter() - start
+    per_query = {m: {q: v / 100.0 for q, v in scores.items()} for m, scores in result.per_query.items()
+                 if m in task.metrics}
+    run.rankings[key] = rankings if task.pools is not None else {q: r[:k] for q, r in rankings.items()}
+    run.qrels[key] = task.qrels
+    run.per_query[key] = per_query
+    run.aggregates[key] = M.aggregate(per_query)
+    run.per_domain[key] = M.by_domain(per_query, task.domains)
+    run.counts[key] = task.counts()
+    run.notes[key] = task.notes.to_list() + tie_notes(rankings)
+    texts = len(task.query_texts) + len(task.doc_texts)
+    run.encoding = {"texts": texts, "distinct": len(set(task.query_texts) | set(task.doc_texts)), "from_index": 0,
+                    "encoded": getattr(scorer, "model_encoded", None) if isinstance(scorer, DenseScorer) else None,
+                    "cache_hits": (scorer.encoded - scorer.model_encoded
+                                   if isinstance(scorer, DenseScorer) and hasattr(scorer.encoder, "last") else None)}
     return run
 
 

@@ -10,7 +10,6 @@ A benchmark that cannot be loaded is reported; when it is `optional` the rest ru
 from __future__ import annotations
 
 import json
-import re
 import time
 import traceback
 from collections.abc import Callable
@@ -18,62 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.bench.suite import BenchmarkEntry, Suite, SuiteError
+from sciembed.evaluation.bench.suite import Suite
+from sciembed.evaluation.benchmarks import LoadContext, load_benchmark
 from sciembed.evaluation.contract import TaskResult
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.ioutil.atomic import write_text_atomic
+from sciembed.ioutil.names import slug
 
-PROTOCOL = 1  # bump when a metric definition changes: every cell is then recomputed
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "x"
-
-
-def load_benchmark(entry: BenchmarkEntry, workdir: Path) -> Any:
-    """The contract object for one suite entry; `BenchmarkError` / `FileNotFoundError` when it cannot be read."""
-    path = Path(entry.path).expanduser()
-    if not path.exists():
-        raise BenchmarkError(f"benchmark {entry.name}: {entry.kind} path {path} does not exist")
-    if entry.kind == "citation":
-        from sciembed.evaluation.bench.adapters import CitationAdapter
-        from sciembed.evaluation.citation import build_citation_benchmark
-
-        return CitationAdapter(build_citation_benchmark(path, split=entry.split, paper_log_seed=entry.seed),
-                               entry.name, tuple(entry.scenarios), tuple(entry.body_modes))
-    if entry.kind == "beir":
-        from sciembed.evaluation.beir import load_beir
-        from sciembed.evaluation.bench.adapters import BeirAdapter
-
-        return BeirAdapter({path.name: load_beir(path, entry.split)}, entry.name, relevant_min=entry.relevant_min)
-    if entry.kind == "pools":
-        from sciembed.evaluation.bench.adapters import PoolsAdapter
-        from sciembed.evaluation.pools import load_pools
-
-        return PoolsAdapter(load_pools(path), entry.name, entry.relevant_min)
-    if entry.kind == "scitldr":
-        from sciembed.evaluation.bench.adapters import scitldr_adapter
-
-        return scitldr_adapter(path, workdir / "data" / slug(entry.name), entry.name)
-    if entry.kind == "scirepeval":
-        from sciembed.evaluation.scirepeval import load_scirepeval
-
-        bench = load_scirepeval(path, entry.tasks)
-        bench.name = entry.name
-        return bench
-    if entry.kind == "csfcube":
-        from sciembed.evaluation.csfcube import load_csfcube
-
-        bench = load_csfcube(path, entry.query_mode)
-        bench.name = entry.name
-        return bench
-    if entry.kind == "triplets":
-        from sciembed.evaluation.triplets import load_triplets
-
-        bench = load_triplets(path, seed=entry.seed)
-        bench.name = entry.name
-        return bench
-    raise SuiteError(f"unknown benchmark kind {entry.kind!r}")
+# bump when a metric definition changes: every cell is then recomputed (2: ties in seeded-hash order, not by id)
+PROTOCOL = 2
 
 
 @dataclass
@@ -127,9 +79,10 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
     cache = Path(suite.cache) if suite.cache else out / "embedding-cache"
     benchmarks: dict[str, Any] = {}
     missing: dict[str, str] = {}
+    context = LoadContext(out, tuple(m.model for m in suite.models))
     for entry in suite.benchmarks:
         try:
-            benchmarks[entry.name] = load_benchmark(entry, out)
+            benchmarks[entry.name] = load_benchmark(entry, context)
             say(f"[benchmark] {entry.name} ({entry.kind}): loaded")
         except (BenchmarkError, FileNotFoundError, OSError) as exc:
             if not entry.optional:

@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
-
-BENCHMARK_KINDS = ("citation", "beir", "pools", "scitldr", "scirepeval", "csfcube", "triplets")
 
 
 class SuiteError(ValueError):
@@ -29,22 +28,6 @@ class ModelEntry(BaseModel):
     max_seq_length: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # passed to load_encoder as keyword arguments
     bm25_pool_statistics: Literal["collection", "pool"] = "collection"
-
-
-class BenchmarkEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    kind: Literal["citation", "beir", "pools", "scitldr", "scirepeval", "csfcube", "triplets"]
-    path: str
-    optional: bool = False  # a missing optional benchmark is reported and the rest runs
-    relevant_min: int = Field(1, ge=1)  # beir / pools: the grade that counts as relevant
-    split: str = "test"  # beir: qrels split; citation: corpus split
-    scenarios: list[str] = Field(default_factory=lambda: ["ta_ta", "body_ta", "body_body"])  # citation
-    body_modes: list[str] = Field(default_factory=lambda: ["windowed"])  # citation
-    tasks: list[str] | None = None  # scirepeval: a subset of task names
-    query_mode: Literal["abstract", "facet"] = "abstract"  # csfcube
-    seed: int = 0
 
 
 class Suite(BaseModel):

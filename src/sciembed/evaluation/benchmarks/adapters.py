@@ -72,14 +72,19 @@ class PoolsAdapter:
 
 
 @dataclass
-class CitationAdapter:
-    """A sciembed corpus through the citation harness; each scenario is a task (primary NDCG@10)."""
+class HarnessAdapter:
+    """A citation-harness benchmark (a built corpus, same-paper sections) run by `evaluate_encoder`.
 
-    benchmark: Any  # CitationBenchmark
+    Rankings are full lists (k = the number of candidates), so MAP and MRR are over every candidate;
+    each scenario becomes a task.
+    """
+
+    benchmark: Any  # CitationBenchmark | SectionRetrievalBenchmark
     name: str
+    kind: str = "citation"
     scenarios: tuple[str, ...] = ("ta_ta", "body_ta", "body_body")
     body_modes: tuple[str, ...] = ("windowed",)
-    kind: str = "citation"
+    primary: str = "ndcg@10"
     native: bool = True  # run by `run_native`, not task by task
 
     def fingerprint(self) -> str:
@@ -96,22 +101,29 @@ class CitationAdapter:
     def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
         from sciembed.evaluation.run import evaluate_encoder
         from sciembed.evaluation.scorers import DenseScorer
-        from sciembed.evaluation.task import key_str
 
         model = scorer.encoder if isinstance(scorer, DenseScorer) else "bm25"
-        k = max(1, len(self.benchmark.papers))  # full lists: MAP and MRR over every candidate
+        candidates = getattr(self.benchmark, "units", None) or self.benchmark.papers  # sections, else papers
+        k = max(1, len(candidates))
         run = evaluate_encoder(model, self.benchmark, self.scenarios, self.body_modes, k=k, show_progress=True,
                                batch_size=batch_size, geometry=False)
-        out = []
-        for key in run.keys:
-            per_query = {m: {q: 100.0 * v for q, v in s.items()} for m, s in run.per_query[key].items()}
-            metrics = {m: 100.0 * v for m, v in run.aggregates[key].items()}
-            out.append(TaskResult(key_str(key), "retrieval", "ndcg@10", metrics, per_query,
-                                  dict(run.counts[key]), "citation", [n["message"] for n in run.notes[key]]))
-        return out
+        return task_results(run, self.kind, self.primary)
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         return primary_summary(results)
+
+
+def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "") -> list[TaskResult]:
+    """A harness `ModelRun` (scores 0–1, one key per scenario) as contract `TaskResult`s (×100)."""
+    from sciembed.evaluation.task import key_str
+
+    out = []
+    for key in run.keys:
+        per_query = {m: {q: 100.0 * v for q, v in s.items()} for m, s in run.per_query[key].items()}
+        metrics = {m: 100.0 * v for m, v in run.aggregates[key].items()}
+        out.append(TaskResult(prefix + key_str(key), "retrieval", primary, metrics, per_query,
+                              dict(run.counts[key]), group, [n["message"] for n in run.notes[key]]))
+    return out
 
 
 def scitldr_adapter(source: Path, workdir: Path, name: str) -> BeirAdapter:
@@ -129,3 +141,90 @@ def scitldr_adapter(source: Path, workdir: Path, name: str) -> BeirAdapter:
     return BeirAdapter(folders, name, kind="scitldr",
                        extra={"source": str(source), "read": manifest["read"], "accepted": manifest["accepted"],
                               "rejected": manifest["rejected"]})
+
+
+def _encoder_of(scorer: Any, kind: str) -> Any:
+    from sciembed.evaluation.issues import BenchmarkError
+    from sciembed.evaluation.scorers import DenseScorer
+
+    if not isinstance(scorer, DenseScorer):
+        raise BenchmarkError(f"{kind} compares embedding models; {scorer.name} has no vectors")
+    return scorer.encoder
+
+
+@dataclass
+class SemanticAdapter:
+    """SemCSE's semantic benchmark: each matching task's mean rank (lower is better) and the kNN label share."""
+
+    benchmark: Any  # SemanticBenchmark
+    name: str
+    kind: str = "semantic"
+    native: bool = True
+
+    def fingerprint(self) -> str:
+        import hashlib
+        import json
+
+        payload = json.dumps([self.benchmark.config, sorted(p.id for p in self.benchmark.papers),
+                              self.benchmark.query_source], sort_keys=True, default=str)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        b = self.benchmark
+        return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint(), "counts": b.counts,
+                "query_source": b.query_source, "issues": b.issues.to_list()}
+
+    def tasks(self, style: TextStyle) -> list[Any]:
+        return []
+
+    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+        from sciembed.evaluation.semantic import CLUSTERING, SCORE_METRIC, evaluate_semantic
+
+        run = evaluate_semantic(_encoder_of(scorer, self.kind), self.benchmark, batch_size=batch_size,
+                                name=scorer.name)
+        out = []
+        for task, metrics in run.results.items():
+            per_query = ({"rank": {str(i): float(r) for i, r in enumerate(run.per_query_ranks[task])}}
+                         if task in run.per_query_ranks else {})
+            counts = {k: int(metrics[k]) for k in ("queries", "pool") if k in metrics}
+            values = {k: float(v) for k, v in metrics.items() if k not in counts}
+            out.append(TaskResult(task, "clustering" if task == CLUSTERING else "retrieval", SCORE_METRIC[task],
+                                  values, per_query, counts, self.kind))
+        return out
+
+    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
+        return {r.task: r.score for r in results}
+
+
+@dataclass
+class PaperToPaperAdapter:
+    """Whole papers as queries (a corpus with directed citations, a qrels file, SciFullBench): each method on
+    each split is a task (the harness metrics of `p2p_run`, ×100)."""
+
+    benchmark: Any  # PaperToPaperBenchmark
+    name: str
+    config: Any  # P2PConfig
+    kind: str = "paper_to_paper"
+    native: bool = True
+
+    def fingerprint(self) -> str:
+        import hashlib
+        import json
+
+        config = json.dumps(self.config.model_dump(mode="json"), sort_keys=True, default=str)
+        return f"{self.benchmark.fingerprint()}:{hashlib.sha256(config.encode()).hexdigest()[:8]}"
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.benchmark.describe(), "name": self.name, "config": self.config.model_dump(mode="json")}
+
+    def tasks(self, style: TextStyle) -> list[Any]:
+        return []
+
+    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+        from sciembed.evaluation.p2p_run import evaluate_paper_to_paper
+
+        runs = evaluate_paper_to_paper(self.benchmark, _encoder_of(scorer, self.kind), self.config)
+        return [r for run in runs for r in task_results(run, self.kind, "recall@100", prefix=f"{run.model}/")]
+
+    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
+        return primary_summary(results)

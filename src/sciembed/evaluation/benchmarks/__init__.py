@@ -1,0 +1,10 @@
+"""Benchmarks by kind: one loader module each, one table (`registry.BENCHMARKS`).
+
+    entry = BenchmarkEntry(name="scidocs", kind="beir", path="data/scidocs")
+    bench = load_benchmark(entry, Path("runs/bench"))   # a contract object: tasks() or run_native()
+"""
+
+from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS, KIND_NAMES, BenchmarkKind, LoadContext, load_benchmark
+
+__all__ = ["BENCHMARKS", "KIND_NAMES", "BenchmarkEntry", "BenchmarkKind", "LoadContext", "load_benchmark"]

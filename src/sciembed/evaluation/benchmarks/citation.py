@@ -1,0 +1,19 @@
+"""kind ``citation``: a built corpus through the citation harness (each scenario a task)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sciembed.evaluation.benchmarks.adapters import HarnessAdapter
+
+
+def load(entry: Any, context: Any) -> HarnessAdapter:
+    from sciembed.evaluation.citation import QUERY_MODES, build_citation_benchmark
+    from sciembed.evaluation.issues import BenchmarkError
+
+    mode = entry.query_mode or "anchors"
+    if mode not in QUERY_MODES:
+        raise BenchmarkError(f"benchmark {entry.name}: query_mode {mode!r}; citation takes {', '.join(QUERY_MODES)}")
+    bench = build_citation_benchmark(entry.resolved_path(), split=entry.split, paper_log_seed=entry.seed,
+                                     queries=mode)
+    return HarnessAdapter(bench, entry.name, "citation", tuple(entry.scenarios), tuple(entry.body_modes))

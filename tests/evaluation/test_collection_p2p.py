@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
-from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, tune_p2p_fusion
+from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
 from sciembed.models.testing import HashingEncoder, build_tiny_bert
 from sciembed.papers.io import write_parquet
@@ -66,6 +66,19 @@ def test_late_and_tuned_fusion_rank_the_cited_papers(corpus):
                                     show_progress=False, fusion=spec)
     assert [r.model for r in fused] == ["a2a", "fused"] and fused[1].config["fusion"]["method"] == spec.method
     assert fused[1].aggregates[("references", None)]["recall@50"] == 1.0
+
+
+def test_one_pass_tunes_on_val_and_reports_on_test(corpus):
+    everything = build_collection_paper_to_paper(corpus, split="all")
+    val_ids = [q for q in everything.queries if query_split_of(q, 0, 0.3) == "val"]
+    test_ids = [q for q in everything.queries if q not in val_ids]
+    config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
+    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, HashingEncoder(), config,
+                                                  show_progress=False)
+    assert [r.model for r in runs] == ["a2a", "bm25", "late", "fused"]
+    assert spec.tuned["val_queries"] == len(val_ids) and set(test.queries) == set(test_ids)
+    assert all(set(r.per_query[("references", None)]["ndcg@10"]) <= set(test_ids) for r in runs)
+    assert runs[-1].config["fusion"]["runs"] == ["bm25", "a2a", "late"]
 
 
 @pytest.mark.slow

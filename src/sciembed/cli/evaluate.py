@@ -203,6 +203,7 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
     from sciembed.evaluation.p2p_report import write_p2p_report
     from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, load_p2p_config
     from sciembed.models import ModelLoadError, load_encoder
+    from sciembed.retrieval.learned_fusion import FusionSpec
     from sciembed.retrieval.prism.queries import QueryFileError
 
     console = Console()
@@ -227,8 +228,8 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
                 from sciembed.evaluation.paper_to_paper import build_paper_to_paper
 
                 bench = build_paper_to_paper(corpus, split=split, min_gold=min_gold)
-            else:
-                bench = _collection_bench(corpus, split, min_gold, tuning)
+            else:  # --tune-fusion builds val + test itself
+                bench = None if tuning.tune else _collection_bench(corpus, split, min_gold, tuning)
         config = load_p2p_config(p2p_config, queries_file=llm_queries,
                                  methods=[m.strip() for m in methods.split(",") if m.strip()] if methods else None,
                                  batch_size=batch_size)
@@ -236,11 +237,14 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
             console.print(f"[yellow]paper-to-paper runs one encoder; using {model[0]}[/yellow]")
         encoder = load_encoder(model[0], cache_dir=cache_dir, device=device, backend=backend, quantize=quantize,
                                max_seq_length=max_seq_length)
-        spec = _p2p_fusion(tuning, corpus, split, min_gold, encoder, config, out, console)
-        console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
-                      f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
-                      highlight=False, soft_wrap=True)
-        runs = evaluate_paper_to_paper(bench, encoder, config, fusion=spec)
+        if tuning.tune:
+            bench, runs, spec = _tuned_p2p(tuning, corpus, split, min_gold, encoder, config, out, console)
+        else:
+            spec = FusionSpec.load(tuning.fusion) if tuning.fusion is not None else None
+            console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
+                          f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
+                          highlight=False, soft_wrap=True)
+            runs = evaluate_paper_to_paper(bench, encoder, config, fusion=spec)
         report = write_p2p_report(runs, bench, out, extra={"config": config.model_dump(mode="json"),
                                                            "encoder": encoder.name}, rankings=rankings)
     except (BenchmarkError, CorpusError, ModelLoadError, QueryFileError, ValueError) as err:  # FusionError too
@@ -253,29 +257,29 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
 
 
-def _p2p_fusion(tuning: P2PTuning, corpus, split, min_gold, encoder, config, out, console):
-    """The fusion for method `fused`: read from --fusion, or tuned on the val query split (--tune-fusion)."""
-    from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, tune_p2p_fusion
-    from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
+def _tuned_p2p(tuning: P2PTuning, corpus, split, min_gold, encoder, config, out, console):
+    """--tune-fusion: one ranking pass over the val + test query papers of an ingested collection, the
+    fusion tuned on val (saved as OUT/fusion.json), every method reported on test."""
+    from sciembed.evaluation.p2p_run import evaluate_with_tuned_fusion
+    from sciembed.evaluation.paper_to_paper import query_split_of
+    from sciembed.retrieval.learned_fusion import FUSION_FILE
 
-    if tuning.fusion is not None and tuning.tune:
-        raise typer.BadParameter("give --fusion FILE or --tune-fusion, not both")
     if tuning.fusion is not None:
-        return FusionSpec.load(tuning.fusion)
-    if not tuning.tune:
-        return None
-    if corpus is None or split == "val":
+        raise typer.BadParameter("give --fusion FILE or --tune-fusion, not both")
+    if corpus is None or split != "test":
         raise typer.BadParameter("--tune-fusion needs an ingested collection CORPUS and --split test")
-    val = _collection_bench(corpus, "val", min_gold, tuning)
-    console.print(f"tuning the fusion of {', '.join(config.fuse_runs)} on {val.name}: {len(val.queries)} query "
-                  "papers", highlight=False, soft_wrap=True)
-    runs = evaluate_paper_to_paper(val, encoder, config.model_copy(update={"methods": list(config.fuse_runs)}))
-    spec = tune_p2p_fusion(runs, config.fuse_runs)
-    spec.tuned["val_scores"] = {r.model: {k[0]: v.get("ndcg@10") for k, v in r.aggregates.items()} for r in runs}
+    everything = _collection_bench(corpus, "all", min_gold, tuning)
+    ids = sorted(everything.queries)
+    val_ids = [q for q in ids if query_split_of(q, tuning.seed, tuning.val_share) == "val"]
+    test_ids = [q for q in ids if q not in set(val_ids)]
+    console.print(f"paper-to-paper on {everything.name}: {len(val_ids)} val + {len(test_ids)} test query papers, "
+                  f"{len(everything.candidate_titles())} candidates; fusion of {', '.join(config.fuse_runs)} tuned "
+                  f"on val, methods {', '.join(config.methods)} reported on test", highlight=False, soft_wrap=True)
+    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, encoder, config)
     path = spec.save(Path(out) / FUSION_FILE)
     console.print(f"fusion tuned on val: {spec.label} ({spec.tuned['metric']} {spec.tuned['score']:.4f}) -> {path}",
                   highlight=False, soft_wrap=True)
-    return spec
+    return test, runs, spec
 
 
 def p2p_table(runs, splits) -> Table:

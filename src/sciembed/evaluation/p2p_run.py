@@ -223,7 +223,7 @@ def evaluate_paper_to_paper(
         config.prism_views == "segments" and bool(needed & _ON_SEGMENTS))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    candidates = bench.candidates(config.segment_tokens)
+    candidates = bench.candidates(config.segment_tokens, segments=on_segments)
     ids = [c.id for c in candidates]
     exclusions = bench.exclusions()
     qids = sorted(bench.queries)
@@ -253,7 +253,7 @@ def evaluate_paper_to_paper(
         if pid in queries:
             llm_by_sample.setdefault(sample, {})[pid] = qs.with_abstract(queries[pid])
     c_ta = [abstract_text(c.title, c.abstract, config.abstract_format) for c in candidates]
-    c_full = [c.full_text or t for c, t in zip(candidates, c_ta, strict=True)]
+    c_full = [c.full_text or t for c, t in zip(candidates, c_ta, strict=True)] if needed & {"f2f", "bm25"} else []
     texts = [*c_ta, *q_ta.values(), *(c_full if "f2f" in needed else []),
              *[s for c in candidates for s in c_pieces.get(c.id, [])],
              *([s for c in candidates for s in c.segments] if on_segments else []),
@@ -453,3 +453,40 @@ def tune_p2p_fusion(runs: Sequence[ModelRun], fuse_runs: Sequence[str], metric: 
     rankings = {m: {f"{key[0]}\t{q}": ranking for key, per in by_name[m].rankings.items()
                     for q, ranking in per.items()} for m in fuse_runs}
     return tune_fusion(qrels, rankings, metric=metric, split=split)
+
+
+def evaluate_with_tuned_fusion(
+    bench: PaperToPaperBenchmark, val_ids: Sequence[str], test_ids: Sequence[str], encoder: Any,
+    config: P2PConfig, *, show_progress: bool = True, metric: str = "ndcg@10",
+) -> tuple[list[ModelRun], FusionSpec, PaperToPaperBenchmark]:
+    """Every method ranked once over val + test query papers; the fusion of `config.fuse_runs` tuned on
+    the val queries (ranx); each method, ``fused`` included, scored on the test queries only.
+
+    One pass over the collection serves both splits (pieces, indexes, BM25 are built once).
+    Returns the test runs (a2a first), the fusion and the test benchmark.
+    """
+    if "prism_llm" in config.methods:
+        raise ValueError("prism_llm averages LLM samples per run: evaluate it without fusion tuning")
+    ranked = list(dict.fromkeys([*(m for m in config.methods if m != "fused"), *config.fuse_runs]))
+    runs = evaluate_paper_to_paper(bench, encoder, config.model_copy(update={"methods": ranked}),
+                                   show_progress=show_progress)
+    rankings = {r.model: {q: ranking for per in r.rankings.values() for q, ranking in per.items()} for r in runs}
+    val = bench.subset(val_ids, bench.name.replace(":all", ":val"))
+    test = bench.subset(test_ids, bench.name.replace(":all", ":test"))
+
+    def rescore(run: ModelRun, target: PaperToPaperBenchmark, method: str | None = None,
+                ranking: dict[str, list[tuple[str, float]]] | None = None) -> ModelRun:
+        out = _score(method or run.model, ranking or rankings[run.model], target, encoder, config, run.timings)
+        out.encoding = dict(run.encoding)
+        return out
+
+    by_name = {r.model: r for r in runs}
+    spec = tune_p2p_fusion([rescore(by_name[m], val) for m in config.fuse_runs], config.fuse_runs, metric)
+    spec.tuned["val_queries"] = len(val.queries)
+    reported = [rescore(by_name[m], test) for m in config.methods if m in by_name]
+    if "fused" in config.methods:
+        fused = fuse_all(spec, {m: rankings[m] for m in spec.runs}, depth=config.top_k)
+        reported.append(rescore(by_name[spec.runs[0]], test, "fused", fused))
+        reported[-1].config["fusion"] = spec.to_dict()
+    reported.sort(key=lambda r: 0 if r.model == "a2a" else 1)
+    return reported, spec, test

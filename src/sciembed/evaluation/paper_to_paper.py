@@ -64,10 +64,14 @@ class PaperToPaperBenchmark:
         return list(self.qrels)
 
     def candidates(self, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
-                   count: TokenCounter = approx_tokens) -> list[Candidate]:
-        """Every candidate, sorted by id; corpus routes cut segments of `segment_tokens` here."""
+                   count: TokenCounter = approx_tokens, segments: bool = True) -> list[Candidate]:
+        """Every candidate, sorted by id; corpus routes cut segments of `segment_tokens` here (none when
+        `segments` is False: cutting a large collection's segments takes minutes)."""
         if self.fixed_candidates is not None:
             return [self.fixed_candidates[c] for c in sorted(self.fixed_candidates)]
+        if not segments:
+            return [Candidate(p.id, p.title, p.abstract, (), full_text(p)) for p in
+                    (self.papers[i] for i in sorted(self.papers))]
         return [candidate_of(self.papers[p], segment_tokens, count) for p in sorted(self.papers)]
 
     def candidate_titles(self) -> dict[str, str]:
@@ -79,6 +83,15 @@ class PaperToPaperBenchmark:
         """Query id -> candidate ids it must never retrieve (itself, and papers with its normalised title)."""
         twins = TitleTwins(self.candidate_titles().items())
         return {q: twins.excluded(q, paper.title) for q, paper in self.queries.items()}
+
+    def subset(self, query_ids: Iterable[str], name: str) -> PaperToPaperBenchmark:
+        """The same candidates with only the given query papers (e.g. a val or test query split)."""
+        keep = set(query_ids)
+        qrels = {s: {q: r for q, r in rel.items() if q in keep} for s, rel in self.qrels.items()}
+        evaluated = {q for rel in qrels.values() for q in rel}
+        return PaperToPaperBenchmark(name, self.source, {q: p for q, p in self.queries.items() if q in evaluated},
+                                     qrels, self.issues, self.papers, self.fixed_candidates,
+                                     {q: v for q, v in self.venues.items() if q in evaluated}, self.kind)
 
     def query_ids(self, split: str) -> list[str]:
         return sorted(self.qrels[split])
@@ -201,7 +214,7 @@ def build_paper_to_paper(
     )
 
 
-QUERY_SPLITS = ("val", "test")
+QUERY_SPLITS = ("val", "test", "all")
 
 
 def query_split_of(paper_id: str, seed: int, val_share: float) -> str:
@@ -225,7 +238,7 @@ def build_collection_paper_to_paper(
     collection (`sciembed.corpus.directed.directed_citations`). Candidates are
     every paper of the collection except the query itself; query papers are
     those with at least `min_gold` gold papers, assigned to ``val`` (fusion
-    tuning) or ``test`` (reporting) by a seeded hash of their id. Query texts
+    tuning) or ``test`` (reporting) by a seeded hash of their id (``all``: both). Query texts
     are title, abstract and body sections: the bibliography is never a section.
     """
     if split not in QUERY_SPLITS:
@@ -252,7 +265,7 @@ def build_collection_paper_to_paper(
     for name, rel in (("references", refs), ("citations", cits)):
         if name not in wanted:
             continue
-        mine = {q: r for q, r in rel.items() if query_split_of(q, seed, val_share) == split}
+        mine = {q: r for q, r in rel.items() if split == "all" or query_split_of(q, seed, val_share) == split}
         qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
     evaluated = sorted({q for rel in qrels.values() for q in rel})
     no_body = [q for q in evaluated if not papers[q].has_body]

@@ -136,7 +136,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="Ingested ACL collection (skip the acl part without it).")
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
-    parser.add_argument("--fusion", type=Path, required=True, help="fusion.json tuned on the ACL val split.")
+    parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: CombSUM "
+                        "min-max of bm25, a2a, late — the same operations as a tuned weighted sum).")
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--views", type=int, default=4, help="Synthetic section pieces per paper (+ 1 TA).")
     parser.add_argument("--words", type=int, default=300, help="Synthetic body words per paper (BM25).")
@@ -148,7 +149,7 @@ def main() -> None:
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_latency.json")
     args = parser.parse_args()
-    spec = FusionSpec.load(args.fusion)
+    spec = FusionSpec.load(args.fusion) if args.fusion else FusionSpec(["bm25", "a2a", "late"], "combsum", "min-max")
     result = {"fusion": spec.label, "top_k": args.top_k, "machine": {"cpus": os.cpu_count(),
               "platform": platform.platform(), "load_average_start": os.getloadavg()}}
     if args.corpus is not None:

@@ -22,6 +22,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 from transformers import AutoTokenizer
 
 from sciembed.corpus.layout import CorpusDir
@@ -37,12 +38,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--max-seq-length", type=int, default=256)
+    parser.add_argument("--sample", type=int, default=0, help="Seeded sample of this many papers (0: all).")
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_truncation_acl.json")
     args = parser.parse_args()
     start = time.perf_counter()
     count = tokenizer_counter(AutoTokenizer.from_pretrained(str(offline_package_path())))
     budget = encoder_budget(args.max_seq_length)
-    papers = list(CorpusDir(args.corpus).iter_papers())
+    papers = sorted(CorpusDir(args.corpus).iter_papers(), key=lambda p: p.id)
+    if args.sample and args.sample < len(papers):
+        keep = set(np.random.default_rng(args.seed).choice(len(papers), args.sample, replace=False).tolist())
+        papers = [p for i, p in enumerate(papers) if i in keep]
     fit_words = int(budget * 0.7)
     before = {
         "ta": [ta_text(p) for p in papers],
@@ -68,7 +74,8 @@ def main() -> None:
         body_tokens - after["section_pieces_first_of_4_sections"]["tokens"])
     after["section_pieces_first_of_4_sections"]["share_body_not_read"] = (
         1 - after["section_pieces_first_of_4_sections"]["tokens"] / body_tokens)
-    result = {"corpus": str(args.corpus), "papers": len(papers), "max_seq_length": args.max_seq_length,
+    result = {"corpus": str(args.corpus), "papers": len(papers), "sample": args.sample or None, "seed": args.seed,
+              "max_seq_length": args.max_seq_length,
               "budget_tokens": budget, "before": rows, "after": after,
               "seconds": time.perf_counter() - start}
     args.out.parent.mkdir(parents=True, exist_ok=True)

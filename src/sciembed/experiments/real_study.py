@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
@@ -72,10 +72,23 @@ class EvaluationSettings(_Strict):
 
 
 class ArmSpec(_Strict):
-    recipe: str
-    config: Path
+    """A trained arm (`recipe` + `config` + `overrides`), or a weight interpolation of another arm with the
+    base (`interpolate_of` + `alpha`, WiSE-FT: `sciembed.training.interpolate`)."""
+
+    recipe: str | None = None
+    config: Path | None = None
     overrides: dict[str, Any] = Field(default_factory=dict)
     ablation_of: str | None = None  # the arm this one is the paper's ablation of
+    interpolate_of: str | None = None
+    alpha: float | None = Field(None, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self):
+        trained = self.recipe is not None and self.config is not None
+        mixed = self.interpolate_of is not None and self.alpha is not None
+        if trained == mixed:
+            raise ValueError("an arm is either trained (recipe + config) or interpolated (interpolate_of + alpha)")
+        return self
 
 
 class RealStudyConfig(_Strict):
@@ -98,8 +111,9 @@ def load_real_study(path: Path) -> RealStudyConfig:
 
     arms = {name: arm.model_copy(update={"config": anchored(arm.config)}) for name, arm in config.arms.items()}
     for name, arm in arms.items():
-        if arm.ablation_of is not None and arm.ablation_of not in arms:
-            raise RealStudyError(f"{path}: arm {name!r} is an ablation of {arm.ablation_of!r}, which is not an arm")
+        for role, other in (("an ablation of", arm.ablation_of), ("interpolated from", arm.interpolate_of)):
+            if other is not None and other not in arms:
+                raise RealStudyError(f"{path}: arm {name!r} is {role} {other!r}, which is not an arm")
     evaluation = config.evaluation.model_copy(update={"scitldr": anchored(config.evaluation.scitldr)})
     return config.model_copy(update={"source": anchored(config.source), "arms": arms, "evaluation": evaluation})
 
@@ -128,7 +142,10 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
     unknown = sorted(set(only) - set(config.arms))
     if unknown:
         raise RealStudyError(f"unknown arm(s) {', '.join(unknown)}; the config has {', '.join(config.arms)}")
-    train_configs = {name: _arm_config(arm) for name, arm in arms.items()}  # bad configs stop before any work
+    for name, arm in arms.items():
+        if arm.interpolate_of is not None and arm.interpolate_of not in arms:
+            raise RealStudyError(f"arm {name!r} is interpolated from {arm.interpolate_of!r}: run them together")
+    train_configs = {name: _arm_config(arm) for name, arm in arms.items() if arm.recipe is not None}  # fail early
     _ingest(config, paths, say)
     _build(config, paths, say)
     train_configs = {name: _with_summaries(cfg, paths, say) for name, cfg in train_configs.items()}
@@ -137,7 +154,10 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
     models[BASE] = _evaluated(BASE, config.base, config, paths, tasks, say)
     models[BM25] = _evaluated(BM25, BM25, config, paths, tasks, say)
     for name, arm in arms.items():
-        model_dir = _trained(name, arm, train_configs[name], paths, say)
+        if arm.interpolate_of is not None:
+            model_dir = _interpolated(name, arm, config, paths, say)
+        else:
+            model_dir = _trained(name, arm, train_configs[name], paths, say)
         models[name] = _evaluated(name, str(model_dir), config, paths, tasks, say)
     results = _results(config, models, arms)
     paths.results.write_text(json.dumps(results, indent=2) + "\n")
@@ -239,6 +259,18 @@ def _trained(name: str, arm: ArmSpec, train_config: Any, paths: StudyPaths, say:
     return train(arm.recipe, train_config, paths.corpus, run_dir, resume=resume, say=lambda s: say("  " + s))
 
 
+def _interpolated(name: str, arm: ArmSpec, config: RealStudyConfig, paths: StudyPaths,
+                  say: Callable[[str], None]) -> Path:
+    target = paths.runs / name / "model"
+    if (target / "modules.json").is_file():
+        return target
+    from sciembed.training.interpolate import interpolate_with_base
+
+    source = paths.runs / str(arm.interpolate_of) / "model"
+    say(f"[interpolate {name}] {1 - float(arm.alpha):g} × base + {arm.alpha:g} × {arm.interpolate_of}")
+    return interpolate_with_base(source, config.base, float(arm.alpha), target)
+
+
 def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: StudyPaths, tasks: Tasks,
                say: Callable[[str], None]) -> dict[str, Any]:
     """Per task: score (NDCG@10 ×100), n queries and per-query scores; cached in ``evals/<name>.json``."""
@@ -266,7 +298,7 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
     out["seconds"] = round(time.perf_counter() - start, 1)
     paths.evals.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(out) + "\n")
-    say(f"[evaluate {name}] " + ", ".join(f"{t} {v['score']:.1f}" for t, v in out["tasks"].items())
+    say(f"[evaluate {name}] " + ", ".join(f"{t} {round(v['score'], 2):.1f}" for t, v in out["tasks"].items())
         + f" ({out['seconds']:.0f} s)")
     return out
 

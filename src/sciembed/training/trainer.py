@@ -160,9 +160,12 @@ def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
     finally:
         model.max_seq_length = training_length
     if card is not None:
+        from dataclasses import replace
+
         from sciembed.models.card import write_model_card
 
-        write_model_card(partial, card)
+        budgets = {"training": training_length, "inference": inference_length(model)}
+        write_model_card(partial, replace(card, extra={**card.extra, "max_seq_length": budgets}))
     publish(partial, target)
 
 

@@ -99,3 +99,27 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     bad = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o3"),
                               "--methods", "a2a,fused"])
     assert bad.exit_code == 2 and "needs a fusion" in bad.output
+
+
+def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
+    from sciembed.retrieval.batch import search_batch
+    from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
+    from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index, read_manifest
+
+    encoder = HashingEncoder()
+    build_bm25_index(corpus, "fulltext", tmp_path / "bm25")
+    build_paper_index(corpus, encoder, "ta", tmp_path / "ta", show_progress=False)
+    build_paper_index(corpus, encoder, "ta+section", tmp_path / "late", show_progress=False)
+    manifest = read_manifest(tmp_path / "late")
+    assert manifest["piece_tokens"] == 510 and manifest["counts"]["views"] > 24 * 3
+    spec = FusionSpec(["bm25", "a2a", "late"], "wsum", "min-max", {"weights": [0.5, 0.2, 0.3]})
+    dirs = [tmp_path / "bm25", tmp_path / "ta", tmp_path / "late"]
+    results, _ = search_batch(dirs, papers=["P16"], k=5, method="late", fusion=spec)
+    ranking = [d for d, _ in results[0][1]]
+    assert "P16" not in ranking and {"P08", "P00"} <= set(ranking)
+    with pytest.raises(FusionError, match="fuses runs"):
+        search_batch(dirs[:2], papers=["P16"], k=5, method="late", fusion=spec)
+    spec.save(tmp_path / "late" / "fusion.json")
+    from sciembed.cli.search import saved_fusion
+
+    assert saved_fusion(dirs) == spec and saved_fusion(dirs[:1]) is None

@@ -139,7 +139,8 @@ def search(
     output: str = typer.Option("table", "--format", help="table | json | trec"),
     out: Path | None = typer.Option(None, "--out", help="Write the results to this file instead of stdout."),
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
-                                       "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF."),
+                                       "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF "
+                                       "(default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     from sciembed.retrieval.batch import QueryFileError, read_paper_ids, read_query_texts, search_batch
@@ -160,7 +161,7 @@ def search(
     try:
         from sciembed.retrieval.learned_fusion import FusionSpec
 
-        spec = FusionSpec.load(fusion) if fusion is not None else None
+        spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
@@ -179,6 +180,16 @@ def search(
         Console(stderr=True).print(f"wrote {len(results)} rankings ({output}) -> {out}", highlight=False)
     elif text:
         print(text, end="")
+
+
+def saved_fusion(index_dirs: list[Path]):
+    """The fusion saved with the indexes (a ``fusion.json`` in one of several index directories), else None."""
+    from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
+
+    if len(index_dirs) < 2:
+        return None
+    found = [d / FUSION_FILE for d in index_dirs if (d / FUSION_FILE).is_file()]
+    return FusionSpec.load(found[0]) if found else None
 
 
 def _render(results, titles, output: str, *, single: bool, header: str) -> str:

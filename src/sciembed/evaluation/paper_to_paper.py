@@ -198,20 +198,21 @@ def build_paper_to_paper(
         qrels["references"] = keep_queries_with_gold(refs, min_gold, "references", issues)
     if "citations" in wanted:
         qrels["citations"] = keep_queries_with_gold(cits, min_gold, "citations", issues)
+    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)", corpus, qrels,
+                             issues, papers)
+
+
+def _corpus_benchmark(name: str, corpus: str | Path, qrels: dict[str, dict[str, dict[str, int]]],
+                      issues: IssueLog, papers: dict[str, Paper]) -> PaperToPaperBenchmark:
+    """The benchmark of a corpus route: its evaluated queries (those with qrels), no-body queries counted."""
     evaluated = sorted({q for rel in qrels.values() for q in rel})
     no_body = [q for q in evaluated if not papers[q].has_body]
     if no_body:
         issues.add("query paper has no body text", "only its abstract query is possible", n=len(no_body),
                    example=no_body[0])
-    return PaperToPaperBenchmark(
-        name=f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)",
-        source=str(corpus),
-        queries={q: papers[q] for q in evaluated},
-        qrels=qrels,
-        issues=issues,
-        papers=papers,
-        venues={q: _venue(papers[q]) for q in evaluated},
-    )
+    return PaperToPaperBenchmark(name=name, source=str(corpus), queries={q: papers[q] for q in evaluated},
+                                 qrels=qrels, issues=issues, papers=papers,
+                                 venues={q: _venue(papers[q]) for q in evaluated})
 
 
 QUERY_SPLITS = ("val", "test", "all")
@@ -267,20 +268,8 @@ def build_collection_paper_to_paper(
             continue
         mine = {q: r for q, r in rel.items() if split == "all" or query_split_of(q, seed, val_share) == split}
         qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
-    evaluated = sorted({q for rel in qrels.values() for q in rel})
-    no_body = [q for q in evaluated if not papers[q].has_body]
-    if no_body:
-        issues.add("query paper has no body text", "only its abstract query is possible", n=len(no_body),
-                   example=no_body[0])
-    return PaperToPaperBenchmark(
-        name=f"{Path(corpus).name}:{split} (paper-to-paper over the collection, seed {seed}, ≥{min_gold} gold)",
-        source=str(corpus),
-        queries={q: papers[q] for q in evaluated},
-        qrels=qrels,
-        issues=issues,
-        papers=papers,
-        venues={q: _venue(papers[q]) for q in evaluated},
-    )
+    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper over the collection, seed {seed}, "
+                             f"≥{min_gold} gold)", corpus, qrels, issues, papers)
 
 
 def load_paper_to_paper(corpus: str | Path, queries_file: str | Path, qrels_file: str | Path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -102,6 +103,15 @@ def eval_command(
                                        help="Comma-separated methods (default: the config's, all of them)."),
     min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel="Paper-to-paper",
                                  help="Only query papers with at least this many gold papers."),
+    fusion: Path | None = typer.Option(None, "--fusion", rich_help_panel="Paper-to-paper",
+                                       help="fusion.json for method `fused` (from --tune-fusion)."),
+    tune_fusion: bool = typer.Option(False, "--tune-fusion", rich_help_panel="Paper-to-paper",
+                                     help="Ingested collection: tune the fusion of the config's fuse_runs on the "
+                                          "val query split (ranx), write OUT/fusion.json, report `fused` on --split."),
+    p2p_seed: int = typer.Option(0, "--p2p-seed", rich_help_panel="Paper-to-paper",
+                                 help="Ingested collection: seed of the val / test query split."),
+    val_share: float = typer.Option(0.3, "--val-share", rich_help_panel="Paper-to-paper",
+                                    help="Ingested collection: share of query papers in the val split."),
     semantic: Path | None = typer.Option(None, "--semantic", help="Semantic benchmark (SemCSE) built from this "
                                          "corpus of titles + abstracts, instead of citation retrieval."),
     semantic_papers: int | None = typer.Option(None, min=2, help="--semantic: papers sampled (seeded; default 6000), "
@@ -126,7 +136,8 @@ def eval_command(
     if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
         _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
                              llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings,
-                             {"pooling": pooling, "metric": metric})
+                             P2PTuning(fusion, tune_fusion, p2p_seed, val_share), backend, quantize,
+                             max_seq_length, {"pooling": pooling, "metric": metric})
         return
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
@@ -184,13 +195,30 @@ def print_issues(console: Console, issues, shown: int = 10) -> None:
         console.print(f"  … {len(issues) - shown} more kinds in the report", highlight=False)
 
 
+@dataclass
+class P2PTuning:
+    fusion: Path | None
+    tune: bool
+    seed: int
+    val_share: float
+
+
+def _collection_bench(corpus: Path, split: str, min_gold: int, tuning: P2PTuning):
+    from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
+
+    return build_collection_paper_to_paper(corpus, split=split, seed=tuning.seed, val_share=tuning.val_share,
+                                           min_gold=min_gold)
+
+
 def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config, llm_queries,
-                         methods, min_gold, cache_dir, batch_size, device, rankings, encoder_options) -> None:
+                         methods, min_gold, cache_dir, batch_size, device, rankings, tuning: P2PTuning,
+                         backend="torch", quantize=False, max_seq_length=None, encoder_options=None) -> None:
     from sciembed.corpus.layout import CorpusError
     from sciembed.evaluation import BenchmarkError
     from sciembed.evaluation.p2p_report import write_p2p_report
     from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, load_p2p_config
     from sciembed.models import ModelLoadError, load_encoder
+    from sciembed.retrieval.learned_fusion import FusionSpec
     from sciembed.retrieval.prism.queries import QueryFileError
 
     console = Console()
@@ -207,28 +235,66 @@ def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p
             bench = load_paper_to_paper(corpus, p2p_queries, p2p_qrels)
         else:
             if corpus is None:
-                raise typer.BadParameter("--paper-to-paper needs a CORPUS built with directed citations")
-            from sciembed.evaluation.paper_to_paper import build_paper_to_paper
+                raise typer.BadParameter("--paper-to-paper needs a CORPUS: built with directed citations, or an "
+                                         "ingested collection")
+            from sciembed.corpus.layout import CorpusDir
 
-            bench = build_paper_to_paper(corpus, split=split, min_gold=min_gold)
+            if CorpusDir(corpus).has_citations():
+                from sciembed.evaluation.paper_to_paper import build_paper_to_paper
+
+                bench = build_paper_to_paper(corpus, split=split, min_gold=min_gold)
+            else:  # --tune-fusion builds val + test itself
+                bench = None if tuning.tune else _collection_bench(corpus, split, min_gold, tuning)
         config = load_p2p_config(p2p_config, queries_file=llm_queries,
                                  methods=[m.strip() for m in methods.split(",") if m.strip()] if methods else None,
                                  batch_size=batch_size)
         if len(model) > 1:
             console.print(f"[yellow]paper-to-paper runs one encoder; using {model[0]}[/yellow]")
-        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device, **encoder_options)
-        console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
-                      f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
-                      highlight=False, soft_wrap=True)
-        runs = evaluate_paper_to_paper(bench, encoder, config)
+        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device, backend=backend, quantize=quantize,
+                               max_seq_length=max_seq_length, **(encoder_options or {}))
+        if tuning.tune:
+            bench, runs, spec = _tuned_p2p(tuning, corpus, split, min_gold, encoder, config, out, console)
+        else:
+            spec = FusionSpec.load(tuning.fusion) if tuning.fusion is not None else None
+            console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
+                          f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
+                          highlight=False, soft_wrap=True)
+            runs = evaluate_paper_to_paper(bench, encoder, config, fusion=spec)
         report = write_p2p_report(runs, bench, out, extra={"config": config.model_dump(mode="json"),
                                                            "encoder": encoder.name}, rankings=rankings)
-    except (BenchmarkError, CorpusError, ModelLoadError, QueryFileError, ValueError) as err:
+    except (BenchmarkError, CorpusError, ModelLoadError, QueryFileError, ValueError) as err:  # FusionError too
         _fail(str(err))
         return
     console.print(p2p_table(runs, bench.splits))
+    if spec is not None:
+        console.print(f"fused = {spec.label}", highlight=False)
     print_issues(console, bench.issues)
     console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+
+
+def _tuned_p2p(tuning: P2PTuning, corpus, split, min_gold, encoder, config, out, console):
+    """--tune-fusion: one ranking pass over the val + test query papers of an ingested collection, the
+    fusion tuned on val (saved as OUT/fusion.json), every method reported on test."""
+    from sciembed.evaluation.p2p_run import evaluate_with_tuned_fusion
+    from sciembed.evaluation.paper_to_paper import query_split_of
+    from sciembed.retrieval.learned_fusion import FUSION_FILE
+
+    if tuning.fusion is not None:
+        raise typer.BadParameter("give --fusion FILE or --tune-fusion, not both")
+    if corpus is None or split != "test":
+        raise typer.BadParameter("--tune-fusion needs an ingested collection CORPUS and --split test")
+    everything = _collection_bench(corpus, "all", min_gold, tuning)
+    ids = sorted(everything.queries)
+    val_ids = [q for q in ids if query_split_of(q, tuning.seed, tuning.val_share) == "val"]
+    test_ids = [q for q in ids if q not in set(val_ids)]
+    console.print(f"paper-to-paper on {everything.name}: {len(val_ids)} val + {len(test_ids)} test query papers, "
+                  f"{len(everything.candidate_titles())} candidates; fusion of {', '.join(config.fuse_runs)} tuned "
+                  f"on val, methods {', '.join(config.methods)} reported on test", highlight=False, soft_wrap=True)
+    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, encoder, config)
+    path = spec.save(Path(out) / FUSION_FILE)
+    console.print(f"fusion tuned on val: {spec.label} ({spec.tuned['metric']} {spec.tuned['score']:.4f}) -> {path}",
+                  highlight=False, soft_wrap=True)
+    return test, runs, spec
 
 
 def p2p_table(runs, splits) -> Table:

@@ -8,8 +8,10 @@ import typer
 
 from sciembed.cli import encoder_options
 
-VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section; "
-             "chunk: CoSAEmb chunks of the encoder's budget; segment: PRISM's ~3,000-token segments")
+VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
+             "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
+             "chunks of the encoder's budget; segment: PRISM's ~3,000-token segments; fulltext: the whole paper "
+             "as one view (BM25)")
 FORMATS = ("table", "json", "trec")
 
 
@@ -116,15 +118,22 @@ def index(
     except _known_errors() as err:
         _fail(str(err))
     from sciembed.retrieval.dense import read_meta
+    from sciembed.retrieval.paper_index import read_manifest
 
     built = read_meta(out / "index").get("index", {})
-    Console().print(
+    console = Console()
+    console.print(
         f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} views "
         f"in a {built.get('kind', 'flat')} index, "
         f"{counts.ta_fallback} without body indexed by title+abstract, {counts.rejected} rejected (no text) -> {out}",
         highlight=False,
         soft_wrap=True,
     )
+    cut = read_manifest(out).get("truncation")
+    if cut:
+        console.print(f"{cut['over_budget']} of {cut['views']} views longer than the encoder reads "
+                      f"({encoder.max_seq_length} tokens): {cut['tokens_cut']} of {cut['tokens']} tokens "
+                      f"({100 * cut['share_tokens_cut']:.1f}%) never encoded", highlight=False, soft_wrap=True)
 
 
 def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
@@ -168,6 +177,9 @@ def search(
                                                              " | max | sum | prism_worst (default: best view pair)."),
     output: str = typer.Option("table", "--format", help="table | json | trec"),
     out: Path | None = typer.Option(None, "--out", help="Write the results to this file instead of stdout."),
+    fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
+                                       "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF "
+                                       "(default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     from sciembed.retrieval.batch import QueryFileError, read_paper_ids, read_query_texts, search_batch
@@ -186,10 +198,13 @@ def search(
     if output not in FORMATS:
         _fail(f"--format {output!r}: expected one of {', '.join(FORMATS)}")
     try:
+        from sciembed.retrieval.learned_fusion import FusionSpec
+
+        spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
-                                       aggregate=aggregate)
+                                       aggregate=aggregate, fusion=spec)
     except (*_known_errors(), QueryFileError) as err:
         _fail(str(err))
         return
@@ -204,6 +219,16 @@ def search(
         Console(stderr=True).print(f"wrote {len(results)} rankings ({output}) -> {out}", highlight=False)
     elif text:
         print(text, end="")
+
+
+def saved_fusion(index_dirs: list[Path]):
+    """The fusion saved with the indexes (a ``fusion.json`` in one of several index directories), else None."""
+    from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
+
+    if len(index_dirs) < 2:
+        return None
+    found = [d / FUSION_FILE for d in index_dirs if (d / FUSION_FILE).is_file()]
+    return FusionSpec.load(found[0]) if found else None
 
 
 def _render(results, titles, output: str, *, single: bool, header: str) -> str:

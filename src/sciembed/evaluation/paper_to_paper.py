@@ -13,6 +13,8 @@ Three ways in:
   (``citations.parquet``): References / Citations splits, only queries with at
   least `min_gold` gold papers in the corpus;
 - `sciembed.evaluation.scifullbench.load_scifullbench` — SciFullBench's release layout;
+- `build_collection_paper_to_paper` — a whole ingested collection (references resolved in it), query
+  papers split by a seeded hash into ``val`` (tuning) and ``test`` (reporting);
 - `load_paper_to_paper` — any ingested corpus + a queries file (paper ids) + TREC qrels.
 """
 
@@ -31,17 +33,11 @@ from sciembed.papers.model import Paper
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import TitleTwins
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
+from sciembed.views.simple import full_text
 from sciembed.views.tokens import TokenCounter, approx_tokens
 
 SPLITS = ("references", "citations")
 KIND = "paper_to_paper"
-
-
-def full_text(paper: Paper) -> str:
-    """Title, abstract and every section (heading + text): what F2F and BM25 read."""
-    parts = [paper.title.strip(), paper.abstract.strip()]
-    parts += [f"{s.heading}\n{s.text}".strip() for s in paper.sections]
-    return "\n\n".join(p for p in parts if p)
 
 
 def candidate_of(paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
@@ -68,10 +64,14 @@ class PaperToPaperBenchmark:
         return list(self.qrels)
 
     def candidates(self, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
-                   count: TokenCounter = approx_tokens) -> list[Candidate]:
-        """Every candidate, sorted by id; corpus routes cut segments of `segment_tokens` here."""
+                   count: TokenCounter = approx_tokens, segments: bool = True) -> list[Candidate]:
+        """Every candidate, sorted by id; corpus routes cut segments of `segment_tokens` here (none when
+        `segments` is False: cutting a large collection's segments takes minutes)."""
         if self.fixed_candidates is not None:
             return [self.fixed_candidates[c] for c in sorted(self.fixed_candidates)]
+        if not segments:
+            return [Candidate(p.id, p.title, p.abstract, (), full_text(p)) for p in
+                    (self.papers[i] for i in sorted(self.papers))]
         return [candidate_of(self.papers[p], segment_tokens, count) for p in sorted(self.papers)]
 
     def candidate_titles(self) -> dict[str, str]:
@@ -83,6 +83,15 @@ class PaperToPaperBenchmark:
         """Query id -> candidate ids it must never retrieve (itself, and papers with its normalised title)."""
         twins = TitleTwins(self.candidate_titles().items())
         return {q: twins.excluded(q, paper.title) for q, paper in self.queries.items()}
+
+    def subset(self, query_ids: Iterable[str], name: str) -> PaperToPaperBenchmark:
+        """The same candidates with only the given query papers (e.g. a val or test query split)."""
+        keep = set(query_ids)
+        qrels = {s: {q: r for q, r in rel.items() if q in keep} for s, rel in self.qrels.items()}
+        evaluated = {q for rel in qrels.values() for q in rel}
+        return PaperToPaperBenchmark(name, self.source, {q: p for q, p in self.queries.items() if q in evaluated},
+                                     qrels, self.issues, self.papers, self.fixed_candidates,
+                                     {q: v for q, v in self.venues.items() if q in evaluated}, self.kind)
 
     def query_ids(self, split: str) -> list[str]:
         return sorted(self.qrels[split])
@@ -189,20 +198,78 @@ def build_paper_to_paper(
         qrels["references"] = keep_queries_with_gold(refs, min_gold, "references", issues)
     if "citations" in wanted:
         qrels["citations"] = keep_queries_with_gold(cits, min_gold, "citations", issues)
+    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)", corpus, qrels,
+                             issues, papers)
+
+
+def _corpus_benchmark(name: str, corpus: str | Path, qrels: dict[str, dict[str, dict[str, int]]],
+                      issues: IssueLog, papers: dict[str, Paper]) -> PaperToPaperBenchmark:
+    """The benchmark of a corpus route: its evaluated queries (those with qrels), no-body queries counted."""
     evaluated = sorted({q for rel in qrels.values() for q in rel})
     no_body = [q for q in evaluated if not papers[q].has_body]
     if no_body:
         issues.add("query paper has no body text", "only its abstract query is possible", n=len(no_body),
                    example=no_body[0])
-    return PaperToPaperBenchmark(
-        name=f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)",
-        source=str(corpus),
-        queries={q: papers[q] for q in evaluated},
-        qrels=qrels,
-        issues=issues,
-        papers=papers,
-        venues={q: _venue(papers[q]) for q in evaluated},
-    )
+    return PaperToPaperBenchmark(name=name, source=str(corpus), queries={q: papers[q] for q in evaluated},
+                                 qrels=qrels, issues=issues, papers=papers,
+                                 venues={q: _venue(papers[q]) for q in evaluated})
+
+
+QUERY_SPLITS = ("val", "test", "all")
+
+
+def query_split_of(paper_id: str, seed: int, val_share: float) -> str:
+    """``val`` or ``test`` for a query paper: a seeded hash of its id, stable as the corpus grows."""
+    digest = hashlib.blake2b(f"{seed}:{paper_id}".encode(), digest_size=8).digest()
+    return "val" if int.from_bytes(digest, "big") / 2**64 < val_share else "test"
+
+
+def build_collection_paper_to_paper(
+    corpus: str | Path,
+    *,
+    split: str = "test",
+    seed: int = 0,
+    val_share: float = 0.3,
+    min_gold: int = 1,
+    splits: Iterable[str] = SPLITS,
+) -> PaperToPaperBenchmark:
+    """References / Citations over a whole *ingested* collection (e.g. the ACL GROBID corpus).
+
+    Citations come from the papers' own bibliographies resolved against the
+    collection (`sciembed.corpus.directed.directed_citations`). Candidates are
+    every paper of the collection except the query itself; query papers are
+    those with at least `min_gold` gold papers, assigned to ``val`` (fusion
+    tuning) or ``test`` (reporting) by a seeded hash of their id (``all``: both). Query texts
+    are title, abstract and body sections: the bibliography is never a section.
+    """
+    if split not in QUERY_SPLITS:
+        raise BenchmarkError(f"unknown query split {split!r}; expected one of {', '.join(QUERY_SPLITS)}")
+    if not 0.0 < val_share < 1.0:
+        raise ValueError(f"val_share must be in (0, 1), got {val_share}")
+    if min_gold < 1:
+        raise ValueError(f"min_gold must be at least 1, got {min_gold}")
+    from sciembed.corpus.directed import directed_citations
+
+    cdir = CorpusDir(corpus)
+    papers = cdir.papers()
+    edges, stats = directed_citations(cdir.papers_path)
+    issues = IssueLog()
+    for reason, n in sorted(stats.unresolved.items()):
+        issues.add(f"reference not resolved to a collection paper ({reason})", "reference not a citation", n=n)
+    refs: dict[str, dict[str, int]] = {}
+    cits: dict[str, dict[str, int]] = {}
+    for citing, cited in edges:
+        refs.setdefault(citing, {})[cited] = 1
+        cits.setdefault(cited, {})[citing] = 1
+    wanted = list(splits)
+    qrels: dict[str, dict[str, dict[str, int]]] = {}
+    for name, rel in (("references", refs), ("citations", cits)):
+        if name not in wanted:
+            continue
+        mine = {q: r for q, r in rel.items() if split == "all" or query_split_of(q, seed, val_share) == split}
+        qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
+    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper over the collection, seed {seed}, "
+                             f"≥{min_gold} gold)", corpus, qrels, issues, papers)
 
 
 def load_paper_to_paper(corpus: str | Path, queries_file: str | Path, qrels_file: str | Path,

@@ -2,7 +2,9 @@
 
 Every index directory written by `sciembed index` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
-once per list, each list 100 deep): a BM25 index and a dense index give the hybrid ranking in one command.
+once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusion.json`` from
+`sciembed eval --paper-to-paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
+``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
 A collection `sciembed serve` has updated is searched as it stands (its live adds and deletes included).
 
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
@@ -21,6 +23,7 @@ from typing import Any
 
 from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
+from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
 from sciembed.retrieval.multivector import PAPER_METHODS
 from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
 from sciembed.retrieval.titles import TitleTwins
@@ -155,13 +158,24 @@ def search_batch(
     method: str | None = None,
     aggregate: str | None = None,
     rrf_k: int = 60,
+    fusion: FusionSpec | None = None,
 ) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
-    """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`."""
+    """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`.
+
+    Several indexes are fused by RRF, or by `fusion` (a `FusionSpec` tuned on validation queries), whose
+    run names are matched to the indexes by `run_name`.
+    """
     if (papers is None) == (texts is None):
         raise ValueError("give exactly one of papers or texts")
     if method is not None and method not in PAPER_METHODS:
         raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
     loaded = [_open(Path(p), aggregate) for p in index_dirs]
+    names = [run_name(one, method) for one in loaded]
+    if fusion is not None:
+        missing = [r for r in fusion.runs if r not in names]
+        if missing or len(set(names)) != len(names):
+            raise FusionError(f"the fusion {fusion.label} fuses runs {fusion.runs}; the indexes given are "
+                              f"{', '.join(f'{p} ({n})' for p, n in zip(index_dirs, names, strict=True))}")
     depth = k if len(loaded) == 1 else max(k, FUSION_DEPTH)  # fused lists are deeper than what is shown
     titles: dict[str, str] = {}
     for one in loaded:
@@ -189,9 +203,26 @@ def search_batch(
         return list(zip(qids, per_index[0], strict=True)), titles
     fused = []
     for i, q in enumerate(qids):
+        if fusion is not None:
+            fused.append((q, fuse_one(fusion, {n: per_index[j][i] for j, n in enumerate(names)}, depth=k)))
+            continue
         lists = {str(one.path): [pid for pid, _ in per_index[j][i]] for j, one in enumerate(loaded)}
         fused.append((q, rrf_scores(lists, rrf_k, dedupe=True, depth=k)))
     return fused, titles
+
+
+def run_name(one: _Loaded, method: str | None) -> str:
+    """The paper-to-paper method an index answers (the names of `sciembed eval --paper-to-paper`):
+    BM25 over ``fulltext`` is ``bm25``, a dense ``ta`` index ``a2a``, a dense multi-view index with
+    ``--method late`` ``late``; any other is named by its kind, view and method."""
+    view = one.manifest.get("view", "?")
+    if one.kind == "bm25":
+        return "bm25" if view == "fulltext" else f"bm25:{view}"
+    if view == "ta":
+        return "a2a"
+    if method == "late" and view in ("section", "ta+section"):
+        return "late"
+    return f"dense:{view}:{method or 'max'}"
 
 
 def _papers(one: _Loaded, papers: list[str], excluded: list[list[str]], k: int, method: str | None) -> list[Ranking]:

@@ -276,7 +276,7 @@ def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]
     def indexed() -> Iterator[tuple[Paper, list[View]]]:
         row = 0
         for paper in CorpusDir(manifest["corpus"]).iter_papers():
-            views, _ = index_views(paper, kind, target)
+            views, _ = index_views(paper, kind, target, piece_tokens=manifest.get("piece_tokens"))
             if not views:
                 continue
             if ids[row : row + len(views)] != [v.paper_id for v in views]:
@@ -320,6 +320,7 @@ class Collection:
         self.paper_search: PaperSearch = paper_search or multiview_paper_search
         self.view_kind: str = manifest["view"]
         self.target: int = manifest.get("target_words") or target_words(encoder.max_seq_length)
+        self.piece_tokens: int | None = manifest.get("piece_tokens")
         self._lock = ReadWriteLock()
         self._writer = threading.RLock()  # re-entered by an automatic compaction after a write
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
@@ -555,7 +556,7 @@ class Collection:
         pairs = []
         skipped = 0
         for paper in dict((p.id, p) for p in papers).values():  # the last copy of a repeated id wins
-            views, _ = index_views(paper, self.view_kind, self.target)
+            views, _ = index_views(paper, self.view_kind, self.target, piece_tokens=self.piece_tokens)
             if views:
                 pairs.append((paper, views))
             else:

@@ -28,6 +28,7 @@ from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import View, ta_text, ta_view, target_words
+from sciembed.views.fit import encoder_budget, truncation_row
 from sciembed.views.kinds import VIEW_KINDS, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
@@ -106,12 +107,14 @@ def build_paper_index(
     refuse_links(Path(out))
     target = target or target_words(encoder.max_seq_length)
     out = Path(out)
-    sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens}
+    piece_tokens = encoder_budget(encoder.max_seq_length) if kind in ("section", "ta+section") else None
+    sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens, "piece_tokens": piece_tokens}
+    truncation = None
     if shard_papers:
         from sciembed.retrieval.shards import encode_to_shards, index_from_shards
 
         run = encode_to_shards(corpus, encoder, kind, target, out / "shards", shard_papers=shard_papers,
-                               batch_size=batch_size, show_progress=show_progress)
+                               batch_size=batch_size, show_progress=show_progress, piece_tokens=piece_tokens)
         counts = run.counts
         if not counts.views:
             raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
@@ -122,6 +125,7 @@ def build_paper_index(
         views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target, **sizes)
         if not views:
             raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
+        truncation = _truncation(encoder, kind, [v.text for v in views])
         vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
         params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
         index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
@@ -136,6 +140,8 @@ def build_paper_index(
         "view": kind,
         "target_words": target if kind == "window" else None,
         "segment_tokens": segment_tokens if kind == "segment" else None,
+        "piece_tokens": piece_tokens,
+        "truncation": truncation,
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
@@ -151,6 +157,16 @@ def save_paper_index(out: Path, index: MultiVectorIndex, fingerprint: str, title
     (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
     manifest = {**fields, "sha256": {name: sha256_file(out / name) for name in ("papers.json", "index/meta.json")}}
     write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
+
+
+def _truncation(encoder: Any, kind: str, texts: list[str]) -> dict[str, Any] | None:
+    """Views over the encoder's budget and the tokens it never reads (None without a tokenizer)."""
+    tokenizer = getattr(getattr(encoder, "model", None), "tokenizer", None)
+    if tokenizer is None or not texts:
+        return None
+    from sciembed.views.tokens import tokenizer_counter
+
+    return truncation_row(kind, texts, encoder_budget(encoder.max_seq_length), tokenizer_counter(tokenizer)).to_dict()
 
 
 @dataclass

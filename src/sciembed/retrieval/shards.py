@@ -73,11 +73,14 @@ def encode_to_shards(
     shard_papers: int = 5000,
     batch_size: int = 32,
     show_progress: bool = True,
+    piece_tokens: int | None = None,
 ) -> ShardRun:
     """Encode a corpus' views shard by shard into `shard_dir`, skipping shards a previous run finished."""
     shard_dir = Path(shard_dir)
     shard_dir.mkdir(parents=True, exist_ok=True)
     settings = {"fingerprint": encoder.fingerprint, "view": kind, "target": target, "shard_papers": shard_papers}
+    if piece_tokens is not None:  # only when set, so listings of earlier runs still match
+        settings["piece_tokens"] = piece_tokens
     listing = _listing(shard_dir, settings)
     done = {s["name"]: s for s in listing["shards"]}
     counts, resumed = IndexCounts(), 0
@@ -99,7 +102,7 @@ def encode_to_shards(
                 local = IndexCounts()
                 for paper in chunk:
                     local.read += 1
-                    own, how = index_views(paper, kind, target)
+                    own, how = index_views(paper, kind, target, piece_tokens=piece_tokens)
                     setattr(local, how, getattr(local, how) + 1)
                     views += own
                     kept += bool(own)

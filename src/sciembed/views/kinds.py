@@ -5,18 +5,27 @@ from __future__ import annotations
 from sciembed.papers.model import Paper
 from sciembed.views.body import body_words
 from sciembed.views.chunk import chunk_views
+from sciembed.views.fit import section_pieces
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
-from sciembed.views.simple import section_view, ta_text, ta_view
-from sciembed.views.view import View
+from sciembed.views.simple import full_text, section_view, ta_text, ta_view
+from sciembed.views.view import View, ViewKind
 from sciembed.views.window import eligible_sections, window_at
 
-VIEW_KINDS = ("ta", "window", "section", "chunk", "segment")
+VIEW_KINDS = ("ta", "window", "section", "ta+section", "chunk", "segment", "fulltext")
 
 
 def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
-                segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[View]:
-    """The views of one paper: its TA, a window at every section header, every non-empty section,
-    CoSAEmb chunks of `chunk_tokens`, or PRISM segments of `segment_tokens`."""
+                segment_tokens: int = DEFAULT_SEGMENT_TOKENS, piece_tokens: int | None = None) -> list[View]:
+    """The views of one paper: its TA, a window at every section header, every non-empty section (split
+    into pieces of at most `piece_tokens` tokens when given: a dense index passes its encoder's budget),
+    TA + those sections (``ta+section``, what late interaction compares), CoSAEmb chunks of
+    `chunk_tokens`, PRISM segments of `segment_tokens`, or the whole text as one view (``fulltext``:
+    for BM25; a dense encoder reads only its first tokens)."""
+    if kind == "fulltext":
+        return [View(paper.id, ViewKind.FULLTEXT, text)] if (text := full_text(paper)).strip() else []
+    if kind == "ta+section":
+        ta = [ta_view(paper)] if ta_text(paper).strip() else []
+        return ta + paper_views(paper, "section", target, piece_tokens=piece_tokens) if ta or paper.has_body else []
     if kind == "chunk":
         return chunk_views(paper, max_tokens=chunk_tokens)
     if kind == "segment":
@@ -27,5 +36,7 @@ def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512
         body = body_words(paper)
         return [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
     if kind == "section":
+        if piece_tokens is not None:
+            return section_pieces(paper, piece_tokens)
         return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]
     raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")

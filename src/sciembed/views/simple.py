@@ -22,3 +22,10 @@ def section_view(paper: Paper, index: int) -> View:
     section = paper.sections[index]
     text = f"{section.heading}\n{section.text}".strip() if section.heading else section.text
     return View(paper.id, ViewKind.SECTION, text, section=index)
+
+
+def full_text(paper: Paper) -> str:
+    """Title, abstract and every section (heading + text): what F2F and full-text BM25 read."""
+    parts = [paper.title.strip(), paper.abstract.strip()]
+    parts += [f"{s.heading}\n{s.text}".strip() for s in paper.sections]
+    return "\n\n".join(p for p in parts if p)

@@ -13,6 +13,7 @@ class ViewKind(StrEnum):
     CHUNK = "chunk"
     SEGMENT = "segment"
     ASPECT = "aspect"
+    FULLTEXT = "fulltext"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,89 @@
+"""The ACL paper-to-paper test split, every method of one `sciembed eval --paper-to-paper` report, as one JSON.
+
+Runs (unless ``--report`` points at a finished run directory)::
+
+    sciembed eval INGESTED_ACL --paper-to-paper --p2p-config configs/p2p-acl.yaml --tune-fusion \\
+        -m minilm --backend onnx --quantize --cache-dir CACHE --out RUN_DIR
+
+and writes ``benchmarks/results/p2p_acl.json``: per relevance split (references, citations) and
+method, NDCG@10, Recall@100, MRR@50 ×100, the number of query papers, and paired t-tests on
+per-query NDCG@10 against a2a and against bm25 (full text) — the fusion chosen on the val split,
+its validation scores and the run's truncation counts next to them.
+
+    nice .venv/bin/python benchmarks/p2p_acl.py --corpus /path/to/ingested-acl --cache CACHE [--report RUN_DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sciembed.evaluation.significance import paired_test
+
+METRICS = {"ndcg@10": "ndcg@10", "recall@100": "r@100", "mrr@50": "mrr@50"}
+
+
+def summarize(results: dict, fusion: dict | None) -> dict:
+    models = {m["name"]: m for m in results["models"]}
+    out: dict = {"benchmark": {k: results["benchmark"][k] for k in ("name", "fingerprint", "candidates",
+                                                                    "queries_per_split", "relevant_per_split")},
+                 "encoder": results.get("encoder"), "config": results.get("config"), "splits": {}}
+    for split in results["benchmark"]["queries_per_split"]:
+        table = {}
+        for name, model in models.items():
+            per_query = model["per_query"].get(split, {})
+            aggregates = model["aggregates"].get(split, {})
+            row = {label: 100 * aggregates[m] for m, label in METRICS.items() if m in aggregates}
+            row["n_queries"] = len(per_query.get("ndcg@10", {}))
+            for base in ("a2a", "bm25"):
+                if base in models and name != base:
+                    test = paired_test("ndcg@10", models[base]["per_query"][split]["ndcg@10"], per_query["ndcg@10"])
+                    row[f"delta_ndcg@10_vs_{base}"] = 100 * test.delta
+                    row[f"p_vs_{base}"] = test.p_value
+            table[name] = row
+        out["splits"][split] = table
+    if fusion is not None:
+        out["fusion"] = {k: fusion[k] for k in ("runs", "method", "norm", "params")}
+        out["fusion"]["val"] = {k: v for k, v in fusion["tuned"].items() if k != "tried"}
+        out["fusion"]["val_tried"] = fusion["tuned"]["tried"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, help="The ingested ACL corpus (sciembed ingest …/acl-grobid/tei).")
+    parser.add_argument("--cache", type=Path, help="Embedding cache directory.")
+    parser.add_argument("--report", type=Path, help="A finished run directory (results.json, fusion.json).")
+    parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
+    parser.add_argument("--run-dir", type=Path, default=Path("runs/p2p_acl"))
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_acl.json")
+    args = parser.parse_args()
+    run_dir = args.report
+    if run_dir is None:
+        if args.corpus is None:
+            parser.error("give --corpus (to run the evaluation) or --report RUN_DIR")
+        run_dir = args.run_dir
+        command = [sys.executable, "-m", "sciembed.cli.main", "eval", str(args.corpus), "--paper-to-paper",
+                   "--p2p-config", str(args.config), "--tune-fusion", "-m", "minilm", "--backend", "onnx",
+                   "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
+        subprocess.run(command, check=True)
+    results = json.loads((run_dir / "results.json").read_text())
+    fusion_file = run_dir / "fusion.json"
+    summary = summarize(results, json.loads(fusion_file.read_text()) if fusion_file.is_file() else None)
+    summary["run_dir"] = str(run_dir)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=1) + "\n")
+    for split, table in summary["splits"].items():
+        print(f"{split}: n={next(iter(table.values()))['n_queries']}")
+        for name, row in table.items():
+            print(f"  {name:24s} NDCG@10 {row.get('ndcg@10', float('nan')):5.1f}  R@100 "
+                  f"{row.get('r@100', float('nan')):5.1f}  MRR {row.get('mrr@50', float('nan')):5.1f}  "
+                  f"p(a2a) {row.get('p_vs_a2a', float('nan')):.2g}  p(bm25) {row.get('p_vs_bm25', float('nan')):.2g}")
+    print(f"-> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

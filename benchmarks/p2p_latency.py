@@ -1,0 +1,168 @@
+"""Latency per query paper of the default full-text method (fused) next to a2a, on ACL and on 100k papers.
+
+The default full-text method is the learned fusion (`fusion.json` from `sciembed eval --paper-to-paper
+--tune-fusion`) of three searches for one query paper, each for its top 300, the query paper
+excluded: BM25 over full texts (the query paper's full text as the query, tokenised and scored),
+a2a (its TA vector against the TA index) and late interaction (its TA + section-piece vectors
+against every candidate view: mean over query views of the max over a candidate's views), then
+`fuse_one`. a2a alone is the single TA search. The two alternate query by query, so machine load
+hits them alike; query encoding is not timed (paper queries reuse the paper's stored vectors).
+
+- ``acl``: the ingested ACL collection, its vectors read from the embedding cache (MiniLM ONNX
+  int8, the views of configs/p2p-acl.yaml), query papers drawn from the test split.
+- ``synthetic``: `--papers` papers of seeded random unit vectors (1 TA + `--views` pieces each) and
+  seeded Zipf-distributed bodies of `--words` words for BM25; queries are bodies of the collection.
+
+    nice .venv/bin/python benchmarks/p2p_latency.py --corpus INGESTED_ACL --cache CACHE --fusion RUN/fusion.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sciembed.retrieval.bm25 import BM25Index
+from sciembed.retrieval.dense import DenseIndex
+from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one
+from sciembed.retrieval.multivector import MultiVectorIndex
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    a = np.asarray(ms)
+    return {"p50_ms": float(np.percentile(a, 50)), "p99_ms": float(np.percentile(a, 99)),
+            "mean_ms": float(a.mean()), "max_ms": float(a.max()), "timed_queries": len(a)}
+
+
+def time_queries(queries, abstracts: DenseIndex, ids: list[str], views: MultiVectorIndex, bm25: BM25Index,
+                 spec: FusionSpec, k: int, warmup: int) -> dict[str, dict[str, float]]:
+    """queries: (paper id, full text, TA vector, view vectors); a2a and fused alternate per query."""
+    a2a_ms, fused_ms = [], []
+    for i, (pid, text, ta, own) in enumerate(queries):
+        t0 = time.perf_counter()
+        scores, rows = abstracts.search_rows(ta[None], k + 1)
+        a2a = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] != pid][:k]
+        t1 = time.perf_counter()
+        scores, rows = abstracts.search_rows(ta[None], k + 1)
+        dense = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] != pid][:k]
+        lexical = bm25.search([text], k, [pid])[0]
+        late = [(d, s) for d, s, _ in views.search_views(own, k, "late", exclude=[pid])]
+        fused = fuse_one(spec, {"a2a": dense, "bm25": lexical, "late": late}, depth=k)
+        t2 = time.perf_counter()
+        assert a2a and fused
+        if i >= warmup:
+            a2a_ms.append(1000 * (t1 - t0))
+            fused_ms.append(1000 * (t2 - t1))
+    return {"a2a": summary(a2a_ms), "fused": summary(fused_ms),
+            "fused_over_a2a_p50": float(np.median(fused_ms) / np.median(a2a_ms))}
+
+
+def acl(args, spec: FusionSpec) -> dict:
+    from sciembed.evaluation.p2p_run import encoder_token_counter, load_p2p_config
+    from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
+    from sciembed.models import load_encoder
+    from sciembed.retrieval.prism.index import abstract_text
+    from sciembed.views.fit import encoder_budget, section_pieces
+    from sciembed.views.simple import full_text
+
+    config = load_p2p_config(args.config)
+    bench = build_collection_paper_to_paper(args.corpus, split="test")
+    encoder = load_encoder("minilm", backend="onnx", quantize=True, cache_dir=args.cache)
+    count, budget = encoder_token_counter(encoder), encoder_budget(encoder.max_seq_length)
+    papers = [bench.papers[i] for i in sorted(bench.papers)]
+    ids = [p.id for p in papers]
+    ta = encoder.encode([abstract_text(p.title, p.abstract) for p in papers], show_progress=False)
+    pieces = [[v.text for v in section_pieces(p, budget, count, config.pieces_per_section, config.piece_sections)]
+              for p in papers]
+    flat = [t for ps in pieces for t in ps]
+    piece_vectors = encoder.encode(flat, show_progress=False) if flat else np.zeros((0, encoder.dim), np.float32)
+    abstracts = DenseIndex(encoder.dim, encoder.metric)
+    abstracts.add(ids, ta)
+    views = MultiVectorIndex(encoder.dim, encoder.metric)
+    own: dict[str, np.ndarray] = {}
+    start = 0
+    for i, (p, ps) in enumerate(zip(papers, pieces, strict=True)):
+        own[p.id] = np.vstack([ta[i:i + 1], piece_vectors[start:start + len(ps)]])
+        start += len(ps)
+    views.add([p.id for p in papers for _ in range(len(own[p.id]))], np.vstack([own[p.id] for p in papers]))
+    texts = {p.id: full_text(p) for p in papers}
+    bm25 = BM25Index()
+    bm25.add(ids, [texts[i] for i in ids])
+    rng = np.random.default_rng(args.seed)
+    chosen = rng.choice(sorted(bench.queries), size=min(args.queries + args.warmup, len(bench.queries)),
+                        replace=False)
+    row = {pid: i for i, pid in enumerate(ids)}
+    queries = [(q, texts[q], ta[row[q]], own[q]) for q in chosen]
+    return {"papers": len(ids), "views": views.num_views, "encoder": encoder.name,
+            **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+
+
+def synthetic(args, spec: FusionSpec) -> dict:
+    rng = np.random.default_rng(args.seed)
+    n, per, dim = args.papers, args.views, 384
+    ids = [f"s{i:06d}" for i in range(n)]
+
+    def unit(rows: int) -> np.ndarray:
+        x = rng.standard_normal((rows, dim), dtype=np.float32)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    ta = unit(n)
+    abstracts = DenseIndex(dim, "cosine")
+    abstracts.add(ids, ta)
+    piece_vectors = unit(n * per)
+    views = MultiVectorIndex(dim, "cosine")
+    views.add([i for i in ids for _ in range(per + 1)],
+              np.concatenate([ta[:, None, :], piece_vectors.reshape(n, per, dim)], axis=1).reshape(-1, dim))
+    vocabulary = np.asarray([f"w{i}" for i in range(args.vocabulary)])
+    weights = 1.0 / np.arange(1, args.vocabulary + 1)
+    words = rng.choice(len(vocabulary), size=(n, args.words), p=weights / weights.sum())
+    texts = [" ".join(vocabulary[row]) for row in words]
+    bm25 = BM25Index()
+    bm25.add(ids, texts)
+    chosen = rng.choice(n, size=args.queries + args.warmup, replace=False)
+    queries = [(ids[i], texts[i], ta[i], np.vstack([ta[i:i + 1], piece_vectors[i * per:(i + 1) * per]]))
+               for i in chosen]
+    return {"papers": n, "views": views.num_views, "body_words": args.words, "vocabulary": args.vocabulary,
+            **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, help="Ingested ACL collection (skip the acl part without it).")
+    parser.add_argument("--cache", type=Path)
+    parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
+    parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: CombSUM "
+                        "min-max of bm25, a2a, late — the same operations as a tuned weighted sum).")
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--views", type=int, default=4, help="Synthetic section pieces per paper (+ 1 TA).")
+    parser.add_argument("--words", type=int, default=300, help="Synthetic body words per paper (BM25).")
+    parser.add_argument("--vocabulary", type=int, default=50_000)
+    parser.add_argument("--top-k", type=int, default=300)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_latency.json")
+    args = parser.parse_args()
+    spec = FusionSpec.load(args.fusion) if args.fusion else FusionSpec(["bm25", "a2a", "late"], "combsum", "min-max")
+    result = {"fusion": spec.label, "top_k": args.top_k, "machine": {"cpus": os.cpu_count(),
+              "platform": platform.platform(), "load_average_start": os.getloadavg()}}
+    if args.corpus is not None:
+        result["acl"] = acl(args, spec)
+        print("acl", json.dumps(result["acl"]), flush=True)
+    if not args.skip_synthetic:
+        result["synthetic"] = synthetic(args, spec)
+        print("synthetic", json.dumps(result["synthetic"]), flush=True)
+    result["machine"]["load_average_end"] = os.getloadavg()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"-> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Paper-to-paper over a whole ingested collection: directed citations, seeded val/test queries, fused CLI run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from sciembed.cli.main import app
+from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
+from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
+from sciembed.models.testing import HashingEncoder, build_tiny_bert
+from sciembed.papers.io import write_parquet
+from sciembed.papers.model import Paper, Reference, Section, SectionRole
+
+runner = CliRunner(env={"COLUMNS": "200"})
+TOPICS = ["protein folding", "galaxy lensing", "speech recognition", "graph networks", "machine translation",
+          "dependency parsing", "sentiment analysis", "question answering"]
+
+
+def _paper(i: int, cites: list[int]) -> Paper:
+    topic = TOPICS[i % len(TOPICS)]
+    body = (Section("1 Introduction", f"We study {topic}. It matters for {topic} systems.", SectionRole.INTRODUCTION),
+            Section("2 Method", " ".join(f"Our {topic} method step {s} is described." for s in range(40)),
+                    SectionRole.METHOD),
+            Section("3 Results", f"Results on {topic} data improve.", SectionRole.RESULTS))
+    refs = tuple(Reference(title=f"Paper {j} on {TOPICS[j % len(TOPICS)]}") for j in cites)
+    refs += (Reference(title="A book nobody ingested"),)
+    return Paper(f"P{i:02d}", f"Paper {i} on {topic}", f"This abstract is about {topic}.", body, refs)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("collection")
+    # papers on the same topic cite each other: i cites i - 8 and i - 16
+    papers = [_paper(i, [j for j in (i - 8, i - 16) if j >= 0]) for i in range(24)]
+    write_parquet(papers, root / "papers.parquet")
+    return root
+
+
+def test_directed_citations_and_disjoint_seeded_query_splits(corpus):
+    test = build_collection_paper_to_paper(corpus, split="test", seed=3, val_share=0.4)
+    val = build_collection_paper_to_paper(corpus, split="val", seed=3, val_share=0.4)
+    assert len(test.papers) == 24 and not set(test.queries) & set(val.queries)
+    refs = {**test.qrels["references"], **val.qrels["references"]}
+    cits = {**test.qrels["citations"], **val.qrels["citations"]}
+    assert refs["P16"] == {"P08": 1, "P00": 1} and cits["P00"] == {"P08": 1, "P16": 1}
+    assert set(refs) == {f"P{i:02d}" for i in range(8, 24)} and set(cits) == {f"P{i:02d}" for i in range(16)}
+    assert all(query_split_of(q, 3, 0.4) == "test" for q in test.queries)
+    unresolved = [i for i in test.issues if "not_in_corpus" in i.what]
+    assert unresolved and unresolved[0].count == 24
+    again = build_collection_paper_to_paper(corpus, split="test", seed=3, val_share=0.4)
+    assert again.fingerprint() == test.fingerprint()
+
+
+def test_late_and_tuned_fusion_rank_the_cited_papers(corpus):
+    val = build_collection_paper_to_paper(corpus, split="val", seed=0, val_share=0.5)
+    config = P2PConfig(methods=["a2a", "late", "bm25"], piece_tokens=24)
+    runs = evaluate_paper_to_paper(val, HashingEncoder(), config, show_progress=False)
+    late = next(r for r in runs if r.model == "late")
+    assert late.encoding["pieces"] > 3 * 24  # the long method sections are split into pieces
+    spec = tune_p2p_fusion(runs, ["bm25", "a2a", "late"])
+    test = build_collection_paper_to_paper(corpus, split="test", seed=0, val_share=0.5)
+    fused = evaluate_paper_to_paper(test, HashingEncoder(), config.model_copy(update={"methods": ["a2a", "fused"]}),
+                                    show_progress=False, fusion=spec)
+    assert [r.model for r in fused] == ["a2a", "fused"] and fused[1].config["fusion"]["method"] == spec.method
+    assert fused[1].aggregates[("references", None)]["recall@50"] == 1.0
+
+
+def test_one_pass_tunes_on_val_and_reports_on_test(corpus):
+    everything = build_collection_paper_to_paper(corpus, split="all")
+    val_ids = [q for q in everything.queries if query_split_of(q, 0, 0.3) == "val"]
+    test_ids = [q for q in everything.queries if q not in val_ids]
+    config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
+    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, HashingEncoder(), config,
+                                                  show_progress=False)
+    assert [r.model for r in runs] == ["a2a", "bm25", "late", "fused"]
+    assert spec.tuned["val_queries"] == len(val_ids) and set(test.queries) == set(test_ids)
+    assert all(set(r.per_query[("references", None)]["ndcg@10"]) <= set(test_ids) for r in runs)
+    assert runs[-1].config["fusion"]["runs"] == ["bm25", "a2a", "late"]
+
+
+@pytest.mark.slow
+def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
+    words = sorted({w.strip(".,").lower() for t in TOPICS for w in t.split()} | {"paper", "on", "this", "abstract",
+                                                                                 "is", "about", "we", "study"})
+    tiny = build_tiny_bert(tmp_path / "tiny", words, seed=0)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(out),
+                                 "--methods", "a2a,late,bm25,fused", "--tune-fusion", "--val-share", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "fusion tuned on val" in result.output and "fused =" in result.output
+    spec = json.loads((out / "fusion.json").read_text())
+    assert spec["runs"] == ["bm25", "a2a", "late"] and spec["tuned"]["split"] == "val"
+    again = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o2"),
+                                "--methods", "a2a,fused", "--fusion", str(out / "fusion.json"), "--val-share", "0.5"])
+    assert again.exit_code == 0, again.output
+    bad = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o3"),
+                              "--methods", "a2a,fused"])
+    assert bad.exit_code == 2 and "needs a fusion" in bad.output
+
+
+def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
+    from sciembed.retrieval.batch import search_batch
+    from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
+    from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index, read_manifest
+
+    encoder = HashingEncoder()
+    build_bm25_index(corpus, "fulltext", tmp_path / "bm25")
+    build_paper_index(corpus, encoder, "ta", tmp_path / "ta", show_progress=False)
+    build_paper_index(corpus, encoder, "ta+section", tmp_path / "late", show_progress=False)
+    manifest = read_manifest(tmp_path / "late")
+    assert manifest["piece_tokens"] == 510 and manifest["counts"]["views"] > 24 * 3
+    spec = FusionSpec(["bm25", "a2a", "late"], "wsum", "min-max", {"weights": [0.5, 0.2, 0.3]})
+    dirs = [tmp_path / "bm25", tmp_path / "ta", tmp_path / "late"]
+    results, _ = search_batch(dirs, papers=["P16"], k=5, method="late", fusion=spec)
+    ranking = [d for d, _ in results[0][1]]
+    assert "P16" not in ranking and {"P08", "P00"} <= set(ranking)
+    with pytest.raises(FusionError, match="fuses runs"):
+        search_batch(dirs[:2], papers=["P16"], k=5, method="late", fusion=spec)
+    spec.save(tmp_path / "late" / "fusion.json")
+    from sciembed.cli.search import saved_fusion
+
+    assert saved_fusion(dirs) == spec and saved_fusion(dirs[:1]) is None

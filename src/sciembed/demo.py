@@ -50,6 +50,9 @@ class DemoConfig:
     train: bool = True
     train_config: Path = REPO_CONFIGS / "window-demo.yaml"
     train_overrides: dict[str, Any] = field(default_factory=dict)
+    # WiSE-FT: the trained weights moved this far from the base's (1: the trained model as is). 0.5, fixed in
+    # advance (Wortsman et al. 2022), kept the real-text study's citation gains without its SciTLDR loss
+    interpolate: float | None = 0.5
     real_text: Path | None = None  # SciTLDR dev.jsonl: also compare base and trained on it
     # S2Full's body views (a random window per paper); ("windowed", "full") adds whole-body views
     body_modes: tuple[str, ...] = ("windowed",)
@@ -152,10 +155,19 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
 
             model_dir = train("window", window_config, paths["corpus"], paths["model"],
                               say=lambda line: say("  " + line))
+        label = "window (trained"
+        if config.interpolate is not None and config.interpolate < 1:
+            with stage("interpolate with the base (WiSE-FT)"):
+                from sciembed.training.interpolate import interpolate_with_base
+
+                model_dir = interpolate_with_base(model_dir, config.base_model, config.interpolate,
+                                                  paths["model"] / f"wise-{config.interpolate:g}")
+                say(f"  {1 - config.interpolate:g} × base + {config.interpolate:g} × trained -> {model_dir}")
+                label += f", WiSE-FT α {config.interpolate:g}"
         with stage("evaluate trained model"):
             trained = _load(str(model_dir), paths["cache"], budget)
             runs.append(evaluate_encoder(trained, bench, body_modes=config.body_modes, show_progress=True))
-            runs[-1].model = f"window (trained, {trained.max_seq_length} tokens)"
+            runs[-1].model = f"{label}, {trained.max_seq_length} tokens)"
     with stage("evaluate bm25"):
         runs.append(evaluate_encoder("bm25", bench, body_modes=config.body_modes, show_progress=True))
     with stage("report"):

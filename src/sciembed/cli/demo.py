@@ -24,6 +24,8 @@ def demo_cmd(
                                      help="Base encoder (path or hub id); default: the offline MiniLM."),
     train: bool = typer.Option(True, help="Also train a window model on the train split and add it to the table."),
     scitldr: bool = typer.Option(False, help="Also compare base and trained on SciTLDR dev (real abstracts)."),
+    interpolate: float = typer.Option(0.5, min=0.0, max=1.0, help="WiSE-FT: how far the trained weights move "
+                                      "from the base's (1: the trained model as is)."),
 ) -> None:
     """Ingest real papers, build splits, evaluate BM25 and the base encoder, train a window model, compare
     with paired t-tests."""
@@ -34,7 +36,7 @@ def demo_cmd(
     try:
         result = run_demo(
             DemoConfig(out=out, source=source, papers=papers, synthetic=synthetic, seed=seed, base_model=model,
-                       train=train, real_text=SCITLDR_DEV if scitldr else None),
+                       train=train, real_text=SCITLDR_DEV if scitldr else None, interpolate=interpolate),
             say=lambda line: console.print(escape(line), highlight=False, soft_wrap=True),
         )
     except DemoError as exc:

@@ -9,6 +9,8 @@ trains it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from sciembed.training.config import ModelConfig
@@ -39,6 +41,23 @@ def set_token_budgets(model: SentenceTransformer, transformer, config: ModelConf
 def inference_length(model: SentenceTransformer) -> int:
     """The token budget the saved model will read (the training budget for a model built elsewhere)."""
     return int(getattr(model, INFERENCE_LENGTH_ATTR, None) or model.max_seq_length)
+
+
+def token_budgets(model: SentenceTransformer) -> dict[str, int]:
+    """``{"training": the budget it trains on, "inference": the one its saved copy reads}`` (summaries, cards)."""
+    return {"training": int(model.max_seq_length), "inference": inference_length(model)}
+
+
+@contextmanager
+def reading_as_saved(model: SentenceTransformer) -> Iterator[dict[str, int]]:
+    """Inside the block the model reads its inference budget (saving it, validating it as it will be used);
+    the training budget comes back after. Yields `token_budgets` as they were on entry."""
+    budgets = token_budgets(model)
+    model.max_seq_length = budgets["inference"]
+    try:
+        yield budgets
+    finally:
+        model.max_seq_length = budgets["training"]
 
 
 def build_model(config: ModelConfig, device: str | None = None, pooling: str = "mean") -> SentenceTransformer:

@@ -147,24 +147,19 @@ def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
     import shutil
 
     from sciembed.ioutil.atomic import publish
-    from sciembed.training.model import inference_length
+    from sciembed.training.model import reading_as_saved
 
     partial = target.parent / f".{target.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    training_length = model.max_seq_length
     if card is not None:
         model.similarity_fn_name = SIMILARITY_OF_METRIC[card.metric]
-    model.max_seq_length = inference_length(model)
-    try:
+    with reading_as_saved(model) as budgets:
         model.save(str(partial))
-    finally:
-        model.max_seq_length = training_length
     if card is not None:
         from dataclasses import replace
 
         from sciembed.models.card import write_model_card
 
-        budgets = {"training": training_length, "inference": inference_length(model)}
         write_model_card(partial, replace(card, extra={**card.extra, "max_seq_length": budgets}))
     publish(partial, target)
 
@@ -187,13 +182,12 @@ def run_training(
         TimeBudgetCallback,
         write_curves,
     )
-    from sciembed.training.model import inference_length
+    from sciembed.training.model import token_budgets
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
-    budgets = {"training": int(parts.model.max_seq_length), "inference": inference_length(parts.model)}
-    parts.summary["max_seq_length"] = budgets
+    parts.summary["max_seq_length"] = token_budgets(parts.model)
     extra_callbacks: list[Any] = []
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))

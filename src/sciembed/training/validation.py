@@ -41,18 +41,14 @@ class CitationValidator(BaseEvaluator):
         from sciembed.evaluation.run import evaluate_encoder
         from sciembed.evaluation.task import normalize_key
         from sciembed.models import wrap_sentence_transformer
-        from sciembed.training.model import inference_length
+        from sciembed.training.model import reading_as_saved
 
-        training_length = model.max_seq_length
-        model.max_seq_length = inference_length(model)  # validate the model as it will be saved and used
-        try:
+        with reading_as_saved(model):  # validate the model as it will be saved and used
             encoder = wrap_sentence_transformer(model, "training")
             run = evaluate_encoder(
                 encoder, self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,), show_progress=False,
                 geometry=False,
             )
-        finally:
-            model.max_seq_length = training_length
         metrics = {
             f"{scenario}_{METRIC}": float(run.aggregates[normalize_key((scenario, BODY_MODE))][METRIC])
             for scenario in self.scenarios

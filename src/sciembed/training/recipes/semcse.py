@@ -137,7 +137,7 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
 
     from sciembed.models.card import ModelCard, write_model_card
     from sciembed.training.collator import SummaryCollator
-    from sciembed.training.model import inference_length
+    from sciembed.training.model import token_budgets
     from sciembed.training.recipes.window import epoch_of_step
     from sciembed.training.sampler import PlanBatchSampler
     from sciembed.training.trainer import SIMILARITY_OF_METRIC
@@ -170,7 +170,7 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
             "loss": config.loss.kind, "positives": config.data.positives.model_dump(),
             "training_papers": len(training_ids), "held_out_papers": len(held_ids),
             "training_papers_file": TRAINING_PAPERS_FILE,
-            "max_seq_length": {"training": config.model.max_seq_length, "inference": inference_length(model)}}))
+            "max_seq_length": token_budgets(model)}))
         # every paper the model saw (training + validation): benchmarks exclude them
         (Path(model_dir) / TRAINING_PAPERS_FILE).write_text("".join(f"{i}\n" for i in training_ids + held_ids),
                                                             encoding="utf-8")

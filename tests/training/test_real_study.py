@@ -69,3 +69,12 @@ def test_unknown_ablation_reference_is_refused(tmp_path, source, tiny_bert):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(RealStudyError, match="ablation of 'nope'"):
         load_real_study(path)
+
+
+def test_an_arm_stopped_before_its_first_checkpoint_is_trained_again(tmp_path, source, tiny_bert):
+    config = load_real_study(write_study(tmp_path, source, tiny_bert))
+    (tmp_path / "out" / "runs" / "window" / "checkpoints").mkdir(parents=True)  # killed before step 1 saved
+    lines: list[str] = []
+    results = run_real_study(config, tmp_path / "out", only=("window",), say=lines.append)
+    assert "window" in results["models"]
+    assert any("no complete checkpoint yet" in line for line in lines)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -256,9 +257,13 @@ def _trained(name: str, arm: ArmSpec, train_config: Any, paths: StudyPaths, say:
     if summary.is_file() and (run_dir / "model" / "modules.json").is_file():
         return run_dir / "model"
     from sciembed.training.api import train
+    from sciembed.training.rundir import RunDir
 
     say(f"[train {name}] {arm.recipe} from {arm.config}")
-    resume = (run_dir / "checkpoints").is_dir()
+    resume = RunDir(run_dir).last_checkpoint() is not None
+    if not resume and run_dir.exists():  # stopped before its first complete checkpoint: start it over
+        say(f"  {run_dir}: no complete checkpoint yet; training this arm from the start")
+        shutil.rmtree(run_dir)
     return train(arm.recipe, train_config, paths.corpus, run_dir, resume=resume, say=lambda s: say("  " + s))
 
 

@@ -134,14 +134,15 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     (model / "training_papers.txt").write_text("p00\np01\np02\n")
-    result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "r"),
-                                      "--semantic-papers", "20"])
+    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                      str(tmp_path / "r"), "--sample", "20"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r" / "results.json").read_text())
-    assert results["benchmark"]["counts"]["excluded_used_in_training"] == 3
-    assert results["benchmark"]["counts"]["sampled"] == 20
-    assert set(results["models"][0]["results"]) == {"title2abstract", "half2half", "query2paper", "clustering"}
-    assert results["models"][0]["name"] == str(model)
-    assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
-    report = (tmp_path / "r" / "report.md").read_text()
-    assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()
+    assert results["benchmarks"]["c"]["counts"]["excluded_used_in_training"] == 3
+    assert results["benchmarks"]["c"]["counts"]["sampled"] == 20
+    [cell] = results["cells"]
+    assert cell["model"] == str(model)
+    assert {r["task"] for r in cell["results"]} == {"title2abstract", "half2half", "query2paper", "clustering"}
+    assert {r["primary"] for r in cell["results"]} == {"mean_rank", "knn_same_label"}
+    detail = (tmp_path / "r" / "benchmarks" / "c.md").read_text()
+    assert "tfidf-terms (offline fallback, not LLM queries)" in detail

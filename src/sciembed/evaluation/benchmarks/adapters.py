@@ -85,10 +85,13 @@ class HarnessAdapter:
     scenarios: tuple[str, ...] = ("ta_ta", "body_ta", "body_body")
     body_modes: tuple[str, ...] = ("windowed",)
     primary: str = "ndcg@10"
+    geometry: bool = False  # dense models: alignment, uniformity, spectrum as one more task
+    window_tokens: int | None = None  # body windows' token budget (default: the encoder's)
     native: bool = True  # run by `run_native`, not task by task
 
     def fingerprint(self) -> str:
-        return f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
+        return (f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
+                f":g{int(self.geometry)}:w{self.window_tokens}")
 
     def describe(self) -> dict[str, Any]:
         d = self.benchmark.describe()
@@ -106,11 +109,26 @@ class HarnessAdapter:
         candidates = getattr(self.benchmark, "units", None) or self.benchmark.papers  # sections, else papers
         k = max(1, len(candidates))
         run = evaluate_encoder(model, self.benchmark, self.scenarios, self.body_modes, k=k, show_progress=True,
-                               batch_size=batch_size, geometry=False)
-        return task_results(run, self.kind, self.primary)
+                               batch_size=batch_size, geometry=self.geometry, window_tokens=self.window_tokens)
+        out = task_results(run, self.kind, self.primary)
+        if run.geometry:
+            metrics = {k: float(v) for k, v in _flat(run.geometry).items()}
+            out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=self.kind))
+        return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         return primary_summary(results)
+
+
+def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    """Numeric leaves of a nested dict as ``a.b`` keys."""
+    out: dict[str, float] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "") -> list[TaskResult]:
@@ -122,7 +140,8 @@ def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "
         per_query = {m: {q: 100.0 * v for q, v in s.items()} for m, s in run.per_query[key].items()}
         metrics = {m: 100.0 * v for m, v in run.aggregates[key].items()}
         out.append(TaskResult(prefix + key_str(key), "retrieval", primary, metrics, per_query,
-                              dict(run.counts[key]), group, [n["message"] for n in run.notes[key]]))
+                              dict(run.counts.get(key, {})), group, [n["message"] for n in run.notes.get(key, [])],
+                              rankings=run.rankings.get(key), qrels=run.qrels.get(key)))
     return out
 
 

@@ -32,6 +32,8 @@ class BenchmarkEntry(BaseModel):
     queries_file: str | None = None  # semantic: queries JSONL; paper_to_paper: query paper ids
     qrels_file: str | None = None  # paper_to_paper: TREC qrels over the corpus' paper ids
     exclude: str | None = None  # semantic: paper ids (file or corpus dir) left out of the sample
+    geometry: bool = False  # citation: alignment, uniformity and the spectrum of a dense model's vectors
+    window_tokens: int | None = Field(None, ge=1)  # citation / section_retrieval: token budget of body windows
     min_gold: int = Field(1, ge=1)  # paper_to_paper: query papers with at least this many gold papers
     config: str | None = None  # paper_to_paper / scifullbench: configs/prism-*.yaml
     llm_queries: str | None = None  # paper_to_paper / scifullbench: LLM aspect queries for prism_llm

@@ -62,6 +62,9 @@ def _bench(tmp_path: Path, kind: str, path: Path) -> dict[str, dict[str, float]]
     assert result.exit_code == 0, result.output
     cell = json.loads((tmp_path / f"bench-{kind}" / "cells" / "bm25" / "b.json").read_text())
     [task] = cell["results"]
+    # ties among scored candidates only: 3 per topic query (its 4 identical documents); the zero tails are not ties
+    [ties] = [n for n in task["notes"] if "same score" in n]
+    assert f"same score as the one above it: {TOPICS * (COPIES - 1)} (" in ties
     return task["per_query"]
 
 
@@ -87,6 +90,19 @@ def test_bench_and_eval_give_identical_numbers_with_ties(tmp_path: Path, kind: s
     # the relevant document sorts last by id among its identical copies: id order would rank it 4th every time
     ranks = {q: round(100.0 / v) for q, v in bench["mrr"].items() if q.startswith("q")}
     assert set(ranks.values()) != {COPIES}
+
+
+def test_bm25_ranks_its_unscored_candidates_in_tie_order_on_citation_benchmarks(citation_corpus: Path) -> None:
+    """The harness's BM25 lists every candidate too: those sharing no term follow at score 0 in tie order."""
+    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+    from sciembed.evaluation.ties import ordered
+
+    bench = build_citation_benchmark(citation_corpus)
+    run = evaluate_encoder("bm25", bench, ["ta_ta"], k=len(bench.papers), show_progress=False, geometry=False)
+    for query, ranking in run.rankings[("ta_ta", None)].items():
+        assert len(ranking) == len(bench.papers) - 1 and query not in [d for d, _ in ranking]
+        tail = [(d, s) for d, s in ranking if s == 0.0]
+        assert tail == ordered(tail)
 
 
 # -- every registered kind through both commands ------------------------------------------------------------

@@ -1,14 +1,19 @@
-"""The main job: synthesize → ingest → stats → build → evaluate (BM25, base encoder) → train → evaluate.
+"""The main job on real papers: ingest → stats → build → evaluate (base encoder, BM25) → train → evaluate.
 
-Each stage calls the same Python API its CLI command uses, so the demo is
-also a map of the pipeline. Everything it writes lives under one directory
-and says it is synthetic.
+`make demo` reads the real ACL/EMNLP GROBID TEI corpus in ``shared/data/acl-grobid`` (3,589 papers;
+`papers` takes a seeded slice), builds the citation corpus with the funnel stages GROBID's metadata
+allows, evaluates the offline MiniLM and BM25 on the test split (every linked test paper a query),
+trains the S2Full window recipe on the train split, evaluates it at the same token budget, and
+prints the table with a paired t-test of the trained model against the base in every column.
+`synthetic` swaps in the seeded synthetic corpus (tests, scale checks). Each stage calls the same
+Python API its CLI command uses, so the demo is also a map of the pipeline.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import time
 from collections.abc import Callable
@@ -19,25 +24,32 @@ from typing import Any
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
 
 REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-# Real text for the check that a model trained on synthetic papers is not worse on real ones.
-SCITLDR_DEV = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data") \
-    / "scitldr" / "dev.jsonl"
+SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
+ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
+# Real text for the optional check that citation training does not cost general scientific semantics.
+SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
+
+
+class DemoError(ValueError):
+    """The demo cannot start (no source corpus, bad settings); the message says what to do."""
 
 
 @dataclass
 class DemoConfig:
     out: Path
-    papers: int = 3000
+    source: Path = ACL_TEI  # GROBID TEI folder (or any folder `sciembed ingest` reads)
+    papers: int | None = None  # None: every file of `source`; N: a seeded slice of N files
+    synthetic: int | None = None  # N: N synthetic papers instead of `source` (tests, scale checks)
     seed: int = 0
-    test_size: float = 0.25
-    val_size: float = 0.05
+    test_size: float = 0.15  # sized for a few thousand papers: ~440 test queries on the ACL corpus
+    val_size: float = 0.1
     base_model: str | None = None  # None: the offline MiniLM
+    eval_max_seq_length: int | None = None  # None: the base's own budget (MiniLM 256), for every model
     train: bool = True
     train_config: Path = REPO_CONFIGS / "window-demo.yaml"
     train_overrides: dict[str, Any] = field(default_factory=dict)
-    real_text: Path | None = SCITLDR_DEV  # SciTLDR dev.jsonl; None or absent: no real-text check
-    # S2Full's body views (a random window per paper); ("windowed", "full") adds whole-body views and
-    # doubles the body encoding, which the 10-minute budget of `make demo` has no room for
+    real_text: Path | None = None  # SciTLDR dev.jsonl: also compare base and trained on it
+    # S2Full's body views (a random window per paper); ("windowed", "full") adds whole-body views
     body_modes: tuple[str, ...] = ("windowed",)
 
 
@@ -49,6 +61,23 @@ class DemoResult:
     timings: dict[str, float]
     paths: dict[str, Path]
     real_text: dict[str, dict[str, float]] = field(default_factory=dict)  # task -> model -> NDCG@10
+    synthetic: bool = False
+    significance: list[dict[str, Any]] = field(default_factory=list)  # trained vs base, per column
+
+
+def source_files(config: DemoConfig) -> list[Path]:
+    """The input files: every file of the source folder, or a seeded slice of `papers` of them."""
+    source = Path(config.source)
+    if not source.is_dir():
+        raise DemoError(f"{source}: no such folder — the demo reads the real GROBID TEI corpus there "
+                        "(shared/data/acl-grobid/tei); point --source at your own TEI/JSONL folder, "
+                        "or run --synthetic N")
+    files = sorted(p for p in source.rglob("*") if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise DemoError(f"{source}: the folder holds no files")
+    if config.papers is not None and config.papers < len(files):
+        files = sorted(random.Random(config.seed).sample(files, config.papers))
+    return files
 
 
 def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResult:
@@ -57,19 +86,16 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     from sciembed.corpus.config import FunnelConfig
     from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_report
     from sciembed.papers.ingest import ingest
-    from sciembed.synth import write_synthetic
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
 
     window_config = _window_config(config) if config.train else None  # fail on a bad config before any work
-    # Like-for-like: the base encoder reads as many tokens as the trained model does.
-    budget = window_config.model.max_seq_length if window_config else None
+    files = source_files(config) if config.synthetic is None else []
     out = Path(config.out)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     paths = {
-        "synth": out / "synth",
         "ingested": out / "ingested",
         "corpus": out / "corpus",
         "eval": out / "eval",
@@ -81,56 +107,94 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     def stage(name: str):
         return _Timer(name, timings, say)
 
-    with stage("synthesize"):
-        write_synthetic(paths["synth"], config.papers, seed=config.seed, progress=True)
+    if config.synthetic is not None:
+        from sciembed.synth import write_synthetic
+
+        with stage("synthesize"):
+            write_synthetic(out / "synth", config.synthetic, seed=config.seed, progress=True)
+        files = [out / "synth" / "papers.jsonl.gz"]
     with stage("ingest"):
-        result = ingest([paths["synth"] / "papers.jsonl.gz"], paths["ingested"])
+        result = ingest(files, paths["ingested"])
+        what = "synthetic papers" if config.synthetic is not None else f"files of {config.source}"
+        say(f"  {len(files) if config.synthetic is None else config.synthetic} {what}")
         say(f"  read {result.read} = accepted {result.accepted} + rejected {result.rejected}")
     with stage("stats"):
         from sciembed.corpus.layout import CorpusDir
 
         stats = length_stats(CorpusDir(paths["ingested"]).iter_papers(), target_words(512))
         (paths["ingested"] / "stats.json").write_text(json.dumps(stats.to_dict(), indent=2))
-        plot_lengths(stats, paths["ingested"] / "lengths.png", title="synthetic demo corpus")
+        plot_lengths(stats, paths["ingested"] / "lengths.png", title="demo corpus")
         for row in stats.table():
             say(f"  {row['quantity']:<20} mean {row['mean']:7.1f}  median {row['median']:7.1f}  "
                 f"Q25 {row['q25']:7.1f}  Q75 {row['q75']:7.1f}  max {row['max']:7.0f}")
-        say(f"  windows reaching the {stats.target_words}-word target: {100 * stats.window_full_share:.1f}%")
     with stage("corpus build"):
-        funnel = FunnelConfig(seed=config.seed, test_size=config.test_size, val_size=config.val_size)
+        real = config.synthetic is None  # GROBID TEI has no field of study and no venue: skip those stages
+        funnel = FunnelConfig(seed=config.seed, test_size=config.test_size, val_size=config.val_size,
+                              venue_filter=not real, field_filter=not real)
         built = build_corpus(paths["ingested"], paths["corpus"], funnel, edge_files=[], show_progress=False)
         for step in built.report.stages:
-            say(f"  {step.name:<32} papers {step.papers:>6}  pairs {step.pairs:>6}")
+            say(f"  {step.name:<42} papers {step.papers:>6}  pairs {step.pairs:>6}")
     with stage("benchmark"):
-        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed)
+        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
     # The base encoder comes first: the report tests every other model against it.
     runs = []
     with stage("evaluate base encoder"):
-        base = _load(config.base_model, paths["cache"], budget)
+        base = _load(config.base_model, paths["cache"], config.eval_max_seq_length)
+        budget = base.max_seq_length  # every model reads the same number of tokens
         runs.append(evaluate_encoder(base, bench, body_modes=config.body_modes, show_progress=True))
-        runs[-1].model = f"{base.name} (base, {base.max_seq_length} tokens)"
+        runs[-1].model = f"{base.name} (base, {budget} tokens)"
+    trained = None
     if window_config is not None:
         with stage("train window model"):
             from sciembed.training import train
 
-            model_dir = train("window", window_config, paths["corpus"], paths["model"])
+            model_dir = train("window", window_config, paths["corpus"], paths["model"],
+                              say=lambda line: say("  " + line))
         with stage("evaluate trained model"):
-            trained = _load(str(model_dir), paths["cache"])
+            trained = _load(str(model_dir), paths["cache"], budget)
             runs.append(evaluate_encoder(trained, bench, body_modes=config.body_modes, show_progress=True))
             runs[-1].model = f"window (trained, {trained.max_seq_length} tokens)"
     with stage("evaluate bm25"):
         runs.append(evaluate_encoder("bm25", bench, body_modes=config.body_modes, show_progress=True))
     with stage("report"):
         report = write_report(runs, bench, paths["eval"])
+    significance = trained_vs_base(runs) if trained is not None else []
     real_text: dict[str, dict[str, float]] = {}
-    if window_config is not None and config.real_text is not None and Path(config.real_text).is_file():
+    if trained is not None and config.real_text is not None and Path(config.real_text).is_file():
         with stage("real-text check (SciTLDR dev)"):
             real_text = _real_text_check(Path(config.real_text), out / "scitldr", {"base": base, "trained": trained})
             (out / "real_text.json").write_text(json.dumps(real_text, indent=2))
             for line in real_text_lines(real_text):
                 say("  " + line)
     (out / "timings.json").write_text(json.dumps(timings, indent=2))
-    return DemoResult(out, report, runs, timings, paths, real_text)
+    (out / "significance.json").write_text(json.dumps(significance, indent=2))
+    return DemoResult(out, report, runs, timings, paths, real_text, config.synthetic is not None, significance)
+
+
+def trained_vs_base(runs: list[Any]) -> list[dict[str, Any]]:
+    """Paired t-test of the trained model (second run) against the base (first) in every column."""
+    from sciembed.evaluation import metrics as M
+    from sciembed.evaluation.significance import paired_test
+    from sciembed.evaluation.task import key_label
+
+    base, trained = runs[0], runs[1]
+    rows = []
+    for key in base.keys:
+        test = paired_test(M.PRIMARY, base.per_query[key][M.PRIMARY], trained.per_query[key][M.PRIMARY])
+        rows.append({"column": key_label(key), "base": 100 * test.mean_a, "trained": 100 * test.mean_b,
+                     "delta": 100 * test.delta, "p": test.p_value, "n": test.n})
+    return rows
+
+
+def significance_lines(rows: list[dict[str, Any]], alpha: float = 0.05) -> list[str]:
+    """One line per column: trained − base, the p-value and what it means."""
+    lines = ["trained vs base (paired t-test on per-query NDCG@10):"]
+    for r in rows:
+        verdict = ("not significant" if r["p"] > alpha
+                   else "significantly better" if r["delta"] > 0 else "SIGNIFICANTLY WORSE")
+        lines.append(f"  {r['column']:<24} {r['base']:5.1f} → {r['trained']:5.1f}  ({r['delta']:+.1f}, "
+                     f"p = {r['p']:.2g}, n = {r['n']}): {verdict}")
+    return lines
 
 
 def _real_text_check(source: Path, folder: Path, models: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -157,6 +221,7 @@ def real_text_lines(real_text: dict[str, dict[str, float]]) -> list[str]:
 
 
 def _load(model: str | None, cache: Path, max_seq_length: int | None = None):
+    """Every model of the demo reads the same token budget (the base's own unless configured)."""
     from sciembed.models import load_encoder
 
     return load_encoder(model, cache_dir=cache, max_seq_length=max_seq_length)

@@ -150,6 +150,10 @@ def test_end_to_end_tiny_model_writes_card_best_checkpoint_and_training_papers(t
     model_dir = train("semcse", config, corpus, tmp_path / "run")
     card = json.loads((model_dir / "sciembed_model.json").read_text())
     assert card["recipe"] == "semcse" and card["metric"] == "l2" and card["pooling"] == "cls"
+    assert card["extra"]["max_seq_length"] == {"training": 32, "inference": 128}
+    st_config = json.loads((model_dir / "config_sentence_transformers.json").read_text())
+    assert st_config["similarity_fn_name"] == "euclidean"  # a plain SentenceTransformer(path) compares by L2
+    assert (tmp_path / "run" / "best-model" / "sciembed_model.json").is_file()  # written at the best validation
     pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
     assert pooling["pooling_mode"] == "cls"
     seen = (model_dir / "training_papers.txt").read_text().split()
@@ -157,4 +161,5 @@ def test_end_to_end_tiny_model_writes_card_best_checkpoint_and_training_papers(t
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     best = summary["best_validation"]
     assert best["evaluations"] == 2 and best["step"] in (2, 4) and best["saved_model"] == "best evaluation"
+    assert summary["best_model"]["step"] == best["step"]  # lower mean rank is better: both callbacks agree
     assert summary["composition"]["batches"] >= 4

@@ -67,7 +67,11 @@ def test_saved_model_reloads_and_encodes(runs):
     vectors = model.encode(["t1w1 t1w2 c3", "t2w5 c1"])
     assert vectors.shape == (2, 16)  # the projection head's output size
     assert [type(m).__name__ for m in model] == ["Transformer", "Pooling", "Dense", "Dense"]
-    assert model.max_seq_length == 64
+    # trained on 64 tokens, saved to read the base's own budget (the tiny BERT's 128 positions)
+    assert model.max_seq_length == 128
+    assert model.similarity_fn_name == "cosine"
+    summary = json.loads((runs["full"].parent / "summary.json").read_text())
+    assert summary["max_seq_length"] == {"training": 64, "inference": 128}
 
 
 def test_run_directory_holds_curves_summary_and_composition(runs):

@@ -1,4 +1,5 @@
-"""`sciembed study s2full`: the four S2Full strategies trained and evaluated against ta_ta, base, SPECTER2, BM25."""
+"""`sciembed study s2full` (the four S2Full strategies against ta_ta, base, SPECTER2, BM25) and `sciembed study
+real` (every recipe trained and evaluated on real papers)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,41 @@ def s2full_cmd(
     console.print(f"trained: {', '.join(result.trained) or 'none'}; reused: {', '.join(result.reused) or 'none'}; "
                   f"not evaluated: {', '.join(result.skipped) or 'none'}", highlight=False)
     console.print(f"report: {escape(str(result.report))}  (wall time {time.perf_counter() - start:.0f} s)",
+                  highlight=False, soft_wrap=True)
+
+
+@study_app.command("real")
+def real_cmd(
+    config: Path = typer.Option(Path("configs/study-real.yaml"), "--config", "-c",
+                                help="Real-study YAML: source TEI folder, splits, evaluation, arms."),
+    out: Path = typer.Option(..., "--out", "-o", help="Study directory: ingested/, corpus/, runs/, evals/, report.md."),
+    arms: list[str] = typer.Option([], "--arm", help="Only these arms (repeatable); default: every arm."),
+    results: Path | None = typer.Option(None, "--results",
+                                        help="Also write the results JSON here (benchmarks/results/real_acl.json)."),
+) -> None:
+    """Real papers end to end: ingest the TEI, build, evaluate base and BM25, train every arm, evaluate each as
+    it is used, paired t-tests against the base, each paper's ablation; resumable; writes report.md + results.json."""
+    from sciembed.corpus.layout import CorpusError
+    from sciembed.experiments.real_study import RealStudyError, load_real_study, run_real_study
+    from sciembed.training.config import ConfigError
+    from sciembed.training.plan import PlanError
+
+    console = Console()
+    start = time.perf_counter()
+    try:
+        study = load_real_study(config)
+        found = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
+                               only=tuple(arms))
+    except (RealStudyError, ConfigError, CorpusError, PlanError) as exc:
+        _fail(str(exc))
+        return
+    if results is not None:
+        import json
+
+        results.parent.mkdir(parents=True, exist_ok=True)
+        results.write_text(json.dumps(found, indent=2) + "\n")
+    console.print((out / "report.md").read_text(), highlight=False, soft_wrap=True)
+    console.print(f"report: {escape(str(out / 'report.md'))}  (wall time {time.perf_counter() - start:.0f} s)",
                   highlight=False, soft_wrap=True)
 
 

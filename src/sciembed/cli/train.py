@@ -20,7 +20,40 @@ FLAG_KEYS = {
     "kinds": "data.kinds",
     "exclude": "data.exclude",
     "seed": "seed",
+    "max_time": "training.max_time_minutes",
 }
+
+# What each recipe's --config and --corpus are (so `train semcse --help` speaks of SemCSE).
+CONFIG_HELP = {
+    "window": "recipe YAML (configs/window-*.yaml: window-minilm = the paper's set-up on MiniLM)",
+    "cosaemb": "recipe YAML (configs/cosaemb-*.yaml: graded or flat margins)",
+    "jepa": "recipe YAML (configs/jepa-*.yaml: SciBERT paper set-up, λ sweep)",
+    "infonce": "recipe YAML (configs/infonce-*.yaml)",
+    "semcse": "recipe YAML (configs/semcse*.yaml: the paper's, MiniLM, ablations)",
+}
+CORPUS_HELP = {
+    "window": "a built corpus (`sciembed corpus build`): citation pairs of its train split",
+    "cosaemb": "a built corpus: sections of its train split and their citations (inter-document triplets)",
+    "jepa": "any ingested or built corpus: section pairs of its papers (a built corpus: its train split)",
+    "infonce": "any ingested or built corpus: section pairs of its papers (a built corpus: its train split)",
+    "semcse": "corpus of the papers to train on (data.split of a built one); data.summaries: `sciembed summaries`",
+}
+
+
+def parse_minutes(value: str | None) -> float | None:
+    """``90``, ``90m``, ``1.5h`` or ``5400s`` as minutes; anything else is a usage error."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    scale = {"s": 1 / 60, "m": 1.0, "h": 60.0}.get(text[-1:])
+    number = text[:-1] if scale is not None else text
+    try:
+        minutes = float(number) * (scale or 1.0)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r}: expected minutes, e.g. 90, 90m, 1.5h or 5400s") from None
+    if not minutes > 0 or minutes == float("inf"):
+        raise typer.BadParameter(f"{value!r}: the time budget must be a positive, finite duration")
+    return minutes
 
 
 def _fail(message: str) -> None:
@@ -64,32 +97,44 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         if config.recipe != recipe:
             _fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
         if dry_run:
+            from sciembed.training.schedule_report import schedule
+
             prepared = recipe_module(recipe).prepare(config, corpus)
             console.print(prepared.report())
+            console.print("\n".join(schedule(config, prepared.length()).lines()), highlight=False)
             return
         if out is None:
             _fail("--out is required (except with --dry-run)")
         from sciembed.training.api import train
 
-        model_dir = train(recipe, config, corpus, out, resume=resume)
+        model_dir = train(recipe, config, corpus, out, resume=resume,
+                          say=lambda line: console.print(line, highlight=False))
     except _user_errors() as exc:
         _fail(str(exc))
         return
     import json
 
     summary = json.loads((Path(out) / "summary.json").read_text())
+    budgets = summary.get("max_seq_length") or {}
     console.print(
         f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  "
-        f"last loss {summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s"
+        f"last loss {summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s; "
+        f"reads {budgets.get('inference')} tokens (trained on {budgets.get('training')})",
+        highlight=False,
     )
+    stopped = (summary.get("time_budget") or {}).get("stopped_at_step")
+    if stopped is not None:
+        console.print(f"stopped by the time budget at step {stopped}", highlight=False)
+    best = summary.get("best_model")
+    if best:
+        console.print(f"best validation: {best['metric']} {best['value']:.4f} at step {best['step']} -> {best['path']}",
+                      highlight=False)
 
 
 def make_command(recipe: str):
     def command(
-        config: Path | None = typer.Option(None, "--config", "-c", help="recipe YAML (configs/window-*.yaml)"),
-        corpus: Path = typer.Option(
-            ..., "--corpus", help="corpus directory (window: a built corpus; jepa/infonce: any ingested one)"
-        ),
+        config: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP.get(recipe, "recipe YAML")),
+        corpus: Path = typer.Option(..., "--corpus", help=CORPUS_HELP.get(recipe, "corpus directory")),
         out: Path | None = typer.Option(None, "--out", help="run directory: checkpoints, curves, final model"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
         dry_run: bool = typer.Option(
@@ -109,6 +154,9 @@ def make_command(recipe: str):
             [], "--exclude", help="data.exclude (jepa/infonce): ids/DOIs/arXiv ids/titles file, corpus or BEIR dir"
         ),
         seed: int | None = typer.Option(None, help="seed"),
+        max_time: str | None = typer.Option(
+            None, "--max-time", help="training.max_time_minutes: stop and save after this long (90, 90m, 1.5h, 5400s)"
+        ),
     ) -> None:
         flags = {
             "base_model": base_model,
@@ -122,6 +170,7 @@ def make_command(recipe: str):
             "kinds": [k.strip() for k in kinds.split(",") if k.strip()] if kinds is not None else None,
             "exclude": [str(p) for p in exclude] or None,
             "seed": seed,
+            "max_time": parse_minutes(max_time),
         }
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
 

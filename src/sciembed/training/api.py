@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ from sciembed.ioutil.memory import return_freed_memory
 from sciembed.training.config import ConfigError, TrainConfig
 from sciembed.training.recipes import recipe_module
 from sciembed.training.rundir import open_run, precheck_run
+from sciembed.training.schedule_report import schedule
 
 
 def train(
@@ -20,11 +21,13 @@ def train(
     resume: bool = False,
     *,
     callbacks: Sequence[Any] = (),
+    say: Callable[[str], None] | None = None,
 ) -> Path:
     """Train `recipe` on the corpus's train split; returns the saved model directory (``<out>/model``).
 
     Every input problem (config, corpus, plan, run directory) is raised before
-    the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s.
+    the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the
+    schedule (steps, epochs, examples seen, learning rate) and the token budgets before training.
     """
     if config.training.return_freed_memory:
         return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap
@@ -34,14 +37,23 @@ def train(
     corpus, out = Path(corpus), Path(out)
     precheck_run(out, recipe, resume)
     prepared = module.prepare(config, corpus)
+    plan = schedule(config, prepared.length())
+    if say is not None:
+        for line in plan.lines():
+            say(line)
     summary = prepared.summary()
     run, checkpoint = open_run(out, recipe, config, corpus, summary.get("data", {}), resume)
     run.write_json(run.composition_path, summary.get("composition", {}))
 
     from transformers import set_seed
 
+    from sciembed.training.model import inference_length
     from sciembed.training.trainer import run_training
 
     set_seed(config.seed)  # the projection head's initial weights
     parts = module.build(config, prepared, corpus)
+    parts.summary["schedule"] = plan.to_dict()
+    if say is not None:
+        say(f"token budget: trains on {parts.model.max_seq_length}, the saved model reads "
+            f"{inference_length(parts.model)} (model.inference_max_seq_length)")
     return run_training(recipe, config, parts, run, checkpoint, callbacks)

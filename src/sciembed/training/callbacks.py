@@ -166,3 +166,50 @@ class CurvesCallback(TrainerCallback):
 
     def on_train_end(self, args, state, control, **kwargs):
         self._write(args, state)
+
+
+class TimeBudgetCallback(TrainerCallback):
+    """Stop at the first step past `minutes` of this session; the run then saves its model as at a normal end."""
+
+    def __init__(self, minutes: float, summary: dict[str, Any]) -> None:
+        self.seconds = 60.0 * minutes
+        self.summary = summary
+        self._start = 0.0
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self._start = time.perf_counter()
+        self.summary["time_budget"] = {"minutes": self.seconds / 60.0, "stopped_at_step": None}
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if time.perf_counter() - self._start >= self.seconds and state.global_step < state.max_steps:
+            control.should_training_stop = True
+            self.summary["time_budget"]["stopped_at_step"] = state.global_step
+
+
+class BestModelCallback(TrainerCallback):
+    """Write the model to `target` at every validation that beats the best so far, so a run that is
+    stopped or killed keeps its best weights (not just the last checkpoint's).
+
+    `save(model, target)` writes a complete model directory (the trainer's atomic save); the
+    evaluator's ``primary_metric`` and ``greater_is_better`` decide what "better" is."""
+
+    def __init__(self, model: Any, evaluator: Any, target: Path, save: Callable[[Any, Path], None],
+                 summary: dict[str, Any]) -> None:
+        self.model = model
+        self.evaluator = evaluator
+        self.target = Path(target)
+        self.save = save
+        self.summary = summary
+        self.best: float | None = None
+
+    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+        key = f"eval_{self.evaluator.primary_metric}"
+        if not metrics or key not in metrics or not state.is_world_process_zero:
+            return
+        value = float(metrics[key])
+        greater = getattr(self.evaluator, "greater_is_better", True)
+        if self.best is None or (value > self.best if greater else value < self.best):
+            self.best = value
+            self.save(self.model, self.target)
+            self.summary["best_model"] = {"path": str(self.target), "metric": key, "value": value,
+                                          "step": state.global_step}

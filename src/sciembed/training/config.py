@@ -35,8 +35,13 @@ class ProjectionConfig(_Strict):
 
 
 class ModelConfig(_Strict):
+    """`max_seq_length` is the training token budget; the saved model reads `inference_max_seq_length`
+    tokens (None: the base model's own budget, e.g. 256 for MiniLM), so a model trained on short inputs
+    is not evaluated, searched or served at its training budget by accident."""
+
     base: str | None = None  # hub id or local path; None = the offline MiniLM
     max_seq_length: int = Field(512, gt=0)
+    inference_max_seq_length: int | None = Field(None, gt=0)
     projection: ProjectionConfig | None = None
 
 
@@ -52,13 +57,17 @@ class TrainingConfig(_Strict):
     mini_batch_size: int = Field(64, gt=0)
     loss: Literal["cached_mnrl", "mnrl"] = "cached_mnrl"
     scale: float = Field(20.0, gt=0)  # inverse temperature of the softmax over cosine similarities
-    learning_rate: float = Field(2e-5, gt=0)
+    # 0 trains nothing (AdamW's decoupled weight decay is scaled by the learning rate too): the null run
+    # whose saved model must score exactly what its base scores
+    learning_rate: float = Field(2e-5, ge=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_ratio: float = Field(0.1, ge=0, lt=1)
     lr_scheduler: Literal["linear", "cosine", "constant", "constant_with_warmup"] = "linear"
     max_grad_norm: float = Field(1.0, gt=0)
     precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"  # auto: bf16 on GPUs that have it
     log_every_steps: int = Field(10, gt=0)
+    # time budget: training stops at the first step past it and saves the model as at the end of a run
+    max_time_minutes: float | None = Field(None, gt=0)
     dataloader_workers: int = Field(0, ge=0)
     # recompute activations in the backward pass: a fraction of the memory for ~30% more compute
     gradient_checkpointing: bool = False
@@ -126,10 +135,12 @@ class WindowModelConfig(ModelConfig):
 
 
 class WindowTrainingConfig(TrainingConfig):
-    """The paper's 3 epochs and mini-batches of 128 by default (a partial ``training:`` block keeps them)."""
+    """The paper's 3 epochs, mini-batches of 128 and learning rate 5e-5 by default (a partial ``training:``
+    block keeps them)."""
 
     epochs: int = Field(3, gt=0)
     mini_batch_size: int = Field(128, gt=0)
+    learning_rate: float = Field(5e-5, ge=0)  # S2Full Table 3
 
 
 class WindowConfig(TrainConfig):
@@ -171,7 +182,7 @@ class SectionTrainingConfig(TrainingConfig):
 
     batch_size: int = Field(512, ge=2)
     gradient_accumulation: int = Field(8, gt=0)
-    learning_rate: float = Field(5e-6, gt=0)  # the encoder's
+    learning_rate: float = Field(5e-6, ge=0)  # the encoder's
     warmup_ratio: float = Field(0.0, ge=0, lt=1)
     warmup_steps: int = Field(50, ge=0)
     lr_scheduler: Literal["linear", "cosine", "constant", "constant_with_warmup"] = "cosine"

@@ -56,6 +56,7 @@ class RunDir:
     recipe_path = property(lambda self: self.root / "recipe.json")
     checkpoints = property(lambda self: self.root / "checkpoints")
     model = property(lambda self: self.root / "model")
+    best_model = property(lambda self: self.root / "best-model")  # the best validation's weights so far
     curves = property(lambda self: self.root / "curves")
     composition_path = property(lambda self: self.root / "composition.json")
     summary_path = property(lambda self: self.root / "summary.json")

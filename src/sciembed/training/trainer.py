@@ -134,21 +134,38 @@ def _trainer_class():
     return PlanTrainer
 
 
+SIMILARITY_OF_METRIC = {"cosine": "cosine", "l2": "euclidean"}  # sciembed metric -> sentence-transformers'
+
+
 def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
     """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model.
 
-    `card`: the recipe's `ModelCard` (metric, input format), written inside before the rename."""
+    The copy reads the model's inference token budget (`training.model.inference_length`), not the
+    training one, and its ``similarity_fn_name`` matches the metric it was trained for, so a plain
+    ``SentenceTransformer(path)`` user compares vectors the right way. `card`: the recipe's
+    `ModelCard` (metric, input format), written inside before the rename."""
     import shutil
 
     from sciembed.ioutil.atomic import publish
+    from sciembed.training.model import inference_length
 
     partial = target.parent / f".{target.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    model.save(str(partial))
+    training_length = model.max_seq_length
     if card is not None:
+        model.similarity_fn_name = SIMILARITY_OF_METRIC[card.metric]
+    model.max_seq_length = inference_length(model)
+    try:
+        model.save(str(partial))
+    finally:
+        model.max_seq_length = training_length
+    if card is not None:
+        from dataclasses import replace
+
         from sciembed.models.card import write_model_card
 
-        write_model_card(partial, card)
+        budgets = {"training": training_length, "inference": inference_length(model)}
+        write_model_card(partial, replace(card, extra={**card.extra, "max_seq_length": budgets}))
     publish(partial, target)
 
 
@@ -163,11 +180,32 @@ def run_training(
     """Train (or resume) and save the final model to ``<out>/model``; returns that path."""
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-    from sciembed.training.callbacks import CurvesCallback, RichProgressCallback, write_curves
+    from sciembed.training.callbacks import (
+        BestModelCallback,
+        CurvesCallback,
+        RichProgressCallback,
+        TimeBudgetCallback,
+        write_curves,
+    )
+    from sciembed.training.model import inference_length
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
+    budgets = {"training": int(parts.model.max_seq_length), "inference": inference_length(parts.model)}
+    parts.summary["max_seq_length"] = budgets
+    extra_callbacks: list[Any] = []
+    if config.training.max_time_minutes is not None:
+        extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
+    if evaluate:
+        def save_best(model: Any, target: Path) -> None:
+            save_model_atomically(model, target, parts.model_card)
+            if parts.after_save is not None:
+                parts.after_save(target)
+
+        extra_callbacks.append(
+            BestModelCallback(parts.model, parts.evaluator, run.best_model, save_best, parts.summary)
+        )
     trainer = _trainer_class()(
         model=parts.model,
         args=args,
@@ -180,6 +218,7 @@ def run_training(
             RichProgressCallback(examples_per_step, f"train {recipe}"),
             CurvesCallback(run.curves, parts.epoch_of_step),
             *parts.callbacks,
+            *extra_callbacks,
             *callbacks,
         ],
     )

@@ -3,7 +3,8 @@
 A sentence-transformers evaluator, so the trainer calls it every
 ``validation.every_steps`` steps and logs its metrics with the loss. Queries
 and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
-builds them (no training prefixes; body views are the paper log's windows).
+builds them (no training prefixes; body views are the paper log's windows), at the token budget
+the saved model will read.
 """
 
 from __future__ import annotations
@@ -36,12 +37,18 @@ class CitationValidator(BaseEvaluator):
         from sciembed.evaluation.run import evaluate_encoder
         from sciembed.evaluation.task import normalize_key
         from sciembed.models import wrap_sentence_transformer
+        from sciembed.training.model import inference_length
 
-        encoder = wrap_sentence_transformer(model, "training")
-        run = evaluate_encoder(
-            encoder, self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,), show_progress=False,
-            geometry=False,
-        )
+        training_length = model.max_seq_length
+        model.max_seq_length = inference_length(model)  # validate the model as it will be saved and used
+        try:
+            encoder = wrap_sentence_transformer(model, "training")
+            run = evaluate_encoder(
+                encoder, self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,), show_progress=False,
+                geometry=False,
+            )
+        finally:
+            model.max_seq_length = training_length
         metrics = {
             f"{scenario}_{METRIC}": float(run.aggregates[normalize_key((scenario, BODY_MODE))][METRIC])
             for scenario in self.scenarios

@@ -21,6 +21,7 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
+from sciembed.training.schedule_report import RunLength
 from sciembed.training.sources.triplets import KINDS, EpochTriplets, TripletData, build_triplet_data, draw_epoch
 from sciembed.training.trainer import RecipeParts
 from sciembed.views.chunk import SECTION_CLASSES, SPECIAL_TOKENS
@@ -69,6 +70,10 @@ class Prepared:
         return {"batch_size": self.batch_size, "triplets_per_epoch": self.rows_per_epoch, "per_kind": per_kind,
                 "batches_per_epoch": batches, "epochs": len(self.epochs), "per_class": self.data.per_class,
                 "negative_fallbacks": self.fallbacks}
+
+    def length(self) -> RunLength:
+        per_epoch = -(-self.rows_per_epoch // self.batch_size)
+        return RunLength(per_epoch * len(self.epochs), per_epoch, self.batch_size)
 
     def summary(self) -> dict[str, Any]:
         counts = self.data.counts

@@ -13,6 +13,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.config import InfoNCEConfig, JepaConfig
 from sciembed.training.plan import PlanError
+from sciembed.training.schedule_report import RunLength
 from sciembed.training.sources.section_pairs import (
     REASONS,
     TASKS,
@@ -34,6 +35,9 @@ class Prepared:
     steps: int  # optimizer steps
     examples_per_step: int  # micro-batch × accumulation
     budget: int = field(default=0)  # data.examples as configured
+
+    def length(self) -> RunLength:
+        return RunLength(self.steps, None, self.examples_per_step)
 
     def summary(self) -> dict[str, Any]:
         return {

@@ -16,6 +16,7 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.recipes.semcse_config import SemCSEConfig
+from sciembed.training.schedule_report import RunLength
 from sciembed.training.sources.summaries import SummaryData, load_summary_data
 from sciembed.training.sources.summary_plan import (
     KIND_NAMES,
@@ -42,6 +43,10 @@ class Prepared:
         data = self.data.summary()
         data["held_out_papers"] = len(self.held_out) if self.held_out is not None else 0
         return {"data": data, "composition": self.plan.composition()}
+
+    def length(self) -> RunLength:
+        return RunLength(self.plan.n_batches, self.plan.epoch_batches[0] if self.plan.epoch_batches else None,
+                         self.plan.batch_size)
 
     def report(self):
         from rich.console import Group
@@ -119,9 +124,12 @@ def build_model(config: SemCSEConfig, device: str | None = None):
     transformer = loaded[0]
     if not isinstance(transformer, Transformer):
         raise ValueError(f"{source}: first module is {type(transformer).__name__}, not a transformer")
-    transformer.max_seq_length = config.model.max_seq_length
+    from sciembed.training.model import set_token_budgets
+
     pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode=config.model.pooling)
-    return SentenceTransformer(modules=[transformer, pooling], device=device or str(loaded.device))
+    model = SentenceTransformer(modules=[transformer, pooling], device=device or str(loaded.device))
+    set_token_budgets(model, transformer, config.model)
+    return model
 
 
 def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
@@ -129,11 +137,14 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
 
     from sciembed.models.card import ModelCard, write_model_card
     from sciembed.training.collator import SummaryCollator
+    from sciembed.training.model import inference_length
     from sciembed.training.recipes.window import epoch_of_step
     from sciembed.training.sampler import PlanBatchSampler
+    from sciembed.training.trainer import SIMILARITY_OF_METRIC
 
     model = build_model(config)
     metric = "l2" if config.loss.kind == "triplet" else "cosine"
+    model.similarity_fn_name = SIMILARITY_OF_METRIC[metric]  # what a plain SentenceTransformer(path) compares by
     if config.loss.kind == "triplet":
         from sciembed.training.losses import SemCSETripletLoss
 
@@ -158,7 +169,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         write_model_card(model_dir, ModelCard(recipe=NAME, metric=metric, pooling=config.model.pooling, extra={
             "loss": config.loss.kind, "positives": config.data.positives.model_dump(),
             "training_papers": len(training_ids), "held_out_papers": len(held_ids),
-            "training_papers_file": TRAINING_PAPERS_FILE}))
+            "training_papers_file": TRAINING_PAPERS_FILE,
+            "max_seq_length": {"training": config.model.max_seq_length, "inference": inference_length(model)}}))
         # every paper the model saw (training + validation): benchmarks exclude them
         (Path(model_dir) / TRAINING_PAPERS_FILE).write_text("".join(f"{i}\n" for i in training_ids + held_ids),
                                                             encoding="utf-8")

@@ -18,6 +18,7 @@ from sciembed.training.composition import composition, composition_table
 from sciembed.training.config import WindowConfig
 from sciembed.training.data import TrainingData, ViewTexts, load_training_data
 from sciembed.training.plan import BatchPlan, plan_batches
+from sciembed.training.schedule_report import RunLength
 from sciembed.training.trainer import RecipeParts
 from sciembed.views import target_words
 
@@ -33,6 +34,10 @@ class Prepared:
 
     def summary(self) -> dict[str, Any]:
         return {"data": self.data.summary(), "window_words": self.window_words, "composition": composition(self.plan)}
+
+    def length(self) -> RunLength:
+        return RunLength(self.plan.n_batches, self.plan.epoch_batches[0] if self.plan.epoch_batches else None,
+                         self.plan.batch_size)
 
     def report(self):
         """Rich renderables for the terminal: the data counts and the composition table."""

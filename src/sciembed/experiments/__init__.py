@@ -1,0 +1,1 @@
+"""Experiments above evaluation and training: studies and the demo (nothing below imports them)."""

@@ -1,0 +1,54 @@
+"""What a run will do before it does it: steps, epochs, examples seen and the learning-rate schedule.
+
+Every recipe's prepared data answers `RunLength` (optimizer steps planned, steps in one epoch of its
+data, examples per step); `schedule` turns that and the config into the numbers `train --dry-run`
+prints and the run summary keeps, so a 10× learning rate or a run that sees a fifth of its data is
+visible before any model is loaded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sciembed.training.config import TrainConfig
+
+
+@dataclass(frozen=True)
+class RunLength:
+    steps: int  # optimizer steps the plan holds (before training.max_steps)
+    steps_per_epoch: int | None  # None: examples drawn with replacement (no epoch)
+    examples_per_step: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    steps: int
+    epochs: float | None
+    examples_seen: int
+    learning_rate: float
+    scheduler: str
+    warmup_steps: int
+    max_time_minutes: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        epochs = "with replacement (no epochs)" if self.epochs is None else f"{self.epochs:.2f} epochs"
+        budget = "" if self.max_time_minutes is None else f"; stops after {self.max_time_minutes:g} min at the latest"
+        return [
+            f"schedule: {self.steps:,} optimizer steps = {epochs}, {self.examples_seen:,} examples seen{budget}",
+            f"learning rate: peak {self.learning_rate:g}, {self.warmup_steps:,} warmup steps, then {self.scheduler}",
+        ]
+
+
+def schedule(config: TrainConfig, length: RunLength) -> Schedule:
+    t = config.training
+    steps = min(length.steps, t.max_steps) if t.max_steps else length.steps
+    warmup = getattr(t, "warmup_steps", 0) or math.ceil(t.warmup_ratio * steps)  # as transformers counts it
+    epochs = None if not length.steps_per_epoch else steps / length.steps_per_epoch
+    return Schedule(steps=steps, epochs=epochs, examples_seen=steps * length.examples_per_step,
+                    learning_rate=t.learning_rate, scheduler=t.lr_scheduler, warmup_steps=int(warmup),
+                    max_time_minutes=t.max_time_minutes)

@@ -1,0 +1,35 @@
+"""The demo's stages with a tiny model on a synthetic corpus; its real-corpus slice and refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from sciembed.demo import ACL_TEI, DemoConfig, DemoError, run_demo, significance_lines, source_files
+
+
+def test_demo_trains_and_tests_the_trained_model_against_the_base(tmp_path, tiny_bert):
+    overrides = {"model.base": str(tiny_bert), "training.max_steps": 2, "model.max_seq_length": 32,
+                 "training.gradient_checkpointing": False}
+    result = run_demo(DemoConfig(out=tmp_path / "demo", synthetic=150, base_model=str(tiny_bert),
+                                 eval_max_seq_length=64, train_overrides=overrides), say=lambda _: None)
+    assert [r.model.split(" (")[0] for r in result.runs][-1] == "bm25"
+    assert len(result.runs) == 3 and result.synthetic
+    columns = [row["column"] for row in result.significance]
+    assert columns == ["TA→TA", "Body→TA (windowed)", "Body→Body (windowed)"]
+    assert all(row["n"] > 0 and 0 <= row["p"] <= 1 for row in result.significance)
+    lines = significance_lines(result.significance)
+    assert lines[0].startswith("trained vs base") and len(lines) == 4
+    assert "64 tokens" in result.runs[1].model  # the trained model is read at the base's budget
+
+
+def test_real_source_slice_is_seeded(tmp_path):
+    if not ACL_TEI.is_dir():
+        pytest.fail(f"shared data not found at {ACL_TEI}")
+    a = source_files(DemoConfig(out=tmp_path, papers=60, seed=1))
+    assert len(a) == 60 and a == source_files(DemoConfig(out=tmp_path, papers=60, seed=1))
+    assert a != source_files(DemoConfig(out=tmp_path, papers=60, seed=2))
+
+
+def test_missing_source_names_the_way_out(tmp_path):
+    with pytest.raises(DemoError, match="--synthetic"):
+        source_files(DemoConfig(out=tmp_path, source=tmp_path / "nope"))

@@ -189,7 +189,7 @@ EXECUTED = [
 ]
 ADDED_FLAGS = " --backend onnx --quantize"
 EXPECT = {  # a few things each executed command must print
-    "sciembed ingest /work/shared/data/formats": "read 11 = accepted 9 + rejected 2",
+    "sciembed ingest /work/shared/data/formats": "read 13 = accepted 9 + rejected 4",  # + 2 PDFs, duplicates
     "sciembed ingest /work/shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
     "sciembed inspect": "High-Resolution Transmission Spectroscopy",
     "sciembed search /tmp/ix --paper": "papers like 2212.11867",

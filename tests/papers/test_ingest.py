@@ -166,7 +166,9 @@ def test_cli_prints_the_balance_and_real_samples_ingest(shared_data, tmp_path):
     assert match and int(match.group(1)) == int(match.group(2)) + int(match.group(3))
     manifest = CorpusDir(out).manifest()
     assert manifest["accepted_by_format"] == {"jats": 3, "s2orc": 1, "science-parse": 2, "tei": 3, "unarxive": 49}
-    assert manifest["rejected_by_reason"] == {"duplicate_id": 1, "missing_title": 1}  # N18-3011 twice; 2020 record
+    # N18-3011 three times (TEI, S2ORC, PDF), SPECTER twice (TEI, PDF); the 2020 S2ORC record has no title
+    assert manifest["rejected_by_reason"] == {"duplicate_id": 3, "missing_title": 1}
+    assert manifest["pdf"]["files"] == 2 and manifest["pdf"]["reader"].startswith("offline")
     assert manifest["synthetic"] is False
 
 
@@ -195,7 +197,7 @@ def test_usage_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="input not found"):
         ingest([tmp_path / "missing"], tmp_path / "out", progress=False)
     with pytest.raises(ValueError, match="unknown format"):
-        ingest([tmp_path], tmp_path / "out", fmt="pdf", progress=False)
+        ingest([tmp_path], tmp_path / "out", fmt="docx", progress=False)
 
 
 def test_synthetic_corpus_back_matter_is_cut(tmp_path):

@@ -27,6 +27,7 @@ EXPECTED = {
     "s2orc/s2orc_20190928_10002293.json": "s2orc",
     "s2orc/s2orc_20200705_18980463.json": "s2orc",
     "science-parse/peerread_conll_2016_train_11.pdf.json": "science-parse",
+    "pdf/N18-3011.pdf": "pdf",
 }
 
 
@@ -52,7 +53,7 @@ def test_directories_are_walked_and_non_data_files_listed(shared_data):
     found = list(walk_inputs([shared_data / "formats", shared_data / "unarxive-sample"]))
     skipped = sorted(p.name for p, data in found if not data)
     assert skipped == ["LICENSE", "README", "README.md"]
-    assert sum(1 for _, data in found if data) == 12
+    assert sum(1 for _, data in found if data) == 14  # 12 JSON / XML files and the 2 PDFs
     assert [p for p, _ in found] == sorted(p for p, _ in found)
 
 
@@ -100,7 +101,7 @@ def test_forced_format_that_does_not_fit_is_a_rejection(shared_data):
 
 def test_unknown_format_name_is_a_usage_error(shared_data):
     with pytest.raises(ValueError, match="unknown format"):
-        list(read_papers(shared_data / "formats" / "jats" / "elife06003.xml", "pdf"))
+        list(read_papers(shared_data / "formats" / "jats" / "elife06003.xml", "docx"))
 
 
 def test_json_array_of_records(tmp_path):

@@ -18,7 +18,7 @@ def ingest_cmd(
     fmt: str = typer.Option(
         "auto",
         "--format",
-        help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats.",
+        help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats, pdf.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -36,16 +36,30 @@ def ingest_cmd(
     ),
     metadata: Path | None = typer.Option(None, "--metadata", help="Semantic Scholar `papers` JSONL(.gz) joined by "
                                                                   "corpus id: venue, year, fields of study, ids."),
+    grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL (e.g. http://localhost:8070): PDFs "
+                                      "go to its processFulltextDocument; without it PDFs are read offline."),
+    grobid_workers: int = typer.Option(10, "--grobid-workers", min=1, help="PDFs sent to GROBID at once."),
+    grobid_consolidate: bool = typer.Option(False, "--grobid-consolidate", help="Ask GROBID to consolidate header "
+                                            "and citations (consolidateHeader=1, consolidateCitations=1)."),
+    grobid_cache: Path | None = typer.Option(None, "--grobid-cache", help="Where GROBID's TEI is kept by PDF SHA-256 "
+                                             "(default: OUT.grobid-tei next to the corpus)."),
+    pdf_timeout: float = typer.Option(60.0, "--pdf-timeout", min=0.01, help="Seconds per PDF (offline parse or "
+                                      "GROBID request) before it is rejected."),
+    pdf_max_pages: int = typer.Option(300, "--pdf-max-pages", min=1, help="PDFs declaring more pages are rejected."),
+    pdf_workers: int = typer.Option(1, "--pdf-workers", min=1, help="PDFs parsed at once by the offline reader "
+                                    "(each in its own process, 1 GiB address space at most)."),
 ) -> None:
-    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS or sciembed JSONL files."""
+    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
     from sciembed.papers.readers.limits import MB, ReadLimits
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
     try:
+        pdf = pdf_backend(out, grobid, grobid_workers, grobid_consolidate, grobid_cache, pdf_timeout, pdf_max_pages,
+                          pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata)
+                        metadata=metadata, pdf=pdf)
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err
@@ -72,11 +86,36 @@ def ingest_cmd(
                       "those keys were ignored (papers flagged unknown_keys)")
     if result.rejects_written < result.rejected:
         console.print(f"rejects.jsonl holds the first {result.rejects_written} of {result.rejected} rejections")
+    if result.pdf is not None:
+        console.print(_pdf_summary(result.pdf), highlight=False, soft_wrap=True)
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
     if result.accepted == 0:
         errors.print(f"[red]error:[/red] no record was accepted ({result.summary()}); "
                      f"see {escape(str(out))}/rejects.jsonl")
         raise typer.Exit(2)
+
+
+def pdf_backend(out: Path, grobid: str | None, workers: int, consolidate: bool, cache: Path | None,
+                timeout_s: float, max_pages: int, offline_workers: int = 1):
+    """What reads PDFs in this run: GROBID at `grobid` (TEI cached next to the corpus), else the offline reader."""
+    from sciembed.papers.pdf.checks import PdfLimits
+    from sciembed.papers.pdf.offline import OfflineBackend
+
+    limits = PdfLimits(timeout_s=timeout_s, max_pages=max_pages)
+    if grobid is None:
+        return OfflineBackend(limits, offline_workers)
+    from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
+
+    options = GrobidOptions(grobid, consolidate_header=consolidate, consolidate_citations=consolidate,
+                            workers=workers, timeout_s=timeout_s)
+    return GrobidBackend(options, cache or out.parent / f"{out.name}.grobid-tei", limits)
+
+
+def _pdf_summary(pdf: dict) -> str:
+    if pdf["reader"] == "grobid":
+        return (f"PDFs: {pdf['files']} through GROBID at {pdf['url']} (sent {pdf.get('sent', 0)}, from the TEI cache "
+                f"{pdf.get('from_cache', 0)}, 503 retries {pdf.get('retries', 0)}); TEI kept in {pdf['cache']}")
+    return f"PDFs: {pdf['files']} read by the offline reader (layout heuristics; --grobid URL uses GROBID)"
 
 
 def register(app: typer.Typer) -> None:

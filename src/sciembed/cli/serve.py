@@ -28,6 +28,8 @@ def serve(
         0.0, "--auto-compact", min=0.0, max=1.0,
         help="Compact after a write once this share of index rows is deleted/replaced (0: never; POST /compact).",
     ),
+    grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL for uploaded PDFs (TEI cached by "
+                                      "PDF SHA-256 next to INDEX_DIR); without it PDFs are read offline."),
 ) -> None:
     """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     from sciembed.ioutil.memory import limit_malloc_arenas
@@ -46,6 +48,7 @@ def serve(
     if protect_reads and not api_key:
         _fail(f"--protect-reads needs an API key in ${api_key_env}")
     faiss.omp_set_num_threads(workers_threads)
+    use_pdf_reader(index_dir, grobid)
     try:
         encoder = None
         if model is not None:
@@ -70,6 +73,21 @@ def serve(
         highlight=False, soft_wrap=True,
     )
     uvicorn.run(create_app(collection, settings), host=host, port=port, log_level="warning")
+
+
+def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
+    """Uploaded PDFs go to GROBID at `grobid` (checked now: a dead server stops the start), else offline."""
+    from sciembed.cli.ingest import pdf_backend
+    from sciembed.cli.search import _fail
+    from sciembed.papers.readers.pdf import set_default_backend
+
+    backend = pdf_backend(index_dir, grobid, 10, False, None, 60.0, 300)
+    if grobid is not None:
+        try:
+            backend.client.check()
+        except (OSError, ValueError) as err:
+            _fail(str(err))
+    set_default_backend(backend)
 
 
 def compact(

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from contextlib import suppress
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from sciembed.ioutil.fake_http import FakeHTTPServer, send
 
 FAILURES = ("429", "500", "401", "timeout", "malformed", "no_choices", "empty")
 _WORDS = ("the method improves retrieval of related papers", "results show a consistent gain on held-out data",
@@ -36,8 +37,11 @@ def default_reply(endpoint: str, body: dict[str, Any]) -> str:
     return f"{prefix}{first} (case {digest % 997}). Then {second}."
 
 
-class FakeLLMServer:
+class FakeLLMServer(FakeHTTPServer):
     """Start with ``start()`` (or the ``running()`` context manager); ``url`` is the base URL with /v1."""
+
+    FAILURES = FAILURES
+    NAME = "fake-llm"
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, timeout_delay_s: float = 2.0,
                  delay_s: float = 0.0, responder: Callable[[str, dict[str, Any]], str] | None = None,
@@ -46,58 +50,12 @@ class FakeLLMServer:
         self.delay_s = delay_s  # added to every answer (to make runs slow enough to interrupt)
         self.responder = responder or default_reply
         self.required_api_key = required_api_key
-        self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str | None] = []
-        self.max_in_flight = 0  # the most requests handled at the same moment
-        self._in_flight = 0
-        self._queue: list[str] = []
-        self._always: str | None = None
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(host, port)
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    @property
-    def request_count(self) -> int:
-        with self._lock:
-            return len(self.requests)
-
-    def fail_next(self, kind: str, times: int = 1) -> None:
-        if kind not in FAILURES:
-            raise ValueError(f"unknown failure {kind!r}; one of {FAILURES}")
-        with self._lock:
-            self._queue.extend([kind] * times)
-
-    def always_fail(self, kind: str | None) -> None:
-        if kind is not None and kind not in FAILURES:
-            raise ValueError(f"unknown failure {kind!r}; one of {FAILURES}")
-        self._always = kind
-
-    def start(self) -> FakeLLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    @contextmanager
-    def running(self) -> Iterator[FakeLLMServer]:
-        self.start()
-        try:
-            yield self
-        finally:
-            self.stop()
-
-    def _next_failure(self) -> str | None:
-        with self._lock:
-            return self._queue.pop(0) if self._queue else self._always
+        return f"{self.root_url}/v1"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -107,12 +65,7 @@ class FakeLLMServer:
                 pass
 
             def _send(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                with suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
-                    self.wfile.write(payload)
+                send(self, status, payload, content_type)
 
             def _json(self, status: int, data: Any) -> None:
                 self._send(status, json.dumps(data).encode())
@@ -139,13 +92,8 @@ class FakeLLMServer:
                 with server._lock:
                     server.requests.append({"endpoint": endpoint, **body})
                     server.auth_headers.append(self.headers.get("Authorization"))
-                    server._in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server._in_flight)
-                try:
+                with server._counted():
                     self._answer(endpoint, body)
-                finally:
-                    with server._lock:
-                        server._in_flight -= 1
 
             def _answer(self, endpoint: str, body: dict[str, Any]) -> None:
                 failure = server._next_failure()
@@ -200,7 +148,7 @@ def main() -> None:
     server = FakeLLMServer(host=args.host, port=args.port)
     print(f"fake OpenAI-compatible server at {server.url} (Ctrl-C to stop)", flush=True)
     with suppress(KeyboardInterrupt):
-        server._httpd.serve_forever()
+        server.serve_forever()
 
 
 if __name__ == "__main__":

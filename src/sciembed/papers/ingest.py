@@ -21,8 +21,9 @@ from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers, walk_inputs
-from sciembed.papers.readers.detect import detect_format
+from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.limits import ReadLimits, using_limits
+from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.papers.sections import count_words
 
@@ -67,6 +68,7 @@ class IngestResult:
     rejected: int = 0
     files: dict[str, FileCounts] = field(default_factory=dict)
     metadata: dict[str, Any] | None = None  # the --metadata join's counts
+    pdf: dict[str, Any] | None = None  # which PDF reader ran (offline / GROBID) and its counts
     reasons: Counter[str] = field(default_factory=Counter)
     flags: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)
@@ -102,6 +104,7 @@ class IngestResult:
             "rejects_file": {"written": self.rejects_written, "truncated": self.rejects_written < self.rejected},
             "body": {"sections": self.sections, "words": self.body_words},
             "outputs": {"papers": PAPERS_FILE, "rejects": REJECTS_FILE, "report": REPORT_FILE},
+            **({"pdf": self.pdf} if self.pdf is not None else {}),
         }
 
 
@@ -118,6 +121,7 @@ def ingest(
     max_reject_details: int = MAX_REJECT_DETAILS,
     limits: ReadLimits | None = None,
     metadata: Path | None = None,
+    pdf: PdfBackend | None = None,
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
@@ -141,12 +145,18 @@ def ingest(
         raise FileNotFoundError(f"input not found: {', '.join(missing)}")
     out = Path(out)
     result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, max_reject_details=max_reject_details)
-    files = [(p, data) for p, data in walk_inputs(inputs) if not _inside(p, out)]  # never our own output
+    cache = pdf.cache_dir if pdf is not None else None
+    files = [(p, data) for p, data in walk_inputs(inputs)
+             if not _inside(p, out) and not (cache is not None and _under(p, cache))]  # never our own output
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
-    with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits):
+    with staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader:
+        pdfs = [p for p in data_files if fmt == "pdf" or (fmt == "auto" and p.name.lower().endswith(PDF_SUFFIXES))]
+        pdf_reader.start(pdfs)
         _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join)
         assert result.read == result.accepted + result.rejected
+        if pdfs:
+            result.pdf = {"files": len(pdfs), **pdf_reader.stats()}
         manifest = result.manifest()
         if join is not None:
             result.metadata = manifest["metadata"] = join.finish()
@@ -187,7 +197,7 @@ def _read_all(
         for path in data_files:
             bar.start_file(path.name)
             resolved = fmt if fmt != "auto" else detect_format(path)
-            counts = result.files[str(path)] = FileCounts(resolved or "unknown")
+            counts = result.files[str(path)] = FileCounts(_label(resolved))
             for record in read_papers(path, resolved or "auto", name=str(path), keep_untitled=keep_untitled):
                 counts.read += 1
                 result.read += 1
@@ -217,6 +227,13 @@ def _read_all(
             bar.finish_file(result)
 
 
+def _under(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except OSError:
+        return False
+
+
 def _unique(paths: list[Path]) -> list[Path]:
     """A file named twice (or also found inside a named directory) is read once, where first met."""
     seen: set[Path] = set()
@@ -226,6 +243,15 @@ def _unique(paths: list[Path]) -> list[Path]:
             seen.add(path.resolve())
             out.append(path)
     return out
+
+
+def _label(fmt: str | None) -> str:
+    """The format as reports show it; PDFs say which reader read them ("pdf-offline", "pdf-grobid")."""
+    if fmt == "pdf":
+        from sciembed.papers.readers import pdf
+
+        return f"pdf-{pdf.current().label}"
+    return fmt or "unknown"
 
 
 def _accept(result: IngestResult, record: Accepted, writer: ParquetPaperWriter, seen: set[str], fmt: str) -> None:
@@ -259,6 +285,7 @@ def render_report(result: IngestResult) -> str:
         "",
         f"Inputs: {', '.join(f'`{i}`' for i in result.inputs)} (format: {result.fmt}). "
         f"Body: {result.sections} sections, {result.body_words} words.",
+        *(["", _pdf_line(result.pdf)] if result.pdf else []),
         "",
         "## Per file",
         "",
@@ -287,6 +314,15 @@ def render_report(result: IngestResult) -> str:
         lines += ["", "## Skipped files (not JSON / XML)", ""]
         lines += [f"- `{s}`" for s in result.skipped_files]
     return "\n".join(lines) + "\n"
+
+
+def _pdf_line(pdf: dict[str, Any]) -> str:
+    if pdf["reader"] == "grobid":
+        return (f"PDFs: {pdf['files']} read by GROBID at {pdf['url']} (sent {pdf.get('sent', 0)}, "
+                f"from the TEI cache {pdf.get('from_cache', 0)}, 503 retries {pdf.get('retries', 0)}; "
+                f"cache `{pdf['cache']}`).")
+    return (f"PDFs: {pdf['files']} read by the **offline** reader (pdfminer.six layout heuristics, no GROBID: "
+            "titles, abstracts and headings are guesses from font sizes; see docs/pdf.md for its accuracy).")
 
 
 class _Progress:

@@ -5,11 +5,15 @@ suffixes (.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
 detection. The bytes go to a file with a server-chosen name in a private
 temporary directory, which is removed afterwards; no path from a request ever
 reaches the filesystem. XML goes through the readers' safe parser (no DTD, no
-entity expansion, no network).
+entity expansion, no network). A PDF (``%PDF-`` in its first bytes, whatever
+its name) goes to the PDF reader the server was started with (``serve --grobid
+URL``, else the offline reader, in a bounded child process), as
+``upload-<sha256 prefix>.pdf``: that name becomes the paper id.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from collections.abc import Sequence
@@ -21,6 +25,18 @@ from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers
 from sciembed.server.errors import ApiError
 
 SUFFIXES = (".tei.xml", ".pdf.json", ".json", ".jsonl", ".ndjson", ".xml", ".nxml")
+
+
+def is_pdf_upload(data: bytes) -> bool:
+    """PDFs are told by their bytes (readers accept ``%PDF-`` anywhere in the first 1,024), not their name."""
+    return b"%PDF-" in data[:1024]
+
+
+def upload_label(filename: str | None, data: bytes) -> str:
+    """The server-chosen file name of an upload; a PDF's carries its hash, which becomes the paper id."""
+    if is_pdf_upload(data):
+        return f"upload-{hashlib.sha256(data).hexdigest()[:16]}.pdf"
+    return "upload" + safe_suffix(filename, data)
 
 
 def safe_suffix(filename: str | None, data: bytes) -> str:
@@ -41,7 +57,7 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto") -> tuple[l
         raise ApiError(422, f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     if not data.strip():
         raise ApiError(400, "the upload is empty", "not_a_paper")
-    label = "upload" + safe_suffix(filename, data)
+    label = upload_label(filename, data)
     with tempfile.TemporaryDirectory(prefix="sciembed-upload-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)

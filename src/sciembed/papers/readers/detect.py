@@ -10,6 +10,7 @@ from sciembed.papers.readers.source import peek_json_objects, peek_xml_root
 
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 XML_SUFFIXES = (".xml", ".nxml")
+PDF_SUFFIXES = (".pdf",)
 
 
 def _base_name(path: Path) -> str:
@@ -17,13 +18,15 @@ def _base_name(path: Path) -> str:
 
 
 def is_data_file(path: Path) -> bool:
-    """Files a directory walk picks up; anything else (README, LICENSE, PDFs) is listed as skipped."""
-    return _base_name(path).endswith(JSON_SUFFIXES + XML_SUFFIXES)
+    """Files a directory walk picks up; anything else (README, LICENSE, images) is listed as skipped."""
+    return _base_name(path).endswith(JSON_SUFFIXES + XML_SUFFIXES) or path.name.lower().endswith(PDF_SUFFIXES)
 
 
 def detect_format(path: Path) -> str | None:
     """The format name for a file, or None when nothing recognises it."""
     base = _base_name(path)
+    if path.name.lower().endswith(PDF_SUFFIXES):
+        return "pdf"
     if base.endswith(XML_SUFFIXES):
         tag = peek_xml_root(path)
         if tag is None:

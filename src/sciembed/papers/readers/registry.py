@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciembed.papers.readers import jats, own, s2orc, science_parse, tei, unarxive
+from sciembed.papers.readers import jats, own, pdf, s2orc, science_parse, tei, unarxive
 from sciembed.papers.readers.records import Record
 
 
@@ -36,6 +36,7 @@ FORMATS: dict[str, Format] = {
                True, s2orc.matches),
         Format("tei", "GROBID TEI XML", tei.read, True, matches_xml_root=tei.matches_root),
         Format("jats", "JATS / NLM XML (PMC, eLife, PLOS)", jats.read, False, matches_xml_root=jats.matches_root),
+        Format("pdf", "PDF: a GROBID server (--grobid URL) or the offline layout reader", pdf.read, True),
     )
 }
 FORMAT_NAMES = tuple(FORMATS)

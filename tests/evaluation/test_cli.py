@@ -24,12 +24,17 @@ def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
     result = invoke("eval", citation_corpus, "--model", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
                     "--body-mode", "full", "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
-    assert "Body→Body (full)" in result.output and "report: " in result.output
+    assert "ta_ta" in result.output and "body_body/full" in result.output and "report: " in result.output
     results = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert list(results["scenarios"]) == ["ta_ta", "body_body/full"]
+    assert [r["task"] for r in results["cells"][0]["results"]] == ["ta_ta", "body_body/full"]
+    assert (tmp_path / "run" / "runs" / "bm25" / "corpus" / "ta_ta.run").is_file()
+    assert (tmp_path / "run" / "qrels" / "corpus" / "body_body-full.qrels").is_file()
     compared = invoke("compare", tmp_path / "run", tmp_path / "run", "--metric", "ndcg@10")
     assert compared.exit_code == 0, compared.output
     assert "+0.0" in compared.output and "bm25 (B) vs bm25 (A)" in compared.output
+    again = invoke("eval", citation_corpus, "-m", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
+                   "--body-mode", "full", "-o", tmp_path / "run")
+    assert "cells computed 0, reused 1" in again.output  # eval is resumable like bench
 
 
 def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Path) -> None:
@@ -38,7 +43,7 @@ def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Pat
     assert result.exit_code == 2
     assert "missing 3 of 3 required files: corpus.jsonl, queries.jsonl, qrels/test.tsv" in result.output
     both = invoke("eval", citation_corpus, "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
-    assert both.exit_code == 2 and "exactly one benchmark" in both.output
+    assert both.exit_code == 2 and "give the benchmark once" in both.output
     missing = invoke("compare", tmp_path / "nope", tmp_path / "nope")
     assert missing.exit_code == 2 and "no results.json" in missing.output
 

@@ -75,12 +75,11 @@ def test_minilm_end_to_end_with_cache(unarxive_papers, corpus_writer, tmp_path: 
     assert second.exit_code == 0, second.output
     one = json.loads((tmp_path / "one" / "results.json").read_text())
     two = json.loads((tmp_path / "two" / "results.json").read_text())
-    minilm_one, minilm_two = one["models"][0], two["models"][0]
-    assert minilm_one["config"]["window_words"] == 44  # 0.7 × 64 tokens
-    assert minilm_one["encoding"]["encoded"] == minilm_one["encoding"]["distinct"] == 2 * len(ids)
-    assert minilm_two["encoding"]["encoded"] == 0  # the second run encodes nothing
-    assert minilm_two["per_query"] == minilm_one["per_query"]
-    assert minilm_one["geometry"]["spectrum"]["isotropy"] > 0
+    minilm_one, minilm_two = one["cells"][0], two["cells"][0]
+    assert minilm_one["model"] == "minilm" and minilm_one["config"]["max_seq_length"] == 64
+    assert minilm_one["encoded"]["texts_run_through_model"] == minilm_one["encoded"]["texts_requested"] == 2 * len(ids)
+    assert minilm_two["encoded"]["texts_run_through_model"] == 0  # the second run encodes nothing
+    assert [r["per_query"] for r in minilm_two["results"]] == [r["per_query"] for r in minilm_one["results"]]
     compared = invoke("compare", tmp_path / "one", tmp_path / "one", "--model-a", "bm25", "--model-b", "minilm")
     assert compared.exit_code == 0 and "minilm (B) vs bm25 (A)" in compared.output
 
@@ -97,5 +96,5 @@ def test_minilm_finds_the_abstract_of_a_title(unarxive_papers, tmp_path: Path) -
     (root / "qrels" / "test.tsv").write_text("".join(f"q-{p.id}\tdoc-{p.id}\t1\n" for p in unarxive_papers))
     result = invoke("eval", "--beir", root, "--model", "minilm", "--max-seq-length", "128", "--out", tmp_path / "r")
     assert result.exit_code == 0, result.output
-    minilm = json.loads((tmp_path / "r" / "results.json").read_text())["models"][0]
-    assert minilm["aggregates"]["beir"]["ndcg@10"] > 0.8  # random ranking of 10 abstracts gives about 0.39
+    minilm = json.loads((tmp_path / "r" / "results.json").read_text())["cells"][0]
+    assert minilm["summary"]["beir"] > 80  # ×100; random ranking of 10 abstracts gives about 39

@@ -74,9 +74,11 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
               keep_going: bool = True) -> SuiteRun:
     """Every cell, reusing finished ones unless `force`; `keep_going=False` lets a failing cell's error propagate."""
     from sciembed.evaluation.bench.models import make_scorer, model_key
+    from sciembed.ioutil.atomic import refuse_links
 
     start = time.perf_counter()
     out = Path(suite.out)
+    refuse_links(out)  # results, cells and run files are written in place: never through a planted link
     cache = Path(suite.cache) if suite.cache else out / "embedding-cache"
     benchmarks: dict[str, Any] = {}
     missing: dict[str, str] = {}

@@ -110,6 +110,9 @@ class HarnessAdapter:
         k = max(1, len(candidates))
         run = evaluate_encoder(model, self.benchmark, self.scenarios, self.body_modes, k=k, show_progress=True,
                                batch_size=batch_size, geometry=self.geometry, window_tokens=self.window_tokens)
+        if isinstance(scorer, DenseScorer):  # the harness encodes through the encoder: count it on the scorer
+            scorer.encoded += int(run.encoding.get("distinct", 0))
+            scorer.model_encoded += int(run.encoding.get("encoded", 0))
         out = task_results(run, self.kind, self.primary)
         if run.geometry:
             metrics = {k: float(v) for k, v in _flat(run.geometry).items()}

@@ -11,6 +11,7 @@ Python API its CLI command uses, so the demo is also a map of the pipeline.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -150,11 +151,17 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         runs[-1].model = f"{base.name} (base, {budget} tokens)"
     trained = None
     if window_config is not None:
+        # Training reads the corpus itself: the benchmark and the base encoder (with its vectors) leave
+        # memory first, so the demo's peak is training's, not training's on top of evaluation's.
+        del bench, base
+        gc.collect()
         with stage("train window model"):
             from sciembed.training import train
 
             model_dir = train("window", window_config, paths["corpus"], paths["model"],
                               say=lambda line: say("  " + line))
+        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed,
+                                         queries="linked")
         label = "window (trained"
         if config.interpolate is not None and config.interpolate < 1:
             with stage("interpolate with the base (WiSE-FT)"):
@@ -176,6 +183,7 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     real_text: dict[str, dict[str, float]] = {}
     if trained is not None and config.real_text is not None and Path(config.real_text).is_file():
         with stage("real-text check (SciTLDR dev)"):
+            base = _load(config.base_model, paths["cache"], budget)
             real_text = _real_text_check(Path(config.real_text), out / "scitldr", {"base": base, "trained": trained})
             (out / "real_text.json").write_text(json.dumps(real_text, indent=2))
             for line in real_text_lines(real_text):

@@ -165,7 +165,8 @@ def main() -> None:
     result = json.loads(args.out.read_text()) if args.update and args.out.is_file() else {}
     result["top_k"] = args.top_k
     result.setdefault("machine", {}).update({"cpus": os.cpu_count(), "platform": platform.platform()})
-    parts = [*(["acl"] if args.corpus is not None else []), *([] if args.skip_synthetic else ["synthetic"])]
+    parts = [*(["acl"] if args.corpus is not None else []),
+             *([] if args.skip_synthetic else [f"synthetic_{args.papers}"])]  # one part per collection size
     for part in parts:
         load = os.getloadavg()
         result[part] = acl(args, spec) if part == "acl" else synthetic(args, spec)

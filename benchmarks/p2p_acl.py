@@ -90,7 +90,7 @@ def main() -> None:
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)
     results = json.loads((run_dir / "results.json").read_text())
-    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/minilm.json"))
+    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/*.json"))  # one model per run
     summary = summarize(results, json.loads(fusion_files[0].read_text()) if fusion_files else None)
     summary["run_dir"] = str(run_dir)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -54,7 +54,20 @@ def summarize(results: dict, fusion: dict | None) -> dict:
         out["fusion"] = {k: fusion[k] for k in ("runs", "method", "norm", "params")}
         out["fusion"]["val"] = {k: v for k, v in fusion["tuned"].items() if k != "tried"}
         out["fusion"]["val_tried"] = fusion["tuned"]["tried"]
+    default = (fusion or {}).get("tuned", {}).get("val_best_method", "fused")
+    out["goal"] = {"default_method": default, "chosen_by": "val NDCG@10 (both relevance splits pooled)"
+                   if fusion is not None and "val_best_method" in fusion["tuned"] else "assumed", **{
+                       split: goal(table.get(default, {})) for split, table in out["splits"].items()}}
     return out
+
+
+def goal(row: dict) -> dict:
+    """The issue's goal for one split: ≥ 5 NDCG@10 points over a2a, and better than BM25 full text at p < 0.05."""
+    over_a2a, over_bm25 = row.get("delta_ndcg@10_vs_a2a"), row.get("delta_ndcg@10_vs_bm25")
+    beats_a2a = over_a2a is not None and over_a2a >= 5.0 and row["p_vs_a2a"] < 0.05
+    beats_bm25 = over_bm25 is not None and over_bm25 > 0 and row["p_vs_bm25"] < 0.05
+    return {"delta_vs_a2a": over_a2a, "delta_vs_bm25": over_bm25, "beats_a2a_by_5": beats_a2a,
+            "beats_bm25_significantly": beats_bm25, "holds": beats_a2a and beats_bm25}
 
 
 def main() -> None:
@@ -77,7 +90,7 @@ def main() -> None:
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)
     results = json.loads((run_dir / "results.json").read_text())
-    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/minilm.json"))
+    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/*.json"))  # one model per run
     summary = summarize(results, json.loads(fusion_files[0].read_text()) if fusion_files else None)
     summary["run_dir"] = str(run_dir)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +101,7 @@ def main() -> None:
             print(f"  {name:24s} NDCG@10 {row.get('ndcg@10', float('nan')):5.1f}  R@100 "
                   f"{row.get('r@100', float('nan')):5.1f}  MRR {row.get('mrr@50', float('nan')):5.1f}  "
                   f"p(a2a) {row.get('p_vs_a2a', float('nan')):.2g}  p(bm25) {row.get('p_vs_bm25', float('nan')):.2g}")
+    print(f"goal: {json.dumps(summary['goal'])}")
     print(f"-> {args.out}")
 
 

@@ -80,6 +80,9 @@ def test_one_pass_tunes_on_val_and_reports_on_test(corpus):
     assert spec.tuned["val_queries"] == len(val_ids) and set(test.queries) == set(test_ids)
     assert all(set(r.per_query[("references", None)]["ndcg@10"]) <= set(test_ids) for r in runs)
     assert runs[-1].config["fusion"]["runs"] == ["bm25", "a2a", "late"]
+    val = spec.tuned["val_methods"]  # every method scored on val too: the default is chosen there
+    assert set(val) == {"a2a", "bm25", "late", "fused"} and val["fused"] == pytest.approx(spec.tuned["score"])
+    assert spec.tuned["val_best_method"] == max(val, key=val.get)
 
 
 @pytest.mark.slow

@@ -47,6 +47,24 @@ def test_mmd_sections_roles_and_back_matter():
     assert "cited paper" not in " ".join(s.text for s in paper.sections)
 
 
+def test_scifullbench_reads_the_citation_removed_texts_prism_ran_on(tmp_path):
+    """PRISM's runs (Scripts/inference_QoA_parallel.sh) read the citation- and mention-removed full texts and
+    target corpus; with both variants in a release, those are the ones loaded."""
+    import shutil
+
+    root = Path(shutil.copytree(FIXTURE, tmp_path / "release"))
+    removed = root / "Benchmark" / "Full_Papers_remove_citations_True_remove_mentions_True"
+    removed.mkdir()
+    text = (root / "Benchmark/Full_Papers/2405.00001.mmd").read_text()
+    (removed / "2405.00001.mmd").write_text(text.replace("matters for chemistry", "matters, as [1] shows"))
+    other = root / "Target_Corpus" / "target_corpus_citations_removed_False_mentions_removed_False"
+    other.mkdir()
+    (other / "corpus.json").write_text("[]")
+    bench = load_scifullbench(root)
+    assert "matters, as [1] shows" in bench.queries["2405.00001"].sections[0].text
+    assert len(bench.candidates()) == 8  # the citation-removed target corpus, not the empty other variant
+
+
 def test_scifullbench_bad_layout_is_one_clear_error(tmp_path):
     with pytest.raises(BenchmarkError, match="no Benchmark/ folder"):
         load_scifullbench(tmp_path)

@@ -74,6 +74,23 @@ def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):
     assert json.loads(searched.output[searched.output.index("{"):])["query_sources"]["method"] == "cache:fake-model"
 
 
+def test_prism_queries_with_the_papers_decoding_settings(setup, tmp_path):
+    corpus, _ = setup
+    decoding = Path(__file__).parents[2] / "configs" / "prism-paper-decoding.yaml"
+    with FakeLLMServer().running() as server:
+        result = runner.invoke(app, ["prism", "queries", str(corpus), "--out", str(tmp_path / "q.jsonl"), "--paper",
+                                     "p1", "--llm-base-url", server.url, "--llm-model", "fake-model",
+                                     "--decoding", str(decoding)])
+        assert result.exit_code == 0, result.output
+        sent = [(r["temperature"], r["max_tokens"], r["repetition_penalty"], "seed" in r) for r in server.requests]
+    assert sent == [(0.0, 2000, 1.2, False)] * 3  # three agents, PRISM's greedy decoding
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sampling:\n  temperature: -1\n")
+    result = runner.invoke(app, ["prism", "queries", str(corpus), "--out", str(tmp_path / "q2.jsonl"), "--paper",
+                                 "p1", "--decoding", str(bad)])
+    assert result.exit_code == 2 and "bad.yaml: 1 problem(s): temperature" in result.output, result.output
+
+
 def test_eval_paper_to_paper_on_scifullbench(setup, tmp_path):
     _, tiny = setup
     result = runner.invoke(app, ["eval", "--kind", "scifullbench", str(FIXTURE), "-m", str(tiny), "--out",

@@ -136,6 +136,9 @@ def queries_command(
     single_agent: bool = typer.Option(False, "--single-agent", help="One call returning JSON with three queries."),
     structured: bool = typer.Option(False, "--structured", help="Ask for JSON-schema structured output."),
     words: int = typer.Option(250, "--words", min=1, help="Word budget of extractive queries."),
+    decoding: Path | None = typer.Option(None, "--decoding", help="YAML decoding settings of the agents "
+                                         "(configs/prism-paper-decoding.yaml: PRISM's temperature 0, 2,000 tokens, "
+                                         "repetition penalty 1.2); default: temperature 0.7, 512 tokens, seeded."),
     llm_base_url: LLMBaseUrl = None,
     llm_model: LLMModel = None,
     llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
@@ -158,10 +161,13 @@ def queries_command(
         ids += [line.split()[0] for line in papers_file.read_text().splitlines() if line.strip()]
     use_llm = llm_requested(llm_base_url, llm_cache, llm_cache_only)
     try:
+        from sciembed.retrieval.prism.agents import load_sampling
+
+        sampling = load_sampling(decoding) if decoding is not None else None
         config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
                             llm_timeout, llm_retries) if use_llm else None
         sets = generate_queries(corpus, ids or None, llm=config, samples=samples, single_agent=single_agent,
-                                structured=structured, words=words)
+                                structured=structured, words=words, sampling=sampling)
     except _errors() as err:
         _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
         return

@@ -55,6 +55,13 @@ def serve(
     encode_threads: int = typer.Option(
         0, "--encode-threads", min=0, help="Encoder threads (0: one per core, os.cpu_count())."
     ),
+    fused_with: list[Path] = typer.Option(
+        [], "--fused-with", help="Companion index directory (repeatable; e.g. BM25 --view fulltext and a dense "
+        "--view ta index): similar papers use the learned fusion of these and INDEX_DIR (late if ta+section).",
+    ),
+    fusion: Path | None = typer.Option(
+        None, "--fusion", help="fusion.json for --fused-with (default: a fusion.json in one of the index directories)."
+    ),
 ) -> None:
     """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     from sciembed.ioutil.memory import limit_malloc_arenas
@@ -84,7 +91,8 @@ def serve(
         encoder = None
         if model is not None or backend is not None or trust_remote_code:
             encoder = serving_encoder(index_dir, model, backend, quantize, trust_remote_code)
-        collection = Collection.open(index_dir, encoder, auto_compact=auto_compact)
+        paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
+        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=auto_compact)
     except _known_errors() as err:
         _fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
@@ -99,10 +107,26 @@ def serve(
         f"serving {stats['papers']:,} papers ({stats['vectors']:,} {stats['view']} vectors, {stats['index']['kind']}) "
         f"with {stats['model']['name']} on http://{host}:{port}  (API docs: /docs; "
         f"{writes_note(api_key, allow_open_writes, api_key_env)}; "
-        f"hosts {', '.join(hosts)}; encoder {stats['model'].get('backend')}, batches of {batch_size})",
+        f"hosts {', '.join(hosts)}; encoder {stats['model'].get('backend')}, batches of {batch_size})"
+        + (f"; similar papers: {paper_search.label}" if paper_search is not None else ""),
         highlight=False, soft_wrap=True,
     )
     uvicorn.run(create_app(collection, settings), host=host, port=port, log_level="warning")
+
+
+def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):
+    """Similar papers through the learned fusion of the served index and its companions (`FusedPaperSearch`)."""
+    from sciembed.cli.search import _fail, saved_fusion
+    from sciembed.retrieval.fused_search import FusedPaperSearch
+    from sciembed.retrieval.learned_fusion import FusionSpec
+    from sciembed.retrieval.paper_index import read_manifest
+
+    if not fused_with:
+        _fail("--fusion needs the companion indexes it fuses: --fused-with DIR (repeatable)")
+    spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion([index_dir, *fused_with])
+    if spec is None:
+        _fail(f"no fusion.json in {index_dir} or the --fused-with directories: give --fusion FILE")
+    return FusedPaperSearch(spec, fused_with, read_manifest(index_dir)["view"])
 
 
 def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:

@@ -455,6 +455,12 @@ def tune_p2p_fusion(runs: Sequence[ModelRun], fuse_runs: Sequence[str], metric: 
     return tune_fusion(qrels, rankings, metric=metric, split=split)
 
 
+def pooled_score(run: ModelRun, metric: str = "ndcg@10") -> float:
+    """`metric` averaged over every (relevance split, query) of a run: the pooling the fusion is tuned on."""
+    values = [score for per in run.per_query.values() for score in per[metric].values()]
+    return float(np.mean(values)) if values else float("nan")
+
+
 def evaluate_with_tuned_fusion(
     bench: PaperToPaperBenchmark, val_ids: Sequence[str], test_ids: Sequence[str], encoder: Any,
     config: P2PConfig, *, show_progress: bool = True, metric: str = "ndcg@10",
@@ -463,6 +469,8 @@ def evaluate_with_tuned_fusion(
     the val queries (ranx); each method, ``fused`` included, scored on the test queries only.
 
     One pass over the collection serves both splits (pieces, indexes, BM25 are built once).
+    Every ranked method, ``fused`` included, is also scored on val (`pooled_score`): the fusion's
+    ``tuned["val_methods"]`` and ``tuned["val_best_method"]`` say which method validation picks.
     Returns the test runs (a2a first), the fusion and the test benchmark.
     """
     if "prism_llm" in config.methods:
@@ -483,6 +491,11 @@ def evaluate_with_tuned_fusion(
     by_name = {r.model: r for r in runs}
     spec = tune_p2p_fusion([rescore(by_name[m], val) for m in config.fuse_runs], config.fuse_runs, metric)
     spec.tuned["val_queries"] = len(val.queries)
+    val_runs = [rescore(run, val) for run in runs]
+    val_runs.append(rescore(by_name[spec.runs[0]], val, "fused",
+                            fuse_all(spec, {m: rankings[m] for m in spec.runs}, depth=config.top_k)))
+    spec.tuned["val_methods"] = {run.model: pooled_score(run, metric) for run in val_runs}
+    spec.tuned["val_best_method"] = max(spec.tuned["val_methods"], key=spec.tuned["val_methods"].get)
     reported = [rescore(by_name[m], test) for m in config.methods if m in by_name]
     if "fused" in config.methods:
         fused = fuse_all(spec, {m: rankings[m] for m in spec.runs}, depth=config.top_k)

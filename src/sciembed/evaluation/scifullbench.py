@@ -4,10 +4,13 @@ The layout PRISM's code reads (Park et al. 2025; github.com/psw0021/PRISM)::
 
     <root>/Benchmark/<VENUE>/<SPLIT>/<query id>.json   {"id", "Query": {"title", "abstract"},
                                                          "Candidate": [{"title", "abstract"}, ...]}
-    <root>/Benchmark/Full_Papers/<query id>.mmd        the query's full text (Nougat markdown); a
-                                                        ``Full_Papers_remove_citations_…`` variant may sit beside it
+    <root>/Benchmark/Full_Papers_remove_citations_True_remove_mentions_True/<query id>.mmd
+                                                        the query's full text (Nougat markdown) as PRISM's runs
+                                                        read it; ``Full_Papers`` (citations kept) is the fallback
     <root>/Target_Corpus/<variant>/corpus.json         [{"title", "abstract", "chunked_sections_3000": [...],
-                                                          "full_paper_directory": ".../<id>.mmd"}, ...]
+                                                          "full_paper_directory": ".../<id>.mmd"}, ...]; the
+                                                        ``target_corpus_citations_removed_True_mentions_removed_True``
+                                                        variant is preferred when several are there
 
 SPLIT ``Cited_Papers`` is the References split (papers the query cites),
 ``Citing_Papers`` the Citations split; other folder names are kept as given.
@@ -34,6 +37,11 @@ from sciembed.papers.sections import finalize
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import title_key
 
+# What PRISM's released runs read (psw0021/PRISM, Scripts/inference_QoA_parallel.sh: remove_citations=True,
+# remove_mentions=True; Retrieval/retriever.py: <Benchmark>/Full_Papers_remove_citations_True_remove_mentions_True
+# for the query text, Full_Papers only when both flags are False)
+PAPER_FULL_PAPERS = "Full_Papers_remove_citations_True_remove_mentions_True"
+PAPER_TARGET_CORPUS = "target_corpus_citations_removed_True_mentions_removed_True"
 SPLIT_NAMES = {"cited_papers": "references", "citing_papers": "citations"}
 VENUE_PAIRS = {"acl": "ACL+EMNLP", "emnlp": "ACL+EMNLP", "iclr": "ICLR+NeurIPS", "neurips": "ICLR+NeurIPS",
                "nips": "ICLR+NeurIPS"}
@@ -85,6 +93,9 @@ def _read_json(path: Path) -> Any:
 def _find_corpus(root: Path) -> Path:
     found = sorted((root / "Target_Corpus").glob("*/corpus.json")) + sorted((root / "Target_Corpus").glob(
         "corpus.json"))
+    paper = [p for p in found if p.parent.name == PAPER_TARGET_CORPUS]
+    if paper:
+        return paper[0]
     if len(found) != 1:
         raise BenchmarkError(
             f"{root}/Target_Corpus: expected exactly one corpus.json, found {len(found)} "
@@ -93,9 +104,10 @@ def _find_corpus(root: Path) -> Path:
 
 
 def _find_full_papers(benchmark: Path) -> Path | None:
-    plain = benchmark / "Full_Papers"
-    if plain.is_dir():
-        return plain
+    """The query full texts PRISM's runs read: the citation- and mention-removed variant, else ``Full_Papers``."""
+    for name in (PAPER_FULL_PAPERS, "Full_Papers"):
+        if (benchmark / name).is_dir():
+            return benchmark / name
     variants = sorted(p for p in benchmark.glob("Full_Papers*") if p.is_dir())
     return variants[0] if variants else None
 

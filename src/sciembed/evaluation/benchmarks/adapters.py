@@ -281,7 +281,9 @@ class PaperToPaperAdapter:
                                                        encoder, self.config)
             path = spec.save(self.tuned.folder / f"{slug(scorer.name)}.json")
             note = (f"fusion tuned on val ({len(self.tuned.val_ids)} query papers): {spec.label} "
-                    f"({spec.tuned['metric']} {spec.tuned['score']:.4f}), saved as {path}")
+                    f"({spec.tuned['metric']} {spec.tuned['score']:.4f}), saved as {path}; val {spec.tuned['metric']} "
+                    f"per method: {', '.join(f'{m} {v:.4f}' for m, v in spec.tuned['val_methods'].items())}; "
+                    f"best on val: {spec.tuned['val_best_method']}")
         results = [r for run in runs for r in task_results(run, self.kind, "recall@100", prefix=f"{run.model}/")]
         for result in results:
             if self.tuned is not None and result.task.startswith("fused/"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sciembed.llm import LLMClient, LLMRequest, LLMResponseError, Sampling, load_prompt
@@ -32,6 +33,20 @@ SINGLE_AGENT_PROMPT = "prism_single_agent"
 JSON_FIELDS = {"research_question_query": Aspect.RESEARCH_QUESTION, "method_query": Aspect.METHOD,
                "experiment_query": Aspect.EXPERIMENT}
 DEFAULT_SAMPLING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0})  # sample i sends seed i
+
+
+def load_sampling(path: str | Path) -> Sampling:
+    """The agents' decoding settings from a YAML file with a ``sampling`` mapping (configs/prism-paper-decoding.yaml);
+    a bad file is a ValueError naming it."""
+    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
+
+    data = read_yaml_mapping(path, ValueError, "decoding config")
+    if set(data) != {"sampling"} or not isinstance(data["sampling"], dict):
+        raise ValueError(f"{path}: expected one mapping 'sampling' (temperature, max_tokens, extra), "
+                         f"got {sorted(data)}")
+    return validate_model(Sampling, data["sampling"], str(path), ValueError)
+
+
 MAX_PAPER_WORDS = 12_000  # long papers are cut so that the prompt fits a 16k-token context
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 

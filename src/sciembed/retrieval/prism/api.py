@@ -31,9 +31,11 @@ def generate_queries(
     aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS),
     words: int = DEFAULT_WORDS,
     progress: bool = True,
+    sampling: Any = None,
 ) -> list[QuerySet]:
     """Aspect queries for the given papers (all when None): LLM agents when `llm` (an `LLMConfig`) is given,
-    else extractive. Unknown ids raise `KeyError` naming them."""
+    with `sampling` (a `Sampling`; default the agents' `DEFAULT_SAMPLING`), else extractive. Unknown ids
+    raise `KeyError` naming them."""
     papers = CorpusDir(corpus).papers()
     ids = list(paper_ids) if paper_ids is not None else list(papers)
     missing = [p for p in ids if p not in papers]
@@ -43,11 +45,11 @@ def generate_queries(
     if llm is None:
         return [extractive_queries(p, words) for p in chosen]
     from sciembed.llm import LLMClient
-    from sciembed.retrieval.prism.agents import llm_query_sets
+    from sciembed.retrieval.prism.agents import DEFAULT_SAMPLING, llm_query_sets
 
     with LLMClient(llm, progress=progress) as client:
         return llm_query_sets(chosen, client, aspects=aspects, samples=samples, single_agent=single_agent,
-                              structured=structured)
+                              structured=structured, sampling=sampling or DEFAULT_SAMPLING)
 
 
 def corpus_candidates(papers: Iterable[Paper], segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[Candidate]:

@@ -1,0 +1,113 @@
+"""The service's "similar papers" through a learned fusion: the served collection plus companion indexes.
+
+`sciembed eval --kind paper_to_paper --tune-fusion` saves a `FusionSpec` of runs such as ``bm25``
+(BM25 over full texts), ``a2a`` (dense title+abstract) and ``late`` (late interaction over TA +
+section pieces). `sciembed search IDX… --fusion` applies it over several index directories; here
+the served collection answers one of those runs (named by `run_name`, as in `search`: a ``ta``
+index is ``a2a``, a ``section`` / ``ta+section`` one ``late``) and read-only companion index
+directories answer the others, so ``POST /search`` with a ``paper_id`` ranks exactly as
+``sciembed search SERVED COMPANION… --paper ID --method late --fusion FILE`` does.
+
+A paper added to the served collection after the companions were built is searched by its text
+where a companion can do that (BM25 over its full text, a dense TA companion with the served
+encoder's vectors); a companion that cannot contributes nothing for it. Papers deleted from the
+collection are never returned, whatever a companion still holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sciembed.papers.model import Paper
+from sciembed.retrieval.batch import FUSION_DEPTH, _Loaded, _open, _papers, run_name
+from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
+from sciembed.retrieval.paper_index import index_views
+from sciembed.views.simple import full_text, ta_text
+
+if TYPE_CHECKING:
+    from sciembed.retrieval.collection import Accept, Collection, PaperHits
+
+LATE_VIEWS = ("section", "ta+section")
+
+
+def served_run_name(view: str) -> str:
+    """The run a served collection of this view kind answers (the names `run_name` gives index directories)."""
+    if view == "ta":
+        return "a2a"
+    return "late" if view in LATE_VIEWS else f"dense:{view}:max"
+
+
+class FusedPaperSearch:
+    """A `PaperSearch` (see `sciembed.retrieval.collection`) that fuses the served collection with companions."""
+
+    def __init__(self, spec: FusionSpec, companions: Sequence[str | Path], served_view: str) -> None:
+        self.spec = spec
+        self.served = served_run_name(served_view)
+        self.companions: dict[str, _Loaded] = {}
+        for path in companions:
+            one = _open(Path(path), None)
+            name = run_name(one, "late")
+            if name == self.served or name in self.companions:
+                raise FusionError(f"{path} answers run {name!r}, which another index already answers")
+            self.companions[name] = one
+        answered = [self.served, *self.companions]
+        missing = [r for r in spec.runs if r not in answered]
+        if missing:
+            raise FusionError(f"the fusion {spec.label} fuses {spec.runs}; the served collection answers "
+                              f"{self.served!r} and the companion indexes {sorted(self.companions)}: "
+                              f"missing {missing}")
+        self._lock = threading.Lock()  # companion indexes (BM25, faiss) are searched one request at a time
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    def __call__(self, collection: Collection, paper: Paper, depth: int, accept: Accept | None,
+                 knobs: dict[str, Any]) -> PaperHits:
+        deep = max(depth, FUSION_DEPTH)
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        rows: dict[str, int] = {}
+        if self.served in self.spec.runs:
+            hits = self._served(collection, paper, deep, knobs)
+            rankings[self.served] = [(pid, score) for pid, score, _ in hits]
+            rows = {pid: row for pid, _, row in hits}
+        with self._lock:
+            for name, one in self.companions.items():
+                if name in self.spec.runs:
+                    rankings[name] = self._companion(collection, one, name, paper, deep)
+        fused = fuse_one(self.spec, rankings)
+        out = []
+        for pid, score in fused:
+            if pid == paper.id or not collection.holds(pid) or (accept is not None and not accept(pid)):
+                continue
+            out.append((pid, score, rows.get(pid, -1)))
+            if len(out) == depth:
+                break
+        return out
+
+    def _served(self, collection: Collection, paper: Paper, depth: int, knobs: dict[str, Any]) -> PaperHits:
+        vectors = collection.paper_vectors(paper.id) if collection.holds(paper.id) else None
+        if vectors is None:
+            views, _ = index_views(paper, collection.view_kind, collection.target, piece_tokens=collection.piece_tokens)
+            if not views:
+                return []
+            vectors = collection.encode([v.text for v in views])
+        method = "late" if self.served == "late" else "max"
+        with collection._lock.read():
+            return collection.index.search_views(vectors, depth, method, exclude=[paper.id],
+                                                 **({} if method == "late" else knobs))
+
+    def _companion(self, collection: Collection, one: _Loaded, name: str, paper: Paper,
+                   depth: int) -> list[tuple[str, float]]:
+        if paper.id in one.titles:
+            return _papers(one, [paper.id], [[paper.id]], depth, "late" if name == "late" else None)[0]
+        if one.kind == "bm25":
+            text = full_text(paper)
+            return one.index.search_texts([text], depth, [[paper.id]])[0] if text.strip() else []
+        if name == "a2a" and one.index.fingerprint == getattr(collection.encoder, "fingerprint", None):
+            text = ta_text(paper)
+            return one.index.search(collection.encode([text]), depth)[0] if text.strip() else []
+        return []

@@ -1,0 +1,86 @@
+"""The service's "similar papers" with the saved fusion: the same ranking as `sciembed search … --fusion`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sciembed.models import load_encoder
+from sciembed.retrieval.batch import search_batch
+from sciembed.retrieval.collection import Collection
+from sciembed.retrieval.fused_search import FusedPaperSearch
+from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
+from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index
+from sciembed.server import ServerSettings, create_app
+
+SPEC = FusionSpec(["bm25", "a2a", "late"], "wsum", "min-max", {"weights": [0.5, 0.3, 0.2]})
+
+
+@pytest.fixture(scope="module")
+def three_indexes(built_index, tmp_path_factory) -> dict[str, Path]:
+    """BM25 over full texts, dense TA and dense TA + section pieces of the 49 unarXive papers (tiny BERT)."""
+    root = tmp_path_factory.mktemp("fused")
+    corpus, model = built_index.parent / "corpus", built_index.parent / "tiny"
+    encoder = load_encoder(str(model))
+    build_bm25_index(corpus, "fulltext", root / "bm25")
+    build_paper_index(corpus, encoder, "ta", root / "ta", show_progress=False)
+    build_paper_index(corpus, encoder, "ta+section", root / "late", show_progress=False)
+    Collection.open(root / "late", encoder).close()
+    return {"bm25": root / "bm25", "ta": root / "ta", "late": root / "late"}
+
+
+@pytest.fixture()
+def fused_collection(three_indexes, tmp_path):
+    served = Path(shutil.copytree(three_indexes["late"], tmp_path / "late"))
+    search = FusedPaperSearch(SPEC, [three_indexes["bm25"], three_indexes["ta"]], "ta+section")
+    opened = Collection.open(served, paper_search=search)
+    yield opened, served
+    opened.close()
+
+
+def test_similar_papers_rank_as_search_with_the_fusion(fused_collection, three_indexes):
+    collection, served = fused_collection
+    client = TestClient(create_app(collection, ServerSettings(max_k=20)), base_url="http://localhost")
+    pid = sorted(collection.index.papers)[3]
+    body = client.post("/search", json={"paper_id": pid, "k": 10}).json()
+    expected, _ = search_batch([three_indexes["bm25"], three_indexes["ta"], served], papers=[pid], k=10,
+                               method="late", fusion=SPEC)
+    assert [h["id"] for h in body["hits"]] == [d for d, _ in expected[0][1]]
+    assert [h["score"] for h in body["hits"]] == pytest.approx([s for _, s in expected[0][1]], abs=1e-6)
+    assert pid not in [h["id"] for h in body["hits"]]
+    # the fusion differs from the collection's own (late) ranking: the companions count
+    late_only = [d for d, _ in collection.index.search_paper_views(pid, 10, "late")]
+    assert late_only != [h["id"] for h in body["hits"]]
+
+
+def test_a_deleted_paper_is_never_similar(fused_collection):
+    collection, _ = fused_collection
+    pid = sorted(collection.index.papers)[3]
+    first = collection.search(paper_id=pid, k=5).hits[0].id
+    assert collection.delete(first)
+    assert first not in [h.id for h in collection.search(paper_id=pid, k=20).hits]
+
+
+def test_a_fusion_the_indexes_cannot_answer_is_refused(three_indexes):
+    with pytest.raises(FusionError, match=r"missing \['bm25'\]"):
+        FusedPaperSearch(SPEC, [three_indexes["ta"]], "ta+section")
+    with pytest.raises(FusionError, match="already answers"):
+        FusedPaperSearch(SPEC, [three_indexes["ta"], three_indexes["ta"]], "ta+section")
+
+
+def test_serve_fusion_options(three_indexes, tmp_path):
+    import typer
+
+    from sciembed.cli.serve import fused_paper_search
+
+    path = SPEC.save(tmp_path / "fusion.json")
+    with pytest.raises(typer.Exit) as exited:
+        fused_paper_search(three_indexes["late"], [], path)
+    assert exited.value.exit_code == 2
+    with pytest.raises(typer.Exit):  # no --fusion and no fusion.json saved with the indexes
+        fused_paper_search(three_indexes["late"], [three_indexes["bm25"], three_indexes["ta"]], None)
+    search = fused_paper_search(three_indexes["late"], [three_indexes["bm25"], three_indexes["ta"]], path)
+    assert search.label == SPEC.label and search.served == "late"

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sciembed.papers.model import Paper
+from sciembed.papers.schema import arrow_schema
 
 # The corpus directory's shared files (its layout: `corpus/layout.py`), named here, in the lowest stage, because
 # ingest (papers/) writes them first and every later stage reads them.
@@ -23,37 +24,7 @@ SCHEMA_VERSION = 1  # of a corpus directory: papers.parquet's PAPER_SCHEMA and m
 PAPERS_FILE = "papers.parquet"
 MANIFEST_FILE = "manifest.json"
 
-EXTERNAL_IDS_TYPE = pa.struct(
-    [(name, pa.string()) for name in ("doi", "arxiv", "s2", "pmid", "pmc", "openalex", "acl")]
-)
-SECTION_TYPE = pa.struct(
-    [("heading", pa.string()), ("text", pa.string()), ("role", pa.string()), ("number", pa.string())]
-)
-REFERENCE_TYPE = pa.struct(
-    [
-        ("title", pa.string()),
-        ("paper_id", pa.string()),
-        ("year", pa.int32()),
-        ("raw", pa.string()),
-        ("external_ids", EXTERNAL_IDS_TYPE),
-    ]
-)
-PAPER_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("title", pa.string()),
-        ("abstract", pa.string()),
-        ("sections", pa.list_(SECTION_TYPE)),
-        ("references", pa.list_(REFERENCE_TYPE)),
-        ("venue", pa.string()),
-        ("year", pa.int32()),
-        ("domain", pa.string()),
-        ("fields_of_study", pa.list_(pa.string())),
-        ("external_ids", EXTERNAL_IDS_TYPE),
-        ("flags", pa.list_(pa.string())),
-        ("source", pa.string()),
-    ]
-)
+PAPER_SCHEMA = arrow_schema(Paper)  # derived from the dataclass: one definition of a paper
 
 
 def open_text(path: str | Path, mode: str = "rt"):

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from sciembed import __version__
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
-from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
+from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
@@ -104,10 +103,8 @@ class IngestResult:
         return line
 
     def manifest(self) -> dict[str, Any]:
+        """The manifest's fields after schema version, kind and sciembed version (`write_manifest` adds those)."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "kind": "ingested",
-            "sciembed_version": __version__,
             "synthetic": self.synthetic,
             "inputs": self.inputs,
             "format": self.fmt,
@@ -190,7 +187,7 @@ def ingest(
         if join is not None:
             result.metadata = manifest["metadata"] = join.finish()
         (stage / REPORT_FILE).write_text(render_report(result))
-        (stage / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        write_manifest(stage, "ingested", manifest)
     return result
 
 

@@ -11,10 +11,13 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sciembed import __version__
+from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.papers.model import Paper
 from sciembed.papers.schema import arrow_schema
 
@@ -25,6 +28,22 @@ PAPERS_FILE = "papers.parquet"
 MANIFEST_FILE = "manifest.json"
 
 PAPER_SCHEMA = arrow_schema(Paper)  # derived from the dataclass: one definition of a paper
+
+
+def write_manifest(directory: str | Path, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The one writer of a corpus directory's ``manifest.json`` (ingest, build, SciTLDR import, SemCSE mix).
+
+    Every manifest starts with the schema version, its `kind` (``ingested`` or
+    ``built``) and the sciembed version; `fields` follow in the caller's order.
+    Where the counts name read, accepted and rejected they must add up. Written
+    atomically (old or new, never half) and last, so its presence means finished.
+    """
+    counts = fields.get("counts") or {}
+    if {"read", "accepted", "rejected"} <= counts.keys() and counts["read"] != counts["accepted"] + counts["rejected"]:
+        raise ValueError(f"manifest counts do not add up: {counts}")
+    manifest = {"schema_version": SCHEMA_VERSION, "kind": kind, "sciembed_version": __version__, **fields}
+    write_text_atomic(Path(directory) / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest
 
 
 def open_text(path: str | Path, mode: str = "rt"):

@@ -46,7 +46,7 @@ def test_half_split_and_rejects(tmp_path: Path) -> None:
     assert read.examples["not valid JSON"] == "x.jsonl:4"
     queries, docs, skipped = task_pairs(read.papers, "half2half")
     assert queries == {"a": "s1."} and docs == {"a": "s2. s3."}
-    assert skipped == {"fewer than 2 abstract sentences": 1}
+    assert skipped == {"abstract with fewer than 2 sentences": 1}
 
 
 def test_nothing_usable_is_an_error(tmp_path: Path) -> None:

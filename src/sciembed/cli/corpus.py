@@ -8,6 +8,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.errors import SciembedInputError
+
 console = Console()
 corpus_app = typer.Typer(help="Citation graph, S2Full filtering funnel and zero-overlap splits.", no_args_is_help=True)
 
@@ -64,11 +66,7 @@ def build_cmd(
 ) -> None:
     """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits."""
     from sciembed.corpus.build import build_corpus
-    from sciembed.corpus.config import ConfigError, FunnelConfig
-    from sciembed.corpus.edges import EdgeFileError
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.corpus.splits import SplitSizeError
-    from sciembed.ioutil.atomic import OutputError
+    from sciembed.corpus.config import FunnelConfig
 
     try:
         base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
@@ -81,7 +79,7 @@ def build_cmd(
             strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
         )
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
-    except (ConfigError, CorpusError, EdgeFileError, SplitSizeError, OutputError) as err:
+    except SciembedInputError as err:
         _fail(str(err))
     _print_summary(result.manifest, console)
     console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "

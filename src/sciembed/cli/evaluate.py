@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed
+from sciembed.errors import SciembedInputError
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
@@ -288,14 +289,14 @@ def compare_command(
     permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
     seed: int = typer.Option(42, help="Seed of the Fisher test."),
 ) -> None:
-    from sciembed.evaluation import BenchmarkError, compare_runs
+    from sciembed.evaluation import compare_runs
     from sciembed.evaluation.metrics import METRIC_LABELS
 
     try:
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
                               metrics=tuple(metric) if metric else None, max_p=max_p,
                               n_permutations=permutations, seed=seed)
-    except (BenchmarkError, ValueError) as err:
+    except (SciembedInputError, ValueError) as err:
         _fail(str(err))
         return
     console = Console()

@@ -8,6 +8,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.errors import SciembedInputError
+
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
 errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # one line each
 
@@ -56,7 +58,6 @@ def ingest_cmd(
                                    "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
-    from sciembed.ioutil.ray_cluster import RayUnavailable
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest, untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
@@ -73,7 +74,7 @@ def ingest_cmd(
     except TooManyErrors as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
         raise typer.Exit(2) from err
-    except (ValueError, OSError, RayUnavailable) as err:
+    except (SciembedInputError, ValueError, OSError) as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.errors import SciembedInputError
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
@@ -24,11 +25,7 @@ def _fail(message: str) -> None:
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.models import ModelLoadError
-    from sciembed.retrieval.dense import IndexLoadError
-
-    return CorpusError, ModelLoadError, IndexLoadError, ValueError
+    return SciembedInputError, ValueError
 
 
 def index(
@@ -75,7 +72,8 @@ def index(
     from sciembed.encode.store import is_vectors_dir
     from sciembed.models import load_encoder
     from sciembed.retrieval.multivector import check_aggregate
-    from sciembed.retrieval.paper_index import VIEW_KINDS, build_paper_index
+    from sciembed.retrieval.paper_index import build_paper_index
+    from sciembed.views.kinds import IndexView, index_view
 
     if is_vectors_dir(corpus):
         _index_vectors(corpus, out, view, index_kind, aggregate, {
@@ -83,10 +81,9 @@ def index(
             "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
             "refine_k_factor": refine_k_factor})
         return
-    view = view or "ta"
+    view = view or IndexView.TA
     try:
-        if view not in VIEW_KINDS:
-            raise ValueError(f"--view {view!r}: expected one of {', '.join(VIEW_KINDS)}")
+        index_view(view)
         check_aggregate(aggregate)
         if model.lower() == "bm25":
             from sciembed.retrieval.paper_index import build_bm25_index
@@ -141,7 +138,6 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
     """`sciembed index VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
     from rich.console import Console
 
-    from sciembed.encode.store import VectorsError
     from sciembed.retrieval.from_vectors import build_index_from_vectors
     from sciembed.retrieval.multivector import check_aggregate
 
@@ -149,7 +145,7 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
         check_aggregate(aggregate)
         counts = build_index_from_vectors(vectors, out, view=view, index_kind=index_kind, ann=ann,
                                           aggregate=aggregate)
-    except (*_known_errors(), VectorsError) as err:
+    except _known_errors() as err:
         _fail(str(err))
     from sciembed.retrieval.dense import read_meta
 
@@ -182,7 +178,7 @@ def search(
                                        "(default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
-    from sciembed.retrieval.batch import QueryFileError, read_paper_ids, read_query_texts, search_batch
+    from sciembed.retrieval.batch import read_paper_ids, read_query_texts, search_batch
 
     if query_file is not None:
         if query is not None:
@@ -205,7 +201,7 @@ def search(
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
                                        aggregate=aggregate, fusion=spec)
-    except (*_known_errors(), QueryFileError) as err:
+    except _known_errors() as err:
         _fail(str(err))
         return
     text = _render(results, titles, output, single=query is not None or paper is not None,

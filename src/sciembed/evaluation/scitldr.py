@@ -6,8 +6,7 @@ three tasks test whether a model puts the parts of one real paper together —
 the check that a model trained on synthetic text is not worse on real papers:
 
 - ``tldr2paper``: the paper's first TLDR (the author's) → its ``title. abstract``;
-- ``title2abstract``: the title → the abstract alone;
-- ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones.
+- ``title2abstract`` and ``half2half`` (defined in `evaluation/text_pairs.py`).
 
 Every task uses all usable papers of the file as candidates; the gold is the
 query's own paper (one relevant document). Query ids are ``q:<paper_id>`` so
@@ -23,10 +22,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.text_pairs import HALF2HALF, TITLE2ABSTRACT, TOO_SHORT, half2half, title2abstract
 from sciembed.ioutil.atomic import write_jsonl_atomic, write_text_atomic
 from sciembed.papers.scitldr import SciTldrError, SciTldrPaper, read_scitldr
 
-TASKS = ("tldr2paper", "title2abstract", "half2half")
+TASKS = ("tldr2paper", TITLE2ABSTRACT, HALF2HALF)
 QUERY_PREFIX = "q:"
 
 
@@ -43,15 +43,14 @@ def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], d
                 skipped["no TLDR"] += 1
                 continue
             queries[p.paper_id], docs[p.paper_id] = p.tldrs[0], f"{p.title.rstrip('.')}. {p.abstract}"
-        elif task == "title2abstract":
-            queries[p.paper_id], docs[p.paper_id] = p.title, p.abstract
+        elif task == TITLE2ABSTRACT:
+            queries[p.paper_id], docs[p.paper_id] = title2abstract(p.title, p.abstract)
         else:
-            half = len(p.sentences) // 2
-            if half == 0:
-                skipped["fewer than 2 abstract sentences"] += 1
+            pair = half2half(p.sentences)
+            if pair is None:
+                skipped[TOO_SHORT] += 1
                 continue
-            queries[p.paper_id] = " ".join(p.sentences[:half])
-            docs[p.paper_id] = " ".join(p.sentences[half:])
+            queries[p.paper_id], docs[p.paper_id] = pair
     return queries, docs, skipped
 
 

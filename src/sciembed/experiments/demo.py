@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
 
 REPO_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
@@ -30,7 +31,7 @@ ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
 
 
-class DemoError(ValueError):
+class DemoError(SciembedInputError, ValueError):
     """The demo cannot start (no source corpus, bad settings); the message says what to do."""
 
 

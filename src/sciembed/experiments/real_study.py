@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 SCENARIOS = ("ta_ta", "body_ta", "body_body")
@@ -47,7 +48,7 @@ BM25 = "bm25"
 RESULTS_SCHEMA = 1
 
 
-class RealStudyError(ValueError):
+class RealStudyError(SciembedInputError, ValueError):
     """A study config or output directory that cannot be used; the message says what and where."""
 
 

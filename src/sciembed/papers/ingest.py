@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
@@ -39,11 +40,11 @@ ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 M
 MAX_REJECT_DETAILS = 10_000  # lines written to rejects.jsonl; the counts stay exact beyond it
 
 
-class TooManyErrors(RuntimeError):
+class TooManyErrors(SciembedInputError, RuntimeError):
     """`max_errors` rejections were reached; the run stops and writes no corpus."""
 
 
-class IngestError(RuntimeError):
+class IngestError(SciembedInputError, RuntimeError):
     """`strict` ingest met a bad record; the message is the rejection's."""
 
     def __init__(self, rejection: Rejection) -> None:

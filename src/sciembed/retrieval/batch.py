@@ -21,18 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
 from sciembed.retrieval.multivector import PAPER_METHODS
 from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
 from sciembed.retrieval.titles import TitleTwins
+from sciembed.views.kinds import MULTI_SECTION, IndexView
 
 Ranking = list[tuple[str, float]]
 FUSION_DEPTH = 100  # each index's list depth when several are fused (then cut to k)
 
 
-class QueryFileError(ValueError):
+class QueryFileError(SciembedInputError, ValueError):
     """A papers / queries file that cannot be used (file and line in the message)."""
 
 
@@ -217,10 +219,10 @@ def run_name(one: _Loaded, method: str | None) -> str:
     ``--method late`` ``late``; any other is named by its kind, view and method."""
     view = one.manifest.get("view", "?")
     if one.kind == "bm25":
-        return "bm25" if view == "fulltext" else f"bm25:{view}"
-    if view == "ta":
+        return "bm25" if view == IndexView.FULLTEXT else f"bm25:{view}"
+    if view == IndexView.TA:
         return "a2a"
-    if method == "late" and view in ("section", "ta+section"):
+    if method == "late" and view in MULTI_SECTION:
         return "late"
     return f"dense:{view}:{method or 'max'}"
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-beir_app = typer.Typer(help="Write BEIR benchmark folders from released datasets (then: sciembed eval --beir DIR).")
+beir_app = typer.Typer(
+    help="Write BEIR benchmark folders from released datasets (then: sciembed eval run --kind beir DIR).")
 
 
 def scitldr_cmd(

@@ -8,10 +8,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.groups import corpus_app
 from sciembed.errors import SciembedInputError
 
 console = Console()
-corpus_app = typer.Typer(help="Citation graph, S2Full filtering funnel and zero-overlap splits.", no_args_is_help=True)
 
 
 def _fail(message: str) -> None:
@@ -148,4 +148,3 @@ def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
     corpus_app.command("build")(build_cmd)
     corpus_app.command("show")(show_cmd)
-    app.add_typer(corpus_app, name="corpus")

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.groups import alias, eval_app
 from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed
 from sciembed.errors import SciembedInputError
 
@@ -318,5 +319,6 @@ def compare_command(
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("eval", help=EVAL_HELP)(eval_command)
-    app.command("compare", help=COMPARE_HELP)(compare_command)
+    eval_app.command("run", help=EVAL_HELP)(eval_command)
+    eval_app.command("compare", help=COMPARE_HELP)(compare_command)
+    alias(app, "compare", compare_command, help=COMPARE_HELP)

@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.groups import alias, corpus_app
 from sciembed.errors import SciembedInputError
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
@@ -132,4 +133,5 @@ def _pdf_summary(pdf: dict) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("ingest")(ingest_cmd)
+    corpus_app.command("ingest")(ingest_cmd)
+    alias(app, "ingest", ingest_cmd)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.groups import alias, corpus_app
 from sciembed.corpus.layout import CorpusDir, CorpusError
 
 console = Console()
@@ -105,5 +106,7 @@ def stats_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("inspect")(inspect_cmd)
-    app.command("stats")(stats_cmd)
+    corpus_app.command("inspect")(inspect_cmd)
+    corpus_app.command("stats")(stats_cmd)
+    alias(app, "inspect", inspect_cmd)
+    alias(app, "stats", stats_cmd)

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.cli.groups import alias, index_app
 from sciembed.errors import SciembedInputError
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
@@ -294,5 +295,6 @@ def _plain_table(results, titles) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("index")(index)
-    app.command("search")(search)
+    index_app.command("build")(index)
+    index_app.command("search")(search)
+    alias(app, "search", search)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.groups import alias, index_app
+
 
 def serve(
     index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
@@ -166,5 +168,7 @@ def compact(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
-    app.command("compact")(compact)
+    index_app.command("serve")(serve)
+    index_app.command("compact")(compact)
+    alias(app, "serve", serve)
+    alias(app, "compact", compact)

@@ -1,4 +1,4 @@
-"""`sciembed bench SUITE.yaml`: models × benchmarks → one report (resumable)."""
+"""`sciembed eval suite SUITE.yaml`: models × benchmarks → one report (resumable)."""
 
 from __future__ import annotations
 

@@ -35,10 +35,10 @@ def _size(value: str | None, option: str) -> int | float | None:
 
 
 def build_cmd(
-    corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed ingest`)."),
+    corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed corpus ingest`)."),
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the built corpus."),
     edges: list[Path] = typer.Option([], "--edges", "-e", help="Edge file, JSONL or CSV/TSV (repeat for more)."),
-    config: Path | None = typer.Option(None, "--config", help="Funnel config YAML; the flags below override it."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="Funnel config YAML; the flags below override it."),
     venue_filter: bool | None = typer.Option(None, "--venue-filter/--no-venue-filter", help="Stage 1 on/off."),
     field_filter: bool | None = typer.Option(None, "--field-filter/--no-field-filter", help="Stage 2 on/off."),
     degree_filter: bool | None = typer.Option(None, "--degree-filter/--no-degree-filter", help="Stage 5 on/off."),

@@ -11,7 +11,8 @@ from sciembed.errors import SciembedInputError
 
 
 def encode_cmd(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
+    corpus: Path = typer.Argument(...,
+                                  help="Corpus directory (papers.parquet), as written by `sciembed corpus ingest`."),
     out: Path = typer.Option(..., "--out", "-o", help="Vectors directory: shard-*.parquet, encode.json, manifest.json."
                              " Run the same command again to resume a killed run."),
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),

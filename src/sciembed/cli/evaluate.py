@@ -1,4 +1,4 @@
-"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed compare` (two runs, paired tests)."""
+"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sciembed.errors import SciembedInputError
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
-    "`sciembed bench` runs it.\n\n"
+    "`sciembed eval suite` runs it.\n\n"
     "PATH is the benchmark; --kind says what it is (default: citation, a built corpus). Every kind of "
     "`sciembed.evaluation.benchmarks` works: citation, beir, pools, scitldr, scirepeval, csfcube, triplets, "
     "section_retrieval, semantic, paper_to_paper, scifullbench. An option the kind does not read is an error. "
@@ -24,7 +24,7 @@ EVAL_HELP = (
 )
 COMPARE_HELP = (
     "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
-    "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed bench` on the same benchmark."
+    "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed eval suite` on the same benchmark."
 )
 _BENCH = "Benchmark options (each applies to the kinds named)"
 _MODEL = "Model options (dense models)"

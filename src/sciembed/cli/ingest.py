@@ -1,4 +1,4 @@
-"""`sciembed ingest`: raw full-text files -> an ingested corpus directory."""
+"""`sciembed corpus ingest`: raw full-text files -> an ingested corpus directory."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # o
 
 def ingest_cmd(
     inputs: list[Path] = typer.Argument(..., help="Files or directories (walked recursively); .gz is read directly."),
-    out: Path = typer.Option(..., "--out", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
     fmt: str = typer.Option(
         "auto",
         "--format",

@@ -1,4 +1,4 @@
-"""`sciembed inspect` (one paper: sections, roles, views) and `sciembed stats` (length table)."""
+"""`sciembed corpus inspect` (one paper: sections, roles, views) and `sciembed corpus stats` (length table)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _preview(text: str, words: int = 40) -> str:
 
 
 def inspect_cmd(
-    corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed ingest` or `corpus build`)."),
+    corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed corpus ingest` or `corpus build`)."),
     paper: str = typer.Option(..., "--paper", help="Paper id to show."),
     max_seq_length: int = typer.Option(512, help="Encoder budget that sets window (0.7×) and chunk sizes."),
     seed: int = typer.Option(0, help="Paper-log seed: which body section is the evaluated one."),
@@ -77,7 +77,8 @@ def inspect_cmd(
 def stats_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
-    out: Path | None = typer.Option(None, help="Where to write stats.json and lengths.png (default: CORPUS)."),
+    out: Path | None = typer.Option(None, "--out", "-o",
+                                     help="Where to write stats.json and lengths.png (default: CORPUS)."),
 ) -> None:
     """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
     from sciembed.views import target_words

@@ -83,7 +83,8 @@ def build_corpus(
     source = CorpusDir(corpus_dir)
     source.require("papers.parquet")
     if not source.manifest_path.exists():  # ingest writes its manifest last: without one it never finished
-        raise BuildError(f"{source.root}: no manifest.json, so its ingest never finished; run `sciembed ingest` again")
+        raise BuildError(f"{source.root}: no manifest.json, so its ingest never finished; "
+                         "run `sciembed corpus ingest` again")
     input_manifest = source.manifest()
     out_dir = Path(out_dir)
     _prepare_out_dir(source.root, out_dir, overwrite)

@@ -246,7 +246,7 @@ def _tasks(config: RealStudyConfig, paths: StudyPaths) -> Tasks:
     if e.scitldr is not None:
         from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
-        if not (paths.scitldr / TASKS[-1]).is_dir():
+        if not all((paths.scitldr / task).is_dir() for task in TASKS):
             write_scitldr_beir(e.scitldr, paths.scitldr)
         scitldr = {task: load_beir(paths.scitldr / task) for task in TASKS}
     return Tasks(citation, scitldr)

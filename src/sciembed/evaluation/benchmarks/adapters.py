@@ -149,14 +149,15 @@ def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "
 
 
 def scitldr_adapter(source: Path, workdir: Path, name: str) -> BeirAdapter:
-    """SciTLDR's three real-text tasks (`sciembed.evaluation.scitldr`), written once under `workdir`."""
+    """SciTLDR's real-text tasks (`sciembed.evaluation.scitldr`), written once under `workdir`."""
     from sciembed.evaluation.beir import load_beir
     from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
     manifest_path = workdir / "manifest.json"
     import json
 
-    if not manifest_path.is_file() or json.loads(manifest_path.read_text()).get("source") != str(source.resolve()):
+    written = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    if written.get("source") != str(source.resolve()) or set(written.get("tasks", {})) != set(TASKS):
         write_scitldr_beir(source, workdir)
     manifest = json.loads(manifest_path.read_text())
     folders = {task: load_beir(workdir / task) for task in TASKS}

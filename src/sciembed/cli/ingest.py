@@ -55,6 +55,9 @@ def ingest_cmd(
         "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
         "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
     ),
+    extra_keys: str = typer.Option("", "--extra-keys", help="JSONL keys your records carry that sciembed does not "
+                                   "read, comma-separated (e.g. benchmark_id,sections.page): ignored without the "
+                                   "unknown_keys flag and warning."),
     ray: str | None = typer.Option(None, "--ray", help="Read the files in parallel Ray tasks on this cluster: auto "
                                    "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
@@ -68,7 +71,8 @@ def ingest_cmd(
                           pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray)
+                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
+                        extra_keys=tuple(k.strip() for k in extra_keys.split(",") if k.strip()))
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err
@@ -96,7 +100,8 @@ def ingest_cmd(
     unknown = result.flags.get("unknown_keys", 0)
     if unknown:
         console.print(f"[yellow]warning:[/yellow] {unknown} record(s) carried keys sciembed's JSONL does not know; "
-                      "those keys were ignored (papers flagged unknown_keys)")
+                      "those keys were ignored (papers flagged unknown_keys; declare expected ones with "
+                      "--extra-keys KEY,KEY)")
     if result.rejects_written < result.rejected:
         console.print(f"rejects.jsonl holds the first {result.rejects_written} of {result.rejected} rejections")
     if result.pdf is not None:

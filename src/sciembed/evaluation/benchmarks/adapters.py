@@ -26,6 +26,7 @@ class BeirAdapter:
     kind: str = "beir"
     relevant_min: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    primary: str = "ndcg@10"  # the kind's headline metric (set from the registry by `load_benchmark`)
 
     def fingerprint(self) -> str:
         import hashlib
@@ -41,7 +42,7 @@ class BeirAdapter:
 
     def tasks(self, style: TextStyle) -> list[RankingTask]:
         return [RankingTask(name=k, queries=dict(b.queries), docs=dict(b.docs), qrels=b.qrels,
-                            relevant_min=self.relevant_min, primary="ndcg@10", group=self.kind)
+                            relevant_min=self.relevant_min, primary=self.primary, group=self.kind)
                 for k, b in self.folders.items()]
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:

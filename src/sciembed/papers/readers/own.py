@@ -9,7 +9,9 @@ papers' back matter is cut here too).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +81,27 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     )
 
 
+# Keys a run declares expected (`sciembed corpus ingest --extra-keys`): ignored without flagging the paper.
+_EXTRA_KEYS: ContextVar[frozenset[str]] = ContextVar("sciembed_extra_keys", default=frozenset())
+
+
+@contextmanager
+def using_extra_keys(keys: Iterable[str]) -> Iterator[None]:
+    """Within the block, these keys (top-level "benchmark_id", or nested "sections.page") are expected."""
+    token = _EXTRA_KEYS.set(frozenset(keys))
+    try:
+        yield
+    finally:
+        _EXTRA_KEYS.reset(token)
+
+
 def unknown_keys(obj: dict[str, Any]) -> list[str]:
     """Keys the schema does not know ("benchmark_id", "sections.0.page"): ignored, and the paper flagged.
 
     Other tools add their own fields to JSONL; refusing every such record lost
-    whole corpora, so they are kept out of the paper and counted instead.
+    whole corpora, so they are kept out of the paper and counted instead —
+    unless declared expected (`using_extra_keys`; "sections.page" covers every section).
     """
-    return _unknown_keys(obj, Paper)
+    expected = _EXTRA_KEYS.get()
+    return [k for k in _unknown_keys(obj, Paper)
+            if k not in expected and ".".join(p for p in k.split(".") if not p.isdigit()) not in expected]

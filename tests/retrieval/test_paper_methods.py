@@ -70,7 +70,7 @@ def test_search_views_over_an_approximate_index_gives_max_only():
     hnsw.add(owners, vectors)
     assert [p for p, _, _ in hnsw.search_views(vectors[:3], 4, exclude=["p0"])] == [
         p for p, _, _ in exact.search_views(vectors[:3], 4, exclude=["p0"])]
-    with pytest.raises(ValueError, match="max only"):
+    with pytest.raises(ValueError, match="max_sim only"):
         hnsw.search_views(vectors[:3], 4, "late")
 
 

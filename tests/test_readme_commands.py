@@ -165,36 +165,36 @@ def test_readme_sections_mention_only_real_options(page):
 # -- executed on the sample data -------------------------------------------------------------------------------
 
 EXECUTED = [
-    "sciembed synth --out runs/smoke/synth --papers 400 --seed 0",
-    "sciembed ingest runs/smoke/synth --out runs/smoke/ingested",
+    "sciembed synth --out runs/smoke/synth --n-papers 400 --seed 0",
+    "sciembed corpus ingest runs/smoke/synth --out runs/smoke/ingested",
     "sciembed corpus build runs/smoke/ingested --out runs/smoke/corpus --test-size 0.35 --val-size 0.02",
-    "sciembed stats runs/demo/ingested",
-    "sciembed ingest /work/shared/data/formats --out /tmp/rd/formats",
-    "sciembed ingest /work/shared/data/unarxive-sample --out /tmp/ux",
-    "sciembed inspect /tmp/ux --paper 2212.11816",
-    "sciembed index /tmp/ux --model minilm --view section --out /tmp/ix",
-    'sciembed search /tmp/ix --query "transmission spectroscopy of exoplanet atmospheres" --k 5',
-    "sciembed search /tmp/ix --paper 2212.11867 --k 5 --aggregate mean",
-    "sciembed ingest ../shared/data/unarxive-sample --out runs/ux",
-    "sciembed index runs/ux --model bm25 --view segment --out runs/ix-bm25",
-    "sciembed ingest /work/shared/data/unarxive-sample --out /tmp/rd/ux",
-    "sciembed index /tmp/rd/ux --model minilm --view ta --index hnsw --out /tmp/rd/ux-index",
+    "sciembed corpus stats runs/demo/ingested",
+    "sciembed corpus ingest /work/shared/data/formats --out /tmp/rd/formats",
+    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/ux",
+    "sciembed corpus inspect /tmp/ux --paper 2212.11816",
+    "sciembed index build /tmp/ux --model minilm --view section --out /tmp/ix",
+    'sciembed index search /tmp/ix --query "transmission spectroscopy of exoplanet atmospheres" --k 5',
+    "sciembed index search /tmp/ix --paper 2212.11867 --k 5 --aggregate mean",
+    "sciembed corpus ingest ../shared/data/unarxive-sample --out runs/ux",
+    "sciembed index build runs/ux --model bm25 --view segment --out runs/ix-bm25",
+    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/rd/ux",
+    "sciembed index build /tmp/rd/ux --model minilm --view ta --index hnsw --out /tmp/rd/ux-index",
     "sciembed beir scitldr ../shared/data/scitldr/dev.jsonl --out runs/scitldr",
     # the eval section: "`--backend onnx --quantize` uses the ONNX int8 backend"
-    "sciembed eval --beir runs/scitldr/title2abstract -m minilm --out runs/eval-t2a --no-geometry"
+    "sciembed eval run --kind beir runs/scitldr/title2abstract -m minilm --out runs/eval-t2a --no-geometry"
     " --backend onnx --quantize",
-    "sciembed eval runs/demo/corpus --model bm25 --model minilm --out runs/eval --cache-dir runs/cache",
-    "sciembed compare RUN_A RUN_B --model-a bm25 --model-b minilm",
+    "sciembed eval run runs/demo/corpus --model bm25 --model minilm --out runs/eval --cache-dir runs/cache",
+    "sciembed eval compare RUN_A RUN_B --model-a bm25 --model-b minilm",
     "sciembed train window --config configs/window-demo.yaml --corpus runs/demo/corpus --dry-run",
 ]
 ADDED_FLAGS = " --backend onnx --quantize"
 EXPECT = {  # a few things each executed command must print
-    "sciembed ingest /work/shared/data/formats": "read 13 = accepted 9 + rejected 4",  # + 2 PDFs, duplicates
-    "sciembed ingest /work/shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
-    "sciembed inspect": "High-Resolution Transmission Spectroscopy",
-    "sciembed search /tmp/ix --paper": "papers like 2212.11867",
-    "sciembed beir scitldr": "tldr2paper: 619 queries",
-    "sciembed compare": "(B) vs bm25 (A)",
+    "sciembed corpus ingest /work/shared/data/formats": "read 13 = accepted 9 + rejected 4",  # + 2 PDFs, duplicates
+    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
+    "sciembed corpus inspect": "High-Resolution Transmission Spectroscopy",
+    "sciembed index search /tmp/ix --paper": "papers like 2212.11867",
+    "sciembed beir scitldr": "tldr2paper: 1453 queries",
+    "sciembed eval compare": "(B) vs bm25 (A)",
 }
 
 

@@ -21,13 +21,17 @@ def test_real_dev_split_counts(shared_data: Path, tmp_path: Path) -> None:
     manifest = write_scitldr_beir(shared_data / "scitldr" / "dev.jsonl", tmp_path)
     assert manifest["read"] == 619 == manifest["accepted"] + sum(manifest["rejected"].values())
     for task, info in manifest["tasks"].items():
-        assert info["queries"] + sum(info["skipped"].values()) == manifest["accepted"], task
+        assert info["papers"] + sum(info["skipped"].values()) == manifest["accepted"], task
         bench = load_beir(tmp_path / task)
         assert len(bench.queries) == info["queries"] and len(bench.docs) == info["documents"]
         # the gold document is the query's own paper and is never excluded as "the query itself"
         for qid, rel in bench.qrels.items():
-            assert list(rel) == [qid.removeprefix("q:")]
+            paper = qid.removeprefix("q:").rsplit(":", 1)[0] if task == "tldr2paper" else qid.removeprefix("q:")
+            assert list(rel) == [paper]
             assert qid not in bench.docs
+    # every TLDR by default (the author's and the reviewers'), the author's alone under its own name
+    assert manifest["tasks"]["tldr2paper"]["queries"] == 1453
+    assert manifest["tasks"]["tldr2paper_author"]["queries"] == manifest["tasks"]["tldr2paper"]["papers"] == 619
 
 
 def test_half_split_and_rejects(tmp_path: Path) -> None:
@@ -46,7 +50,7 @@ def test_half_split_and_rejects(tmp_path: Path) -> None:
     assert read.examples["not valid JSON"] == "x.jsonl:4"
     queries, docs, skipped = task_pairs(read.papers, "half2half")
     assert queries == {"a": "s1."} and docs == {"a": "s2. s3."}
-    assert skipped == {"fewer than 2 abstract sentences": 1}
+    assert skipped == {"abstract with fewer than 2 sentences": 1}
 
 
 def test_nothing_usable_is_an_error(tmp_path: Path) -> None:

@@ -51,3 +51,21 @@ def test_paper_is_immutable_and_flags_are_deduplicated():
     assert paper.flags == ()
     assert not flagged.has_body
     assert replace(paper, title="x").title == "x"
+
+
+def test_one_manifest_writer_stamps_version_and_checks_counts(tmp_path) -> None:
+    import json
+
+    import pytest
+
+    from sciembed import __version__
+    from sciembed.papers.io import MANIFEST_FILE, SCHEMA_VERSION, write_manifest
+
+    written = write_manifest(tmp_path, "ingested", {"counts": {"read": 3, "accepted": 2, "rejected": 1}})
+    on_disk = json.loads((tmp_path / MANIFEST_FILE).read_text())
+    assert on_disk == written
+    assert list(on_disk)[:3] == ["schema_version", "kind", "sciembed_version"]
+    assert (on_disk["schema_version"], on_disk["kind"], on_disk["sciembed_version"]) == (SCHEMA_VERSION, "ingested",
+                                                                                         __version__)
+    with pytest.raises(ValueError, match="do not add up"):
+        write_manifest(tmp_path, "ingested", {"counts": {"read": 3, "accepted": 1, "rejected": 1}})

@@ -73,3 +73,23 @@ def test_gzip_and_integer_ids(tmp_path):
         out.write(json.dumps({**_paper().to_dict(), "id": 42}) + "\n")
     (record,) = list(read_papers(path))
     assert record.paper.id == "42"
+
+
+def test_declared_extra_keys_are_not_flagged(tmp_path) -> None:
+    """`ingest --extra-keys`: keys a JSONL is known to carry are ignored without the unknown_keys flag."""
+    import json
+
+    from sciembed.corpus.layout import CorpusDir
+    from sciembed.papers.ingest import ingest
+
+    src = tmp_path / "papers.jsonl"
+    src.write_text("\n".join(json.dumps({"id": f"p{i}", "title": "T", "abstract": "A.", "benchmark_id": i,
+                                         "sections": [{"heading": "Intro", "text": "Body.", "page": 1}]})
+                             for i in range(3)) + "\n")
+    flagged = ingest([src], tmp_path / "a", progress=False)
+    assert flagged.flags.get("unknown_keys") == 3
+    declared = ingest([src], tmp_path / "b", progress=False, extra_keys=("benchmark_id", "sections.page"))
+    assert declared.accepted == 3 and "unknown_keys" not in declared.flags
+    assert CorpusDir(tmp_path / "b").manifest()["extra_keys"] == ["benchmark_id", "sections.page"]
+    partly = ingest([src], tmp_path / "c", progress=False, extra_keys=("benchmark_id",))
+    assert partly.flags.get("unknown_keys") == 3  # sections.N.page is still unknown

@@ -59,7 +59,7 @@ def tiny(tmp_path, corpus) -> Path:
 def test_index_then_search_by_query_and_by_paper(corpus, tiny, tmp_path, view):
     root, papers = corpus
     out = tmp_path / "index"
-    result = runner.invoke(app, ["index", str(root), "--model", str(tiny), "--view", view, "--out", str(out)])
+    result = runner.invoke(app, ["index", "build", str(root), "--model", str(tiny), "--view", view, "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "of 8 papers" in result.output and "0 rejected" in result.output
     loaded = open_paper_index(out)
@@ -70,12 +70,12 @@ def test_index_then_search_by_query_and_by_paper(corpus, tiny, tmp_path, view):
     if view != "ta":
         assert loaded.index.num_views > 8
 
-    result = runner.invoke(app, ["search", str(out), "--query", papers[2].title, "--k", "3"])
+    result = runner.invoke(app, ["index", "search", str(out), "--query", papers[2].title, "--k", "3"])
     assert result.exit_code == 0, result.output
     query_vector = load_encoder(str(tiny)).encode([papers[2].title], show_progress=False)
     assert table_ids(result.output) == [p for p, _ in loaded.index.search(query_vector, 3)[0]]
 
-    result = runner.invoke(app, ["search", str(out), "--paper", papers[0].id, "--k", "5"])
+    result = runner.invoke(app, ["index", "search", str(out), "--paper", papers[0].id, "--k", "5"])
     assert result.exit_code == 0, result.output
     shown = table_ids(result.output)
     assert len(shown) == 5 and papers[0].id not in shown  # the query paper is never among its own results
@@ -91,50 +91,64 @@ def table_ids(output: str) -> list[str]:
 def test_search_refuses_an_index_built_by_other_weights(corpus, tiny, tmp_path):
     root, papers = corpus
     out = tmp_path / "index"
-    assert runner.invoke(app, ["index", str(root), "--model", str(tiny), "--out", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["index", "build", str(root), "--model", str(tiny), "--out", str(out)]).exit_code == 0
     other = build_tiny_bert(tmp_path / "other", (tiny / "vocab.txt").read_text().split()[5:], seed=1)
     shutil.copyfile(other / "model.safetensors", tiny / "model.safetensors")  # the model changed after indexing
-    result = runner.invoke(app, ["search", str(out), "--query", papers[1].title])
+    result = runner.invoke(app, ["index", "search", str(out), "--query", papers[1].title])
     assert result.exit_code == 2
     assert "built with encoder fingerprint" in result.output
 
 
 def test_bad_arguments_get_one_clear_message(corpus, tiny, tmp_path):
     root, _ = corpus
-    result = runner.invoke(app, ["index", str(root), "--model", str(tiny), "--view", "chapter", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "--view 'chapter': expected one of ta, window, section" in result.output
-    result = runner.invoke(app, ["search", str(tmp_path / "none"), "--query", "x", "--paper", "y"])
+    result = runner.invoke(app, ["index", "build", str(root), "--model", str(tiny), "--view", "chapter",
+                                 "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown view 'chapter'; expected one of ta, window, section" in result.output
+    result = runner.invoke(app, ["index", "search", str(tmp_path / "none"), "--query", "x", "--paper", "y"])
     assert result.exit_code == 2 and "exactly one of --query TEXT or --paper ID" in result.output
-    result = runner.invoke(app, ["search", str(tmp_path / "none"), "--paper", "y"])
+    result = runner.invoke(app, ["index", "search", str(tmp_path / "none"), "--paper", "y"])
     assert result.exit_code == 2 and "no manifest.json" in result.output
 
 
 def test_batch_search_bm25_kind_formats_and_hybrid(corpus, tiny, tmp_path):
     root, papers = corpus
     dense, lexical = tmp_path / "dense", tmp_path / "bm25"
-    assert runner.invoke(app, ["index", str(root), "--model", str(tiny), "--view", "segment",
+    assert runner.invoke(app, ["index", "build", str(root), "--model", str(tiny), "--view", "segment",
                                "--out", str(dense)]).exit_code == 0
-    result = runner.invoke(app, ["index", str(root), "--model", "bm25", "--view", "section", "--out", str(lexical)])
+    result = runner.invoke(app, ["index", "build", str(root), "--model", "bm25", "--view", "section",
+                                 "--out", str(lexical)])
     assert result.exit_code == 0 and "with BM25" in result.output, result.output
     ids = tmp_path / "papers.txt"
     ids.write_text(f"{papers[0].id}\n# a comment\n{papers[3].id}\n")
-    result = runner.invoke(app, ["search", str(lexical), "--papers", str(ids), "--k", "3", "--format", "trec"])
+    result = runner.invoke(app, ["index", "search", str(lexical), "--papers", str(ids), "--k", "3",
+                                 "--output-format", "trec"])
     assert result.exit_code == 0, result.output
     lines = [line.split() for line in result.output.splitlines()]
     assert len(lines) == 6 and {line[0] for line in lines} == {papers[0].id, papers[3].id}
     assert all(line[0] != line[2] for line in lines)  # never the query paper itself
-    result = runner.invoke(app, ["search", str(dense), str(lexical), "--papers", str(ids), "--format", "json",
-                                 "--method", "late", "--k", "4"])
+    result = runner.invoke(app, ["index", "search", str(dense), str(lexical), "--papers", str(ids),
+                                 "--output-format", "json", "--method", "late", "--k", "4"])
     assert result.exit_code == 0, result.output
     fused = json.loads(result.output)
     assert [q["query"] for q in fused] == [papers[0].id, papers[3].id] and len(fused[0]["hits"]) == 4
     queries = tmp_path / "queries.tsv"
     queries.write_text(f"t1\t{papers[2].title}\nt2\t{papers[5].title}\n")
-    result = runner.invoke(app, ["search", str(lexical), "--queries", str(queries), "--k", "2"])
+    result = runner.invoke(app, ["index", "search", str(lexical), "--queries", str(queries), "--k", "2"])
     assert result.exit_code == 0, result.output
     table = result.output.splitlines()
     assert table[0].split()[:4] == ["query", "rank", "score", "paper"] and len(table) == 5
     assert table[1].split()[3] == papers[2].id  # full ids in the plain table
     out = tmp_path / "run.trec"
-    result = runner.invoke(app, ["search", str(dense), "--papers", str(ids), "--format", "trec", "--out", str(out)])
+    result = runner.invoke(app, ["index", "search", str(dense), "--papers", str(ids), "--output-format", "trec",
+                                 "--out", str(out)])
     assert result.exit_code == 0 and len(out.read_text().splitlines()) == 2 * 7
+    # --method compares views in a dense index: on BM25 alone it is an error, never silently ignored
+    result = runner.invoke(app, ["index", "search", str(lexical), "--papers", str(ids), "--method", "late"])
+    assert result.exit_code == 2 and "is a BM25 index" in result.output
+    # the old spellings still run and say where the new ones are
+    result = runner.invoke(app, ["search", str(dense), "--papers", str(ids), "--format", "trec", "--method", "max"])
+    assert result.exit_code == 0, result.output
+    for note in ("`sciembed search` is deprecated; use `sciembed index search`",
+                 "`--format` is deprecated; use `--output-format`",
+                 "`--method max` is deprecated; use `--method max_sim`"):
+        assert note in " ".join(result.output.split()), result.output

@@ -30,8 +30,8 @@ def test_search_views_equals_brute_force(metric, method):
     expected = {}
     for p in sorted(set(owners)):
         cols = s[:, [i for i, o in enumerate(owners) if o == p]]
-        expected[p] = {"max": cols.max(), "late": cols.max(axis=1).mean(), "sum": cols.sum(),
-                       "prism_worst": cols.min(axis=1).sum()}[method]
+        expected[p] = {"max_sim": cols.max(), "late": cols.max(axis=1).mean(), "naive_sum": cols.sum(),
+                       "max_sim_prism_code": cols.min(axis=1).sum()}[method]
     hits = index.search_views(queries, 5, method, exclude=["p0"])
     ranked = sorted(((p, v) for p, v in expected.items() if p != "p0"), key=lambda x: (-x[1], x[0]))[:5]
     assert [p for p, _, _ in hits] == [p for p, _ in ranked]
@@ -70,7 +70,7 @@ def test_search_views_over_an_approximate_index_gives_max_only():
     hnsw.add(owners, vectors)
     assert [p for p, _, _ in hnsw.search_views(vectors[:3], 4, exclude=["p0"])] == [
         p for p, _, _ in exact.search_views(vectors[:3], 4, exclude=["p0"])]
-    with pytest.raises(ValueError, match="max only"):
+    with pytest.raises(ValueError, match="max_sim only"):
         hnsw.search_views(vectors[:3], 4, "late")
 
 

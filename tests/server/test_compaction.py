@@ -152,12 +152,13 @@ def test_cli_search_sees_live_updates_and_settles_an_interrupted_compaction(inde
     assert "live-5" in deleted and len(deleted) == 2
     kill_compaction_at(index_dir, "journal_written")
     assert (index_dir / JOURNAL).exists()
-    ran = CliRunner().invoke(cli, ["search", str(index_dir), "--query", QUERY, "--k", "5", "--format", "json"])
+    ran = CliRunner().invoke(cli, ["index", "search", str(index_dir), "--query", QUERY, "--k", "5",
+                                   "--output-format", "json"])
     assert ran.exit_code == 0, ran.output + repr(ran.exception)
     assert not (index_dir / JOURNAL).exists()  # settled by the search, rolled forward
     assert [h["paper_id"] for h in json.loads(ran.output)[0]["hits"]] == expected
-    like = CliRunner().invoke(cli, ["search", str(index_dir), "--paper", "live-1", "--k", str(papers),
-                                    "--format", "json"])
+    like = CliRunner().invoke(cli, ["index", "search", str(index_dir), "--paper", "live-1", "--k", str(papers),
+                                    "--output-format", "json"])
     assert like.exit_code == 0, like.output + repr(like.exception)
     ranked = [h["paper_id"] for h in json.loads(like.output)[0]["hits"]]
     assert sorted(ranked[:2]) == ["live-3", "live-4"]  # the other live papers first (live-0, -2: its title twins)

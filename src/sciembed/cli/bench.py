@@ -1,4 +1,4 @@
-"""`sciembed bench SUITE.yaml`: models × benchmarks → one report (resumable)."""
+"""`sciembed eval suite SUITE.yaml`: models × benchmarks → one report (resumable)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.groups import alias, eval_app
 from sciembed.cli.options import CacheDir, Overwrite
 
 console = Console()
@@ -75,4 +76,5 @@ def print_suite_run(run: Any, report: Path, console: Console, seconds: float | N
 
 
 def register(app: typer.Typer) -> None:
-    app.command("bench")(bench_cmd)
+    eval_app.command("suite")(bench_cmd)
+    alias(app, "bench", bench_cmd)

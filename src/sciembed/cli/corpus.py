@@ -8,8 +8,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.groups import corpus_app
+from sciembed.errors import SciembedInputError
+
 console = Console()
-corpus_app = typer.Typer(help="Citation graph, S2Full filtering funnel and zero-overlap splits.", no_args_is_help=True)
 
 
 def _fail(message: str) -> None:
@@ -33,10 +35,10 @@ def _size(value: str | None, option: str) -> int | float | None:
 
 
 def build_cmd(
-    corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed ingest`)."),
+    corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed corpus ingest`)."),
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the built corpus."),
     edges: list[Path] = typer.Option([], "--edges", "-e", help="Edge file, JSONL or CSV/TSV (repeat for more)."),
-    config: Path | None = typer.Option(None, "--config", help="Funnel config YAML; the flags below override it."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="Funnel config YAML; the flags below override it."),
     venue_filter: bool | None = typer.Option(None, "--venue-filter/--no-venue-filter", help="Stage 1 on/off."),
     field_filter: bool | None = typer.Option(None, "--field-filter/--no-field-filter", help="Stage 2 on/off."),
     degree_filter: bool | None = typer.Option(None, "--degree-filter/--no-degree-filter", help="Stage 5 on/off."),
@@ -64,11 +66,7 @@ def build_cmd(
 ) -> None:
     """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits."""
     from sciembed.corpus.build import build_corpus
-    from sciembed.corpus.config import ConfigError, FunnelConfig
-    from sciembed.corpus.edges import EdgeFileError
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.corpus.splits import SplitSizeError
-    from sciembed.ioutil.atomic import OutputError
+    from sciembed.corpus.config import FunnelConfig
 
     try:
         base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
@@ -81,7 +79,7 @@ def build_cmd(
             strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
         )
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
-    except (ConfigError, CorpusError, EdgeFileError, SplitSizeError, OutputError) as err:
+    except SciembedInputError as err:
         _fail(str(err))
     _print_summary(result.manifest, console)
     console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "
@@ -150,4 +148,3 @@ def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
     corpus_app.command("build")(build_cmd)
     corpus_app.command("show")(show_cmd)
-    app.add_typer(corpus_app, name="corpus")

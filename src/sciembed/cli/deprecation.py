@@ -21,9 +21,12 @@ def note(old: str, new: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"note: `{old}` is deprecated; use `{new}`", highlight=False)
 
 
-def renamed(ctx: typer.Context, old: str, new: str, old_value: Any, new_value: Any) -> Any:
-    """`new_value`, or `old_value` (with a note naming `new`) when only the old option was given."""
+def renamed(ctx: typer.Context, old: str, new: str, old_value: Any, new_value: Any, old_flag: str | None = None) -> Any:
+    """`new_value`, or `old_value` (with a note naming `new`) when only the old option was given.
+
+    `old` is the hidden parameter's name; `old_flag` its spelling when that is not ``--`` + the name.
+    """
     if not was_given(ctx, old):
         return new_value
-    note(f"--{old.replace('_', '-')}", new)
+    note(old_flag or f"--{old.replace('_', '-')}", new)
     return old_value

@@ -7,10 +7,12 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.errors import SciembedInputError
 
 
 def encode_cmd(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`."),
+    corpus: Path = typer.Argument(...,
+                                  help="Corpus directory (papers.parquet), as written by `sciembed corpus ingest`."),
     out: Path = typer.Option(..., "--out", "-o", help="Vectors directory: shard-*.parquet, encode.json, manifest.json."
                              " Run the same command again to resume a killed run."),
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
@@ -35,12 +37,7 @@ def encode_cmd(
     from rich.console import Console
     from rich.markup import escape
 
-    from sciembed.corpus.layout import CorpusError
     from sciembed.encode.run import encode_corpus
-    from sciembed.encode.store import VectorsError
-    from sciembed.ioutil.atomic import OutputError
-    from sciembed.ioutil.ray_cluster import RayUnavailable
-    from sciembed.models import ModelLoadError
 
     load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
             "prefix": prefix, "metric": metric}
@@ -49,7 +46,7 @@ def encode_cmd(
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,
                                shard_papers=shard_papers, ray=ray, actors=actors, cpus_per_actor=cpus_per_actor,
                                show_progress=progress)
-    except (CorpusError, VectorsError, OutputError, ModelLoadError, RayUnavailable, ValueError) as err:
+    except (SciembedInputError, ValueError) as err:
         Console(stderr=True).print(f"[red]error:[/red] {escape(str(err))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from err
     kinds = ", ".join(f"{k} {n}" for k, n in result.views.items()) or "none"

@@ -21,48 +21,14 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from sciembed.errors import SciembedInputError
+
 DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM, errno.EIO}
 PATH_ERRORS = {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
 
-# sciembed's input errors (module, class): each carries a message naming the file, line or option at fault.
-# Matched by name along the exception's MRO so that no stage is imported just to recognise its error.
-INPUT_ERRORS = {
-    ("sciembed.corpus.layout", "CorpusError"),
-    ("sciembed.corpus.config", "ConfigError"),
-    ("sciembed.corpus.edges", "EdgeFileError"),
-    ("sciembed.corpus.splits", "SplitSizeError"),
-    ("sciembed.evaluation.issues", "BenchmarkError"),
-    ("sciembed.evaluation.scitldr", "SciTldrError"),
-    ("sciembed.experiments.study", "StudyError"),
-    ("sciembed.evaluation.bench.suite", "SuiteError"),
-    ("sciembed.training.config", "ConfigError"),
-    ("sciembed.training.rundir", "RunDirError"),
-    ("sciembed.training.plan", "PlanError"),
-    ("sciembed.training.recipes", "UnknownRecipeError"),
-    ("sciembed.training.sources.triplets", "TripletError"),
-    ("sciembed.training.sources.exclude", "ExcludeError"),
-    ("sciembed.training.special_tokens", "TokenizerError"),
-    ("sciembed.training.ema", "CheckpointExtrasError"),
-    ("sciembed.llm.errors", "LLMError"),
-    ("sciembed.llm.errors", "PromptError"),
-    ("sciembed.llm.cache", "CacheFileError"),
-    ("sciembed.retrieval.batch", "QueryFileError"),
-    ("sciembed.retrieval.dense", "IndexLoadError"),
-    ("sciembed.retrieval.prism.queries", "QueryFileError"),
-    ("sciembed.models.adapters", "AdapterLoadError"),
-    ("sciembed.models.cache", "CacheError"),
-    ("sciembed.models.loading", "ModelLoadError"),
-    ("sciembed.models.card", "ModelCardError"),
-    ("sciembed.ioutil.atomic", "OutputError"),
-    ("sciembed.papers.readers.limits", "DecompressionLimitError"),
-    ("sciembed.papers.metadata", "MetadataError"),
-    ("sciembed.summaries.records", "SummaryFileError"),
-}
-
-
 def is_input_error(err: BaseException) -> bool:
-    """Whether `err` is one of sciembed's own input errors (see INPUT_ERRORS)."""
-    return any((cls.__module__, cls.__name__) in INPUT_ERRORS for cls in type(err).__mro__)
+    """Whether `err` is one of sciembed's own input errors (any `SciembedInputError`)."""
+    return isinstance(err, SciembedInputError)
 
 
 def data_error_message(err: BaseException) -> str | None:

@@ -1,4 +1,4 @@
-"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed compare` (two runs, paired tests)."""
+"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.groups import alias, eval_app
 from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed
+from sciembed.errors import SciembedInputError
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
-    "`sciembed bench` runs it.\n\n"
+    "`sciembed eval suite` runs it.\n\n"
     "PATH is the benchmark; --kind says what it is (default: citation, a built corpus). Every kind of "
     "`sciembed.evaluation.benchmarks` works: citation, beir, pools, scitldr, scirepeval, csfcube, triplets, "
     "section_retrieval, semantic, paper_to_paper, scifullbench. An option the kind does not read is an error. "
@@ -22,7 +24,7 @@ EVAL_HELP = (
 )
 COMPARE_HELP = (
     "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
-    "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed bench` on the same benchmark."
+    "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed eval suite` on the same benchmark."
 )
 _BENCH = "Benchmark options (each applies to the kinds named)"
 _MODEL = "Model options (dense models)"
@@ -288,14 +290,14 @@ def compare_command(
     permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
     seed: int = typer.Option(42, help="Seed of the Fisher test."),
 ) -> None:
-    from sciembed.evaluation import BenchmarkError, compare_runs
+    from sciembed.evaluation import compare_runs
     from sciembed.evaluation.metrics import METRIC_LABELS
 
     try:
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
                               metrics=tuple(metric) if metric else None, max_p=max_p,
                               n_permutations=permutations, seed=seed)
-    except (BenchmarkError, ValueError) as err:
+    except (SciembedInputError, ValueError) as err:
         _fail(str(err))
         return
     console = Console()
@@ -317,5 +319,6 @@ def compare_command(
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("eval", help=EVAL_HELP)(eval_command)
-    app.command("compare", help=COMPARE_HELP)(compare_command)
+    eval_app.command("run", help=EVAL_HELP)(eval_command)
+    eval_app.command("compare", help=COMPARE_HELP)(compare_command)
+    alias(app, "compare", compare_command, help=COMPARE_HELP)

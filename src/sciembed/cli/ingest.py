@@ -1,4 +1,4 @@
-"""`sciembed ingest`: raw full-text files -> an ingested corpus directory."""
+"""`sciembed corpus ingest`: raw full-text files -> an ingested corpus directory."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.groups import alias, corpus_app
+from sciembed.errors import SciembedInputError
+
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
 errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # one line each
 
 
 def ingest_cmd(
     inputs: list[Path] = typer.Argument(..., help="Files or directories (walked recursively); .gz is read directly."),
-    out: Path = typer.Option(..., "--out", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
     fmt: str = typer.Option(
         "auto",
         "--format",
@@ -52,11 +55,13 @@ def ingest_cmd(
         "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
         "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
     ),
+    extra_keys: str = typer.Option("", "--extra-keys", help="JSONL keys your records carry that sciembed does not "
+                                   "read, comma-separated (e.g. benchmark_id,sections.page): ignored without the "
+                                   "unknown_keys flag and warning."),
     ray: str | None = typer.Option(None, "--ray", help="Read the files in parallel Ray tasks on this cluster: auto "
                                    "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
-    from sciembed.ioutil.ray_cluster import RayUnavailable
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest, untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
@@ -66,14 +71,15 @@ def ingest_cmd(
                           pdf_workers)
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray)
+                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
+                        extra_keys=tuple(k.strip() for k in extra_keys.split(",") if k.strip()))
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err
     except TooManyErrors as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
         raise typer.Exit(2) from err
-    except (ValueError, OSError, RayUnavailable) as err:
+    except (SciembedInputError, ValueError, OSError) as err:
         errors.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from err
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
@@ -94,7 +100,8 @@ def ingest_cmd(
     unknown = result.flags.get("unknown_keys", 0)
     if unknown:
         console.print(f"[yellow]warning:[/yellow] {unknown} record(s) carried keys sciembed's JSONL does not know; "
-                      "those keys were ignored (papers flagged unknown_keys)")
+                      "those keys were ignored (papers flagged unknown_keys; declare expected ones with "
+                      "--extra-keys KEY,KEY)")
     if result.rejects_written < result.rejected:
         console.print(f"rejects.jsonl holds the first {result.rejects_written} of {result.rejected} rejections")
     if result.pdf is not None:
@@ -131,4 +138,5 @@ def _pdf_summary(pdf: dict) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("ingest")(ingest_cmd)
+    corpus_app.command("ingest")(ingest_cmd)
+    alias(app, "ingest", ingest_cmd)

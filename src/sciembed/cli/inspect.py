@@ -1,4 +1,4 @@
-"""`sciembed inspect` (one paper: sections, roles, views) and `sciembed stats` (length table)."""
+"""`sciembed corpus inspect` (one paper: sections, roles, views) and `sciembed corpus stats` (length table)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.groups import alias, corpus_app
 from sciembed.corpus.layout import CorpusDir, CorpusError
 
 console = Console()
@@ -26,7 +27,7 @@ def _preview(text: str, words: int = 40) -> str:
 
 
 def inspect_cmd(
-    corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed ingest` or `corpus build`)."),
+    corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed corpus ingest` or `corpus build`)."),
     paper: str = typer.Option(..., "--paper", help="Paper id to show."),
     max_seq_length: int = typer.Option(512, help="Encoder budget that sets window (0.7×) and chunk sizes."),
     seed: int = typer.Option(0, help="Paper-log seed: which body section is the evaluated one."),
@@ -76,7 +77,8 @@ def inspect_cmd(
 def stats_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
-    out: Path | None = typer.Option(None, help="Where to write stats.json and lengths.png (default: CORPUS)."),
+    out: Path | None = typer.Option(None, "--out", "-o",
+                                     help="Where to write stats.json and lengths.png (default: CORPUS)."),
 ) -> None:
     """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
     from sciembed.views import target_words
@@ -105,5 +107,7 @@ def stats_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("inspect")(inspect_cmd)
-    app.command("stats")(stats_cmd)
+    corpus_app.command("inspect")(inspect_cmd)
+    corpus_app.command("stats")(stats_cmd)
+    alias(app, "inspect", inspect_cmd)
+    alias(app, "stats", stats_cmd)

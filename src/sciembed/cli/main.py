@@ -23,6 +23,7 @@ from sciembed.cli import (
     train,
 )
 from sciembed.cli.errors import GuardedTyper
+from sciembed.cli.groups import NOUNS
 
 app = GuardedTyper(
     name="sciembed",
@@ -32,6 +33,8 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
+for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules below
+    app.add_typer(noun)
 for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, demo, beir, study, bench, prism,
                summaries, serve):
     module.register(app)

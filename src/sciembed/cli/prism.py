@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
+from sciembed.cli.deprecation import renamed
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
     LLMApiKeyEnv,
@@ -61,11 +62,12 @@ def _errors() -> tuple[type[Exception], ...]:
 
 @app.command("search")
 def search_command(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet) written by `sciembed ingest`."),
+    ctx: typer.Context,
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet) written by `sciembed corpus ingest`."),
     paper: str = typer.Option(..., "--paper", help="Query paper id (in the corpus; never retrieved itself)."),
     queries: Path | None = typer.Option(None, "--queries", help="Aspect queries file from `sciembed prism queries`."),
     sample: int = typer.Option(0, "--sample", help="Which LLM sample of the queries file to use."),
-    model: str = typer.Option("minilm", "--model", help="Encoder: path, hub id or 'minilm'."),
+    model: str = typer.Option("minilm", "--model", "-m", help="Encoder: path, hub id or 'minilm'."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache (a re-run encodes nothing)."),
     k: int = typer.Option(10, "--k", min=1, help="Fused hits shown."),
     top_k: int = typer.Option(300, "--top-k", min=1, help="Depth of every query's list and of the fused ranking."),
@@ -73,9 +75,11 @@ def search_command(
     no_abstract: bool = typer.Option(False, "--no-abstract", help="Leave out the abstract query."),
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size (tokens)."),
     abstract_format: str = typer.Option("ta", "--abstract-format", help="ta | prism ('Title: …\\nAbstract: …')."),
-    output: str = typer.Option("table", "--format", help="table | json"),
+    output: str = typer.Option("table", "--output-format", help="table | json"),
+    old_format: str | None = typer.Option(None, "--format", hidden=True),
 ) -> None:
     """PRISM's fused ranking for one paper, with which aspect list found each hit (and at which ranks)."""
+    output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
     from rich.console import Console
     from rich.table import Table
 
@@ -83,7 +87,7 @@ def search_command(
     from sciembed.retrieval.prism.queries import read_query_sets
 
     if output not in ("table", "json"):
-        _fail(f"--format {output!r}: expected table or json")
+        _fail(f"--output-format {output!r}: expected table or json")
     try:
         from sciembed.models import load_encoder
 
@@ -129,7 +133,7 @@ def search_command(
 @app.command("queries")
 def queries_command(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
-    out: Path = typer.Option(..., "--out", help="Queries file to write (JSONL)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Queries file to write (JSONL)."),
     paper: list[str] = typer.Option([], "--paper", help="Paper id (repeatable; default: every paper)."),
     papers_file: Path | None = typer.Option(None, "--papers", help="File with one paper id per line."),
     samples: int = typer.Option(1, "--samples", min=1, help="LLM samples per paper (repeated runs: mean ± std)."),

@@ -1,4 +1,4 @@
-"""`sciembed index` and `sciembed search`: build a paper index from a corpus directory, query it."""
+"""`sciembed index` and `sciembed index search`: build a paper index from a corpus directory, query it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.cli.deprecation import note, renamed
+from sciembed.cli.groups import alias, index_app
+from sciembed.errors import SciembedInputError
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
@@ -24,17 +27,14 @@ def _fail(message: str) -> None:
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.models import ModelLoadError
-    from sciembed.retrieval.dense import IndexLoadError
-
-    return CorpusError, ModelLoadError, IndexLoadError, ValueError
+    return SciembedInputError, ValueError
 
 
 def index(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by `sciembed ingest`, or "
+    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by "
+                                  "`sciembed corpus ingest`, or "
                                   "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
-    out: Path = typer.Option(..., "--out", help="Index directory to write."),
+    out: Path = typer.Option(..., "--out", "-o", help="Index directory to write."),
     model: str = encoder_options.MODEL,
     view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
     backend: str = encoder_options.BACKEND,
@@ -75,7 +75,8 @@ def index(
     from sciembed.encode.store import is_vectors_dir
     from sciembed.models import load_encoder
     from sciembed.retrieval.multivector import check_aggregate
-    from sciembed.retrieval.paper_index import VIEW_KINDS, build_paper_index
+    from sciembed.retrieval.paper_index import build_paper_index
+    from sciembed.views.kinds import IndexView, index_view
 
     if is_vectors_dir(corpus):
         _index_vectors(corpus, out, view, index_kind, aggregate, {
@@ -83,10 +84,9 @@ def index(
             "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
             "refine_k_factor": refine_k_factor})
         return
-    view = view or "ta"
+    view = view or IndexView.TA
     try:
-        if view not in VIEW_KINDS:
-            raise ValueError(f"--view {view!r}: expected one of {', '.join(VIEW_KINDS)}")
+        index_view(view)
         check_aggregate(aggregate)
         if model.lower() == "bm25":
             from sciembed.retrieval.paper_index import build_bm25_index
@@ -138,10 +138,9 @@ def index(
 
 def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
                    ann: dict) -> None:
-    """`sciembed index VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
+    """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
     from rich.console import Console
 
-    from sciembed.encode.store import VectorsError
     from sciembed.retrieval.from_vectors import build_index_from_vectors
     from sciembed.retrieval.multivector import check_aggregate
 
@@ -149,7 +148,7 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
         check_aggregate(aggregate)
         counts = build_index_from_vectors(vectors, out, view=view, index_kind=index_kind, ann=ann,
                                           aggregate=aggregate)
-    except (*_known_errors(), VectorsError) as err:
+    except _known_errors() as err:
         _fail(str(err))
     from sciembed.retrieval.dense import read_meta
 
@@ -160,7 +159,18 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
         f"{counts.rejected} without vectors -> {out}", highlight=False, soft_wrap=True)
 
 
+def _method_name(method: str | None) -> str | None:
+    """`--method`, its old name (max, sum, prism_worst) read as the new one with a note."""
+    from sciembed.retrieval.multivector import RENAMED_METHODS
+
+    if method in RENAMED_METHODS:
+        note(f"--method {method}", f"--method {RENAMED_METHODS[method]}")
+        return RENAMED_METHODS[method]
+    return method
+
+
 def search(
+    ctx: typer.Context,
     index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index`; several are fused "
                                                        "by RRF (e.g. a BM25 and a dense index: hybrid search)."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
@@ -173,16 +183,20 @@ def search(
                                                                 "or one per line)."),
     k: int = typer.Option(10, "--k", min=1),
     aggregate: str | None = typer.Option(None, "--aggregate", help="max | mean | sum (default: as built)."),
-    method: str | None = typer.Option(None, "--method", help="Paper queries over all views: late (late interaction)"
-                                                             " | max | sum | prism_worst (default: best view pair)."),
-    output: str = typer.Option("table", "--format", help="table | json | trec"),
-    out: Path | None = typer.Option(None, "--out", help="Write the results to this file instead of stdout."),
+    method: str | None = typer.Option(None, "--method", help="Paper queries over all views of a dense index: late "
+                                      "(late interaction) | max_sim | naive_sum | max_sim_prism_code (the names of "
+                                      "`eval run --kind paper_to_paper`; default: best view pair)."),
+    output: str = typer.Option("table", "--output-format", help="table | json | trec"),
+    old_format: str | None = typer.Option(None, "--format", hidden=True),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the results to this file instead of stdout."),
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
                                        "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF "
                                        "(default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
-    from sciembed.retrieval.batch import QueryFileError, read_paper_ids, read_query_texts, search_batch
+    output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
+    method = _method_name(method)
+    from sciembed.retrieval.batch import read_paper_ids, read_query_texts, search_batch
 
     if query_file is not None:
         if query is not None:
@@ -196,7 +210,7 @@ def search(
         _fail("give exactly one of --query TEXT or --paper ID (or --papers FILE / --queries FILE)"
               + (f"; got {', '.join(given)}" if given else ""))
     if output not in FORMATS:
-        _fail(f"--format {output!r}: expected one of {', '.join(FORMATS)}")
+        _fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
     try:
         from sciembed.retrieval.learned_fusion import FusionSpec
 
@@ -205,7 +219,7 @@ def search(
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
                                        aggregate=aggregate, fusion=spec)
-    except (*_known_errors(), QueryFileError) as err:
+    except _known_errors() as err:
         _fail(str(err))
         return
     text = _render(results, titles, output, single=query is not None or paper is not None,
@@ -298,5 +312,6 @@ def _plain_table(results, titles) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    app.command("index")(index)
-    app.command("search")(search)
+    index_app.command("build")(index)
+    index_app.command("search")(search)
+    alias(app, "search", search)

@@ -1,4 +1,4 @@
-"""`sciembed serve`: an index directory behind an HTTP API and a web page."""
+"""`sciembed index serve`: an index directory behind an HTTP API and a web page."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.groups import alias, index_app
+
 
 def serve(
     index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port"),
     model: str | None = typer.Option(
-        None, "--model", help="Model to serve with (default: the one the index was built with); another one is refused."
+        None, "--model", "-m",
+        help="Model to serve with (default: the one the index was built with); another one is refused."
     ),
     api_key_env: str = typer.Option(
         "SCIEMBED_API_KEY", "--api-key-env", help="Environment variable holding the API key for write endpoints."
@@ -190,5 +193,7 @@ def compact(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
-    app.command("compact")(compact)
+    index_app.command("serve")(serve)
+    index_app.command("compact")(compact)
+    alias(app, "serve", serve)
+    alias(app, "compact", compact)

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.errors import SciembedInputError
+
 study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
 
 
@@ -32,10 +34,8 @@ def s2full_cmd(
     them with the base encoder, SPECTER2 (if installed) and BM25 on every scenario and body mode; write study.md."""
     from rich.table import Table
 
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.experiments.study import StudyError, load_study, run_study
-    from sciembed.training.config import ConfigError, parse_overrides
-    from sciembed.training.plan import PlanError
+    from sciembed.experiments.study import load_study, run_study
+    from sciembed.training.config import parse_overrides
 
     console = Console()
     start = time.perf_counter()
@@ -43,7 +43,7 @@ def s2full_cmd(
         plan = load_study(config, parse_overrides(sets))
         result = run_study(plan, corpus, out, log=lambda line: console.print(escape(line), highlight=False),
                            show_progress=progress)
-    except (StudyError, ConfigError, CorpusError, PlanError) as exc:
+    except SciembedInputError as exc:
         _fail(str(exc))
         return
     table = Table(title="NDCG@10 ×100 (windowed | full body)")
@@ -75,10 +75,7 @@ def real_cmd(
 ) -> None:
     """Real papers end to end: ingest the TEI, build, evaluate base and BM25, train every arm, evaluate each as
     it is used, paired t-tests against the base, each paper's ablation; resumable; writes report.md + results.json."""
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.experiments.real_study import RealStudyError, load_real_study, run_real_study
-    from sciembed.training.config import ConfigError
-    from sciembed.training.plan import PlanError
+    from sciembed.experiments.real_study import load_real_study, run_real_study
 
     console = Console()
     start = time.perf_counter()
@@ -86,7 +83,7 @@ def real_cmd(
         study = load_real_study(config)
         found = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
                                only=tuple(arms))
-    except (RealStudyError, ConfigError, CorpusError, PlanError) as exc:
+    except SciembedInputError as exc:
         _fail(str(exc))
         return
     if results is not None:

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
     LLMApiKeyEnv,
@@ -62,8 +63,8 @@ def generate_command(
     """Summaries by LLM continuation (with --llm-base-url / --llm-cache-only), from a file (--from), or —
     offline, the default — deterministic extractive pseudo-summaries, which are NOT LLM summaries."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
-    from sciembed.llm import LLMError, Sampling
-    from sciembed.summaries import SummaryFileError, read_summaries, write_summaries
+    from sciembed.llm import Sampling
+    from sciembed.summaries import read_summaries, write_summaries
     from sciembed.summaries.generate import fill_to_minimum, generate_extractive_summaries, generate_llm_summaries
 
     console = Console(stderr=True)
@@ -104,7 +105,7 @@ def generate_command(
                           "(source 'extractive-pseudo'), not LLM summaries[/yellow]")
             summaries, counts = generate_extractive_summaries(papers, stems, samples)
             report |= {"mode": "extractive-pseudo", **counts.as_dict()}
-    except (SummaryFileError, LLMError, ValueError) as err:
+    except (SciembedInputError, ValueError) as err:
         _fail(str(err))
         return
     if min_per_paper:
@@ -138,9 +139,9 @@ def queries_command(
     llm_timeout: LLMTimeout = 60.0,
     llm_retries: LLMRetries = 5,
 ) -> None:
-    """One search query per paper for `sciembed eval --semantic` (LLM chat; offline: top TF-IDF terms, labelled)."""
+    """One search query per paper for `sciembed eval run --semantic` (LLM chat; offline: top TF-IDF terms, labelled)."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
-    from sciembed.llm import LLMClient, LLMError, Sampling
+    from sciembed.llm import LLMClient, Sampling
     from sciembed.summaries.queries import llm_queries, tfidf_query_records, write_queries
 
     try:
@@ -159,7 +160,7 @@ def queries_command(
             Console(stderr=True).print("[yellow]no LLM endpoint given: queries are the abstracts' top TF-IDF terms "
                                        "(offline fallback, not LLM queries)[/yellow]")
             records = tfidf_query_records(papers)
-    except (LLMError, ValueError) as err:
+    except (SciembedInputError, ValueError) as err:
         _fail(str(err))
         return
     write_queries(records, out)

@@ -6,10 +6,14 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.deprecation import renamed
+
 
 def synth(
-    out: Path = typer.Option(..., "--out", help="Output directory (created if missing)."),
-    papers: int = typer.Option(2000, "--papers", min=1, help="Number of papers."),
+    ctx: typer.Context,
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory (created if missing)."),
+    papers: int = typer.Option(2000, "--n-papers", min=1, help="Number of papers."),
+    old_papers: int | None = typer.Option(None, "--papers", min=1, hidden=True),
     seed: int = typer.Option(0, "--seed", help="Random seed: the same seed writes byte-identical files."),
     citations_per_paper: float | None = typer.Option(
         None, "--citations-per-paper", help="In-corpus citations per paper (default 6)."
@@ -23,6 +27,7 @@ def synth(
     ),
 ) -> None:
     """Generate a SYNTHETIC full-text corpus: papers.jsonl.gz, edges.csv, SYNTHETIC.md, synth_manifest.json."""
+    papers = renamed(ctx, "old_papers", "--n-papers", old_papers, papers, "--papers")
     import json
 
     from pydantic import ValidationError

@@ -135,7 +135,7 @@ def make_command(recipe: str):
     def command(
         config: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP.get(recipe, "recipe YAML")),
         corpus: Path = typer.Option(..., "--corpus", help=CORPUS_HELP.get(recipe, "corpus directory")),
-        out: Path | None = typer.Option(None, "--out", help="run directory: checkpoints, curves, final model"),
+        out: Path | None = typer.Option(None, "--out", "-o", help="run directory: checkpoints, curves, final model"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
         dry_run: bool = typer.Option(
             False, "--dry-run", help="show data counts and batch composition (jepa/infonce: funnel, task shares)"

@@ -22,7 +22,7 @@ from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.edges import EdgeFileStats, read_edge_files
 from sciembed.corpus.engine import connect, run
 from sciembed.corpus.funnel import FunnelOutcome, run_funnel
-from sciembed.corpus.layout import SCHEMA_VERSION, SPLITS, CorpusDir, CorpusError
+from sciembed.corpus.layout import SPLITS, CorpusDir, CorpusError
 from sciembed.corpus.outputs import write_pairs_and_splits, write_papers
 from sciembed.corpus.papers_table import PaperLoad, load_papers
 from sciembed.corpus.plots import degree_plot, domain_plot
@@ -31,6 +31,7 @@ from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
 from sciembed.ioutil.atomic import staged_dir
+from sciembed.papers.io import write_manifest
 
 OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
                 "funnel.json", "funnel.md", "degree_distribution.png", "domain_pairs.png")
@@ -82,7 +83,8 @@ def build_corpus(
     source = CorpusDir(corpus_dir)
     source.require("papers.parquet")
     if not source.manifest_path.exists():  # ingest writes its manifest last: without one it never finished
-        raise BuildError(f"{source.root}: no manifest.json, so its ingest never finished; run `sciembed ingest` again")
+        raise BuildError(f"{source.root}: no manifest.json, so its ingest never finished; "
+                         "run `sciembed corpus ingest` again")
     input_manifest = source.manifest()
     out_dir = Path(out_dir)
     _prepare_out_dir(source.root, out_dir, overwrite)
@@ -104,6 +106,7 @@ def build_corpus(
         manifest = _manifest(source, input_manifest, list(edge_files), config, load, outcome, refs, files,
                              split_stats)
         _write_reports(stage, manifest, outcome)
+        manifest = write_manifest(stage, "built", manifest)  # last: its presence means the build finished
     return BuildResult(out_dir, outcome.report, refs, files, split_stats, manifest, timings)
 
 
@@ -252,8 +255,6 @@ def _manifest(
 ) -> dict[str, Any]:
     final = outcome.report.stages[-1]
     return {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "built",
         "created_by": "sciembed corpus build",
         "input": {
             "corpus": str(source.root),
@@ -294,6 +295,4 @@ def _write_reports(out_dir: Path, manifest: dict[str, Any], outcome: FunnelOutco
         "rules": manifest["rules"],
     }
     (out_dir / "funnel.json").write_text(json.dumps(funnel, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                           encoding="utf-8")
     (out_dir / "funnel.md").write_text(funnel_markdown(manifest), encoding="utf-8")

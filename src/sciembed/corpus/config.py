@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 
-class ConfigError(ValueError):
+class ConfigError(SciembedInputError, ValueError):
     """A funnel configuration file or override is invalid."""
 
 

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from sciembed.corpus import csvlines
 from sciembed.corpus.engine import run, scalar, sql_str
+from sciembed.errors import SciembedInputError
 
 CITING_KEYS = ("citing_id", "citing", "citingcorpusid", "citing_paper_id", "source")
 CITED_KEYS = ("cited_id", "cited", "citedcorpusid", "cited_paper_id", "target")
@@ -38,7 +39,7 @@ _FORMATS = ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "
 _CHUNK_BYTES = 32 << 20
 
 
-class EdgeFileError(ValueError):
+class EdgeFileError(SciembedInputError, ValueError):
     """An edge file cannot be read at all (unknown format, no id columns) or is malformed in strict mode."""
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from sciembed.errors import SciembedInputError
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, read_parquet
 from sciembed.papers.model import Paper
 
@@ -36,7 +37,7 @@ __all__ = ["SCHEMA_VERSION", "SPLITS", "CorpusDir", "CorpusError"]
 SPLITS = ("train", "val", "test")
 
 
-class CorpusError(ValueError):
+class CorpusError(SciembedInputError, ValueError):
     """A corpus directory is missing something a stage needs."""
 
 

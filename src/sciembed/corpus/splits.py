@@ -38,13 +38,14 @@ import duckdb
 
 from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.engine import counts, run, scalar
+from sciembed.errors import SciembedInputError
 
 ROUNDS = 4  # seeding rounds per split (the first does nearly all; later ones top up what ball overlaps lost)
 MAX_TEST_SHARE = 0.5  # the anchor top-up never grows the test split past this share of the pair papers
 VAL_ROOM = 1.5  # ... and leaves this many times the val target outside the test zone, for val seeds and balls
 
 
-class SplitSizeError(ValueError):
+class SplitSizeError(SciembedInputError, ValueError):
     """The requested split sizes do not fit the corpus left after the funnel."""
 
 

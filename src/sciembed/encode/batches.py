@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sciembed.papers.model import Paper
-from sciembed.views.kinds import paper_views
+from sciembed.views.kinds import IndexView, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
-ENCODE_KINDS = ("ta", "section", "window", "segment")  # chunk needs the encoder's tokenizer budget: not here
+# chunk needs the encoder's tokenizer budget: not here
+ENCODE_KINDS = tuple(v.value for v in (IndexView.TA, IndexView.SECTION, IndexView.WINDOW, IndexView.SEGMENT))
 
 
 @dataclass(frozen=True, slots=True)

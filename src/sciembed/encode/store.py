@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from sciembed.encode.batches import ViewRow
 from sciembed.encode.plan import Shard
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import atomic_file, fsync_dir, write_text_atomic
 
 SETTINGS_FILE = "encode.json"
@@ -34,7 +35,7 @@ KIND = "vectors"
 SHARD_KEY = b"sciembed.shard"
 
 
-class VectorsError(ValueError):
+class VectorsError(SciembedInputError, ValueError):
     """A vectors directory is unusable (other settings, unfinished, not one); the message says what to do."""
 
 

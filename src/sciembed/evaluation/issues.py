@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sciembed.errors import SciembedInputError
+
 MAX_EXAMPLES = 5
 
 
-class BenchmarkError(ValueError):
+class BenchmarkError(SciembedInputError, ValueError):
     """Input that cannot be evaluated at all (a missing file, an unusable folder)."""
 
 

@@ -66,6 +66,7 @@ P2P_LABELS = {"recall@50": "R@50", "recall@100": "R@100", "recall@200": "R@200",
 METHODS = ("a2a", "f2f", "a2c", "f2c", "naive_sum", "max_sim", "late", "late_interaction", "prism_extractive",
            "prism_extractive_paper", "prism_llm", "bm25", "hybrid")
 ALL_METHODS = (*METHODS, "max_sim_prism_code", "fused")
+OFFLINE_METHODS = tuple(m for m in METHODS if m != "prism_llm")  # the default: prism_llm needs LLM queries
 PRISM_VIEWS = ("pieces", "segments")
 PAPER_QUERY_WORDS = 250  # PRISM's extractive query budget (words), used by prism_extractive_paper
 _ON_SEGMENTS = {"a2c", "f2c", "naive_sum", "max_sim", "max_sim_prism_code", "prism_extractive", "prism_llm"}
@@ -78,7 +79,7 @@ class P2PConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "prism"
-    methods: list[str] = Field(default_factory=lambda: list(METHODS))
+    methods: list[str] = Field(default_factory=lambda: list(OFFLINE_METHODS))  # + prism_llm with queries_file
     top_k: int = Field(300, ge=1)
     rrf_k: int = Field(60, ge=0)
     dedupe: bool = True  # a paper's best rank per aspect list; False counts every segment hit (PRISM's)
@@ -147,6 +148,8 @@ def load_p2p_config(path: str | Path | None, **overrides: Any) -> P2PConfig:
             raise ValueError(f"{path}: expected a mapping of config fields")
         data = loaded.get("paper_to_paper", loaded)
     data.update({k: v for k, v in overrides.items() if v is not None})
+    if "methods" not in data and data.get("queries_file") is not None:
+        data["methods"] = list(METHODS)  # LLM queries given: every method, prism_llm included
     return P2PConfig(**data)
 
 
@@ -245,8 +248,9 @@ def evaluate_paper_to_paper(
                         if "prism_extractive_paper" in needed else {})
     if "prism_llm" in config.methods and llm_queries is None:
         if config.queries_file is None:
-            raise ValueError("method prism_llm needs LLM aspect queries: set queries_file "
-                             "(written by `sciembed prism queries --llm-url …`) or drop prism_llm")
+            raise ValueError("method prism_llm needs LLM aspect queries: give --llm-queries FILE (`eval run`; "
+                             "`llm_queries:` in a suite entry), written by `sciembed prism queries --llm-base-url "
+                             "URL …`, or leave prism_llm out of --methods")
         llm_queries = read_query_sets(config.queries_file)
     llm_by_sample: dict[int, dict[str, QuerySet]] = {}
     for (pid, sample), qs in (llm_queries or {}).items():

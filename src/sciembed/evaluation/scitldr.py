@@ -5,15 +5,16 @@ sentences, with human one-sentence TLDRs. From its ``dev.jsonl`` (619 papers)
 three tasks test whether a model puts the parts of one real paper together —
 the check that a model trained on synthetic text is not worse on real papers:
 
-- ``tldr2paper``: the paper's first TLDR (the author's) → its ``title. abstract``;
-- ``title2abstract``: the title → the abstract alone;
-- ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones.
+- ``tldr2paper``: every TLDR of the paper (the author's and the reviewers') → its ``title. abstract``;
+- ``tldr2paper_author``: only the first TLDR (the author's, the easier part) → the same documents;
+- ``title2abstract`` and ``half2half`` (defined in `evaluation/text_pairs.py`).
 
 Every task uses all usable papers of the file as candidates; the gold is the
-query's own paper (one relevant document). Query ids are ``q:<paper_id>`` so
-that BEIR's "a document whose id equals the query id is never retrieved" rule
-cannot hide the answer. Records that cannot serve a task are counted per reason
-in ``manifest.json``; nothing is dropped silently.
+query's own paper (one relevant document). Query ids are ``q:<paper_id>`` (the
+i-th TLDR of a paper: ``q:<paper_id>:<i>``, i from 0) so that BEIR's "a document
+whose id equals the query id is never retrieved" rule cannot hide the answer.
+Records that cannot serve a task are counted per reason in ``manifest.json``;
+nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -23,36 +24,49 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.text_pairs import HALF2HALF, TITLE2ABSTRACT, TOO_SHORT, half2half, title2abstract
 from sciembed.ioutil.atomic import write_jsonl_atomic, write_text_atomic
 from sciembed.papers.scitldr import SciTldrError, SciTldrPaper, read_scitldr
 
-TASKS = ("tldr2paper", "title2abstract", "half2half")
+TASKS = ("tldr2paper", "tldr2paper_author", TITLE2ABSTRACT, HALF2HALF)
+TLDR_TASKS = ("tldr2paper", "tldr2paper_author")
 QUERY_PREFIX = "q:"
 
 
 def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], dict[str, str], Counter]:
-    """(queries by paper id, documents by paper id, skipped papers by reason) for one task."""
+    """(queries by query key, documents by paper id, skipped papers by reason) for one task.
+
+    A query key is the paper id, or ``<paper id>:<i>`` for the i-th of a paper's TLDRs in ``tldr2paper``.
+    """
     if task not in TASKS:
         raise ValueError(f"unknown SciTLDR task {task!r}; expected one of {', '.join(TASKS)}")
     queries: dict[str, str] = {}
     docs: dict[str, str] = {}
     skipped: Counter = Counter()
     for p in papers:
-        if task == "tldr2paper":
-            if not p.tldrs:
+        if task in TLDR_TASKS:
+            tldrs = [t for t in p.tldrs if t.strip()]
+            if not tldrs:
                 skipped["no TLDR"] += 1
                 continue
-            queries[p.paper_id], docs[p.paper_id] = p.tldrs[0], f"{p.title.rstrip('.')}. {p.abstract}"
-        elif task == "title2abstract":
-            queries[p.paper_id], docs[p.paper_id] = p.title, p.abstract
+            docs[p.paper_id] = f"{p.title.rstrip('.')}. {p.abstract}"
+            if task == "tldr2paper_author":
+                queries[p.paper_id] = tldrs[0]
+            else:
+                queries.update({f"{p.paper_id}:{i}": t for i, t in enumerate(tldrs)})
+        elif task == TITLE2ABSTRACT:
+            queries[p.paper_id], docs[p.paper_id] = title2abstract(p.title, p.abstract)
         else:
-            half = len(p.sentences) // 2
-            if half == 0:
-                skipped["fewer than 2 abstract sentences"] += 1
+            pair = half2half(p.sentences)
+            if pair is None:
+                skipped[TOO_SHORT] += 1
                 continue
-            queries[p.paper_id] = " ".join(p.sentences[:half])
-            docs[p.paper_id] = " ".join(p.sentences[half:])
+            queries[p.paper_id], docs[p.paper_id] = pair
     return queries, docs, skipped
+
+
+def _paper_of(key: str, task: str) -> str:
+    return key.rsplit(":", 1)[0] if task == "tldr2paper" else key
 
 
 def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ...] = TASKS) -> dict[str, Any]:
@@ -75,8 +89,9 @@ def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ..
         (folder / "qrels").mkdir(parents=True, exist_ok=True)
         write_jsonl_atomic(folder / "corpus.jsonl", ({"_id": p, "title": "", "text": t} for p, t in docs.items()))
         write_jsonl_atomic(folder / "queries.jsonl", ({"_id": QUERY_PREFIX + p, "text": q} for p, q in queries.items()))
-        qrels = "".join(f"{QUERY_PREFIX}{pid}\t{pid}\t1\n" for pid in queries)
+        qrels = "".join(f"{QUERY_PREFIX}{key}\t{_paper_of(key, task)}\t1\n" for key in queries)
         write_text_atomic(folder / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n" + qrels)
-        manifest["tasks"][task] = {"queries": len(queries), "documents": len(docs), "skipped": dict(skipped)}
+        manifest["tasks"][task] = {"queries": len(queries), "papers": len({_paper_of(q, task) for q in queries}),
+                                   "documents": len(docs), "skipped": dict(skipped)}
     write_text_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -39,16 +39,18 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.text_pairs import DIRECTIONS as PAIR_DIRECTIONS
+from sciembed.evaluation.text_pairs import HALF2HALF, TITLE2ABSTRACT, TOO_SHORT, half2half, title2abstract
 from sciembed.papers.model import Paper
 from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, TOO_LARGE, json_object_lines
 from sciembed.summaries.tfidf import TFIDF_SOURCE, tfidf_queries
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
-TASKS = ("title2abstract", "half2half", "query2paper")
+TASKS = (TITLE2ABSTRACT, HALF2HALF, "query2paper")
 GENERALISATION = ("summary2ta", "summary2title", "summary2abstract")  # SemCSE §5.1; not in the overall score
 CLUSTERING = "clustering"
-DIRECTIONS = {"title2abstract": "title → abstract", "half2half": "first half → second half of the abstract",
+DIRECTIONS = {**PAIR_DIRECTIONS,
               "query2paper": "search query → title + abstract", CLUSTERING: "test paper → 5 nearest training papers",
               "summary2ta": "summary → title + abstract", "summary2title": "summary → title",
               "summary2abstract": "summary → abstract"}
@@ -202,15 +204,15 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
 def _matching_tasks(papers: list[Paper], issues: IssueLog, where: str, queries_file: str | Path | None,
                     summaries_file: str | Path | None) -> tuple[dict[str, MatchingTask], str]:
     """title2abstract, half2half, query2paper (and the generalisation check) over `papers`; the query source."""
-    tasks = {"title2abstract": _matching("title2abstract", [(p.id, p.title, p.abstract) for p in papers])}
+    tasks = {TITLE2ABSTRACT: _matching(TITLE2ABSTRACT, [(p.id, *title2abstract(p.title, p.abstract))
+                                                      for p in papers])}
     halves = []
     for p in papers:
-        sentences = split_sentences(p.abstract)
-        if len(sentences) < 2:
-            issues.add("abstract with fewer than 2 sentences", "left out of half2half", f"{where}[{p.id}]", p.id)
+        pair = half2half(split_sentences(p.abstract))
+        if pair is None:
+            issues.add(TOO_SHORT, "left out of half2half", f"{where}[{p.id}]", p.id)
             continue
-        cut = len(sentences) // 2
-        halves.append((p.id, " ".join(sentences[:cut]), " ".join(sentences[cut:])))
+        halves.append((p.id, *pair))
     if len(halves) >= 2:
         tasks["half2half"] = _matching("half2half", halves)
     else:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
 
 REPO_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
@@ -31,7 +32,7 @@ ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
 
 
-class DemoError(ValueError):
+class DemoError(SciembedInputError, ValueError):
     """The demo cannot start (no source corpus, bad settings); the message says what to do."""
 
 
@@ -220,7 +221,7 @@ def significance_lines(rows: list[dict[str, Any]], alpha: float = 0.05) -> list[
 
 
 def _real_text_check(source: Path, folder: Path, models: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """NDCG@10 of each model on SciTLDR's three real-text tasks (all dev papers as candidates)."""
+    """NDCG@10 of each model on SciTLDR's real-text tasks (all dev papers as candidates)."""
     from sciembed.evaluation import evaluate_encoder, load_beir
     from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 SCENARIOS = ("ta_ta", "body_ta", "body_body")
@@ -47,7 +48,7 @@ BM25 = "bm25"
 RESULTS_SCHEMA = 1
 
 
-class RealStudyError(ValueError):
+class RealStudyError(SciembedInputError, ValueError):
     """A study config or output directory that cannot be used; the message says what and where."""
 
 
@@ -245,7 +246,7 @@ def _tasks(config: RealStudyConfig, paths: StudyPaths) -> Tasks:
     if e.scitldr is not None:
         from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
-        if not (paths.scitldr / TASKS[-1]).is_dir():
+        if not all((paths.scitldr / task).is_dir() for task in TASKS):
             write_scitldr_beir(e.scitldr, paths.scitldr)
         scitldr = {task: load_beir(paths.scitldr / task) for task in TASKS}
     return Tasks(citation, scitldr)

@@ -9,6 +9,7 @@ LABELS = {
     "acl_body_ta": "ACL Body→TA",
     "acl_body_body": "ACL Body→Body",
     "scitldr_tldr2paper": "SciTLDR TLDR→paper",
+    "scitldr_tldr2paper_author": "SciTLDR author TLDR→paper",
     "scitldr_title2abstract": "SciTLDR title→abstract",
     "scitldr_half2half": "SciTLDR half→half",
 }

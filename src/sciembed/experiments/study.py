@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 from sciembed.training.config import STRATEGIES, ConfigError, WindowConfig, config_diff, load_config
 
@@ -45,7 +46,7 @@ REFERENCE_ARM = "ta_ta"
 ARM_FREE_KEYS = ("data.strategy",)  # the only setting arms may change
 
 
-class StudyError(ValueError):
+class StudyError(SciembedInputError, ValueError):
     """A study config or output directory that cannot be used; the message says what and where."""
 
 

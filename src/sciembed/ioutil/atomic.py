@@ -21,13 +21,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from sciembed.errors import SciembedInputError
+
 _UMASK = os.umask(0o022)  # read once (os.umask can only be read by setting it) and put back
 os.umask(_UMASK)
 
 MARKER = "manifest.json"  # written last by every stage: its presence means "finished"
 
 
-class OutputError(ValueError):
+class OutputError(SciembedInputError, ValueError):
     """The output location cannot be used (locked, exists, not writable); the message says why."""
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from sciembed.errors import SciembedInputError
+
 PASSED_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "HF_HOME")
 INSTALL_HINT = 'Ray is not installed: pip install "sciembed[ray]" (or pip install "ray[data]>=2.9")'
 
 
-class RayUnavailable(RuntimeError):
+class RayUnavailable(SciembedInputError, RuntimeError):
     """Ray is not installed, or no cluster answers at the address given (a usage error: exit 2)."""
 
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
+
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -85,7 +87,7 @@ class CachedReply:
     completion_tokens: int | None
 
 
-class CacheFileError(RuntimeError):
+class CacheFileError(SciembedInputError, RuntimeError):
     """The cache path exists but is not a sciembed LLM cache."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from sciembed.errors import SciembedInputError
 
-class LLMError(RuntimeError):
+
+class LLMError(SciembedInputError, RuntimeError):
     """An LLM call that did not give a usable reply (after retries, where retrying makes sense)."""
 
 
@@ -19,5 +21,5 @@ class LLMCacheMissError(LLMError):
     """Cache-only mode found requests that are not in the cache; nothing was sent."""
 
 
-class PromptError(ValueError):
+class PromptError(SciembedInputError, ValueError):
     """A prompt template that is missing, malformed, or rendered without one of its variables."""

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
+
 EXTRA = "specter2"
 
 
@@ -37,7 +39,7 @@ KNOWN_MODELS = {
 }
 
 
-class AdapterLoadError(RuntimeError):
+class AdapterLoadError(SciembedInputError, RuntimeError):
     """The adapter could not be attached; the message names what was tried."""
 
 

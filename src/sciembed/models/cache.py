@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.errors import SciembedInputError
 from sciembed.models.encoder import Encoder, check_texts
 
 _CHUNK = 500  # keys per SELECT ... IN (...), below SQLite's variable limit
@@ -45,7 +46,7 @@ def entry_check(fingerprint: str, key: bytes, vec: bytes, file_id: str = "") -> 
     return hashlib.blake2b(file_id.encode() + b"\0" + fingerprint.encode() + key + vec, digest_size=8).digest()
 
 
-class CacheError(RuntimeError):
+class CacheError(SciembedInputError, RuntimeError):
     """The cache file does not hold what its name promises."""
 
 

@@ -19,13 +19,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import write_text_atomic
 
 CARD_FILE = "sciembed_model.json"
 CARD_METRICS = ("cosine", "l2")
 
 
-class ModelCardError(ValueError):
+class ModelCardError(SciembedInputError, ValueError):
     """A model card that cannot be read or holds an impossible value."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.models.card import read_model_card
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ POOLINGS = ("cls", "mean")
 SEP_JOIN = "sep"  # ta_join value: the tokenizer's separator token ("[SEP]", "</s>")
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(SciembedInputError, RuntimeError):
     """No source could provide the requested model; the message lists each attempt."""
 
 

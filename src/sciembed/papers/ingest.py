@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from sciembed import __version__
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
-from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, ParquetPaperWriter
+from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.limits import ReadLimits, current, using_limits
+from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID, MISSING_TITLE
 from sciembed.papers.sections import count_words, using_header_rule
@@ -40,11 +41,11 @@ ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 M
 MAX_REJECT_DETAILS = 10_000  # lines written to rejects.jsonl; the counts stay exact beyond it
 
 
-class TooManyErrors(RuntimeError):
+class TooManyErrors(SciembedInputError, RuntimeError):
     """`max_errors` rejections were reached; the run stops and writes no corpus."""
 
 
-class IngestError(RuntimeError):
+class IngestError(SciembedInputError, RuntimeError):
     """`strict` ingest met a bad record; the message is the rejection's."""
 
     def __init__(self, rejection: Rejection) -> None:
@@ -68,6 +69,7 @@ class IngestResult:
     inputs: list[str]
     fmt: str
     header_rule: str = "sciembed"
+    extra_keys: list[str] = field(default_factory=list)  # JSONL keys declared expected (not flagged unknown_keys)
     read: int = 0
     accepted: int = 0
     rejected: int = 0
@@ -104,14 +106,13 @@ class IngestResult:
         return line
 
     def manifest(self) -> dict[str, Any]:
+        """The manifest's fields after schema version, kind and sciembed version (`write_manifest` adds those)."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "kind": "ingested",
-            "sciembed_version": __version__,
             "synthetic": self.synthetic,
             "inputs": self.inputs,
             "format": self.fmt,
             "header_rule": self.header_rule,
+            "extra_keys": self.extra_keys,
             "counts": {"read": self.read, "accepted": self.accepted, "rejected": self.rejected},
             "rejected_by_reason": dict(sorted(self.reasons.items())),
             "flags": dict(sorted(self.flags.items())),
@@ -142,6 +143,7 @@ def ingest(
     pdf: PdfBackend | None = None,
     header_rule: str = "sciembed",
     ray: str | None = None,
+    extra_keys: tuple[str, ...] = (),
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
@@ -172,14 +174,14 @@ def ingest(
         raise FileNotFoundError(f"input not found: {', '.join(missing)}")
     out = Path(out)
     result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, header_rule=header_rule,
-                          max_reject_details=max_reject_details)
+                          max_reject_details=max_reject_details, extra_keys=list(extra_keys))
     cache = pdf.cache_dir if pdf is not None else None
     files = [(p, data) for p, data in walk_inputs(inputs)
              if not _inside(p, out) and not (cache is not None and _under(p, cache))]  # never our own output
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
     with (staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader,
-          using_header_rule(sentence_veto=HEADER_RULES[header_rule])):
+          using_header_rule(sentence_veto=HEADER_RULES[header_rule]), using_extra_keys(extra_keys)):
         pdfs = [p for p in data_files if fmt == "pdf" or (fmt == "auto" and p.name.lower().endswith(PDF_SUFFIXES))]
         pdf_reader.start(pdfs)
         _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join, ray)
@@ -190,7 +192,7 @@ def ingest(
         if join is not None:
             result.metadata = manifest["metadata"] = join.finish()
         (stage / REPORT_FILE).write_text(render_report(result))
-        (stage / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        write_manifest(stage, "ingested", manifest)
     return result
 
 

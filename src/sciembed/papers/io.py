@@ -11,11 +11,15 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sciembed import __version__
+from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.papers.model import Paper
+from sciembed.papers.schema import arrow_schema
 
 # The corpus directory's shared files (its layout: `corpus/layout.py`), named here, in the lowest stage, because
 # ingest (papers/) writes them first and every later stage reads them.
@@ -23,37 +27,23 @@ SCHEMA_VERSION = 1  # of a corpus directory: papers.parquet's PAPER_SCHEMA and m
 PAPERS_FILE = "papers.parquet"
 MANIFEST_FILE = "manifest.json"
 
-EXTERNAL_IDS_TYPE = pa.struct(
-    [(name, pa.string()) for name in ("doi", "arxiv", "s2", "pmid", "pmc", "openalex", "acl")]
-)
-SECTION_TYPE = pa.struct(
-    [("heading", pa.string()), ("text", pa.string()), ("role", pa.string()), ("number", pa.string())]
-)
-REFERENCE_TYPE = pa.struct(
-    [
-        ("title", pa.string()),
-        ("paper_id", pa.string()),
-        ("year", pa.int32()),
-        ("raw", pa.string()),
-        ("external_ids", EXTERNAL_IDS_TYPE),
-    ]
-)
-PAPER_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("title", pa.string()),
-        ("abstract", pa.string()),
-        ("sections", pa.list_(SECTION_TYPE)),
-        ("references", pa.list_(REFERENCE_TYPE)),
-        ("venue", pa.string()),
-        ("year", pa.int32()),
-        ("domain", pa.string()),
-        ("fields_of_study", pa.list_(pa.string())),
-        ("external_ids", EXTERNAL_IDS_TYPE),
-        ("flags", pa.list_(pa.string())),
-        ("source", pa.string()),
-    ]
-)
+PAPER_SCHEMA = arrow_schema(Paper)  # derived from the dataclass: one definition of a paper
+
+
+def write_manifest(directory: str | Path, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The one writer of a corpus directory's ``manifest.json`` (ingest, build, SciTLDR import, SemCSE mix).
+
+    Every manifest starts with the schema version, its `kind` (``ingested`` or
+    ``built``) and the sciembed version; `fields` follow in the caller's order.
+    Where the counts name read, accepted and rejected they must add up. Written
+    atomically (old or new, never half) and last, so its presence means finished.
+    """
+    counts = fields.get("counts") or {}
+    if {"read", "accepted", "rejected"} <= counts.keys() and counts["read"] != counts["accepted"] + counts["rejected"]:
+        raise ValueError(f"manifest counts do not add up: {counts}")
+    manifest = {"schema_version": SCHEMA_VERSION, "kind": kind, "sciembed_version": __version__, **fields}
+    write_text_atomic(Path(directory) / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest
 
 
 def open_text(path: str | Path, mode: str = "rt"):

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.papers.model import ExternalIds, Paper
 
 MAG_FIELDS = (
@@ -48,7 +49,7 @@ _ID_KEYS = {"DOI": "doi", "ArXiv": "arxiv", "PubMed": "pmid", "PubMedCentral": "
 MAX_EXAMPLES = 5
 
 
-class MetadataError(ValueError):
+class MetadataError(SciembedInputError, ValueError):
     """The metadata file cannot be used; the message names file, line and how many lines are bad."""
 
 

@@ -2,6 +2,8 @@
 
 Everything downstream (corpus tables, views, training, retrieval) reads these
 immutable types; readers are the only code that builds them from raw files.
+The Parquet schema and the JSONL validator are derived from these field types
+(`papers/schema.py`): add a field here and both follow.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ class Paper:
     came from (``synthetic`` for generated papers).
     """
 
-    id: str
+    id: str = field(metadata={"key": True})  # required and non-empty in JSONL (papers/schema.py)
     title: str
     abstract: str = ""
     sections: tuple[Section, ...] = ()

@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 ID_FIELDS = ("doc_id", "corpus_id", "paper_id")
 PAPER_SLOTS = ("query", "pos", "neg")
 
 
-class SciRepEvalDataError(ValueError):
+class SciRepEvalDataError(SciembedInputError, ValueError):
     """A SciRepEval split that cannot be read (missing, not UTF-8)."""
 
 

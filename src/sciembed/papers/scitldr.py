@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 
-class SciTldrError(ValueError):
+class SciTldrError(SciembedInputError, ValueError):
     """The SciTLDR file cannot be read at all."""
 
 

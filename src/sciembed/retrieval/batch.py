@@ -3,12 +3,12 @@
 Every index directory written by `sciembed index` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
 once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusion.json`` from
-`sciembed eval --paper-to-paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
+`sciembed eval run --paper-to-paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
 ``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
-A collection `sciembed serve` has updated is searched as it stands (its live adds and deletes included).
+A collection `sciembed index serve` has updated is searched as it stands (its live adds and deletes included).
 
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
-(`late`, `max`, `sum`, `prism_worst`) a dense index compares all of the query paper's views with all
+(`late`, `max_sim`, `naive_sum`, `max_sim_prism_code`) a dense index compares all of the query paper's views with all
 of every candidate's views (`MultiVectorIndex.search_views`).
 """
 
@@ -21,18 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
-from sciembed.retrieval.multivector import PAPER_METHODS
+from sciembed.retrieval.multivector import paper_method
 from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
 from sciembed.retrieval.titles import TitleTwins
+from sciembed.views.kinds import MULTI_SECTION, IndexView
 
 Ranking = list[tuple[str, float]]
 FUSION_DEPTH = 100  # each index's list depth when several are fused (then cut to k)
 
 
-class QueryFileError(ValueError):
+class QueryFileError(SciembedInputError, ValueError):
     """A papers / queries file that cannot be used (file and line in the message)."""
 
 
@@ -117,7 +119,7 @@ def _open(path: Path, aggregate: str | None) -> _Loaded:
 
 
 def _open_served(path: Path, aggregate: str | None) -> _Loaded:
-    """A collection `sciembed serve` has updated, as it stands: base index + live adds, without deleted papers.
+    """A collection `sciembed index serve` has updated, as it stands: base index + live adds, without deleted papers.
 
     Opening takes the collection lock (shared), which first settles a compaction a killed process left.
     """
@@ -167,9 +169,12 @@ def search_batch(
     """
     if (papers is None) == (texts is None):
         raise ValueError("give exactly one of papers or texts")
-    if method is not None and method not in PAPER_METHODS:
-        raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
+    method = paper_method(method) if method is not None else None
     loaded = [_open(Path(p), aggregate) for p in index_dirs]
+    bm25 = [str(p) for p, one in zip(index_dirs, loaded, strict=True) if one.kind == "bm25"]
+    if method is not None and len(bm25) == len(loaded):  # with a dense index too, it applies to that one
+        raise ValueError(f"--method {method} compares a paper's views in a dense index; {', '.join(bm25)} "
+                         f"{'is a BM25 index' if len(bm25) == 1 else 'are BM25 indexes'} (it ranks by one text)")
     names = [run_name(one, method) for one in loaded]
     if fusion is not None:
         missing = [r for r in fusion.runs if r not in names]
@@ -212,17 +217,17 @@ def search_batch(
 
 
 def run_name(one: _Loaded, method: str | None) -> str:
-    """The paper-to-paper method an index answers (the names of `sciembed eval --paper-to-paper`):
+    """The paper-to-paper method an index answers (the names of `sciembed eval run --paper-to-paper`):
     BM25 over ``fulltext`` is ``bm25``, a dense ``ta`` index ``a2a``, a dense multi-view index with
     ``--method late`` ``late``; any other is named by its kind, view and method."""
     view = one.manifest.get("view", "?")
     if one.kind == "bm25":
-        return "bm25" if view == "fulltext" else f"bm25:{view}"
-    if view == "ta":
+        return "bm25" if view == IndexView.FULLTEXT else f"bm25:{view}"
+    if view == IndexView.TA:
         return "a2a"
-    if method == "late" and view in ("section", "ta+section"):
+    if method == "late" and view in MULTI_SECTION:
         return "late"
-    return f"dense:{view}:{method or 'max'}"
+    return f"dense:{view}:{method or 'max_sim'}"
 
 
 def _papers(one: _Loaded, papers: list[str], excluded: list[list[str]], k: int, method: str | None) -> list[Ranking]:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.checksums import seal, seal_problem
 from sciembed.retrieval.ann import AnnParams, build_faiss_index, hidden_rows_selector, search_parameters
 from sciembed.retrieval.hits import Hits, check_exclude
@@ -45,7 +46,7 @@ SMALL_BATCH = 16  # up to this many queries take the matrix-product path
 FORMAT_VERSION = 1
 
 
-class IndexLoadError(ValueError):
+class IndexLoadError(SciembedInputError, ValueError):
     """An index on disk is damaged, or does not belong to the encoder asking."""
 
 

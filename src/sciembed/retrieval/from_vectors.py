@@ -25,15 +25,16 @@ from sciembed.papers.io import PAPERS_FILE
 from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.retrieval.paper_index import IndexCounts, save_paper_index
+from sciembed.views.kinds import IndexView
 
 
 def _taken(table: pa.Table, view: str) -> np.ndarray:
     """Rows of one shard the index takes: `view` rows, and ta rows of papers that have no `view` row."""
     own = pc.equal(table.column("kind"), view)
-    if view == "ta":
+    if view == IndexView.TA:
         return np.asarray(own.to_numpy(zero_copy_only=False), dtype=bool)
     with_view = pc.unique(pc.filter(table.column("paper_id"), own))
-    fallback = pc.and_(pc.equal(table.column("kind"), "ta"),
+    fallback = pc.and_(pc.equal(table.column("kind"), IndexView.TA.value),
                        pc.invert(pc.is_in(table.column("paper_id"), value_set=with_view)))
     return np.asarray(pc.or_(own, fallback).to_numpy(zero_copy_only=False), dtype=bool)
 
@@ -93,8 +94,8 @@ def build_index_from_vectors(
         "corpus": manifest["corpus"],
         "vectors": str(vectors.resolve()),
         "view": view,
-        "target_words": manifest["target_words"] if view == "window" else None,
-        "segment_tokens": manifest["segment_tokens"] if view == "segment" else None,
+        "target_words": manifest["target_words"] if view == IndexView.WINDOW else None,
+        "segment_tokens": manifest["segment_tokens"] if view == IndexView.SEGMENT else None,
         "encoder": encoder,
         "counts": asdict(counts),
         "seed": seed,

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.errors import SciembedInputError
+
 FUSION_FILE = "fusion.json"
 METHODS = ("rrf", "combsum", "wsum")
 NORMS = ("min-max", "zmuv")
@@ -38,7 +40,7 @@ CANDIDATES: tuple[tuple[str, str | None], ...] = (
 Ranking = list[tuple[str, float]]
 
 
-class FusionError(ValueError):
+class FusionError(SciembedInputError, ValueError):
     """A fusion file or request that cannot be used."""
 
 

@@ -34,12 +34,22 @@ from sciembed.retrieval.hits import Hits, check_exclude
 AGGREGATIONS = ("max", "mean", "sum")
 # Paper-to-paper: several query vectors (a paper's views, or PRISM's aspect queries) against every
 # candidate paper's views. Scores are "higher is better" (cosine, or negative Euclidean distance).
-#   max          best (query, candidate view) pair: max over all pairs ("max-sim")
-#   late         late interaction: for each query vector its best candidate view, averaged over query vectors
-#   sum          naive sum over all (query, candidate view) pairs (PRISM's "naive aggregation")
-#   prism_worst  reproduction of PRISM's released code: per query vector the *worst* candidate view
-#                (it takes max of L2 distances), summed over query vectors
-PAPER_METHODS = ("max", "late", "sum", "prism_worst")
+# The names are those of `sciembed index search --method` and of `eval run --kind paper_to_paper`:
+#   max_sim             best (query, candidate view) pair: max over all pairs
+#   late                late interaction: for each query vector its best candidate view, averaged over query vectors
+#   naive_sum           naive sum over all (query, candidate view) pairs (PRISM's "naive aggregation")
+#   max_sim_prism_code  reproduction of PRISM's released code: per query vector the *worst* candidate view
+#                       (it takes max of L2 distances), summed over query vectors
+PAPER_METHODS = ("max_sim", "late", "naive_sum", "max_sim_prism_code")
+RENAMED_METHODS = {"max": "max_sim", "sum": "naive_sum", "prism_worst": "max_sim_prism_code"}  # the old names
+
+
+def paper_method(name: str) -> str:
+    """`name` as one of `PAPER_METHODS` (an old name is read as its new one); a ValueError listing them otherwise."""
+    name = RENAMED_METHODS.get(name, name)
+    if name not in PAPER_METHODS:
+        raise ValueError(f"unknown paper method {name!r}; expected one of {', '.join(PAPER_METHODS)}")
+    return name
 ViewHitList = list[tuple[str, float, int]]  # (paper id, score, row of its best-matching view), best first
 ViewHits = list[ViewHitList]  # one list per query vector
 _BLOCK_BYTES = 1 << 27  # bound on the (queries × views) score block held at once
@@ -166,7 +176,7 @@ class MultiVectorIndex:
         self,
         queries: np.ndarray,
         k: int,
-        method: str = "max",
+        method: str = "max_sim",
         *,
         exclude: Sequence[str] = (),
         accept: Callable[[str], bool] | None = None,
@@ -185,8 +195,7 @@ class MultiVectorIndex:
         Over HNSW / IVF-PQ only ``max`` exists: each query vector's top views, deepened until k papers
         are found, merged by their best score (exact over the view rankings the index returns).
         """
-        if method not in PAPER_METHODS:
-            raise ValueError(f"unknown paper method {method!r}; expected one of {', '.join(PAPER_METHODS)}")
+        method = paper_method(method)
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
         array = as_matrix(queries, self.dim, "search_views()")
@@ -194,8 +203,8 @@ class MultiVectorIndex:
             return []
         if self.dense.exact:
             return self._search_all_views(array, k, method, set(exclude), accept)
-        if method != "max":
-            raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max only")
+        if method != "max_sim":
+            raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max_sim only")
         knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
         per_vector = self._search_max(array, k, [set(exclude)] * len(array), accept, knobs)
         best: dict[str, tuple[float, int]] = {}
@@ -229,11 +238,11 @@ class MultiVectorIndex:
         order, starts = self._grouped_rows()
         scores = by_row[:, order]  # views grouped by paper
         dead = ~np.isfinite(scores[0])
-        if method == "max":
+        if method == "max_sim":
             paper = np.maximum.reduceat(scores, starts, axis=1).max(axis=0)
         elif method == "late":
             paper = np.maximum.reduceat(scores, starts, axis=1).mean(axis=0)
-        elif method == "sum":
+        elif method == "naive_sum":
             scores[:, dead] = 0.0  # removed views count for nothing
             paper = np.add.reduceat(scores, starts, axis=1).sum(axis=0)
         else:

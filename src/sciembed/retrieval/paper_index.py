@@ -29,7 +29,7 @@ from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import View, ta_text, ta_view, target_words
 from sciembed.views.fit import encoder_budget, truncation_row
-from sciembed.views.kinds import VIEW_KINDS, paper_views
+from sciembed.views.kinds import MULTI_SECTION, IndexView, index_view, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
 MANIFEST = "manifest.json"
@@ -52,7 +52,7 @@ def index_views(paper: Paper, kind: str, target: int, **sizes: int) -> tuple[lis
     own = paper_views(paper, kind, target, **sizes)
     if own:
         return own, "indexed"
-    if kind != "ta" and ta_text(paper).strip():
+    if kind != IndexView.TA and ta_text(paper).strip():
         return [ta_view(paper)], "ta_fallback"
     return [], "rejected"
 
@@ -99,15 +99,14 @@ def build_paper_index(
     """
     from sciembed.retrieval.ann import INDEX_KINDS, default_params
 
-    if kind not in VIEW_KINDS:
-        raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    kind = index_view(kind)
     if index_kind not in (*INDEX_KINDS, "auto"):
         raise ValueError(f"unknown index kind {index_kind!r}; expected auto or one of {', '.join(INDEX_KINDS)}")
     check_writable(Path(out))  # before any encoding: a read-only or missing parent fails now, not at the end
     refuse_links(Path(out))
     target = target or target_words(encoder.max_seq_length)
     out = Path(out)
-    piece_tokens = encoder_budget(encoder.max_seq_length) if kind in ("section", "ta+section") else None
+    piece_tokens = encoder_budget(encoder.max_seq_length) if kind in MULTI_SECTION else None
     sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens, "piece_tokens": piece_tokens}
     truncation = None
     if shard_papers:
@@ -138,8 +137,8 @@ def build_paper_index(
     save_paper_index(out, index, encoder.fingerprint, titles, {
         "corpus": str(Path(corpus).resolve()),
         "view": kind,
-        "target_words": target if kind == "window" else None,
-        "segment_tokens": segment_tokens if kind == "segment" else None,
+        "target_words": target if kind == IndexView.WINDOW else None,
+        "segment_tokens": segment_tokens if kind == IndexView.SEGMENT else None,
         "piece_tokens": piece_tokens,
         "truncation": truncation,
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
@@ -259,8 +258,7 @@ class BM25PaperIndex:
 def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: int = 358,
                      segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> IndexCounts:
     """Write a BM25 index directory (views.jsonl, papers.json, manifest.json) for the corpus' views."""
-    if kind not in VIEW_KINDS:
-        raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    kind = index_view(kind)
     views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
                                           segment_tokens=segment_tokens)
     if not views:
@@ -275,8 +273,8 @@ def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: 
     import bm25s
 
     manifest = {"corpus": str(Path(corpus).resolve()), "kind": "bm25", "view": kind,
-                "target_words": target if kind == "window" else None,
-                "segment_tokens": segment_tokens if kind == "segment" else None,
+                "target_words": target if kind == IndexView.WINDOW else None,
+                "segment_tokens": segment_tokens if kind == IndexView.SEGMENT else None,
                 "encoder": {"name": "bm25", "source": "bm25", "bm25s": bm25s.__version__}, "counts": asdict(counts)}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
     return counts

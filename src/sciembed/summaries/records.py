@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
 
 
-class SummaryFileError(ValueError):
+class SummaryFileError(SciembedInputError, ValueError):
     """A summaries file that cannot be used at all (missing, not UTF-8, nothing usable)."""
 
 

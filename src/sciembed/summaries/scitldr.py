@@ -9,12 +9,10 @@ others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from sciembed.ioutil.atomic import write_text_atomic
-from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, write_parquet
+from sciembed.papers.io import PAPERS_FILE, write_manifest, write_parquet
 from sciembed.papers.model import Paper
 from sciembed.papers.scitldr import SciTldrError, read_scitldr
 from sciembed.summaries.records import Summary, write_summaries
@@ -35,9 +33,7 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
     write_parquet(papers, out / PAPERS_FILE)
     n_summaries = write_summaries(summaries, out / SUMMARIES_FILE)
     per_paper = [sum(1 for t in p.tldrs if t.strip()) for p in read.papers]
-    manifest = {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "ingested",
+    return write_manifest(out, "ingested", {
         "synthetic": False,
         "inputs": [str(Path(source).resolve())],
         "format": "scitldr",
@@ -47,6 +43,4 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
         "summaries": {"file": SUMMARIES_FILE, "written": n_summaries,
                       "papers_by_tldr_count": {str(k): per_paper.count(k) for k in sorted(set(per_paper))}},
         "license": "SciTLDR, Apache-2.0 (Cachola et al., 2020)",
-    }
-    write_text_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    })

@@ -11,15 +11,13 @@ config already gave (configs in the order listed), and writes ``papers.parquet``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sciembed.ioutil.atomic import write_text_atomic
-from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, write_parquet
+from sciembed.papers.io import PAPERS_FILE, write_manifest, write_parquet
 from sciembed.papers.model import Paper
 from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers
 
@@ -55,9 +53,7 @@ def build_semcse_mix(root: str | Path, out: str | Path, mix: Mapping[str, int] =
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_parquet(list(taken.values()), out / PAPERS_FILE)
-    manifest = {"schema_version": SCHEMA_VERSION, "kind": "ingested", "synthetic": False,
-                "source": {"scirepeval_root": str(root), "split": split, "seed": seed, "mix": dict(mix)},
-                "counts": {"read": len(taken), "accepted": len(taken), "rejected": 0},
-                "semcse_mix": per_config}
-    write_text_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    return write_manifest(out, "ingested", {
+        "synthetic": False, "source": {"scirepeval_root": str(root), "split": split, "seed": seed, "mix": dict(mix)},
+        "counts": {"read": len(taken), "accepted": len(taken), "rejected": 0},
+        "semcse_mix": per_config})

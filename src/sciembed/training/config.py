@@ -15,10 +15,11 @@ from typing import Any, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping
 
 
-class ConfigError(ValueError):
+class ConfigError(SciembedInputError, ValueError):
     """A config file or override that cannot be used; the message says what and where."""
 
 

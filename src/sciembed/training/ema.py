@@ -16,13 +16,14 @@ import torch
 from torch import nn
 from transformers import TrainerCallback
 
+from sciembed.errors import SciembedInputError
 from sciembed.training.schedules import momentum_at
 
 EXTRAS_FILE = "jepa_extras.pt"
 EXTRAS_INFO = "jepa_extras.json"
 
 
-class CheckpointExtrasError(ValueError):
+class CheckpointExtrasError(SciembedInputError, ValueError):
     """A checkpoint lacks (or disagrees with) the JEPA state a resume needs."""
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sciembed.errors import SciembedInputError
 
-class InterpolationError(ValueError):
+
+class InterpolationError(SciembedInputError, ValueError):
     """Two models whose shared weights do not line up; the message names the first mismatch."""
 
 

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sciembed.errors import SciembedInputError
 from sciembed.training.pairs import draw_citation_views, draw_self_views
 
 
-class PlanError(ValueError):
+class PlanError(SciembedInputError, ValueError):
     """The split cannot fill even one batch under the requested constraints."""
 
 

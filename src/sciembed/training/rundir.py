@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.models.loading import RUN_MODEL_DIR, RUN_RECIPE_FILE
 from sciembed.training.config import TrainConfig, config_diff
 
@@ -43,7 +44,7 @@ def is_main_process() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
 
-class RunDirError(ValueError):
+class RunDirError(SciembedInputError, ValueError):
     """The output directory cannot host this run (or this resume)."""
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from sciembed.errors import SciembedInputError
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 
-class TokenizerError(ValueError):
+class TokenizerError(SciembedInputError, ValueError):
     """The model's tokenizer cannot take the recipe's special tokens."""
 
 

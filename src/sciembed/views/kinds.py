@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from sciembed.papers.model import Paper
 from sciembed.views.body import body_words
 from sciembed.views.chunk import chunk_views
@@ -11,7 +13,32 @@ from sciembed.views.simple import full_text, section_view, ta_text, ta_view
 from sciembed.views.view import View, ViewKind
 from sciembed.views.window import eligible_sections, window_at
 
-VIEW_KINDS = ("ta", "window", "section", "ta+section", "chunk", "segment", "fulltext")
+
+class IndexView(StrEnum):
+    """What a paper is indexed or encoded by: one `ViewKind`, or TA + sections (what late interaction compares).
+
+    The one list of these names: retrieval, encode and the CLI use the members, not strings.
+    """
+
+    TA = ViewKind.TA.value
+    WINDOW = ViewKind.WINDOW.value
+    SECTION = ViewKind.SECTION.value
+    TA_SECTION = "ta+section"
+    CHUNK = ViewKind.CHUNK.value
+    SEGMENT = ViewKind.SEGMENT.value
+    FULLTEXT = ViewKind.FULLTEXT.value
+
+
+VIEW_KINDS = tuple(v.value for v in IndexView)
+MULTI_SECTION = (IndexView.SECTION, IndexView.TA_SECTION)  # sections cut to the encoder's budget; late interaction
+
+
+def index_view(kind: str) -> IndexView:
+    """`kind` as an `IndexView`; a ValueError that lists the kinds otherwise."""
+    try:
+        return IndexView(kind)
+    except ValueError:
+        raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}") from None
 
 
 def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
@@ -21,22 +48,22 @@ def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512
     TA + those sections (``ta+section``, what late interaction compares), CoSAEmb chunks of
     `chunk_tokens`, PRISM segments of `segment_tokens`, or the whole text as one view (``fulltext``:
     for BM25; a dense encoder reads only its first tokens)."""
-    if kind == "fulltext":
+    kind = index_view(kind)
+    if kind is IndexView.FULLTEXT:
         return [View(paper.id, ViewKind.FULLTEXT, text)] if (text := full_text(paper)).strip() else []
-    if kind == "ta+section":
+    if kind is IndexView.TA_SECTION:
         ta = [ta_view(paper)] if ta_text(paper).strip() else []
-        return ta + paper_views(paper, "section", target, piece_tokens=piece_tokens) if ta or paper.has_body else []
-    if kind == "chunk":
+        return ta + paper_views(paper, IndexView.SECTION, target, piece_tokens=piece_tokens) if (
+            ta or paper.has_body) else []
+    if kind is IndexView.CHUNK:
         return chunk_views(paper, max_tokens=chunk_tokens)
-    if kind == "segment":
+    if kind is IndexView.SEGMENT:
         return segment_views(paper, segment_tokens)
-    if kind == "ta":
+    if kind is IndexView.TA:
         return [ta_view(paper)] if ta_text(paper).strip() else []
-    if kind == "window":
+    if kind is IndexView.WINDOW:
         body = body_words(paper)
         return [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
-    if kind == "section":
-        if piece_tokens is not None:
-            return section_pieces(paper, piece_tokens)
-        return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]
-    raise ValueError(f"unknown view {kind!r}; expected one of {', '.join(VIEW_KINDS)}")
+    if piece_tokens is not None:  # IndexView.SECTION
+        return section_pieces(paper, piece_tokens)
+    return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]

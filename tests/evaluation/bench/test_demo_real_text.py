@@ -16,8 +16,8 @@ def test_real_text_check_compares_base_and_trained(tmp_path, keyword_encoder):
                                        "target": [f"{w} tldr"]}) + "\n" for i, w in enumerate(words)))
     blind = type(keyword_encoder)({w: np.array([1.0, 0.0, 0.0], np.float32) for w in words}, name="blind")
     out = _real_text_check(src, tmp_path / "scitldr", {"base": keyword_encoder, "trained": blind})
-    assert set(out) == {"tldr2paper", "title2abstract", "half2half"}
+    assert set(out) == {"tldr2paper", "tldr2paper_author", "title2abstract", "half2half"}
     assert out["tldr2paper"]["base"] == 100.0  # each query's first word finds its own paper
     assert out["tldr2paper"]["trained"] < 100.0  # every text on one point: ties, broken by id
     lines = real_text_lines(out)
-    assert lines[0].startswith("real text (SciTLDR dev") and "→" in lines[1] and len(lines) == 4
+    assert lines[0].startswith("real text (SciTLDR dev") and "→" in lines[1] and len(lines) == 5

@@ -11,11 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sciembed.errors import SciembedInputError
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 
-class SuiteError(ValueError):
+class SuiteError(SciembedInputError, ValueError):
     """A suite file that cannot be used (one message: file, field, what was expected)."""
 
 

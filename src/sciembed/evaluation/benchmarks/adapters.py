@@ -26,6 +26,7 @@ class BeirAdapter:
     kind: str = "beir"
     relevant_min: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    primary: str = "ndcg@10"  # the kind's headline metric (set from the registry by `load_benchmark`)
 
     def fingerprint(self) -> str:
         import hashlib
@@ -41,7 +42,7 @@ class BeirAdapter:
 
     def tasks(self, style: TextStyle) -> list[RankingTask]:
         return [RankingTask(name=k, queries=dict(b.queries), docs=dict(b.docs), qrels=b.qrels,
-                            relevant_min=self.relevant_min, primary="ndcg@10", group=self.kind)
+                            relevant_min=self.relevant_min, primary=self.primary, group=self.kind)
                 for k, b in self.folders.items()]
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
@@ -149,14 +150,15 @@ def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "
 
 
 def scitldr_adapter(source: Path, workdir: Path, name: str) -> BeirAdapter:
-    """SciTLDR's three real-text tasks (`sciembed.evaluation.scitldr`), written once under `workdir`."""
+    """SciTLDR's real-text tasks (`sciembed.evaluation.scitldr`), written once under `workdir`."""
     from sciembed.evaluation.beir import load_beir
     from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
     manifest_path = workdir / "manifest.json"
     import json
 
-    if not manifest_path.is_file() or json.loads(manifest_path.read_text()).get("source") != str(source.resolve()):
+    written = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    if written.get("source") != str(source.resolve()) or set(written.get("tasks", {})) != set(TASKS):
         write_scitldr_beir(source, workdir)
     manifest = json.loads(manifest_path.read_text())
     folders = {task: load_beir(workdir / task) for task in TASKS}

@@ -64,7 +64,8 @@ BENCHMARKS: dict[str, BenchmarkKind] = {
               ("split", "relevant_min"), "ndcg@10"),
         _kind("pools", "re-ranking pools JSONL (each query with its own candidates)", pools, ("relevant_min",),
               "ndcg@10"),
-        _kind("scitldr", "SciTLDR: tldr2paper, title2abstract, half2half", scitldr, (), "ndcg@10"),
+        _kind("scitldr", "SciTLDR: tldr2paper (every TLDR), tldr2paper_author, title2abstract, half2half", scitldr,
+              (), "mrr"),  # one relevant paper per query: MRR (and mean rank), what SemCSE reports
         _kind("scirepeval", "SciRepEval (proximity, search, classification and regression probes)", scirepeval,
               ("tasks",), "overall"),
         _kind("csfcube", "CSFCube faceted query-by-example (graded, relevant from grade 2)", csfcube,
@@ -104,6 +105,9 @@ def load_benchmark(entry: BenchmarkEntry, context: LoadContext | Path) -> Any:
     path = entry.resolved_path()
     if not path.exists():
         raise BenchmarkError(f"benchmark {entry.name}: {entry.kind} path {path} does not exist")
-    bench = BENCHMARKS[entry.kind].load(entry, context)
+    kind = BENCHMARKS[entry.kind]
+    bench = kind.load(entry, context)
     bench.name = entry.name
+    if hasattr(bench, "primary"):  # ranking adapters score each task by the kind's headline metric, shown first
+        bench.primary = kind.headline
     return bench

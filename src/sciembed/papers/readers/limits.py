@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from sciembed.errors import SciembedInputError
+
 # Reason codes (counted per code in the manifest like the ones in records.py).
 RECORD_TOO_LARGE = "record_too_large"
 TOO_DEEPLY_NESTED = "too_deeply_nested"
@@ -65,7 +67,7 @@ def using_limits(limits: ReadLimits | None) -> Iterator[ReadLimits]:
         _LIMITS.reset(token)
 
 
-class DecompressionLimitError(OSError):
+class DecompressionLimitError(SciembedInputError, OSError):
     """A compressed file expands past the allowed ratio: a file-level event, later records are not read."""
 
 

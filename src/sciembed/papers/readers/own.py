@@ -1,76 +1,35 @@
 """The project's own JSONL (`Paper.to_dict()` per line): validated field by field, not trusted.
 
-A pydantic schema checks types and enum values and names the offending
-field path ("sections.3.role") in the rejection; ids are re-normalised and
+A pydantic model derived from the `Paper` dataclass (`papers/schema.py`)
+checks types and enum values and names the offending field path
+("sections.3.role") in the rejection; ids are re-normalised and
 sections go through the same `finalize` as every other format (so synthetic
 papers' back matter is cut here too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError
 
-from sciembed.papers.model import ExternalIds, Paper, Reference, Section, SectionRole
+from sciembed.papers.model import ExternalIds, Paper, Reference, Section
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import INVALID_RECORD, MISSING_ID, Loc, Record, Rejection
+from sciembed.papers.schema import unknown_keys as _unknown_keys
+from sciembed.papers.schema import validator_model
 
 FORMAT = "jsonl"
 UNKNOWN_KEYS = "unknown_keys"  # flag: the record carried keys sciembed's JSONL does not know (ignored)
 _PAPER_KEYS = frozenset({"id", "title", "sections"})
 
 
-class _Ids(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    doi: str | None = None
-    arxiv: str | None = None
-    s2: str | None = None
-    pmid: str | None = None
-    pmc: str | None = None
-    openalex: str | None = None
-    acl: str | None = None
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    heading: str | None = ""
-    text: str | None = ""
-    role: SectionRole = SectionRole.OTHER
-    number: str | None = None
-
-
-class _Reference(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    title: str | None = None
-    paper_id: str | None = None
-    year: int | None = None
-    raw: str | None = None
-    external_ids: _Ids | None = None
-
-
-class _Paper(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    id: str = Field(min_length=1)
-    title: str | None = ""
-    abstract: str | None = ""
-    sections: list[_Section] = []
-    references: list[_Reference] = []
-    venue: str | None = None
-    year: int | None = None
-    domain: str | None = None
-    fields_of_study: list[str] = []
-    external_ids: _Ids | None = None
-    flags: list[str] = []
-    source: str | None = None
-
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+_PaperRecord = validator_model(Paper)  # derived from the dataclass (papers/schema.py)
 
 
 def matches(obj: dict[str, Any]) -> bool:
@@ -87,7 +46,7 @@ def read(path: Path, name: str) -> Iterator[Record]:
     return read_json_records(path, name, parse)
 
 
-def _ids(data: _Ids | None) -> ExternalIds:
+def _ids(data: BaseModel | None) -> ExternalIds:
     return ids.normalize(ExternalIds(**data.model_dump())) if data else ExternalIds()
 
 
@@ -97,7 +56,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     if known_id is None:
         return Rejection(loc, MISSING_ID, "record has no id")
     try:
-        data = _Paper.model_validate(obj)
+        data = _PaperRecord.model_validate(obj)
     except ValidationError as err:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '<record>'}: {e['msg']}" for e in err.errors()]
         shown = "; ".join(problems[:3]) + (f"; … {len(problems) - 3} more" if len(problems) > 3 else "")
@@ -122,16 +81,27 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     )
 
 
+# Keys a run declares expected (`sciembed corpus ingest --extra-keys`): ignored without flagging the paper.
+_EXTRA_KEYS: ContextVar[frozenset[str]] = ContextVar("sciembed_extra_keys", default=frozenset())
+
+
+@contextmanager
+def using_extra_keys(keys: Iterable[str]) -> Iterator[None]:
+    """Within the block, these keys (top-level "benchmark_id", or nested "sections.page") are expected."""
+    token = _EXTRA_KEYS.set(frozenset(keys))
+    try:
+        yield
+    finally:
+        _EXTRA_KEYS.reset(token)
+
+
 def unknown_keys(obj: dict[str, Any]) -> list[str]:
     """Keys the schema does not know ("benchmark_id", "sections.0.page"): ignored, and the paper flagged.
 
     Other tools add their own fields to JSONL; refusing every such record lost
-    whole corpora, so they are kept out of the paper and counted instead.
+    whole corpora, so they are kept out of the paper and counted instead —
+    unless declared expected (`using_extra_keys`; "sections.page" covers every section).
     """
-    found = [k for k in obj if k not in _Paper.model_fields]
-    nested = (("sections", _Section), ("references", _Reference))
-    for key, model in nested:
-        for i, item in enumerate(obj.get(key) or [] if isinstance(obj.get(key), list) else []):
-            if isinstance(item, dict):
-                found += [f"{key}.{i}.{k}" for k in item if k not in model.model_fields]
-    return found
+    expected = _EXTRA_KEYS.get()
+    return [k for k in _unknown_keys(obj, Paper)
+            if k not in expected and ".".join(p for p in k.split(".") if not p.isdigit()) not in expected]

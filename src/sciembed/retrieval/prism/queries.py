@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.retrieval.prism.aspects import QuerySet
 
 
-class QueryFileError(ValueError):
+class QueryFileError(SciembedInputError, ValueError):
     """A queries file that cannot be read (file and line in the message)."""
 
 

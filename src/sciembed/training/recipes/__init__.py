@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from sciembed.errors import SciembedInputError
 from sciembed.training.config import InfoNCEConfig, JepaConfig, TrainConfig, WindowConfig
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
 from sciembed.training.recipes.semcse_config import SemCSEConfig
@@ -20,7 +21,7 @@ RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
 }
 
 
-class UnknownRecipeError(ValueError):
+class UnknownRecipeError(SciembedInputError, ValueError):
     pass
 
 

@@ -17,12 +17,13 @@ from pathlib import Path
 import duckdb
 
 from sciembed.corpus.keys import install_macros
+from sciembed.errors import SciembedInputError
 from sciembed.papers.model import Paper
 
 KINDS = ("id", "doi", "arxiv", "title")
 
 
-class ExcludeError(ValueError):
+class ExcludeError(SciembedInputError, ValueError):
     """An exclude source that cannot be read; the message names the file and line."""
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from sciembed.corpus.layout import CorpusDir, CorpusError
+from sciembed.errors import SciembedInputError
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import SECTION_CLASSES, paper_chunks, ta_unit
 from sciembed.views.tokens import TokenCounter
@@ -38,7 +39,7 @@ INTER_NEGATIVES = ("random", "two_hop")
 ORDERS = ("anchor_positive", "positive_anchor", "random")
 
 
-class TripletError(ValueError):
+class TripletError(SciembedInputError, ValueError):
     """The corpus or the options cannot give the requested triplets."""
 
 

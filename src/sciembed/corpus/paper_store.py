@@ -3,10 +3,13 @@
 A corpus's ``papers.parquet`` is compressed in large row groups, so reading one paper from it means
 decompressing thousands; training needs random papers batch by batch. The store is the same papers
 (only the columns a training text is cut from: id, title, abstract, sections) written once, streamed
-row group by row group, as an *uncompressed* Arrow IPC file. Opened with ``pa.memory_map`` a row is a
-zero-copy slice: only the pages a batch touches are read, they are file-backed (the kernel can drop
-them) and shared by every dataloader worker and every rank on the machine, and the process holds no
-text it does not use. Plans hold row numbers (numpy), never `Paper` objects.
+row group by row group, as an *uncompressed* Arrow IPC file. Memory-mapped, a row is a zero-copy
+slice: only the pages a batch touches are read, they are file-backed page cache shared by every
+dataloader worker and every rank on the machine, and the process holds no text it does not use.
+Plans hold row numbers (numpy), never `Paper` objects. Touched pages would stay mapped (and counted
+in the process's RSS) until the whole store had been read once, so every `RELEASE_ROWS` rows read the
+mapping is told ``MADV_DONTNEED``: the pages leave this process (they stay in the page cache, and a
+later read maps them again), so resident memory stays flat however long the run.
 
 Where the file lives: ``<corpus>/.cache/papers.arrow`` when the corpus directory is writable, else
 under ``$SCIEMBED_CACHE_DIR`` (default ``~/.cache/sciembed``) keyed by the corpus path. A sidecar
@@ -19,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import mmap
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,6 +38,7 @@ from sciembed.papers.model import Paper
 STORE_COLUMNS = ("id", "title", "abstract", "sections")
 STORE_FILE = "papers.arrow"
 STORE_BATCH_ROWS = 1024  # rows per record batch: a lookup finds its batch by binary search over the offsets
+RELEASE_ROWS = 2048  # rows read between two MADV_DONTNEED of the mapping (~40 MB of 20 KB papers)
 CACHE_ENV = "SCIEMBED_CACHE_DIR"
 
 
@@ -96,8 +101,10 @@ class PaperStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._reader: ipc.RecordBatchFileReader | None = None
+        self._map: mmap.mmap | None = None
         self._pid: int | None = None
         self._offsets: np.ndarray | None = None
+        self._since_release = 0
 
     def __getstate__(self) -> dict:
         return {"path": self.path}
@@ -107,8 +114,11 @@ class PaperStore:
 
     def _open(self) -> ipc.RecordBatchFileReader:
         if self._reader is None or self._pid != os.getpid():  # a forked worker maps the file again
-            self._reader = ipc.open_file(pa.memory_map(str(self.path), "r"))
+            with open(self.path, "rb") as f:
+                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            self._reader = ipc.open_file(pa.BufferReader(pa.py_buffer(self._map)))
             self._pid = os.getpid()
+            self._since_release = 0
             sizes = [self._reader.get_batch(i).num_rows for i in range(self._reader.num_record_batches)]
             self._offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
         return self._reader
@@ -145,7 +155,16 @@ class PaperStore:
             taken = reader.get_batch(int(b)).take(pa.array(rows[where] - self._offsets[b])).to_pylist()
             for slot, record in zip(where, taken, strict=True):
                 out[slot] = record
+        self._since_release += len(rows)
+        if self._since_release >= RELEASE_ROWS:
+            self.release()
         return out  # type: ignore[return-value]
+
+    def release(self) -> None:
+        """Unmap the pages read so far from this process (they stay in the page cache; reads still work)."""
+        if self._map is not None and self._pid == os.getpid():
+            self._map.madvise(mmap.MADV_DONTNEED)
+        self._since_release = 0
 
     def papers(self, rows: Sequence[int] | np.ndarray) -> list[Paper]:
         return [Paper.from_dict(r) for r in self.records(rows)]
@@ -157,6 +176,7 @@ class PaperStore:
         """`rows` in order, read `chunk` at a time (bounded memory for a pass over a split)."""
         for start in range(0, len(rows), chunk):
             yield from self.papers(rows[start:start + chunk])
+        self.release()
 
 
 class StoredPapers(Sequence[Paper]):

@@ -27,25 +27,27 @@ from sciembed.views.body import body_words
 from sciembed.views.window import eligible_sections
 
 
-class Ragged(Sequence[np.ndarray]):
-    """Per-paper integer lists as two flat arrays (CSR): item ``i`` is ``values[offsets[i]:offsets[i + 1]]``.
+class Ragged(Sequence):
+    """Per-paper lists as two flat arrays (CSR): item ``i`` is ``values[offsets[i]:offsets[i + 1]]``.
 
-    A million tuples of ints cost ~100 MB of Python objects; these arrays cost 12 bytes per value and
-    8 per paper, and a forked dataloader worker shares them instead of touching refcounts.
+    `values` is a numpy array (ints: window sections) or an Arrow array (strings: summaries, returned
+    as Python lists). A million tuples cost ~100 MB of Python objects; these arrays cost their bytes
+    plus 8 per paper, and a forked dataloader worker shares them instead of touching refcounts.
     """
 
-    def __init__(self, offsets: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, offsets: np.ndarray, values: np.ndarray | pa.Array) -> None:
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.values = np.asarray(values, dtype=np.int32)
+        self.values = values if isinstance(values, pa.Array) else np.asarray(values, dtype=np.int32)
 
     @classmethod
-    def from_lists(cls, lists: Iterable[Sequence[int]]) -> Ragged:
+    def from_lists(cls, lists: Iterable[Sequence], strings: bool = False) -> Ragged:
         lengths: list[int] = []
-        flat: list[int] = []
+        flat: list = []
         for x in lists:
             lengths.append(len(x))
             flat.extend(x)
-        return cls(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.asarray(flat, dtype=np.int32))
+        offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+        return cls(offsets, pa.array(flat, pa.large_string()) if strings else np.asarray(flat, dtype=np.int32))
 
     @property
     def lengths(self) -> np.ndarray:
@@ -55,7 +57,17 @@ class Ragged(Sequence[np.ndarray]):
         return len(self.offsets) - 1
 
     def __getitem__(self, i):  # type: ignore[override]
-        return self.values[self.offsets[i]:self.offsets[i + 1]]
+        part = self.values[self.offsets[i]:self.offsets[i + 1]]
+        return part.to_pylist() if isinstance(part, pa.Array) else part
+
+    def take(self, indices: np.ndarray) -> Ragged:
+        """The lists of `indices`, in that order."""
+        indices = np.asarray(indices, dtype=np.int64)
+        lengths = self.lengths[indices]
+        offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+        flat = np.repeat(self.offsets[indices] - offsets[:-1], lengths) + np.arange(offsets[-1])
+        values = self.values.take(pa.array(flat)) if isinstance(self.values, pa.Array) else self.values[flat]
+        return Ragged(offsets, values)
 
 
 @dataclass(frozen=True)

@@ -162,8 +162,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         callbacks.append(BestWeightsCallback(model, f"eval_{evaluator.name}_{PRIMARY}", config.validation.patience,
                                              summary))
     plan = prepared.plan
-    training_ids = [p.id for p in prepared.data.papers]
-    held_ids = [p.id for p in prepared.held_out.papers] if prepared.held_out is not None else []
+    training_ids = prepared.data.papers.ids()
+    held_ids = prepared.held_out.papers.ids() if prepared.held_out is not None else []
 
     def after_save(model_dir: Path) -> None:
         write_model_card(model_dir, ModelCard(recipe=NAME, metric=metric, pooling=config.model.pooling, extra={

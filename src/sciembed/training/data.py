@@ -120,18 +120,24 @@ def split_pairs(corpus: CorpusDir, split: str, ids: pa.Array) -> np.ndarray:
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]  # index order = id order: the sorted (id, id) order
 
 
-def split_papers(corpus: CorpusDir, split: str) -> tuple[pa.Array, StoredPapers]:
-    """A split's sorted ids and its papers in that order, read from the corpus's paper store."""
+def split_papers(corpus: CorpusDir, split: str, missing: str = "raise") -> tuple[pa.Array, StoredPapers]:
+    """A split's sorted ids and its papers in that order, read from the corpus's paper store.
+
+    Ids of splits.parquet without a paper: an error naming the first (`missing="raise"`), or left out
+    (``"drop"``, and out of the ids returned too)."""
     ids = corpus.split_id_array(split)
     if len(ids) == 0:
         raise CorpusError(f"{corpus.root}: the {split} split has no papers")
     store = open_store(corpus.root)
     rows = store.rows_of(ids)
-    missing = np.flatnonzero(rows < 0)
-    if len(missing):
+    absent = np.flatnonzero(rows < 0)
+    if len(absent) and missing == "drop":
+        present = rows >= 0
+        return ids.filter(pa.array(present)), StoredPapers(store, rows[present])
+    if len(absent):
         raise CorpusError(
-            f"{corpus.root}: {len(missing)} of {len(ids)} {split} papers listed in splits.parquet are not in "
-            f"papers.parquet (first: {ids[int(missing[0])].as_py()!r})"
+            f"{corpus.root}: {len(absent)} of {len(ids)} {split} papers listed in splits.parquet are not in "
+            f"papers.parquet (first: {ids[int(absent[0])].as_py()!r})"
         )
     return ids, StoredPapers(store, rows)
 

@@ -63,8 +63,7 @@ def tree_memory(proc: psutil.Process) -> tuple[float, float, int]:
 def run_cell(command: list[str], env: dict[str, str], cap_mb: float, log: Path) -> dict:
     started = time.perf_counter()
     with open(log, "w") as out:
-        child = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                                 preexec_fn=lambda: os.nice(5))
+        child = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
         proc = psutil.Process(child.pid)
         peak_rss = peak_pss = 0.0
         most = 0

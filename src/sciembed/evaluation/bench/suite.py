@@ -37,6 +37,7 @@ class Suite(BaseModel):
     cache: str | None = None  # shared embedding cache; default <out>/embedding-cache
     baseline: str | None = None  # model name the others are tested against; default the first model
     batch_size: int = Field(32, ge=1)
+    run_depth: int = Field(0, ge=0)  # TREC run files runs/<model>/<benchmark>/<task>.run cut at this rank (0: none)
     significance_test: Literal["student", "fisher"] = "student"
     max_p: float = 0.05
     models: list[ModelEntry]

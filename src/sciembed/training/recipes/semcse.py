@@ -152,7 +152,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
     else:
         from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-        loss = MultipleNegativesRankingLoss(model, scale=1.0 / config.loss.temperature)
+        loss = MultipleNegativesRankingLoss(model, scale=1.0 / config.loss.temperature,
+                                            gather_across_devices=config.training.gather_across_devices)
     summary = prepared.summary()
     evaluator, callbacks = None, []
     if prepared.held_out is not None:

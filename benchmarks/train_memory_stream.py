@@ -8,7 +8,8 @@ dataloader workers) of RSS and of PSS (proportional set size: a page shared by k
 
 - ``dry_run``: ``train window --dry-run`` (reads the split, plans every batch; no model, no torch);
 - ``workers``: 20 training steps in one process with 2 dataloader workers;
-- ``ranks``: 20 training steps under ``torchrun --nproc_per_node 2`` (gloo, CPU), 1 worker each.
+- ``ranks``: 20 training steps under ``torchrun --nproc_per_node 2`` (gloo, CPU), 1 worker each;
+- ``jepa_dry_run``: ``train jepa --dry-run`` (the section-pair funnel over the train split, the draws).
 
 The model is a tiny random-init BERT (2 layers, 128 dims, MiniLM's tokenizer), so the model's own
 share is small and roughly the same in every cell; the 10k cell of each mode is the floor that
@@ -40,7 +41,7 @@ from step_bench import host
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "train_memory_stream.json"
-MODES = ("dry_run", "workers", "ranks")
+MODES = ("dry_run", "workers", "ranks", "jepa_dry_run")
 STEPS = 20
 
 
@@ -94,6 +95,9 @@ def command(mode: str, corpus: Path, model: Path, out: Path) -> list[str]:
     flags = [a for s in sets for a in ("--set", s)]
     if mode == "dry_run":
         return [sys.executable, *train, "--dry-run", *flags]
+    if mode == "jepa_dry_run":
+        return [sys.executable, "-m", "sciembed.cli.main", "train", "jepa", "--corpus", str(corpus), "--dry-run",
+                "--set", "data.examples=1000000", "--set", "training.batch_size=512"]
     if mode == "workers":
         return [sys.executable, *train, "--out", str(out), *flags]
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",

@@ -66,7 +66,7 @@ def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.
         MultipleNegativesRankingLoss,
     )
 
-    gather = training.gather_across_devices
+    gather = gather_negatives(training)
     if training.loss == "cached_mnrl":
         mini = min(training.mini_batch_size, training.batch_size)
         return CachedMultipleNegativesRankingLoss(model, scale=training.scale, mini_batch_size=mini,
@@ -85,6 +85,11 @@ def world_size() -> int:
     return max(1, int(os.environ.get("WORLD_SIZE", "1")))
 
 
+def gather_negatives(training: TrainingConfig) -> bool:
+    """Whether contrastive losses gather embeddings across processes (on, when there are several)."""
+    return training.gather_across_devices and world_size() > 1
+
+
 def per_process_batch(batch_size: int, world: int) -> int:
     """``batch_size / world``; a remainder is refused (a batch cannot be split unevenly)."""
     if batch_size % world:
@@ -101,9 +106,13 @@ def batch_lines(batch_size: int, world: int, loss: Any) -> list[str]:
     lines = [f"batch: {batch_size} examples per micro-batch over {world} process(es) = {per} per process"]
     gathered = getattr(loss, "gather_across_devices", None)
     if gathered is not None:
-        seen = batch_size if (gathered or world == 1) else per
-        how = "gathered across processes" if gathered and world > 1 else "per process" if world > 1 else "one process"
-        lines.append(f"in-batch negatives per anchor: {seen - 1} (global, {how})")
+        if world == 1:
+            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (one process)")
+        elif gathered:
+            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (global, gathered across processes)")
+        else:
+            lines.append(f"in-batch negatives per anchor: {per - 1} (per process: training.gather_across_devices "
+                         "is off)")
     sigreg = getattr(loss, "sigreg", None)
     if sigreg is not None and getattr(loss, "sigreg_lambda", 0) > 0:
         lines.append(f"SIGReg statistics over {batch_size} embeddings per micro-batch (all-reduced across processes)")

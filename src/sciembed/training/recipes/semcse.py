@@ -140,7 +140,7 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
     from sciembed.training.model import token_budgets
     from sciembed.training.recipes.window import epoch_of_step
     from sciembed.training.sampler import PlanBatchSampler
-    from sciembed.training.trainer import SIMILARITY_OF_METRIC
+    from sciembed.training.trainer import SIMILARITY_OF_METRIC, gather_negatives
 
     model = build_model(config)
     metric = "l2" if config.loss.kind == "triplet" else "cosine"
@@ -153,7 +153,7 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
         loss = MultipleNegativesRankingLoss(model, scale=1.0 / config.loss.temperature,
-                                            gather_across_devices=config.training.gather_across_devices)
+                                            gather_across_devices=gather_negatives(config.training))
     summary = prepared.summary()
     evaluator, callbacks = None, []
     if prepared.held_out is not None:

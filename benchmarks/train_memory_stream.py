@@ -88,7 +88,7 @@ def run_cell(command: list[str], env: dict[str, str], cap_mb: float, log: Path) 
 
 def command(mode: str, corpus: Path, model: Path, out: Path) -> list[str]:
     train = ["-m", "sciembed.cli.main", "train", "window", "--corpus", str(corpus)]
-    sets = ["model.max_seq_length=128", "training.batch_size=32", "training.mini_batch_size=16",
+    sets = ["model.max_seq_length=32", "training.batch_size=16", "training.mini_batch_size=16",
             f"training.max_steps={STEPS}", "training.precision=fp32", "training.log_every_steps=5",
             "checkpoint.every_steps=1000", "validation.every_steps=0", f"model.base={model}",
             f"training.dataloader_workers={2 if mode == 'workers' else 1}"]
@@ -143,7 +143,7 @@ def main() -> None:
                     "what": "peak memory of `sciembed train window` (--dry-run; 20 steps with 2 dataloader workers; "
                             "20 steps on 2 torchrun ranks, gloo, CPU) by corpus size, before and after streaming",
                     "model": "tiny random-init BERT: 2 layers, 128 hidden, MiniLM tokenizer",
-                    "batch": "32 (global), mini-batch 16, 128 tokens, fp32",
+                    "batch": "16 (global), mini-batch 16, 32 tokens, fp32",
                     "measure": "high-water of the process tree's summed RSS and PSS, polled every 0.25 s",
                     "host": host(),
                     "cells": sorted(cells, key=lambda c: (c["code"], c["corpus_papers"], MODES.index(c["mode"]))),

@@ -59,7 +59,7 @@ def launch(command: list[str], cwd: Path) -> str:
                         "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
     for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(name, None)
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return done.stdout
 

@@ -75,10 +75,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.training.sources.exclude import ExcludeError
     from sciembed.training.sources.triplets import TripletError
     from sciembed.training.special_tokens import TokenizerError
+    from sciembed.training.trainer import WorldSizeError
 
     return (
         ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
-        CheckpointExtrasError, TripletError, TokenizerError,
+        CheckpointExtrasError, TripletError, TokenizerError, WorldSizeError,
     )
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sciembed.errors import SciembedInputError
@@ -77,9 +79,16 @@ class CorpusDir:
 
     def split_ids(self, split: str) -> list[str]:
         """Paper ids of one split, sorted."""
+        return self.split_id_array(split).to_pylist()
+
+    def split_id_array(self, split: str) -> pa.Array:
+        """`split_ids` as one Arrow string array: a million ids stay ~40 MB instead of ~70 MB of `str`s.
+
+        Sorted by UTF-8 bytes, which is code point order, i.e. Python's `sorted`."""
         self._require_split(split)
-        table = pq.read_table(self.splits_path, columns=["paper_id", "split"]).to_pydict()
-        return sorted(pid for pid, s in zip(table["paper_id"], table["split"], strict=True) if s == split)
+        table = pq.read_table(self.splits_path, columns=["paper_id", "split"])
+        ids = table.filter(pc.equal(table["split"], split))["paper_id"].combine_chunks()
+        return ids.take(pc.sort_indices(ids))
 
     def anchor_ids(self, split: str) -> list[str] | None:
         """Papers that seeded the split's citation balls (its queries), sorted; None for corpora built
@@ -93,11 +102,14 @@ class CorpusDir:
 
     def pairs(self, split: str) -> list[tuple[str, str]]:
         """Undirected citation pairs (paper_a < paper_b) inside one split, sorted."""
+        table = self.pair_table(split).to_pydict()
+        return sorted(zip(table["paper_a"], table["paper_b"], strict=True))
+
+    def pair_table(self, split: str) -> pa.Table:
+        """`pairs` as an Arrow table (paper_a, paper_b), in file order."""
         self._require_split(split)
-        table = pq.read_table(self.pairs_path, columns=["paper_a", "paper_b", "split"]).to_pydict()
-        return sorted(
-            (a, b) for a, b, s in zip(table["paper_a"], table["paper_b"], table["split"], strict=True) if s == split
-        )
+        table = pq.read_table(self.pairs_path, columns=["paper_a", "paper_b", "split"])
+        return table.filter(pc.equal(table["split"], split)).select(["paper_a", "paper_b"])
 
     def has_citations(self) -> bool:
         return self.citations_path.exists()

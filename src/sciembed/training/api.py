@@ -36,6 +36,9 @@ def train(
         raise ConfigError(f"recipe {recipe!r} needs a {module.CONFIG.__name__}, got {type(config).__name__}")
     corpus, out = Path(corpus), Path(out)
     precheck_run(out, recipe, resume)
+    from sciembed.training.trainer import per_process_batch, world_size
+
+    per_process_batch(config.training.batch_size, world_size())  # refuses an uneven split before any work
     prepared = module.prepare(config, corpus)
     plan = schedule(config, prepared.length())
     if say is not None:
@@ -56,4 +59,4 @@ def train(
     if say is not None:
         say(f"token budget: trains on {parts.model.max_seq_length}, the saved model reads "
             f"{inference_length(parts.model)} (model.inference_max_seq_length)")
-    return run_training(recipe, config, parts, run, checkpoint, callbacks)
+    return run_training(recipe, config, parts, run, checkpoint, callbacks, say)

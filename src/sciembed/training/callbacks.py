@@ -22,8 +22,7 @@ class RichProgressCallback(TrainerCallback):
     """Steps done / total, last logged loss, examples per second (this session, all processes)."""
 
     def __init__(self, examples_per_step: int, description: str = "train") -> None:
-        self.examples_per_step = examples_per_step  # per process
-        self._world = 1
+        self.examples_per_step = examples_per_step  # per optimizer step, all processes together (global batch)
         self.description = description
         self._progress = None
         self._task = None
@@ -53,13 +52,12 @@ class RichProgressCallback(TrainerCallback):
         )
         self._start_step = state.global_step
         self._start_time = time.perf_counter()
-        self._world = max(1, int(getattr(args, "world_size", 1)))
 
     def on_step_end(self, args, state, control, **kwargs):
         if self._progress is None:
             return
         elapsed = max(time.perf_counter() - self._start_time, 1e-9)
-        speed = (state.global_step - self._start_step) * self.examples_per_step * self._world / elapsed
+        speed = (state.global_step - self._start_step) * self.examples_per_step / elapsed
         loss = "-" if self._loss is None else f"{self._loss:.4f}"
         self._progress.update(self._task, completed=state.global_step, loss=loss, speed=f"{speed:.1f}")
 
@@ -124,16 +122,14 @@ def plot_rows(rows: list[dict[str, Any]], keys: list[str], path: Path, title: st
     plt.close(fig)
 
 
-def write_curves(
-    history: list[dict[str, Any]], folder: Path, epoch_of_step: Callable[[int], float], processes: int = 1
-) -> list[Path]:
+def write_curves(history: list[dict[str, Any]], folder: Path, epoch_of_step: Callable[[int], float]) -> list[Path]:
     """loss.csv/png and validation.csv/png from a log history; returns the files written.
 
-    `epoch_of_step` counts planned batches; under DDP each optimizer step consumes
-    one batch per process, hence `processes`.
+    `epoch_of_step` counts planned batches; a planned batch is one optimizer step on any number of
+    processes (the batch is global, split across them).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    train_rows, val_rows = split_history(history, lambda step: epoch_of_step(step * processes))
+    train_rows, val_rows = split_history(history, epoch_of_step)
     written = []
     if train_rows:
         write_csv(train_rows, folder / "loss.csv")
@@ -156,7 +152,7 @@ class CurvesCallback(TrainerCallback):
 
     def _write(self, args, state) -> None:
         if state.is_world_process_zero:
-            write_curves(state.log_history, self.folder, self.epoch_of_step, max(1, int(args.world_size)))
+            write_curves(state.log_history, self.folder, self.epoch_of_step)
 
     def on_save(self, args, state, control, **kwargs):
         self._write(args, state)

@@ -47,10 +47,13 @@ class ModelConfig(_Strict):
 
 
 class TrainingConfig(_Strict):
-    """Optimisation. `batch_size` is the number of in-batch negatives per device; `mini_batch_size`
-    only bounds how many texts are on the device at once (CachedMNRL). Gradient accumulation is
-    deliberately absent: it would not add negatives. A mini-batch larger than the batch is
-    simply the whole batch."""
+    """Optimisation. `batch_size` is the *global* batch: one optimizer step takes `batch_size` examples
+    whether one process or N (`torchrun`) run it; each of N processes gets ``batch_size / N`` of
+    them, and with `gather_across_devices` (default) contrastive losses still see all `batch_size`
+    as in-batch negatives, so 1 and N processes train the same model on the same data and
+    `max_steps` / epochs mean the same. `mini_batch_size` only bounds how many texts are on the
+    device at once (CachedMNRL). Gradient accumulation is deliberately absent: it would not add
+    negatives. A mini-batch larger than the batch is simply the whole batch."""
 
     epochs: int = Field(1, gt=0)
     max_steps: int | None = Field(None, gt=0)  # cut the run short (smoke tests); the schedule follows it
@@ -70,6 +73,8 @@ class TrainingConfig(_Strict):
     # time budget: training stops at the first step past it and saves the model as at the end of a run
     max_time_minutes: float | None = Field(None, gt=0)
     dataloader_workers: int = Field(0, ge=0)
+    # DDP: gather every process's embeddings (with gradients) so in-batch negatives span the global batch
+    gather_across_devices: bool = True
     # recompute activations in the backward pass: a fraction of the memory for ~30% more compute
     gradient_checkpointing: bool = False
     # glibc: freed activations leave the process at once (`ioutil.memory.return_freed_memory`). On costs CPU

@@ -4,12 +4,18 @@ A recipe supplies `RecipeParts` (model, planned dataset, collator, batch
 sampler, loss, optional evaluator); this module turns the config into training
 arguments, wires checkpoints / validation / curves / progress, resumes from the
 newest checkpoint, and saves the final sentence-transformers model.
-Launching with ``accelerate launch`` or ``torchrun`` needs no code change:
-the trainer shards the planned batches across processes.
+Launching with ``accelerate launch`` or ``torchrun`` needs no code change, and
+changes nothing about what is trained: every planned batch is the *global*
+batch, split across the processes (accelerate's ``split_batches``), so a step,
+``max_steps`` and an epoch mean the same on 1 and N processes; contrastive
+losses gather the other processes' embeddings (``gather_across_devices``) and
+SIGReg all-reduces its statistics, so the loss and the gradients are those of
+one process with the whole batch (docs/distributed.md).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +45,7 @@ class RecipeParts:
     # Recipe hooks (the window recipe needs none of them):
     training_args: dict[str, Any] = field(default_factory=dict)  # extra/overridden TrainingArguments
     callbacks: list[Any] = field(default_factory=list)  # recipe TrainerCallbacks (EMA, checkpoint extras)
-    examples_per_step: int | None = None  # per process; default: the batch size
+    examples_per_step: int | None = None  # per optimizer step, all processes together; default: the batch size
     export: Callable[[Path], dict[str, Any]] | None = None  # after the model is saved: run root -> summary
     after_save: Callable[[Path], None] | None = None  # writes what else the model dir needs
 
@@ -60,10 +66,57 @@ def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.
         MultipleNegativesRankingLoss,
     )
 
+    gather = gather_negatives(training)
     if training.loss == "cached_mnrl":
         mini = min(training.mini_batch_size, training.batch_size)
-        return CachedMultipleNegativesRankingLoss(model, scale=training.scale, mini_batch_size=mini)
-    return MultipleNegativesRankingLoss(model, scale=training.scale)
+        return CachedMultipleNegativesRankingLoss(model, scale=training.scale, mini_batch_size=mini,
+                                                  gather_across_devices=gather)
+    return MultipleNegativesRankingLoss(model, scale=training.scale, gather_across_devices=gather)
+
+
+class WorldSizeError(ValueError):
+    """The global batch does not split evenly over the processes."""
+
+
+def world_size() -> int:
+    """Processes of this run as the launcher (torchrun, accelerate) declares them; 1 when run plainly."""
+    import os
+
+    return max(1, int(os.environ.get("WORLD_SIZE", "1")))
+
+
+def gather_negatives(training: TrainingConfig) -> bool:
+    """Whether contrastive losses gather embeddings across processes (on, when there are several)."""
+    return training.gather_across_devices and world_size() > 1
+
+
+def per_process_batch(batch_size: int, world: int) -> int:
+    """``batch_size / world``; a remainder is refused (a batch cannot be split unevenly)."""
+    if batch_size % world:
+        raise WorldSizeError(
+            f"training.batch_size {batch_size} does not split over {world} processes (the batch is global: each "
+            f"process takes batch_size / {world}); use a multiple of {world}, e.g. {batch_size - batch_size % world}"
+        )
+    return batch_size // world
+
+
+def batch_lines(batch_size: int, world: int, loss: Any) -> list[str]:
+    """What a step holds, printed before training: global batch, per process, negatives per anchor."""
+    per = per_process_batch(batch_size, world)
+    lines = [f"batch: {batch_size} examples per micro-batch over {world} process(es) = {per} per process"]
+    gathered = getattr(loss, "gather_across_devices", None)
+    if gathered is not None:
+        if world == 1:
+            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (one process)")
+        elif gathered:
+            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (global, gathered across processes)")
+        else:
+            lines.append(f"in-batch negatives per anchor: {per - 1} (per process: training.gather_across_devices "
+                         "is off)")
+    sigreg = getattr(loss, "sigreg", None)
+    if sigreg is not None and getattr(loss, "sigreg_lambda", 0) > 0:
+        lines.append(f"SIGReg statistics over {batch_size} embeddings per micro-batch (all-reduced across processes)")
+    return lines
 
 
 def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: dict[str, Any] | None = None):
@@ -97,6 +150,8 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: 
         gradient_checkpointing_kwargs={"use_reentrant": False} if t.gradient_checkpointing else None,
         dataloader_num_workers=t.dataloader_workers,
         dataloader_drop_last=False,
+        # a planned batch is the global batch: each of N processes takes its 1/N (per_process_batch)
+        accelerator_config={"split_batches": True},
         dataloader_pin_memory=torch.cuda.is_available(),
         # CPU-only hosts: lets `torchrun --nproc_per_node N` run multi-process (gloo) DDP, as on GPUs
         use_cpu=not torch.cuda.is_available() and not torch.backends.mps.is_available(),
@@ -171,6 +226,7 @@ def run_training(
     run: RunDir,
     checkpoint: Path | None,
     callbacks: Sequence[Any] = (),
+    say: Callable[[str], None] | None = None,
 ) -> Path:
     """Train (or resume) and save the final model to ``<out>/model``; returns that path."""
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
@@ -185,8 +241,13 @@ def run_training(
     from sciembed.training.model import token_budgets
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
+    world = world_size()
+    lines = batch_lines(config.training.batch_size, world, parts.loss)
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
+    if say is not None and int(os.environ.get("RANK", "0")) == 0:
+        for line in lines:
+            say(line)
     parts.summary["max_seq_length"] = token_budgets(parts.model)
     extra_callbacks: list[Any] = []
     if config.training.max_time_minutes is not None:
@@ -242,7 +303,7 @@ def run_training(
         if parts.after_save is not None:
             parts.after_save(run.model)
         exported = parts.export(run.root) if parts.export is not None else {}
-        write_curves(state.log_history, run.curves, parts.epoch_of_step, trainer.args.world_size)
+        write_curves(state.log_history, run.curves, parts.epoch_of_step)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]
         run.write_json(
@@ -256,8 +317,7 @@ def run_training(
                 "session_seconds": round(seconds, 2),
                 "processes": trainer.args.world_size,
                 "session_examples_per_second": round(
-                    (state.global_step - start_step) * examples_per_step * trainer.args.world_size
-                    / max(seconds, 1e-9),
+                    (state.global_step - start_step) * examples_per_step / max(seconds, 1e-9),
                     2,
                 ),
                 "final_logged_loss": losses[-1] if losses else None,

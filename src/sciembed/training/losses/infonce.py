@@ -2,7 +2,10 @@
 
 ℓ2-normalised embeddings, cosine similarity divided by a temperature that stays at its start value
 during warmup and then follows a cosine ramp to its end value; the negatives are the other pairs of
-the *micro*-batch (gradient accumulation does not add negatives, as in the paper).
+the *micro*-batch (gradient accumulation does not add negatives, as in the paper). Under DDP the
+micro-batch is global: with ``gather_across_devices`` (default) each process scores its own contexts
+against the targets (or contexts) of every process, gathered with gradients, so the loss and the
+gradients are those of one process holding the whole micro-batch.
 
 Denominators:
 
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 from torch import Tensor, nn
 
+from sciembed.training.losses.sigreg import distributed_world
 from sciembed.training.schedules import temperature_at
 
 if TYPE_CHECKING:
@@ -40,6 +44,7 @@ class SectionInfoNCELoss(nn.Module):
         warmup_steps: int = 0,
         total_steps: int = 1,
         denominator: Denominator = "cross_view",
+        gather_across_devices: bool = True,
     ) -> None:
         super().__init__()
         if temperature_start <= 0 or temperature_end <= 0:
@@ -52,6 +57,7 @@ class SectionInfoNCELoss(nn.Module):
         self.warmup_steps = warmup_steps
         self.total_steps = total_steps
         self.denominator = denominator
+        self.gather_across_devices = gather_across_devices
         self.step = 0
 
     def set_step(self, step: int) -> None:
@@ -70,13 +76,19 @@ class SectionInfoNCELoss(nn.Module):
         context_features, target_features = list(sentence_features)
         context = nn.functional.normalize(self.model(context_features)["sentence_embedding"].float(), dim=-1)
         target = nn.functional.normalize(self.model(target_features)["sentence_embedding"].float(), dim=-1)
-        if self.denominator == "cross_view":
-            logits = context @ target.T
-        else:
-            logits = context @ context.T
-            logits = logits.diagonal_scatter((context * target).sum(dim=-1))
+        local = torch.arange(len(context), device=context.device)
+        labels = local
+        candidates = target if self.denominator == "cross_view" else context
+        if self.gather_across_devices and distributed_world() > 1:
+            from sentence_transformers.util.distributed import all_gather_with_grad
+
+            candidates = all_gather_with_grad(candidates)
+            labels = local + torch.distributed.get_rank() * len(context)
+        logits = context @ candidates.T
+        if self.denominator == "same_view":
+            logits = logits.scatter(1, labels[:, None], (context * target).sum(dim=-1, keepdim=True))
         logits = logits / self.temperature
-        return nn.functional.cross_entropy(logits, torch.arange(len(logits), device=logits.device))
+        return nn.functional.cross_entropy(logits, labels)
 
     def get_config_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +96,7 @@ class SectionInfoNCELoss(nn.Module):
             "temperature_end": self.temperature_end,
             "warmup_steps": self.warmup_steps,
             "denominator": self.denominator,
+            "gather_across_devices": self.gather_across_devices,
         }
 
     @property

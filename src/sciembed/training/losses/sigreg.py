@@ -47,6 +47,23 @@ def slice_directions(dim: int, slices: int, step: int, seed: int = 0, device: An
     return directions.to(device) if device is not None else directions
 
 
+def distributed_world() -> int:
+    """Processes in the default process group (1 when torch.distributed is not initialised)."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return torch.distributed.get_world_size()
+    return 1
+
+
+def global_sum(tensor: Tensor) -> Tensor:
+    """Sum over every process, differentiable (``torch.distributed.nn.functional.all_reduce``; its
+    backward all-reduces the gradients); the identity in one process."""
+    if distributed_world() == 1:
+        return tensor
+    from torch.distributed.nn.functional import all_reduce
+
+    return all_reduce(tensor, op=torch.distributed.ReduceOp.SUM)  # SUM: gloo has no AVG
+
+
 class SIGReg(nn.Module):
     """λ-free SIGReg statistic of a batch of embeddings (the caller multiplies by λ).
 
@@ -55,6 +72,11 @@ class SIGReg(nn.Module):
     for every projection p the Epps–Pulley statistic against N(0, 1) is
     ``batch × Σ_t w(t) [(mean cos(t p) − e^{−t²/2})² + (mean sin(t p))²]``; the loss is its mean
     over slices. Always computed in float32, also under bf16/fp16 autocast.
+
+    Under DDP the batch is the global one, as in LeJEPA: the standardising mean and variance and the
+    empirical characteristic function (the cos / sin means) are sums all-reduced across processes
+    with autograd, and ``batch`` is the global count, so every process gets the statistic (and the
+    gradients) of one process holding all the embeddings.
     """
 
     def __init__(
@@ -76,13 +98,16 @@ class SIGReg(nn.Module):
         with torch.autocast(device_type=device_type, enabled=False):
             x = embeddings.float()
             x = nn.functional.normalize(x, dim=-1)
-            x = (x - x.mean(dim=0, keepdim=True)) / (x.std(dim=0, keepdim=True) + STD_EPS)
+            n = global_sum(torch.tensor(float(x.shape[0]), device=x.device))
+            mean = global_sum(x.sum(dim=0, keepdim=True)) / n
+            variance = global_sum((x - mean).square().sum(dim=0, keepdim=True)) / (n - 1)  # unbiased, as std()
+            x = (x - mean) / (variance.sqrt() + STD_EPS)
             directions = slice_directions(x.shape[1], self.slices, step, self.seed, x.device)
             projected = (x @ directions).unsqueeze(-1) * self.t  # (batch, slices, knots)
-            cos_mean = torch.cos(projected).mean(dim=0)
-            sin_mean = torch.sin(projected).mean(dim=0)
+            cos_mean = global_sum(torch.cos(projected).sum(dim=0)) / n
+            sin_mean = global_sum(torch.sin(projected).sum(dim=0)) / n
             error = (cos_mean - self.gaussian_cf).square() + sin_mean.square()  # (slices, knots)
-            statistic = x.shape[0] * (error @ self.weights)  # (slices,)
+            statistic = n * (error @ self.weights)  # (slices,)
             return statistic.mean()
 
     def get_config_dict(self) -> dict[str, Any]:

@@ -112,6 +112,19 @@ class Prepared:
         return Group(Text("\n".join(lines)), kinds, classes)
 
 
+def texts_file(corpus: str | Path | CorpusDir) -> Path:
+    """Where this process writes its chunk texts (next to the corpus's paper store); removed at exit."""
+    import atexit
+    import os
+
+    from sciembed.corpus.paper_store import store_dir
+
+    root = corpus.root if isinstance(corpus, CorpusDir) else Path(corpus)
+    path = store_dir(root) / f"cosaemb-texts.{os.getpid()}.arrow"
+    atexit.register(path.unlink, missing_ok=True)
+    return path
+
+
 def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=None) -> Prepared:
     from sciembed.training.sources.triplets import load_papers_and_citations
 
@@ -124,7 +137,8 @@ def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=Non
     specter = d.inter_source == "specter"
     kinds = tuple(k for k in d.kinds if not (specter and k == "inter"))
     data = build_triplet_data(papers, citations, count, budget, kinds=kinds, negative=d.negative,
-                              merge=d.merge_sections, sep=d.title_sep, source=str(corpus))
+                              merge=d.merge_sections, sep=d.title_sep, source=str(corpus),
+                              texts_out=texts_file(corpus))
     if specter:
         from sciembed.training.sources.specter import add_specter_inter, read_specter_release, specter_triplets
 

@@ -33,6 +33,7 @@ def build(config: InfoNCEConfig, prepared: Prepared, corpus: str | Path | Corpus
         warmup_steps=config.training.warmup_steps,
         total_steps=prepared.steps,
         denominator=c.denominator,
+        gather_across_devices=config.training.gather_across_devices,
     )
     return RecipeParts(
         model=model,

@@ -140,7 +140,7 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
     from sciembed.training.model import token_budgets
     from sciembed.training.recipes.window import epoch_of_step
     from sciembed.training.sampler import PlanBatchSampler
-    from sciembed.training.trainer import SIMILARITY_OF_METRIC
+    from sciembed.training.trainer import SIMILARITY_OF_METRIC, gather_negatives
 
     model = build_model(config)
     metric = "l2" if config.loss.kind == "triplet" else "cosine"
@@ -152,7 +152,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
     else:
         from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-        loss = MultipleNegativesRankingLoss(model, scale=1.0 / config.loss.temperature)
+        loss = MultipleNegativesRankingLoss(model, scale=1.0 / config.loss.temperature,
+                                            gather_across_devices=gather_negatives(config.training))
     summary = prepared.summary()
     evaluator, callbacks = None, []
     if prepared.held_out is not None:
@@ -162,8 +163,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         callbacks.append(BestWeightsCallback(model, f"eval_{evaluator.name}_{PRIMARY}", config.validation.patience,
                                              summary))
     plan = prepared.plan
-    training_ids = [p.id for p in prepared.data.papers]
-    held_ids = [p.id for p in prepared.held_out.papers] if prepared.held_out is not None else []
+    training_ids = prepared.data.papers.ids()
+    held_ids = prepared.held_out.papers.ids() if prepared.held_out is not None else []
 
     def after_save(model_dir: Path) -> None:
         write_model_card(model_dir, ModelCard(recipe=NAME, metric=metric, pooling=config.model.pooling, extra={

@@ -10,14 +10,18 @@ seed, so the order is the same on every run and on resume.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir, CorpusError
+from sciembed.corpus.paper_store import STORE_BATCH_ROWS, StoredPapers, open_store
 from sciembed.papers.model import Paper
 from sciembed.papers.roles import conclusion_section_index, method_section_index
 from sciembed.training.sources.exclude import ExcludeKeys, load_exclude_keys
@@ -80,7 +84,7 @@ def rejection(paper: Paper, filters: SectionFilterConfig) -> str | None:
 class SectionPairData:
     corpus: str
     split: str  # "all" or the corpus split the papers came from
-    papers: tuple[Paper, ...]
+    papers: Sequence[Paper]  # `StoredPapers`: read from the paper store when indexed
     method: np.ndarray  # section index of each kept paper's method section
     conclusion: np.ndarray  # section index of its conclusion, -1 when it has none
     funnel: dict[str, int]  # read, one count per reason, kept
@@ -102,13 +106,27 @@ class SectionPairData:
         }
 
 
-def _read_papers(corpus: CorpusDir, split: str) -> tuple[list[Paper], str]:
+def _split_chunks(corpus: CorpusDir, split: str) -> tuple[Iterator[list[tuple[int, Paper]]], str]:
+    """Chunks of (row in papers.parquet = row in the paper store, paper) of the split, in file order."""
     corpus.require("papers.parquet")
-    if split == "all" or (split == "auto" and not corpus.has_splits()):
-        return list(corpus.iter_papers()), "all"
-    name = "train" if split == "auto" else split
-    ids = set(corpus.split_ids(name))
-    return [p for p in corpus.iter_papers() if p.id in ids], name
+    wanted = None
+    name = "all"
+    if not (split == "all" or (split == "auto" and not corpus.has_splits())):
+        name = "train" if split == "auto" else split
+        wanted = corpus.split_id_array(name)
+    return _stream(corpus.papers_path, wanted), name
+
+
+def _stream(path: Path, wanted: pa.Array | None) -> Iterator[list[tuple[int, Paper]]]:
+    row = 0
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=STORE_BATCH_ROWS):
+        rows = np.arange(row, row + batch.num_rows)
+        row += batch.num_rows
+        if wanted is not None:
+            mask = pc.is_in(batch.column("id"), value_set=wanted)
+            batch = batch.filter(mask)
+            rows = rows[mask.to_numpy(zero_copy_only=False)]
+        yield list(zip(rows.tolist(), map(Paper.from_dict, batch.to_pylist()), strict=True))
 
 
 def load_section_pairs(
@@ -117,35 +135,40 @@ def load_section_pairs(
     exclude: Sequence[str | Path] | ExcludeKeys = (),
     split: str = "auto",
 ) -> SectionPairData:
-    """Read the corpus, run the funnel, find method/conclusion sections. Raises `SourceError` when no
-    paper is left, naming the filter that removed the most."""
+    """Stream the corpus through the funnel, find method/conclusion sections; keep row numbers, not
+    texts (`StoredPapers` reads a kept paper from the paper store when a batch needs it). Raises
+    `SourceError` when no paper is left, naming the filter that removed the most."""
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     keys = exclude if isinstance(exclude, ExcludeKeys) else load_exclude_keys(exclude)
-    papers, split_name = _read_papers(corpus, split)
-    funnel = {"read": len(papers), **{r: 0 for r in REASONS}, "kept": 0}
-    excluded = keys.matches(papers)
-    kept, methods, conclusions = [], [], []
-    for paper, is_excluded in zip(papers, excluded, strict=True):
-        reason = "excluded" if is_excluded else rejection(paper, filters)
-        method = None
-        if reason is None:
-            method = method_section_index(paper)
-            if method is None:
-                reason = "no_method"
-        if reason is not None:
-            funnel[reason] += 1
-            continue
-        conclusion = conclusion_section_index(paper)
-        kept.append(paper)
-        methods.append(method)
-        conclusions.append(-1 if conclusion is None else conclusion)
+    chunks, split_name = _split_chunks(corpus, split)
+    funnel = {"read": 0, **{r: 0 for r in REASONS}, "kept": 0}
+    kept: list[int] = []
+    methods: list[int] = []
+    conclusions: list[int] = []
+    for chunk in chunks:
+        papers = [p for _, p in chunk]
+        funnel["read"] += len(papers)
+        for (row, paper), is_excluded in zip(chunk, keys.matches(papers), strict=True):
+            reason = "excluded" if is_excluded else rejection(paper, filters)
+            method = None
+            if reason is None:
+                method = method_section_index(paper)
+                if method is None:
+                    reason = "no_method"
+            if reason is not None:
+                funnel[reason] += 1
+                continue
+            conclusion = conclusion_section_index(paper)
+            kept.append(row)
+            methods.append(method)
+            conclusions.append(-1 if conclusion is None else conclusion)
     funnel["kept"] = len(kept)
     if not kept:
         raise SourceError(_empty_message(corpus.root, funnel))
     return SectionPairData(
         corpus=str(corpus.root),
         split=split_name,
-        papers=tuple(kept),
+        papers=StoredPapers(open_store(corpus.root), np.asarray(kept, dtype=np.int64)),
         method=np.asarray(methods, dtype=np.int64),
         conclusion=np.asarray(conclusions, dtype=np.int64),
         funnel=funnel,

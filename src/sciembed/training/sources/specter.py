@@ -161,17 +161,18 @@ def add_specter_inter(data: Any, release: SpecterRelease, triplets: list[tuple[s
     with the same id keeps its own unit)."""
     from dataclasses import replace
 
+    from sciembed.ioutil.mapped_rows import ChainedTexts
     from sciembed.training.sources.triplets import KINDS
     from sciembed.views.chunk import ta_unit
 
-    texts = list(data.texts)
+    texts = ChainedTexts(data.texts, [])  # the corpus's texts stay where they are (a mapped file)
     unit = {pid: int(data.ta[i]) for i, pid in enumerate(data.papers)}
 
     def text_id(pid: str) -> int:
         if pid not in unit:
             title, abstract = release.ta(pid)
             unit[pid] = len(texts)
-            texts.append(ta_unit(title=title, abstract=abstract, sep=sep))
+            texts.extra.append(ta_unit(title=title, abstract=abstract, sep=sep))
         return unit[pid]
 
     inter = KINDS.index("inter")

@@ -1,14 +1,16 @@
 """SemCSE's training source: papers (title + abstract) with their summaries.
 
 Papers are addressed by index so batch plans are small integer arrays. Per paper the source
-keeps the summaries (anchors, and positives of kind "summary"), the title (kind "title") and
-the abstract's sentences (kind "sentence"). A paper without summaries cannot be an anchor and
+keeps the summaries (anchors, and positives of kind "summary"; flat Arrow strings) and counts; the
+title (kind "title") and the abstract's sentences (kind "sentence") are read from the corpus's
+paper store when a batch needs them. A paper without summaries cannot be an anchor and
 is left out, counted; a paper without abstract sentences simply cannot give a "sentence"
 positive (counted; the plan draws another kind for it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,19 +18,42 @@ from typing import Any
 import numpy as np
 
 from sciembed.corpus.layout import CorpusDir, CorpusError
+from sciembed.corpus.paper_store import StoredPapers, open_store
 from sciembed.papers.model import Paper
 from sciembed.summaries import SummaryFileError, read_summaries
+from sciembed.training.data import Ragged
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
 
 DEFAULT_SUMMARIES = "summaries.jsonl"
 
 
+class AbstractSentences(Sequence[tuple[str, ...]]):
+    """Item ``i``: the non-empty sentences of paper i's abstract, cut when asked (from the stored paper)."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self.papers = papers
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return abstract_sentences(self.papers[i])
+
+
+def abstract_sentences(paper: Paper) -> tuple[str, ...]:
+    return tuple(s for s in split_sentences(paper.abstract or "") if s.strip())
+
+
 @dataclass(frozen=True)
 class SummaryData:
-    papers: tuple[Paper, ...]
-    summaries: tuple[tuple[str, ...], ...]
-    sentences: tuple[tuple[str, ...], ...]
+    """Training papers (rows of the paper store), their summaries (flat Arrow strings + offsets) and
+    per-paper counts; titles and abstract sentences are read from the store when a batch needs them."""
+
+    papers: Sequence[Paper]  # `StoredPapers`
+    summaries: Ragged  # item i: paper i's summaries
+    n_sentences: np.ndarray
+    has_title: np.ndarray
     counts: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -36,20 +61,16 @@ class SummaryData:
 
     @property
     def n_summaries(self) -> np.ndarray:
-        return np.fromiter((len(s) for s in self.summaries), dtype=np.int64, count=len(self))
+        return self.summaries.lengths
 
     @property
-    def n_sentences(self) -> np.ndarray:
-        return np.fromiter((len(s) for s in self.sentences), dtype=np.int64, count=len(self))
-
-    @property
-    def has_title(self) -> np.ndarray:
-        return np.fromiter((bool(p.title.strip()) for p in self.papers), dtype=bool, count=len(self))
+    def sentences(self) -> AbstractSentences:
+        return AbstractSentences(self.papers)
 
     def subset(self, indices: np.ndarray) -> SummaryData:
-        idx = [int(i) for i in indices]
-        return SummaryData(tuple(self.papers[i] for i in idx), tuple(self.summaries[i] for i in idx),
-                           tuple(self.sentences[i] for i in idx), dict(self.counts))
+        idx = np.asarray(indices, dtype=np.int64)
+        return SummaryData(self.papers.subset(idx), self.summaries.take(idx), self.n_sentences[idx],
+                           self.has_title[idx], dict(self.counts))
 
     def ta(self, i: int) -> str:
         return ta_text(self.papers[i])
@@ -60,14 +81,15 @@ class SummaryData:
                 "papers_without_sentences": int((self.n_sentences == 0).sum()), **self.counts}
 
 
-def _split_papers(corpus: CorpusDir, split: str | None) -> list[Paper]:
+def _split_papers(corpus: CorpusDir, split: str | None) -> StoredPapers:
+    """The split's papers in id order (all papers: file order), as rows of the paper store."""
+    store = open_store(corpus.root)
     if split is None:
-        return list(corpus.iter_papers())
+        return StoredPapers(store, np.arange(len(store), dtype=np.int64))
     if not corpus.has_splits():
         raise CorpusError(f"{corpus.root}: no splits; leave data.split empty to train on every paper")
-    ids = corpus.split_ids(split)
-    by_id = corpus.papers(ids)
-    return [by_id[i] for i in ids if i in by_id]
+    rows = store.rows_of(corpus.split_id_array(split))
+    return StoredPapers(store, rows[rows >= 0])
 
 
 def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path | None = None,
@@ -81,13 +103,12 @@ def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     corpus.require("papers.parquet")
     papers = _split_papers(corpus, split)
-    if not papers:
+    if not len(papers):
         raise CorpusError(f"{corpus.root}: no papers{f' in the {split} split' if split else ''}")
     path = Path(summaries_path) if summaries_path else corpus.root / DEFAULT_SUMMARIES
     if not path.is_file():
         raise SummaryFileError(f"{path}: no summaries file (make one with `sciembed summaries generate`)")
-    known = {p.id for p in corpus.iter_papers()}
-    read = read_summaries(path, known)
+    read = read_summaries(path, papers.store.ids().to_pylist())
     if read.rejected:
         raise SummaryFileError(f"{path}: {sum(read.rejected.values())} of {read.read} lines rejected: "
                                f"{read.problems()}")
@@ -97,23 +118,31 @@ def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path
         if s.text not in texts:
             texts.append(s.text)
     duplicates = len(read.summaries) - sum(len(t) for t in by_paper.values())
-    kept = [p for p in papers if by_paper.get(p.id)]
-    in_split = {p.id for p in papers}
+    ids = papers.ids()
+    keep = np.fromiter((bool(by_paper.get(i)) for i in ids), dtype=bool, count=len(ids))
+    in_split = set(ids)
     counts: dict[str, Any] = {
         "summaries_file": str(path), "summaries_by_source": read.by_source,
-        "papers_in_split": len(papers), "papers_without_summaries": len(papers) - len(kept),
+        "papers_in_split": len(papers), "papers_without_summaries": int(len(papers) - keep.sum()),
         "duplicate_summaries_dropped": duplicates,
         "summaries_of_papers_outside_split": sum(1 for s in read.summaries if s.paper_id not in in_split),
     }
-    if not kept:
+    if not keep.any():
         raise SummaryFileError(f"{path}: none of the {len(papers)} papers has a summary")
+    kept = np.flatnonzero(keep)
     if max_papers is not None and max_papers < len(kept):
         order = np.random.default_rng(seed).permutation(len(kept))[:max_papers]
         counts["papers_left_out_by_max_papers"] = len(kept) - max_papers
-        kept = [kept[i] for i in sorted(order)]
+        kept = kept[np.sort(order)]
+    chosen = papers.subset(kept)
+    n_sentences, has_title = [], []
+    for paper in chosen:
+        n_sentences.append(len(abstract_sentences(paper)))
+        has_title.append(bool(paper.title.strip()))
     return SummaryData(
-        papers=tuple(kept),
-        summaries=tuple(tuple(by_paper[p.id]) for p in kept),
-        sentences=tuple(tuple(s for s in split_sentences(p.abstract or "") if s.strip()) for p in kept),
+        papers=chosen,
+        summaries=Ragged.from_lists((by_paper[ids[i]] for i in kept), strings=True),
+        n_sentences=np.asarray(n_sentences, dtype=np.int64),
+        has_title=np.asarray(has_title, dtype=bool),
         counts=counts,
     )

@@ -15,7 +15,9 @@ is counted. Papers without body give only inter-document triplets (counted). Cit
 directed ones of `citations.parquet`, inside the train split.
 
 Texts are stored once (`TripletData.texts`); a triplet is four integers (kind, anchor, positive,
-negative text ids), so an epoch's rows are small and the collator looks texts up per batch.
+negative text ids), so an epoch's rows are small and the collator looks texts up per batch. The
+recipe writes the texts to a memory-mapped Arrow file as they are cut (`texts_out`) and papers are
+read one chunk at a time from the corpus's paper store, so no process holds the corpus's text.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from sciembed.corpus.layout import CorpusDir, CorpusError
+from sciembed.corpus.paper_store import StoredPapers
 from sciembed.errors import SciembedInputError
+from sciembed.ioutil.mapped_rows import TextWriter
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import SECTION_CLASSES, paper_chunks, ta_unit
 from sciembed.views.tokens import TokenCounter
@@ -48,7 +52,7 @@ class TripletData:
     """Texts, the fixed (kind, anchor, positive) rows, and what negatives may be drawn from."""
 
     papers: tuple[str, ...]
-    texts: list[str]
+    texts: Sequence[str]  # a list, or a `MappedTexts` file read per batch
     ta: np.ndarray  # paper index -> text id of its TA unit
     rows: np.ndarray  # (n, 4): kind id, anchor text, positive text, paper index of the anchor paper
     cites: list[np.ndarray]  # paper index -> paper indices it cites (sorted)
@@ -62,18 +66,19 @@ class TripletData:
 
 
 def load_papers_and_citations(corpus: str | Path | CorpusDir, split: str = "train"
-                              ) -> tuple[list[Paper], list[tuple[str, str]]]:
+                              ) -> tuple[Sequence[Paper], list[tuple[str, str]]]:
+    """The split's papers (id order; `StoredPapers`, read from the paper store when iterated) and its
+    directed citations."""
+    from sciembed.training.data import split_papers
+
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     corpus.require("papers.parquet")
     if not corpus.has_splits():
         raise CorpusError(f"{corpus.root}: no splits (pairs.parquet / splits.parquet); train on a built corpus "
                           "(`sciembed corpus build`)")
-    ids = corpus.split_ids(split)
-    if not ids:
-        raise CorpusError(f"{corpus.root}: the {split} split has no papers")
-    by_id = corpus.papers(ids)
+    _, papers = split_papers(corpus, split, missing="drop")
     citations = corpus.citations(split) if corpus.has_citations() else []
-    return [by_id[i] for i in ids if i in by_id], citations
+    return papers, citations
 
 
 def build_triplet_data(
@@ -87,14 +92,18 @@ def build_triplet_data(
     merge: bool = True,
     sep: bool = True,
     source: str = "corpus",
+    texts_out: Path | None = None,
 ) -> TripletData:
-    """Cut every paper into CoSAEmb units and list the (kind, anchor, positive) rows; checks the options."""
+    """Cut every paper into CoSAEmb units and list the (kind, anchor, positive) rows; checks the options.
+
+    `texts_out`: write the texts there (a `MappedTexts` file) instead of keeping them in a list."""
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         raise TripletError(f"unknown triplet kind(s) {', '.join(unknown)}; expected {', '.join(KINDS)}")
     if negative not in NEGATIVES:
         raise TripletError(f"unknown negative strategy {negative!r}; expected one of {', '.join(NEGATIVES)}")
-    index = {p.id: i for i, p in enumerate(papers)}
+    ids = papers.ids() if isinstance(papers, StoredPapers) else [p.id for p in papers]
+    index = {pid: i for i, pid in enumerate(ids)}
     cited: dict[int, set[int]] = defaultdict(set)
     for a, b in citations:
         if a in index and b in index and a != b:
@@ -109,7 +118,7 @@ def build_triplet_data(
             f"{source}: no citation graph in the train split (citations.parquet missing or empty), so "
             f"{' and '.join(need)} are impossible; train with --kinds local,global --set data.negative=random, "
             "or rebuild the corpus with `sciembed corpus build`")
-    texts: list[str] = []
+    texts: list[str] | TextWriter = TextWriter(texts_out) if texts_out is not None else []
     ta = np.zeros(len(papers), dtype=np.int64)
     rows: list[tuple[int, int, int, int]] = []
     per_class = {c.value: Counter() for c in SECTION_CLASSES}
@@ -150,9 +159,10 @@ def build_triplet_data(
     counts["papers"] = len(papers)
     counts["citations"] = n_citations
     counts["texts"] = len(texts)
+    stored = texts.finish() if isinstance(texts, TextWriter) else texts
     if not len(array):
         raise TripletError(f"{source}: the train split gives no triplets of kinds {', '.join(kinds)}")
-    return TripletData(tuple(p.id for p in papers), texts, ta, array, cites, two_hop, dict(counts),
+    return TripletData(tuple(ids), stored, ta, array, cites, two_hop, dict(counts),
                        {c: dict(v) for c, v in per_class.items()})
 
 

@@ -1,0 +1,140 @@
+"""Papers by row number from a memory-mapped Arrow file: what training reads texts through.
+
+A corpus's ``papers.parquet`` is compressed in large row groups, so reading one paper from it means
+decompressing thousands; training needs random papers batch by batch. The store is the same papers
+(only the columns a training text is cut from: id, title, abstract, sections) written once, streamed
+row group by row group, as an *uncompressed* Arrow IPC file read through
+`sciembed.ioutil.mapped_rows` (memory-mapped, zero-copy rows, pages released as it goes, shared by
+workers and ranks). Plans hold row numbers (numpy), never `Paper` objects. The price is disk: the
+store is the uncompressed size of those columns (~20 KB a synthetic paper, ~3x the Parquet file).
+
+Where the file lives: ``<corpus>/.cache/papers.arrow`` when the corpus directory is writable, else
+under ``$SCIEMBED_CACHE_DIR`` (default ``~/.cache/sciembed``) keyed by the corpus path. A sidecar
+records the size and mtime of the ``papers.parquet`` it was made from; a changed corpus is rebuilt.
+Building takes a file lock, so ranks that start together build it once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from sciembed.ioutil.mapped_rows import BATCH_ROWS, MappedRows, write_rows
+from sciembed.papers.model import Paper
+
+STORE_COLUMNS = ("id", "title", "abstract", "sections")
+STORE_FILE = "papers.arrow"
+STORE_BATCH_ROWS = BATCH_ROWS
+CACHE_ENV = "SCIEMBED_CACHE_DIR"
+
+
+def _stamp(parquet: Path) -> dict[str, int | str]:
+    stat = parquet.stat()
+    return {"source": str(parquet.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "columns": ",".join(STORE_COLUMNS)}
+
+
+def store_dir(corpus_root: Path) -> Path:
+    """``<corpus>/.cache`` when writable, else a per-corpus folder under the user cache."""
+    local = corpus_root / ".cache"
+    try:
+        local.mkdir(exist_ok=True)
+        if os.access(local, os.W_OK):
+            return local
+    except OSError:
+        pass
+    base = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "sciembed")
+    key = hashlib.sha1(str(corpus_root.resolve()).encode()).hexdigest()[:16]
+    folder = base / "paper-stores" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def build_store(parquet: Path, target: Path) -> Path:
+    """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically."""
+    source = pq.ParquetFile(parquet)
+    schema = pa.schema([source.schema_arrow.field(c) for c in STORE_COLUMNS])
+    return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS, columns=list(STORE_COLUMNS)))
+
+
+def open_store(corpus_root: Path, papers_file: str = "papers.parquet") -> PaperStore:
+    """The corpus's store, built first when missing or older than its ``papers.parquet``."""
+    parquet = corpus_root / papers_file
+    folder = store_dir(corpus_root)
+    target = folder / STORE_FILE
+    sidecar = folder / (STORE_FILE + ".json")
+    stamp = _stamp(parquet)
+    with open(folder / (STORE_FILE + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second rank waits here, then finds the file made
+        current = json.loads(sidecar.read_text()) if sidecar.exists() and target.exists() else None
+        if current != stamp:
+            build_store(parquet, target)
+            sidecar.write_text(json.dumps(stamp))
+    return PaperStore(target)
+
+
+class PaperStore(MappedRows):
+    """Rows of a store file as `Paper`s (id, title, abstract, sections; other fields empty)."""
+
+    def ids(self) -> pa.ChunkedArray:
+        """Every row's id (zero-copy from the map)."""
+        return self.column("id")
+
+    def rows_of(self, ids: pa.Array | pa.ChunkedArray | Sequence[str]) -> np.ndarray:
+        """Row of each id (−1 where the store has no such id)."""
+        found = pc.index_in(ids, value_set=self.ids().combine_chunks())
+        return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+    def ids_at(self, rows: np.ndarray) -> list[str]:
+        """The ids of `rows` (read from the id column alone)."""
+        return self.ids().take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+    def papers(self, rows: Sequence[int] | np.ndarray) -> list[Paper]:
+        return [Paper.from_dict(r) for r in self.records(rows)]
+
+    def paper(self, row: int) -> Paper:
+        return self.papers([row])[0]
+
+    def iter_papers(self, rows: np.ndarray, chunk: int = STORE_BATCH_ROWS) -> Iterator[Paper]:
+        """`rows` in order, read `chunk` at a time (bounded memory for a pass over a split)."""
+        for start in range(0, len(rows), chunk):
+            yield from self.papers(rows[start:start + chunk])
+        self.release()
+
+
+class StoredPapers(Sequence[Paper]):
+    """A split's papers as a sequence: item ``i`` is read from the store at ``rows[i]`` when asked for."""
+
+    def __init__(self, store: PaperStore, rows: np.ndarray) -> None:
+        self.store = store
+        self.rows = np.asarray(rows, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return StoredPapers(self.store, self.rows[index])
+        return self.store.paper(int(self.rows[index]))
+
+    def __iter__(self) -> Iterator[Paper]:
+        return self.store.iter_papers(self.rows)
+
+    def take(self, indices: np.ndarray) -> list[Paper]:
+        """Several papers with one read per record batch."""
+        return self.store.papers(self.rows[np.asarray(indices, dtype=np.int64)])
+
+    def subset(self, indices: np.ndarray) -> StoredPapers:
+        return StoredPapers(self.store, self.rows[np.asarray(indices, dtype=np.int64)])
+
+    def ids(self) -> list[str]:
+        return self.store.ids_at(self.rows)

@@ -66,7 +66,7 @@ def eval_command(
     index_dir: Path | None = typer.Option(None, help="Save candidate indexes here and reuse them next time."),
     k: int = typer.Option(100, help="Candidates retrieved per query."),
     paper_log_seed: int = typer.Option(0, help="Seed of the paper log (which body section each paper is read at)."),
-    batch_size: int = typer.Option(32, help="Encoding batch size."),
+    batch_size: int | None = typer.Option(None, min=1, help="Encoding batch size (default: by GPU memory, 32 on CPU)."),
     backend: str = typer.Option("torch", help="torch | onnx."),
     quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
     max_seq_length: int | None = typer.Option(None, help="Override the encoder's token budget."),
@@ -323,7 +323,7 @@ def p2p_table(runs, splits) -> Table:
 
 
 def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int | None, seed: int, queries: Path | None,
-              exclude: Path | None, batch_size: int, backend: str, max_seq_length: int | None,
+              exclude: Path | None, batch_size: int | None, backend: str, max_seq_length: int | None,
               cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None],
               summaries: Path | None = None, datasets: str | None = None) -> None:
     from sciembed.corpus.layout import CorpusError

@@ -44,7 +44,7 @@ def index(
     metric: str | None = encoder_options.METRIC,
     target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
-    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="default: by GPU memory, 32 on CPU"),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
     index_kind: str = typer.Option(

@@ -383,16 +383,16 @@ def estimate(config: TrainConfig, target: str = "auto", arch: Architecture | Non
 
 def largest_fitting(config: TrainConfig, limit: int, target: str, arch: Architecture,
                     key: str, checkpointing: bool) -> int | None:
-    """The largest value of `key` (a batch setting) whose estimate fits `limit`; None if even 1 does not."""
-    from sciembed.training.config import set_dotted, validate_config
+    """The largest value of `key` (``training.batch_size`` or ``training.mini_batch_size``) whose estimate fits
+    `limit`; None if even the smallest does not."""
+    field_name = key.removeprefix("training.")
 
     def fits(value: int) -> bool:
-        data = config.model_dump(by_alias=True)
-        set_dotted(data, key, value)
-        set_dotted(data, "training.gradient_checkpointing", checkpointing)
-        if key == "training.batch_size" and config.recipe == "window":
-            set_dotted(data, "training.mini_batch_size", min(value, config.training.mini_batch_size))
-        return estimate(validate_config(type(config), data), target, arch).total() <= limit
+        changes: dict[str, Any] = {field_name: value, "gradient_checkpointing": checkpointing}
+        if field_name == "batch_size" and config.recipe == "window":
+            changes["mini_batch_size"] = min(value, config.training.mini_batch_size)
+        trial = config.model_copy(update={"training": config.training.model_copy(update=changes)})
+        return estimate(trial, target, arch).total() <= limit
 
     lowest = 2 if key == "training.batch_size" else 1
     current = _get(config, key)

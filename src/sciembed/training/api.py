@@ -42,8 +42,8 @@ def train(
         raise ConfigError(f"recipe {recipe!r} needs a {module.CONFIG.__name__}, got {type(config).__name__}")
     corpus, out = Path(corpus), Path(out)
     precheck_run(out, recipe, resume)
-    check_before_training(config, device_memory, force_memory, say, estimate_target)
     prepared = module.prepare(config, corpus)
+    check_before_training(config, device_memory, force_memory, say, estimate_target)
     plan = schedule(config, prepared.length())
     if say is not None:
         for line in plan.lines():

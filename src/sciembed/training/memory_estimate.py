@@ -5,7 +5,9 @@ torch's ``meta`` device (no storage), the activations from the layer shapes. The
 
     weights + gradients + AdamW moments (+ the EMA target and predictor of JEPA)
     + activations of the texts that are on the device with gradients at once
-    + one layer's worth of backward work space (two with checkpointing: the recomputed layer too)
+    + backward work space: half a layer's tensors (gradients in flight), one layer with checkpointing (the
+      recomputed layer); both factors set from the measured peaks of the small BERT, checked on MiniLM
+    + on CUDA, the CUDA context and library work spaces (~1 GB, typical; not measured here)
 
 Activation bytes per layer follow what autograd keeps for a BERT-style block (the accounting
 of Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
@@ -34,6 +36,7 @@ from sciembed.training.config import TrainConfig
 
 FP32 = 4
 MASK = 1  # a dropout mask is a bool tensor
+CUDA_RUNTIME = 10**9  # the CUDA context and library work spaces outside torch's allocator (typical, not measured)
 TARGETS = ("cuda", "cpu")
 
 # Architecture numbers of the paper configs' bases, used only when their config.json cannot be read
@@ -259,8 +262,8 @@ def encoder_activation_bytes(arch: Architecture, seq: int, texts: int, precision
     mask = texts * seq * seq * FP32 * (2 if arch.model_type == "modernbert" else 1)  # 4-D attention mask(s)
     if checkpointing:
         kept = embeddings + arch.layers * texts * seq * h * FP32 + output + mask
-        return kept, 2 * layer  # the recomputed layer and its gradients
-    return embeddings + arch.layers * layer + output + mask, layer
+        return kept, layer  # the recomputed layer (its gradients replace its tensors as they are freed)
+    return embeddings + arch.layers * layer + output + mask, layer // 2  # gradients of the layer in flight
 
 
 def inference_bytes(arch: Architecture, seq: int, texts: int, precision: str, target: str) -> int:
@@ -371,6 +374,8 @@ def estimate(config: TrainConfig, target: str = "auto", arch: Architecture | Non
                          inference_bytes(arch, seq, shape.no_grad_texts, precision, target)))
     if shape.cache_bytes:
         rows.append(same("CachedMNRL embedding cache", shape.cache_bytes))
+    if target == "cuda":
+        rows.append(same("CUDA context, cuBLAS work space (typical)", CUDA_RUNTIME))
     notes = []
     if materialised_attention(arch, target):
         notes.append(f"attention scores kept per head (a·s² per text): {target} "

@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: demo test lint install install-dev browser clean
+.PHONY: demo test test-fast docs lint install install-dev browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,17 @@ browser:
 
 test: install-dev browser
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mkdocs build --strict --site-dir runs/site
 	$(BIN)/python -m pytest
+
+# The inner loop: everything but the end-to-end checks marked slow (under 2 minutes).
+test-fast: install-dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -m "not slow" -x
+
+# The documentation site (docs/, mkdocs-material); `--strict` turns every warning into an error.
+docs: install-dev
+	$(BIN)/mkdocs build --strict --site-dir runs/site
 
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks

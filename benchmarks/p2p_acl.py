@@ -1,8 +1,8 @@
-"""The ACL paper-to-paper test split, every method of one `sciembed eval --paper-to-paper` report, as one JSON.
+"""The ACL paper-to-paper test split, every method of one `sciembed eval --kind paper_to_paper` run, as one JSON.
 
 Runs (unless ``--report`` points at a finished run directory)::
 
-    sciembed eval INGESTED_ACL --paper-to-paper --p2p-config configs/p2p-acl.yaml --tune-fusion \\
+    sciembed eval --kind paper_to_paper INGESTED_ACL -c configs/p2p-acl.yaml --tune-fusion \\
         -m minilm --backend onnx --quantize --cache-dir CACHE --out RUN_DIR
 
 and writes ``benchmarks/results/p2p_acl.json``: per relevance split (references, citations) and
@@ -27,21 +27,26 @@ METRICS = {"ndcg@10": "ndcg@10", "recall@100": "r@100", "mrr@50": "mrr@50"}
 
 
 def summarize(results: dict, fusion: dict | None) -> dict:
-    models = {m["name"]: m for m in results["models"]}
-    out: dict = {"benchmark": {k: results["benchmark"][k] for k in ("name", "fingerprint", "candidates",
-                                                                    "queries_per_split", "relevant_per_split")},
-                 "encoder": results.get("encoder"), "config": results.get("config"), "splits": {}}
-    for split in results["benchmark"]["queries_per_split"]:
+    """`sciembed eval` results (one paper_to_paper benchmark, one model): method × split tables (×100)."""
+    (bench,) = results["benchmarks"].values()
+    (cell,) = results["cells"]
+    rows: dict[str, dict[str, dict]] = {}
+    for result in cell["results"]:
+        method, split = result["task"].split("/", 1)
+        rows.setdefault(split, {})[method] = result
+    out: dict = {"benchmark": {k: bench.get(k) for k in ("name", "fingerprint", "candidates", "queries_per_split",
+                                                         "relevant_per_split", "fusion_tuning")},
+                 "encoder": cell["config"], "config": bench.get("config"), "splits": {}}
+    for split, methods in rows.items():
         table = {}
-        for name, model in models.items():
-            per_query = model["per_query"].get(split, {})
-            aggregates = model["aggregates"].get(split, {})
-            row = {label: 100 * aggregates[m] for m, label in METRICS.items() if m in aggregates}
-            row["n_queries"] = len(per_query.get("ndcg@10", {}))
+        for name, result in methods.items():
+            per_query = result["per_query"]["ndcg@10"]
+            row = {label: result["metrics"][m] for m, label in METRICS.items() if m in result["metrics"]}
+            row["n_queries"] = len(per_query)
             for base in ("a2a", "bm25"):
-                if base in models and name != base:
-                    test = paired_test("ndcg@10", models[base]["per_query"][split]["ndcg@10"], per_query["ndcg@10"])
-                    row[f"delta_ndcg@10_vs_{base}"] = 100 * test.delta
+                if base in methods and name != base:  # per-query scores are ×100 already
+                    test = paired_test("ndcg@10", methods[base]["per_query"]["ndcg@10"], per_query)
+                    row[f"delta_ndcg@10_vs_{base}"] = test.delta
                     row[f"p_vs_{base}"] = test.p_value
             table[name] = row
         out["splits"][split] = table
@@ -56,23 +61,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, help="The ingested ACL corpus (sciembed ingest …/acl-grobid/tei).")
     parser.add_argument("--cache", type=Path, help="Embedding cache directory.")
-    parser.add_argument("--report", type=Path, help="A finished run directory (results.json, fusion.json).")
+    parser.add_argument("--report", type=Path, help="A finished run directory (results.json, fusion/).")
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
     parser.add_argument("--run-dir", type=Path, default=Path("runs/p2p_acl"))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_acl.json")
     args = parser.parse_args()
+    args.corpus_name = args.corpus.name if args.corpus is not None else "*"
     run_dir = args.report
     if run_dir is None:
         if args.corpus is None:
             parser.error("give --corpus (to run the evaluation) or --report RUN_DIR")
         run_dir = args.run_dir
-        command = [sys.executable, "-m", "sciembed.cli.main", "eval", str(args.corpus), "--paper-to-paper",
-                   "--p2p-config", str(args.config), "--tune-fusion", "-m", "minilm", "--backend", "onnx",
+        command = [sys.executable, "-m", "sciembed.cli.main", "eval", "--kind", "paper_to_paper", str(args.corpus),
+                   "-c", str(args.config), "--tune-fusion", "-m", "minilm", "--backend", "onnx",
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)
     results = json.loads((run_dir / "results.json").read_text())
-    fusion_file = run_dir / "fusion.json"
-    summary = summarize(results, json.loads(fusion_file.read_text()) if fusion_file.is_file() else None)
+    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/minilm.json"))
+    summary = summarize(results, json.loads(fusion_files[0].read_text()) if fusion_files else None)
     summary["run_dir"] = str(run_dir)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=1) + "\n")

@@ -1,4 +1,4 @@
-"""Every `sciembed …` command in README.md runs as written (issue 15, defect 14).
+"""Every `sciembed …` command in README.md and the docs/ site runs as written (issue 15, defect 14; issue 25).
 
 Two checks:
 
@@ -40,6 +40,8 @@ except ImportError:  # pragma: no cover
     from click.exceptions import BadOptionUsage, MissingParameter, NoArgsIsHelpError, UsageError
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = sorted((README.parent / "docs").rglob("*.md"))  # every page, whoever wrote it
+PAGES = [README, *DOCS]
 PLACEHOLDERS = {"...", "…"}
 
 
@@ -68,13 +70,15 @@ def _inline_commands(text: str) -> list[str]:
 
 
 def readme_commands() -> list[str]:
-    """The command lines of the README's code blocks."""
-    return list(dict.fromkeys(_code_block_commands(README.read_text())))
+    """The command lines of the code blocks of the README and every docs/ page."""
+    return list(dict.fromkeys(c for page in PAGES for c in _code_block_commands(page.read_text())))
 
 
 def readme_references() -> list[str]:
     """Inline `sciembed …` spans: command names with some options, often without their values."""
-    return [c for c in dict.fromkeys(_inline_commands(README.read_text())) if c not in readme_commands()]
+    commands = set(readme_commands())
+    spans = (c for page in PAGES for c in _inline_commands(page.read_text()))
+    return [c for c in dict.fromkeys(spans) if c not in commands]
 
 
 def _argv(command: str) -> list[str]:
@@ -141,10 +145,11 @@ def test_readme_inline_command_names_exist(command):
         pytest.fail(f"README names a command or option that does not exist: {command}\n  {err.format_message()}")
 
 
-def test_readme_sections_mention_only_real_options():
-    text = README.read_text()
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_readme_sections_mention_only_real_options(page):
+    text = page.read_text() + "\n# end\n"
     wrong = []
-    for heading, body in re.findall(r"^### (.*?)\n(.*?)(?=^##)", text, re.S | re.M):
+    for heading, body in re.findall(r"^#{1,4} (.*?)\n(.*?)(?=^#{1,4} )", text, re.S | re.M):
         if "`sciembed " not in heading:
             continue
         prose = re.sub(r"```.*?```", "", body, flags=re.S)
@@ -221,7 +226,7 @@ def test_readme_chain_runs_on_the_sample_data(shared_data, tiny_model, tmp_path,
     documented = readme_commands()
     for command in EXECUTED:
         base = command.removesuffix(ADDED_FLAGS)
-        assert base in documented, f"executed command is no longer in the README: {base}"
+        assert base in documented, f"executed command is no longer in the README or docs/: {base}"
     monkeypatch.chdir(README.parent)  # configs/… as written
     runner = CliRunner()
     for command in EXECUTED:

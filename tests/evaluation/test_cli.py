@@ -24,12 +24,17 @@ def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
     result = invoke("eval", citation_corpus, "--model", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
                     "--body-mode", "full", "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
-    assert "Body→Body (full)" in result.output and "report: " in result.output
+    assert "ta_ta" in result.output and "body_body/full" in result.output and "report: " in result.output
     results = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert list(results["scenarios"]) == ["ta_ta", "body_body/full"]
+    assert [r["task"] for r in results["cells"][0]["results"]] == ["ta_ta", "body_body/full"]
+    assert (tmp_path / "run" / "runs" / "bm25" / "corpus" / "ta_ta.run").is_file()
+    assert (tmp_path / "run" / "qrels" / "corpus" / "body_body-full.qrels").is_file()
     compared = invoke("compare", tmp_path / "run", tmp_path / "run", "--metric", "ndcg@10")
     assert compared.exit_code == 0, compared.output
     assert "+0.0" in compared.output and "bm25 (B) vs bm25 (A)" in compared.output
+    again = invoke("eval", citation_corpus, "-m", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
+                   "--body-mode", "full", "-o", tmp_path / "run")
+    assert "cells computed 0, reused 1" in again.output  # eval is resumable like bench
 
 
 def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Path) -> None:
@@ -38,7 +43,7 @@ def test_eval_reports_bad_input_in_one_line(tmp_path: Path, citation_corpus: Pat
     assert result.exit_code == 2
     assert "missing 3 of 3 required files: corpus.jsonl, queries.jsonl, qrels/test.tsv" in result.output
     both = invoke("eval", citation_corpus, "--beir", tmp_path / "beir", "--model", "bm25", "--out", tmp_path / "r")
-    assert both.exit_code == 2 and "exactly one benchmark" in both.output
+    assert both.exit_code == 2 and "give the benchmark once" in both.output
     missing = invoke("compare", tmp_path / "nope", tmp_path / "nope")
     assert missing.exit_code == 2 and "no results.json" in missing.output
 
@@ -70,12 +75,11 @@ def test_minilm_end_to_end_with_cache(unarxive_papers, corpus_writer, tmp_path: 
     assert second.exit_code == 0, second.output
     one = json.loads((tmp_path / "one" / "results.json").read_text())
     two = json.loads((tmp_path / "two" / "results.json").read_text())
-    minilm_one, minilm_two = one["models"][0], two["models"][0]
-    assert minilm_one["config"]["window_words"] == 44  # 0.7 × 64 tokens
-    assert minilm_one["encoding"]["encoded"] == minilm_one["encoding"]["distinct"] == 2 * len(ids)
-    assert minilm_two["encoding"]["encoded"] == 0  # the second run encodes nothing
-    assert minilm_two["per_query"] == minilm_one["per_query"]
-    assert minilm_one["geometry"]["spectrum"]["isotropy"] > 0
+    minilm_one, minilm_two = one["cells"][0], two["cells"][0]
+    assert minilm_one["model"] == "minilm" and minilm_one["config"]["max_seq_length"] == 64
+    assert minilm_one["encoded"]["texts_run_through_model"] == minilm_one["encoded"]["texts_requested"] == 2 * len(ids)
+    assert minilm_two["encoded"]["texts_run_through_model"] == 0  # the second run encodes nothing
+    assert [r["per_query"] for r in minilm_two["results"]] == [r["per_query"] for r in minilm_one["results"]]
     compared = invoke("compare", tmp_path / "one", tmp_path / "one", "--model-a", "bm25", "--model-b", "minilm")
     assert compared.exit_code == 0 and "minilm (B) vs bm25 (A)" in compared.output
 
@@ -92,5 +96,5 @@ def test_minilm_finds_the_abstract_of_a_title(unarxive_papers, tmp_path: Path) -
     (root / "qrels" / "test.tsv").write_text("".join(f"q-{p.id}\tdoc-{p.id}\t1\n" for p in unarxive_papers))
     result = invoke("eval", "--beir", root, "--model", "minilm", "--max-seq-length", "128", "--out", tmp_path / "r")
     assert result.exit_code == 0, result.output
-    minilm = json.loads((tmp_path / "r" / "results.json").read_text())["models"][0]
-    assert minilm["aggregates"]["beir"]["ndcg@10"] > 0.8  # random ranking of 10 abstracts gives about 0.39
+    minilm = json.loads((tmp_path / "r" / "results.json").read_text())["cells"][0]
+    assert minilm["summary"]["beir"] > 80  # ×100; random ranking of 10 abstracts gives about 39

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from sciembed.cli.main import app
 from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
+from sciembed.ioutil.names import slug
 from sciembed.models.testing import HashingEncoder, build_tiny_bert
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
@@ -90,11 +91,15 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     result = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(out),
                                  "--methods", "a2a,late,bm25,fused", "--tune-fusion", "--val-share", "0.5"])
     assert result.exit_code == 0, result.output
-    assert "fusion tuned on val" in result.output and "fused =" in result.output
-    spec = json.loads((out / "fusion.json").read_text())
+    saved = out / "fusion" / corpus.name / f"{slug(str(tiny))}.json"
+    spec = json.loads(saved.read_text())
     assert spec["runs"] == ["bm25", "a2a", "late"] and spec["tuned"]["split"] == "val"
-    again = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o2"),
-                                "--methods", "a2a,fused", "--fusion", str(out / "fusion.json"), "--val-share", "0.5"])
+    (cell,) = json.loads((out / "results.json").read_text())["cells"]
+    notes = [n for r in cell["results"] if r["task"].startswith("fused/") for n in r["notes"]]
+    assert notes and all(n.startswith("fusion tuned on val") for n in notes)
+    again = runner.invoke(app, ["eval", "--kind", "paper_to_paper", str(corpus), "-m", str(tiny), "--out",
+                                str(tmp_path / "o2"), "--methods", "a2a,fused", "--fusion", str(saved),
+                                "--val-share", "0.5"])
     assert again.exit_code == 0, again.output
     bad = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o3"),
                               "--methods", "a2a,fused"])

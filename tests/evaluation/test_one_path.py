@@ -62,16 +62,21 @@ def _bench(tmp_path: Path, kind: str, path: Path) -> dict[str, dict[str, float]]
     assert result.exit_code == 0, result.output
     cell = json.loads((tmp_path / f"bench-{kind}" / "cells" / "bm25" / "b.json").read_text())
     [task] = cell["results"]
+    # ties among scored candidates only: 3 per topic query (its 4 identical documents); the zero tails are not ties
+    [ties] = [n for n in task["notes"] if "same score" in n]
+    assert f"same score as the one above it: {TOPICS * (COPIES - 1)} (" in ties
     return task["per_query"]
 
 
 def _eval(tmp_path: Path, flag: str, path: Path) -> dict[str, dict[str, float]]:
+    """The deprecated spelling (``--beir DIR``) on purpose: it must still work and name the new one."""
     out = tmp_path / f"eval{flag}"
-    result = CliRunner().invoke(app, ["eval", flag, str(path), "-m", "bm25", "-o", str(out), "--no-geometry"])
+    result = CliRunner().invoke(app, ["eval", flag, str(path), "-m", "bm25", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    [model] = json.loads((out / "results.json").read_text())["models"]
-    [per_query] = model["per_query"].values()
-    return {m: {q: 100.0 * v for q, v in scores.items()} for m, scores in per_query.items()}
+    assert f"use `--kind {flag[2:]} PATH`" in result.output
+    [cell] = json.loads((out / "results.json").read_text())["cells"]
+    [task] = cell["results"]
+    return task["per_query"]
 
 
 @pytest.mark.parametrize("kind", ["beir", "pools"])
@@ -85,6 +90,137 @@ def test_bench_and_eval_give_identical_numbers_with_ties(tmp_path: Path, kind: s
     # the relevant document sorts last by id among its identical copies: id order would rank it 4th every time
     ranks = {q: round(100.0 / v) for q, v in bench["mrr"].items() if q.startswith("q")}
     assert set(ranks.values()) != {COPIES}
+
+
+def test_bm25_ranks_its_unscored_candidates_in_tie_order_on_citation_benchmarks(citation_corpus: Path) -> None:
+    """The harness's BM25 lists every candidate too: those sharing no term follow at score 0 in tie order."""
+    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+    from sciembed.evaluation.ties import ordered
+
+    bench = build_citation_benchmark(citation_corpus)
+    run = evaluate_encoder("bm25", bench, ["ta_ta"], k=len(bench.papers), show_progress=False, geometry=False)
+    for query, ranking in run.rankings[("ta_ta", None)].items():
+        assert len(ranking) == len(bench.papers) - 1 and query not in [d for d, _ in ranking]
+        tail = [(d, s) for d, s in ranking if s == 0.0]
+        assert tail == ordered(tail)
+
+
+# -- every registered kind through both commands ------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+WORDS = ["alpha", "beta", "gamma", "delta", "paper", "about", "topic", "method", "words", "here", "we", "study",
+         "graph", "protein", "speech", "model", "data", "results", "number", "the", "of", "and"]
+
+
+def _scitldr(root: Path) -> Path:
+    path = root / "scitldr.jsonl"
+    path.write_text("".join(json.dumps({"paper_id": f"p{i}", "title": f"{w} title", "source": [f"{w} one.",
+                                        f"{w} two."], "target": [f"{w} tldr", f"{w} short"]}) + "\n"
+                            for i, w in enumerate(["alpha", "beta", "gamma", "delta"])))
+    return path
+
+
+def _p2p_corpus(root: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sciembed.papers.io import write_parquet
+    from sciembed.papers.model import Paper, Section, SectionRole
+
+    papers = [Paper(id=i, title=f"Paper {i} about {w}", abstract=f"We study {w}. The {w} model uses data.",
+                    sections=(Section("Method", f"The {w} method words here.", SectionRole.METHOD),
+                              Section("Results", f"Results of {w} here.", SectionRole.RESULTS)), domain=f"d{n % 2}")
+              for n, (i, w) in enumerate(zip("abcdefgh", ["graph", "protein", "speech", "graph", "protein",
+                                                          "speech", "graph", "alpha"], strict=True))]
+    root.mkdir()
+    write_parquet(papers, root / "papers.parquet")
+    split = {p.id: "test" for p in papers}
+    pq.write_table(pa.table({"paper_id": list(split), "split": list(split.values())}), root / "splits.parquet")
+    pq.write_table(pa.table({"paper_a": ["a"], "paper_b": ["d"], "split": ["test"]}), root / "pairs.parquet")
+    cites = [("a", "d"), ("a", "g"), ("b", "e"), ("c", "f"), ("h", "a")]
+    pq.write_table(pa.table({"citing": [c for c, _ in cites], "cited": [d for _, d in cites],
+                             "split": ["test"] * len(cites)}), root / "citations.parquet")
+    (root / "manifest.json").write_text("{}")
+    return root
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    from sciembed.models.testing import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "model", WORDS)
+
+
+def _kinds(tmp_path: Path, citation_corpus: Path) -> dict[str, tuple[Path, dict, bool]]:
+    """kind -> (path, entry options, needs a dense model)."""
+    beir = _write_beir(tmp_path / "beir")
+    p2p = _p2p_corpus(tmp_path / "p2p")
+    return {
+        "citation": (citation_corpus, {"scenarios": ["ta_ta", "body_ta"]}, False),
+        "beir": (beir, {"relevant_min": 1}, False),
+        "pools": (_write_pools(tmp_path / "pools.jsonl", beir), {}, False),
+        "scitldr": (_scitldr(tmp_path), {}, False),
+        "scirepeval": (FIXTURES / "scirepeval", {"tasks": ["RELISH", "SciDocs Cite"]}, False),
+        "csfcube": (FIXTURES / "csfcube", {"query_mode": "facet"}, False),
+        "triplets": (FIXTURES / "triplets", {}, False),
+        "section_retrieval": (p2p, {"sample": 6, "seed": 1}, False),
+        "semantic": (p2p, {"sample": 8}, True),
+        "paper_to_paper": (p2p, {"methods": ["a2a", "f2f"]}, True),
+        "scifullbench": (Path(__file__).parent / "data" / "scifullbench", {"methods": ["a2a"]}, True),
+    }
+
+
+def _flags(options: dict) -> list[str]:
+    out = []
+    for key, value in options.items():
+        flag = {"scenarios": "--scenario", "tasks": "--task"}.get(key, "--" + key.replace("_", "-"))
+        if key == "methods":
+            out += [flag, ",".join(value)]
+        elif isinstance(value, list):
+            out += [x for v in value for x in (flag, str(v))]
+        else:
+            out += [flag, str(value)]
+    return out
+
+
+def _results(results_file: Path) -> list[dict]:
+    [cell] = json.loads(results_file.read_text())["cells"]
+    assert cell["status"] == "done", cell["error"]
+    return [{k: r[k] for k in ("task", "metrics", "per_query", "counts")} for r in cell["results"]]
+
+
+def test_every_registered_benchmark_gives_identical_numbers_through_bench_and_eval(
+        tmp_path: Path, citation_corpus: Path, tiny_model: Path) -> None:
+    import yaml
+
+    from sciembed.evaluation.benchmarks import BENCHMARKS
+
+    kinds = _kinds(tmp_path, citation_corpus)
+    assert set(kinds) == set(BENCHMARKS), "a registered kind without a case here"
+    for kind, (path, options, dense) in kinds.items():
+        model = str(tiny_model) if dense else "bm25"
+        suite = {"out": str(tmp_path / "bench" / kind), "models": [{"name": "m", "model": model}],
+                 "benchmarks": [{"name": "b", "kind": kind, "path": str(path), **options}]}
+        (tmp_path / f"{kind}.yaml").write_text(yaml.safe_dump(suite))
+        bench = CliRunner().invoke(app, ["bench", str(tmp_path / f"{kind}.yaml")])
+        assert bench.exit_code == 0, (kind, bench.output)
+        out = tmp_path / "eval" / kind
+        evaluated = CliRunner().invoke(app, ["eval", "--kind", kind, str(path), "-m", model, "-o", str(out),
+                                             *_flags(options)])
+        assert evaluated.exit_code == 0, (kind, evaluated.output)
+        from_bench, from_eval = _results(tmp_path / "bench" / kind / "results.json"), _results(out / "results.json")
+        assert from_bench and from_bench == from_eval, kind
+
+
+def test_an_option_the_benchmark_does_not_read_is_an_error(tmp_path: Path) -> None:
+    beir = _write_beir(tmp_path / "beir")
+    result = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
+                                      "--scenario", "ta_ta"])
+    assert result.exit_code == 2
+    assert "option(s) scenarios do not apply to kind beir" in result.output
+    bm25 = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
+                                    "--backend", "onnx"])
+    assert bm25.exit_code == 2 and "do not apply to bm25" in bm25.output
 
 
 def test_constant_scorer_scores_like_a_random_ranking(tmp_path: Path) -> None:

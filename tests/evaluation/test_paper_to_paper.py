@@ -76,7 +76,7 @@ def test_every_method_runs_and_excludes_the_query(tmp_path):
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["venue_average"]["a2a"]["references"]
     assert {r["metric"] for r in results["significance"]["results"]} == {"ndcg@10", "mrr@50"}
-    assert (tmp_path / "out" / "runs" / "prism_extractive" / "references.trec").is_file()
+    assert (tmp_path / "out" / "runs" / "prism_extractive" / "references.run").is_file()
 
 
 def test_prism_llm_without_queries_file_is_an_error():

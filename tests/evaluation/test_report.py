@@ -26,8 +26,8 @@ def test_report_files_and_contents(bench, runs, tmp_path) -> None:
     report = write_report(runs, bench, tmp_path / "eval")
     out = report.parent
     for name in ("results.json", "report.md", "timings.json", "paper_log.jsonl", "ndcg_by_scenario.png",
-                 "ndcg_by_domain.png", "spectrum.png", "qrels/ta_ta.tsv", "runs/fake/body_ta_windowed.trec",
-                 "runs/bm25/ta_ta.trec"):
+                 "ndcg_by_domain.png", "spectrum.png", "qrels/ta_ta.qrels", "runs/fake/body_ta_windowed.run",
+                 "runs/bm25/ta_ta.run"):
         assert (out / name).is_file(), name
     results = json.loads((out / "results.json").read_text())
     assert [m["name"] for m in results["models"]] == ["fake", "other", "bm25"]
@@ -50,7 +50,7 @@ def test_report_files_and_contents(bench, runs, tmp_path) -> None:
     assert rows["fake"].startswith(f"| fake | {100 * runs[0].aggregates['ta_ta']['ndcg@10']:.1f} |")
     assert "1 papers have no body text" in text
     assert "Body→Body (windowed): query paper has no body: 1" in text
-    trec = (out / "runs/fake/ta_ta.trec").read_text().splitlines()
+    trec = (out / "runs/fake/ta_ta.run").read_text().splitlines()
     assert trec[0].split()[:4] == ["A", "Q0", "B", "1"]
     assert json.loads((out / "paper_log.jsonl").read_text().splitlines()[0])["paper_id"] == "A"
 
@@ -59,7 +59,7 @@ def test_results_are_reproducible(bench, runs, fake_encoder, tmp_path) -> None:
     write_report(runs, bench, tmp_path / "one")
     again = [evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False), *runs[1:]]
     write_report(again, bench, tmp_path / "two")
-    for name in ("results.json", "report.md", "runs/fake/ta_ta.trec"):
+    for name in ("results.json", "report.md", "runs/fake/ta_ta.run"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
 
 

@@ -134,17 +134,18 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     (model / "training_papers.txt").write_text("p00\np01\np02\n")
-    result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "r"),
-                                      "--semantic-papers", "20"])
+    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                      str(tmp_path / "r"), "--sample", "20"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r" / "results.json").read_text())
-    assert results["benchmark"]["counts"]["excluded_used_in_training"] == 3
-    assert results["benchmark"]["counts"]["sampled"] == 20
-    assert set(results["models"][0]["results"]) == {"title2abstract", "half2half", "query2paper", "clustering"}
-    assert results["models"][0]["name"] == str(model)
-    assert results["models"][0]["scores"]["overall"] == 1.0  # alone in the report: it is the best and the median
-    report = (tmp_path / "r" / "report.md").read_text()
-    assert "tfidf-terms (offline fallback, not LLM queries)" in report and (tmp_path / "r" / "mean_rank.png").exists()
+    assert results["benchmarks"]["c"]["counts"]["excluded_used_in_training"] == 3
+    assert results["benchmarks"]["c"]["counts"]["sampled"] == 20
+    [cell] = results["cells"]
+    assert cell["model"] == str(model)
+    assert {r["task"] for r in cell["results"]} == {"title2abstract", "half2half", "query2paper", "clustering"}
+    assert {r["primary"] for r in cell["results"]} == {"mean_rank", "knn_same_label"}
+    detail = (tmp_path / "r" / "benchmarks" / "c.md").read_text()
+    assert "tfidf-terms (offline fallback, not LLM queries)" in detail
 
 
 def _tiny_cls_model(root: Path, words: list[str]) -> Path:
@@ -181,9 +182,10 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
         result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(out),
                                           "--semantic-papers", "20", *flags])
         assert result.exit_code == 0, result.output
-        (entry,) = json.loads((out / "results.json").read_text())["models"]
-        ranks[label] = [entry["per_query_ranks"][t] for t in ("title2abstract", "half2half", "query2paper")]
-        recorded[label] = (entry["pooling"], entry["metric"])
+        (cell,) = json.loads((out / "results.json").read_text())["cells"]
+        per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["task"] != "clustering"}
+        ranks[label] = [per_task[t] for t in ("title2abstract", "half2half", "query2paper")]
+        recorded[label] = (cell["config"]["pooling"], cell["config"]["encoder_metric"])
     assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
     assert ranks["own"] != ranks["l2"] and ranks["own"] != ranks["mean"]
     bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
@@ -194,8 +196,6 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
 def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     """SemCSE §5.1: a summary → TA / title / abstract, ranked among the sample's; outside the overall score.
     Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors is recorded per model."""
-    from sciembed.evaluation.semantic_report import write_semantic_report
-
     papers = _papers()
     summaries = tmp_path / "summaries.jsonl"
     lines = [{"paper_id": p.id, "text": f"{p.title.lower()} summary", "source": "test"} for p in papers[:10]]
@@ -212,8 +212,17 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
                                                      "overall"}
     assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
-    report = write_semantic_report([run], bench, tmp_path / "r").read_text()
-    assert "Generalisation check" in report and "Anisotropy" in report
+    from sciembed.models.testing import build_tiny_bert
+
+    words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
+    model = build_tiny_bert(tmp_path / "tiny", sorted(words | {"summary"}))
+    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
+                                      "-o", str(tmp_path / "r"), "--summaries-file", str(summaries)])
+    assert result.exit_code == 0, result.output
+    (cell,) = json.loads((tmp_path / "r" / "results.json").read_text())["cells"]
+    assert {"summary2ta", "summary2title", "summary2abstract"} <= {r["task"] for r in cell["results"]}
+    assert "summary2ta" not in cell["summary"]  # reported, outside the summary (the paper's overall score)
+    assert any(note.startswith("anisotropy: ") for r in cell["results"] for note in r["notes"])
 
 
 def test_spectrum_of_raw_mean_centred_vectors() -> None:
@@ -264,7 +273,7 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
     result = CliRunner().invoke(app, ["eval", "--semantic", str(root), "-m", str(model), "-o", str(tmp_path / "r"),
                                       "--semantic-datasets", "fos,mesh_descriptors", "--semantic-papers", "8"])
     assert result.exit_code == 0, result.output
-    written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmark"]
+    written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmarks"]["scirepeval_semantic"]
     assert written["config"]["clustering"] == "SciDocs MAG official train/test split"
     assert written["counts"]["per_dataset"] == {"fos": 8, "mesh_descriptors": 8}
     with pytest.raises(BenchmarkError, match="nope"):

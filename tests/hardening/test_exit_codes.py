@@ -48,8 +48,8 @@ CASES = {
     "corpus-build-bad-config": ["corpus", "build", "{r}/ing", "-o", "{r}/b1", "--config", "{r}/lr.yaml"],
     "corpus-build-missing-edges": ["corpus", "build", "{r}/ing", "-o", "{r}/b2", "-e", "{r}/nope.csv"],
     "corpus-show-unbuilt": ["corpus", "show", "{r}/ing"],
-    "eval-no-evaluable-query": ["eval", "--beir", "{r}/beir", "-m", "bm25", "-o", "{r}/e1"],
-    "eval-pools-nothing-usable": ["eval", "--pools", "{r}/pools.jsonl", "-m", "bm25", "-o", "{r}/e2"],
+    "eval-no-evaluable-query": ["eval", "--kind", "beir", "{r}/beir", "-m", "bm25", "-o", "{r}/e1"],
+    "eval-pools-nothing-usable": ["eval", "--kind", "pools", "{r}/pools.jsonl", "-m", "bm25", "-o", "{r}/e2"],
     "eval-unbuilt-corpus": ["eval", "{r}/ing", "-m", "bm25", "-o", "{r}/e3"],
     "compare-not-a-run": ["compare", "{r}/nope", "{r}/nope"],
     "index-not-a-corpus": ["index", "{r}/nope", "--out", "{r}/i1", "--model", "bm25"],
@@ -96,8 +96,8 @@ def test_bad_beir_records_are_counted_and_shown_with_file_and_line(bad, tmp_path
                                         b'{"_id": "d3", "title": 5, "text": "x"}\n')
     (beir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "alpha"}) + "\n")
     (beir / "qrels" / "test.tsv").write_text("q1\td1\t1\nq1\td3\tinf\n")
-    run = CliRunner().invoke(app, ["eval", "--beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "ev"),
-                                   "--no-geometry", "--no-rankings"])
+    run = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "ev"),
+                                   "--run-depth", "0"])
     text = " ".join(run.output.split())
     assert run.exit_code == 0, run.output
     assert "line is not valid UTF-8: 1" in text and "corpus.jsonl:2" in text

@@ -76,8 +76,10 @@ def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):
 
 def test_eval_paper_to_paper_on_scifullbench(setup, tmp_path):
     _, tiny = setup
-    result = runner.invoke(app, ["eval", "--scifullbench", str(FIXTURE), "-m", str(tiny), "--out", str(tmp_path),
-                                 "--methods", "a2a,late_interaction,prism_extractive,bm25,hybrid"])
+    result = runner.invoke(app, ["eval", "--kind", "scifullbench", str(FIXTURE), "-m", str(tiny), "--out",
+                                 str(tmp_path), "--methods", "a2a,late_interaction,prism_extractive,bm25,hybrid"])
     assert result.exit_code == 0, result.output
     assert "prism_extractive" in result.output and "input problems" in result.output
-    assert (tmp_path / "report.md").is_file() and (tmp_path / "ndcg_by_split.png").is_file()
+    assert (tmp_path / "report.md").is_file() and (tmp_path / "runs").is_dir()
+    detail = (tmp_path / "benchmarks" / "scifullbench.md").read_text()
+    assert "## prism_extractive/references" in detail

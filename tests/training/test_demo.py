@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sciembed.demo import ACL_TEI, DemoConfig, DemoError, run_demo, significance_lines, source_files
+from sciembed.experiments.demo import ACL_TEI, DemoConfig, DemoError, run_demo, significance_lines, source_files
 
 
 def test_demo_trains_and_tests_the_trained_model_against_the_base(tmp_path, tiny_bert):

@@ -9,7 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
-from sciembed.evaluation.study import StudyError, load_study, run_study
+from sciembed.experiments.study import StudyError, load_study, run_study
 
 
 def _study(tmp_path, bert, arms=None, name="study.yaml", **extra):

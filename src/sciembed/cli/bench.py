@@ -4,48 +4,74 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.options import CacheDir, Overwrite
+
 console = Console()
 
 
 def bench_cmd(
+    ctx: typer.Context,
     suite_file: Path = typer.Argument(..., help="Suite YAML: models, benchmarks, out (see configs/bench-*.yaml)."),
-    out: str | None = typer.Option(None, help="Output directory (overrides the suite's `out`)."),
-    cache: str | None = typer.Option(None, help="Shared embedding cache (overrides the suite's `cache`)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (overrides the suite's `out`)."),
+    cache_dir: CacheDir = None,
     baseline: str | None = typer.Option(None, help="Model the others are tested against (default: the first)."),
-    force: bool = typer.Option(False, help="Recompute every cell instead of reusing finished ones."),
+    overwrite: Overwrite = False,
+    cache: Path | None = typer.Option(None, hidden=True),
+    force: bool = typer.Option(False, "--force", hidden=True),
 ) -> None:
-    """Run every model on every benchmark; finished (model, benchmark) cells are reused."""
-    from sciembed.evaluation.bench import SuiteError, load_suite, run_suite, write_suite_report
-    from sciembed.evaluation.bench.report import columns, value
-    from sciembed.evaluation.issues import BenchmarkError
+    """Run every model on every benchmark; finished (model, benchmark) cells are reused (--overwrite: recompute)."""
+    from sciembed.cli.deprecation import renamed
+    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
 
+    cache_dir = renamed(ctx, "cache", "--cache-dir", cache, cache_dir)
+    overwrite = renamed(ctx, "force", "--overwrite", force, overwrite)
     start = time.perf_counter()
-    try:
-        suite = load_suite(suite_file, {"out": out, "cache": cache, "baseline": baseline})
-        suite.baseline_name()
-        run = run_suite(suite, force=force, say=lambda line: console.print(escape(line), highlight=False))
-    except (SuiteError, BenchmarkError) as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2) from exc
-    report = write_suite_report(run)
+    suite = load_suite(suite_file, {"out": str(out) if out else None, "cache": str(cache_dir) if cache_dir else None,
+                                    "baseline": baseline})
+    suite.baseline_name()
+    run = run_suite(suite, force=overwrite, say=lambda line: console.print(escape(line), highlight=False))
+    print_suite_run(run, write_suite_report(run), console, time.perf_counter() - start)
+
+
+def print_suite_run(run: Any, report: Path, console: Console, seconds: float | None = None) -> None:
+    """The headline table (models × benchmark columns), what is missing, and where the report is."""
+    from sciembed.evaluation.bench.report import columns, input_issues, value
+
     cols = columns(run)
     table = Table(title="headline scores ×100")
     table.add_column("model")
     for b, k in cols:
         table.add_column(f"{b}\n{k}", justify="right")
-    for m in suite.models:
+    for m in run.suite.models:
         table.add_row(m.name, *["–" if (v := value(run, m.name, c)) is None else f"{v:.1f}" for c in cols])
     console.print(table)
     for name, why in run.missing.items():
         console.print(f"missing benchmark {escape(name)}: {escape(why)}", highlight=False)
+    for (model, bname), cell in run.cells.items():
+        for result in cell.results:
+            for note in result.notes:
+                console.print(f"[yellow]{escape(model)} × {escape(bname)}, {escape(result.task)}: {escape(note)}"
+                              "[/yellow]", highlight=False, soft_wrap=True)
+        if cell.status != "done":
+            console.print(f"[red]{escape(model)} × {escape(bname)}: {escape(cell.error or 'error')}[/red]",
+                          highlight=False, soft_wrap=True)
+    for bname, bench in run.benchmarks.items():
+        issues = input_issues(bench.describe())
+        if issues:
+            console.print(f"[yellow]{bname}: {sum(i['count'] for i in issues)} input problems[/yellow] "
+                          "(all listed in the report):", highlight=False)
+            for issue in issues[:10]:
+                console.print(f"  [yellow]{escape(issue['message'])}[/yellow]", highlight=False, soft_wrap=True)
+    wall = f"; wall time {seconds:.1f} s" if seconds is not None else ""
     console.print(f"cells computed {run.computed}, reused {len(run.cells) - run.computed}; "
-                  f"report: {escape(str(report))}; wall time {time.perf_counter() - start:.1f} s", highlight=False)
+                  f"report: {escape(str(report))}{wall}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

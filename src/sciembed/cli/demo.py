@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sciembed.demo import ACL_TEI, SCITLDR_DEV
+from sciembed.experiments.demo import ACL_TEI, SCITLDR_DEV
 
 console = Console()
 
@@ -30,7 +30,7 @@ def demo_cmd(
     """Ingest real papers, build splits, evaluate BM25 and the base encoder, train a window model, compare
     with paired t-tests."""
     from sciembed.cli.evaluate import eval_table
-    from sciembed.demo import DemoConfig, DemoError, real_text_lines, run_demo, significance_lines
+    from sciembed.experiments.demo import DemoConfig, DemoError, real_text_lines, run_demo, significance_lines
 
     start = time.perf_counter()
     try:

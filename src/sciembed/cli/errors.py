@@ -33,7 +33,7 @@ INPUT_ERRORS = {
     ("sciembed.corpus.splits", "SplitSizeError"),
     ("sciembed.evaluation.issues", "BenchmarkError"),
     ("sciembed.evaluation.scitldr", "SciTldrError"),
-    ("sciembed.evaluation.study", "StudyError"),
+    ("sciembed.experiments.study", "StudyError"),
     ("sciembed.evaluation.bench.suite", "SuiteError"),
     ("sciembed.training.config", "ConfigError"),
     ("sciembed.training.rundir", "RunDirError"),

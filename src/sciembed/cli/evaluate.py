@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -10,16 +9,59 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed
+
 EVAL_HELP = (
-    "Evaluate one or more models (and `bm25`) on one benchmark and write a report.\n\n"
-    "The benchmark is a built corpus (citation retrieval on one split), a BEIR folder (--beir) or a re-ranking "
-    "pools file (--pools). Writes results.json, report.md, PNGs, rankings and qrels into --out, and prints the "
-    "models × scenarios table."
+    "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
+    "`sciembed bench` runs it.\n\n"
+    "PATH is the benchmark; --kind says what it is (default: citation, a built corpus). Every kind of "
+    "`sciembed.evaluation.benchmarks` works: citation, beir, pools, scitldr, scirepeval, csfcube, triplets, "
+    "section_retrieval, semantic, paper_to_paper, scifullbench. An option the kind does not read is an error. "
+    "Writes results.json, report.md, benchmarks/<name>.md, cells/ (reused by the next run) and TREC run files "
+    "into --out."
 )
 COMPARE_HELP = (
     "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
-    "RUN_A and RUN_B are directories written by `sciembed eval` on the same benchmark."
+    "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed bench` on the same benchmark."
 )
+_BENCH = "Benchmark options (each applies to the kinds named)"
+_MODEL = "Model options (dense models)"
+
+# deprecated spelling -> (new spelling, entry field or None, kind it selects or None)
+ALIASES = {
+    "beir": ("--kind beir PATH", "path", "beir"),
+    "pools": ("--kind pools PATH", "path", "pools"),
+    "section_retrieval": ("--kind section_retrieval PATH", "path", "section_retrieval"),
+    "semantic": ("--kind semantic PATH", "path", "semantic"),
+    "scifullbench": ("--kind scifullbench PATH", "path", "scifullbench"),
+    "paper_to_paper": ("--kind paper_to_paper PATH", None, "paper_to_paper"),
+    "p2p_queries": ("--queries-file", "queries_file", "paper_to_paper"),
+    "p2p_qrels": ("--qrels-file", "qrels_file", "paper_to_paper"),
+    "p2p_config": ("-c/--config", "config", None),
+    "queries": ("--query-mode", "query_mode", None),
+    "paper_log_seed": ("--seed", "seed", None),
+    "semantic_seed": ("--seed", "seed", None),
+    "section_sample": ("--sample", "sample", None),
+    "semantic_papers": ("--sample", "sample", None),
+    "semantic_queries": ("--queries-file", "queries_file", None),
+    "exclude_papers": ("--exclude", "exclude", None),
+    "semantic_summaries": ("--summaries-file", "summaries_file", "semantic"),
+    "semantic_datasets": ("--datasets", None, "semantic"),
+    "p2p_seed": ("--seed", "seed", "paper_to_paper"),
+    "k": ("--run-depth", None, None),
+    "rankings": ("--run-depth 0", None, None),
+}
+ENTRY_OPTIONS = {"split": "split", "scenario": "scenarios", "body_mode": "body_modes", "query_mode": "query_mode",
+                 "seed": "seed", "sample": "sample", "section_title": "section_title", "relevant_min": "relevant_min",
+                 "task": "tasks", "queries_file": "queries_file", "qrels_file": "qrels_file", "exclude": "exclude",
+                 "min_gold": "min_gold", "config": "config", "llm_queries": "llm_queries", "methods": "methods",
+                 "geometry": "geometry", "window_tokens": "window_tokens", "summaries_file": "summaries_file",
+                 "datasets": "datasets", "fusion": "fusion", "tune_fusion": "tune_fusion", "val_share": "val_share"}
+LISTS = ("methods", "datasets")  # comma-separated on the command line
+MODEL_OPTIONS = ("backend", "quantize", "device", "pooling", "ta_join", "adapter")  # load_encoder's keywords
+METRICS = ("cosine", "l2")
+REMOVED = {"index_dir": "candidate indexes are no longer kept; --cache-dir keeps every vector",
+           "domain_baseline": "the per-domain figure is gone from eval; per-query scores are in results.json"}
 
 
 def _fail(message: str) -> None:
@@ -27,371 +69,181 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _benchmark(corpus: Path | None, beir: Path | None, pools: Path | None, split: str, seed: int,
-               queries: str = "anchors", sections: Path | None = None, section_sample: int | None = None,
-               section_title: bool = True):
-    from sciembed.evaluation import build_citation_benchmark, load_beir, load_pools
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
 
-    given = [name for name, value in (("CORPUS", corpus), ("--beir", beir), ("--pools", pools),
-                                      ("--section-retrieval", sections)) if value]
-    if len(given) != 1:
-        raise typer.BadParameter("give exactly one benchmark: CORPUS, --beir DIR, --pools FILE or "
-                                 f"--section-retrieval DIR (got {given or 0})")
-    if sections:
-        from sciembed.evaluation.section_retrieval import build_section_benchmark
 
-        return build_section_benchmark(sections, split=split, sample=section_sample, seed=seed, title=section_title)
-    if beir:
-        return load_beir(beir, split)
-    if pools:
-        return load_pools(pools)
-    return build_citation_benchmark(corpus, split=split, paper_log_seed=seed, queries=queries)
+def _given(ctx: typer.Context, name: str) -> bool:
+    from sciembed.cli.deprecation import was_given
+
+    return was_given(ctx, name)
+
+
+def benchmark_entry(ctx: typer.Context, path: Path | None, kind: str | None, values: dict) -> dict:
+    """The suite entry the command line describes: only options actually given, deprecated spellings mapped."""
+    from sciembed.cli.deprecation import note
+
+    entry: dict = {"name": "", "kind": kind, "path": str(path) if path is not None else None}
+    for old, (new, field, selects) in ALIASES.items():
+        if not _given(ctx, old):
+            continue
+        note(f"--{old.replace('_', '-')}", new)
+        if selects is not None:
+            if entry["kind"] not in (None, selects):
+                _fail(f"--{old.replace('_', '-')} selects kind {selects}, but --kind {entry['kind']} was given")
+            entry["kind"] = selects
+        if field == "path":
+            if entry["path"] is not None and path is not None:
+                _fail(f"give the benchmark once: PATH {path} and --{old.replace('_', '-')} {values[old]}")
+            entry["path"] = str(values[old])
+        elif field is not None:
+            entry[field] = str(values[old]) if isinstance(values[old], Path) else values[old]
+        elif old == "semantic_datasets":
+            entry["datasets"] = _split(values[old])
+    for option, why in REMOVED.items():
+        if _given(ctx, option):
+            _fail(f"--{option.replace('_', '-')} is no longer supported: {why}")
+    for option, field in ENTRY_OPTIONS.items():
+        if _given(ctx, option):
+            value = values[option]
+            if option in LISTS:
+                value = _split(value)
+            entry[field] = str(value) if isinstance(value, Path) else value
+    entry["kind"] = entry["kind"] or "citation"
+    if entry.get("geometry") is False and entry["kind"] != "citation":  # old scripts' --no-geometry: now the default
+        note("--no-geometry", "nothing: geometry is off by default and only citation benchmarks measure it")
+        del entry["geometry"]
+    if entry["path"] is None:
+        _fail(f"give the {entry['kind']} benchmark's PATH")
+    entry["name"] = Path(entry["path"]).name or entry["kind"]
+    return entry
 
 
 def eval_command(
-    corpus: Path | None = typer.Argument(None, help="Built corpus directory (papers, pairs and splits parquet)."),
-    model: list[str] = typer.Option(..., "--model", "-m", help="Model dir, hub id, `minilm` or `bm25`; repeatable."),
-    out: Path = typer.Option(..., "--out", "-o", help="Directory for results.json, report.md and plots."),
-    split: str = typer.Option("test", help="Corpus split (or BEIR qrels split) to evaluate."),
-    scenario: list[str] = typer.Option(["ta_ta", "body_ta", "body_body"], help="ta_ta | body_ta | body_body."),
-    body_mode: list[str] = typer.Option(["windowed", "full"], help="windowed | full (body scenarios)."),
-    beir: Path | None = typer.Option(None, help="BEIR folder instead of a corpus."),
-    pools: Path | None = typer.Option(None, help="Re-ranking pools JSONL instead of a corpus."),
-    section_retrieval: Path | None = typer.Option(
-        None, help="Same-paper section retrieval over this corpus directory (a built corpus: papers of --split; "
-                   "an ingested one: all papers)."),
-    section_sample: int | None = typer.Option(None, help="Section retrieval: papers drawn (seed: --paper-log-seed)."),
-    section_title: bool = typer.Option(True, help="Section retrieval: section texts start with the paper title."),
-    cache_dir: Path | None = typer.Option(None, help="Embedding cache: a re-run encodes only new texts."),
-    index_dir: Path | None = typer.Option(None, help="Save candidate indexes here and reuse them next time."),
-    k: int = typer.Option(100, help="Candidates retrieved per query."),
-    paper_log_seed: int = typer.Option(0, help="Seed of the paper log (which body section each paper is read at)."),
-    batch_size: int | None = typer.Option(None, min=1, help="Encoding batch size (default: by GPU memory, 32 on CPU)."),
-    backend: str = typer.Option("torch", help="torch | onnx."),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend)."),
-    max_seq_length: int | None = typer.Option(None, help="Override the encoder's token budget."),
-    device: str | None = typer.Option(None, help="cpu, cuda, … (default: sentence-transformers' choice)."),
-    geometry: bool = typer.Option(True, help="Measure alignment, uniformity and the spectrum (dense models)."),
-    rankings: bool = typer.Option(True, help="Write TREC run files of every ranking (runs/<model>/)."),
-    queries: str = typer.Option("anchors", help="anchors (the split's ball seeds, S2Full) | linked (every linked "
-                                                "paper)."),
-    window_tokens: int | None = typer.Option(None, help="Token budget of windowed body views (default: the "
-                                                        "encoder's max_seq_length), e.g. 512 with --max-seq-length "
-                                                        "8192."),
-    pooling: str | None = typer.Option(None, help="cls | mean instead of the model's own pooling (every mode)."),
-    metric: str | None = typer.Option(None, "--metric", help="cosine | l2 instead of the model card's (default: "
-                                                             "the card's, else cosine; every mode)."),
-    ta_join: str | None = typer.Option(None, help="Between title and abstract: '. ' (default) or 'sep' (the "
-                                                  "tokenizer's separator)."),
-    adapter: str | None = typer.Option(None, help="Adapter hub id or directory (needs sciembed[specter2])."),
-    domain_baseline: str | None = typer.Option(None, help="Model the per-domain figure sorts by and subtracts "
-                                                          "(default: the first --model)."),
-    paper_to_paper: bool = typer.Option(False, "--paper-to-paper", rich_help_panel="Paper-to-paper",
-                                        help="Whole papers as queries: CORPUS with directed citations "
-                                             "(References / Citations splits of --split), every method."),
-    scifullbench: Path | None = typer.Option(None, "--scifullbench", rich_help_panel="Paper-to-paper",
-                                             help="SciFullBench release folder (Benchmark/, Target_Corpus/)."),
-    p2p_queries: Path | None = typer.Option(None, "--p2p-queries", rich_help_panel="Paper-to-paper",
-                                            help="Query paper ids of CORPUS (with --p2p-qrels)."),
-    p2p_qrels: Path | None = typer.Option(None, "--p2p-qrels", rich_help_panel="Paper-to-paper",
-                                          help="TREC qrels over CORPUS paper ids (with --p2p-queries)."),
-    p2p_config: Path | None = typer.Option(None, "--p2p-config", rich_help_panel="Paper-to-paper",
-                                           help="configs/prism-*.yaml (methods, top_k, aspects, fusion, …)."),
-    llm_queries: Path | None = typer.Option(None, "--llm-queries", rich_help_panel="Paper-to-paper",
-                                            help="LLM aspect queries (`sciembed prism queries`) for prism_llm."),
-    methods: str | None = typer.Option(None, "--methods", rich_help_panel="Paper-to-paper",
-                                       help="Comma-separated methods (default: the config's, all of them)."),
-    min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel="Paper-to-paper",
-                                 help="Only query papers with at least this many gold papers."),
-    fusion: Path | None = typer.Option(None, "--fusion", rich_help_panel="Paper-to-paper",
-                                       help="fusion.json for method `fused` (from --tune-fusion)."),
-    tune_fusion: bool = typer.Option(False, "--tune-fusion", rich_help_panel="Paper-to-paper",
-                                     help="Ingested collection: tune the fusion of the config's fuse_runs on the "
-                                          "val query split (ranx), write OUT/fusion.json, report `fused` on --split."),
-    p2p_seed: int = typer.Option(0, "--p2p-seed", rich_help_panel="Paper-to-paper",
-                                 help="Ingested collection: seed of the val / test query split."),
-    val_share: float = typer.Option(0.3, "--val-share", rich_help_panel="Paper-to-paper",
-                                    help="Ingested collection: share of query papers in the val split."),
-    semantic: Path | None = typer.Option(None, "--semantic", help="Semantic benchmark (SemCSE) built from this "
-                                         "corpus of titles + abstracts, instead of citation retrieval."),
-    semantic_papers: int | None = typer.Option(None, min=2, help="--semantic: papers sampled (seeded; default 6000), "
-                                               "or per config with --semantic-datasets (default 500)."),
-    semantic_seed: int = typer.Option(0, help="--semantic: seed of the sample and the clustering split."),
-    semantic_queries: Path | None = typer.Option(None, help="--semantic: queries JSONL (sciembed summaries "
-                                                 "queries); default: offline TF-IDF terms, labelled."),
-    exclude_papers: Path | None = typer.Option(None, help="--semantic: paper ids (file or corpus dir) to leave "
-                                               "out, on top of each model's training_papers.txt."),
-    semantic_summaries: Path | None = typer.Option(None, help="--semantic: summaries JSONL of held-out papers: "
-                                                   "adds SemCSE's generalisation check (summary → TA/title/abstract)."),
-    semantic_datasets: str | None = typer.Option(None, help="--semantic on a SciRepEval release root: the paper's "
-                                                 "construction, --semantic-papers per listed config (comma-separated)"
-                                                 " from its train split; clustering on SciDocs MAG's official split."),
+    ctx: typer.Context,
+    path: Path | None = typer.Argument(None, help="The benchmark: a built corpus, a BEIR folder, a pools file, …"),
+    model: ModelSpecs = ...,
+    out: OutDir = ...,
+    kind: str | None = typer.Option(None, "--kind", help="Benchmark kind (default citation); see --help above."),
+    split: str = typer.Option("test", rich_help_panel=_BENCH,
+                              help="citation, section_retrieval, paper_to_paper: corpus split; beir: qrels split."),
+    scenario: list[str] = typer.Option(["ta_ta", "body_ta", "body_body"], rich_help_panel=_BENCH,
+                                       help="citation: ta_ta | body_ta | body_body."),
+    body_mode: list[str] = typer.Option(["windowed"], rich_help_panel=_BENCH,
+                                        help="citation: windowed | full (body scenarios)."),
+    query_mode: str | None = typer.Option(None, rich_help_panel=_BENCH,
+                                          help="citation: anchors | linked; csfcube: abstract | facet."),
+    seed: Seed = 0,
+    sample: int | None = typer.Option(None, min=1, rich_help_panel=_BENCH,
+                                      help="section_retrieval: papers drawn; semantic: papers sampled (6000)."),
+    section_title: bool = typer.Option(True, rich_help_panel=_BENCH,
+                                       help="section_retrieval: section texts start with the paper title."),
+    relevant_min: int = typer.Option(1, min=1, rich_help_panel=_BENCH,
+                                     help="beir, pools: the lowest grade that counts as relevant."),
+    task: list[str] | None = typer.Option(None, rich_help_panel=_BENCH, help="scirepeval: task names (repeatable)."),
+    queries_file: Path | None = typer.Option(None, rich_help_panel=_BENCH,
+                                             help="semantic: queries JSONL; paper_to_paper: query paper ids."),
+    qrels_file: Path | None = typer.Option(None, rich_help_panel=_BENCH, help="paper_to_paper: TREC qrels."),
+    exclude: Path | None = typer.Option(None, rich_help_panel=_BENCH,
+                                        help="semantic: paper ids (file or corpus dir) left out of the sample."),
+    summaries_file: Path | None = typer.Option(None, rich_help_panel=_BENCH,
+                                               help="semantic: held-out summaries JSONL; adds SemCSE's "
+                                                    "generalisation check (summary → TA / title / abstract)."),
+    datasets: str | None = typer.Option(None, rich_help_panel=_BENCH,
+                                        help="semantic on a SciRepEval release root: the paper's construction, "
+                                             "--sample (500) train papers per listed config (comma-separated); "
+                                             "clustering on SciDocs MAG's official split."),
+    min_gold: int = typer.Option(1, min=1, rich_help_panel=_BENCH,
+                                 help="paper_to_paper: query papers with at least this many gold papers."),
+    config: ConfigFile = None,
+    llm_queries: Path | None = typer.Option(None, rich_help_panel=_BENCH,
+                                            help="paper_to_paper, scifullbench: LLM aspect queries for prism_llm."),
+    methods: str | None = typer.Option(None, rich_help_panel=_BENCH,
+                                       help="paper_to_paper, scifullbench: comma-separated methods."),
+    fusion: Path | None = typer.Option(None, rich_help_panel=_BENCH,
+                                       help="paper_to_paper: fusion.json that method `fused` applies."),
+    tune_fusion: bool = typer.Option(False, "--tune-fusion", rich_help_panel=_BENCH,
+                                     help="paper_to_paper on an ingested collection: tune `fused` on the val query "
+                                          "papers (saved as OUT/fusion/<benchmark>/<model>.json), report test."),
+    val_share: float = typer.Option(0.3, min=0.0, max=1.0, rich_help_panel=_BENCH,
+                                    help="paper_to_paper on an ingested collection: share of val query papers "
+                                         "(split by --seed)."),
+    geometry: bool = typer.Option(False, rich_help_panel=_BENCH,
+                                  help="citation: alignment, uniformity and spectrum of dense models."),
+    window_tokens: int | None = typer.Option(None, min=1, rich_help_panel=_BENCH,
+                                             help="citation, section_retrieval: token budget of body windows."),
+    cache_dir: CacheDir = None,
+    batch_size: BatchSize = None,
+    run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
+    overwrite: Overwrite = False,
+    backend: str = typer.Option("torch", rich_help_panel=_MODEL, help="torch | onnx."),
+    quantize: bool = typer.Option(False, "--quantize", rich_help_panel=_MODEL, help="int8 dynamic (ONNX)."),
+    max_seq_length: int | None = typer.Option(None, rich_help_panel=_MODEL, help="Override the token budget."),
+    device: str | None = typer.Option(None, rich_help_panel=_MODEL, help="cpu, cuda, …"),
+    pooling: str | None = typer.Option(None, rich_help_panel=_MODEL, help="cls | mean instead of the model's."),
+    metric: str | None = typer.Option(None, "--metric", rich_help_panel=_MODEL,
+                                      help="cosine | l2 instead of the model card's (default: the card's, else "
+                                           "cosine)."),
+    ta_join: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Between title and abstract: '. ' or "
+                                                                          "'sep' (the tokenizer's separator)."),
+    adapter: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Adapter hub id or directory."),
+    # deprecated spellings, kept for a release (each prints its new spelling)
+    beir: Path | None = typer.Option(None, hidden=True),
+    pools: Path | None = typer.Option(None, hidden=True),
+    section_retrieval: Path | None = typer.Option(None, hidden=True),
+    semantic: Path | None = typer.Option(None, hidden=True),
+    scifullbench: Path | None = typer.Option(None, hidden=True),
+    paper_to_paper: bool = typer.Option(False, "--paper-to-paper", hidden=True),
+    p2p_queries: Path | None = typer.Option(None, hidden=True),
+    p2p_qrels: Path | None = typer.Option(None, hidden=True),
+    p2p_config: Path | None = typer.Option(None, hidden=True),
+    queries: str | None = typer.Option(None, hidden=True),
+    paper_log_seed: int | None = typer.Option(None, hidden=True),
+    semantic_seed: int | None = typer.Option(None, hidden=True),
+    section_sample: int | None = typer.Option(None, hidden=True),
+    semantic_papers: int | None = typer.Option(None, hidden=True),
+    semantic_queries: Path | None = typer.Option(None, hidden=True),
+    exclude_papers: Path | None = typer.Option(None, hidden=True),
+    semantic_summaries: Path | None = typer.Option(None, hidden=True),
+    semantic_datasets: str | None = typer.Option(None, hidden=True),
+    p2p_seed: int | None = typer.Option(None, hidden=True),
+    k: int | None = typer.Option(None, hidden=True),
+    rankings: bool = typer.Option(True, hidden=True),
+    index_dir: Path | None = typer.Option(None, hidden=True),
+    domain_baseline: str | None = typer.Option(None, hidden=True),
 ) -> None:
-    from sciembed.ioutil.atomic import OutputError, refuse_links
-
-    try:
-        refuse_links(out)  # reports are written into --out in place: never through a planted link
-    except OutputError as err:
-        _fail(str(err))
-    if paper_to_paper or scifullbench or p2p_qrels or p2p_queries:
-        _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config,
-                             llm_queries, methods, min_gold, cache_dir, batch_size, device, rankings,
-                             P2PTuning(fusion, tune_fusion, p2p_seed, val_share), backend, quantize,
-                             max_seq_length, {"pooling": pooling, "metric": metric})
-        return
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.evaluation import BenchmarkError, evaluate_encoder, write_report
+    from sciembed.cli.bench import print_suite_run
+    from sciembed.evaluation.bench import Suite, run_suite, write_suite_report
+    from sciembed.evaluation.bench.suite import SuiteError
     from sciembed.ioutil.atomic import check_writable
-    from sciembed.models import ModelLoadError, load_encoder
-    from sciembed.retrieval.dense import IndexLoadError
+    from sciembed.ioutil.yaml_config import validate_model
 
+    values = dict(locals())
+    entry = benchmark_entry(ctx, path, kind, values)
+    if _given(ctx, "k"):
+        run_depth = k
+    if _given(ctx, "rankings") and not rankings:
+        run_depth = 0
+    options = {name: values[name] for name in MODEL_OPTIONS if _given(ctx, name)}
+    given = sorted(options) + [name for name in ("max_seq_length", "metric") if values[name] is not None]
+    if given and all(m.lower() == "bm25" for m in model):
+        _fail(f"model option(s) {', '.join(given)} do not apply to bm25")
+    if metric is not None and metric not in METRICS:
+        _fail(f"--metric {metric!r}: expected one of {', '.join(METRICS)}")
+    dense = {"options": options, "distance": metric}
+    models = [{"name": m, "model": m, "max_seq_length": max_seq_length, **(dense if m.lower() != "bm25" else {})}
+              for m in model]
+    suite = validate_model(Suite, {"out": str(out), "cache": str(cache_dir) if cache_dir else None,
+                                   "batch_size": batch_size, "run_depth": run_depth, "models": models,
+                                   "benchmarks": [entry]}, "the command line", SuiteError)
+    check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
     console = Console()
-    if semantic is not None:
-        if corpus or beir or pools:
-            raise typer.BadParameter("--semantic CORPUS replaces CORPUS / --beir / --pools; give only one")
-        _semantic(semantic, model, out, semantic_papers, semantic_seed, semantic_queries, exclude_papers,
-                  batch_size, backend, max_seq_length, cache_dir, device, {"pooling": pooling, "metric": metric},
-                  semantic_summaries, semantic_datasets)
-        return
-    try:
-        check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
-        bench = _benchmark(corpus, beir, pools, split, paper_log_seed, queries, section_retrieval, section_sample,
-                           section_title)
-        runs = []
-        for name in model:
-            encoder = name if name.lower() == "bm25" else load_encoder(
-                name, backend=backend, quantize=quantize, max_seq_length=max_seq_length, cache_dir=cache_dir,
-                device=device, pooling=pooling, metric=metric, ta_join=ta_join, adapter=adapter)
-            console.print(f"evaluating [bold]{name}[/bold] on {bench.name}", highlight=False)
-            runs.append(evaluate_encoder(encoder, bench, scenario, body_mode, k=k, batch_size=batch_size,
-                                         geometry=geometry, index_dir=index_dir, window_tokens=window_tokens))
-            del encoder
-        report = write_report(runs, bench, out, rankings=rankings, domain_baseline=domain_baseline)
-    except (BenchmarkError, CorpusError, IndexLoadError, ModelLoadError, ValueError) as err:
-        _fail(str(err))
-        return
-    console.print(eval_table(runs))
-    print_issues(console, bench.issues)
-    from sciembed.evaluation.task import key_label
-
-    for run in runs:  # per-run notes, e.g. how many ranked documents were tied
-        for key, notes in run.notes.items():
-            for note in notes:
-                console.print(f"[yellow]{escape(run.model)}, {escape(key_label(key))}: {escape(note['message'])}"
-                              "[/yellow]", highlight=False, soft_wrap=True)
-    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
+    run = run_suite(suite, force=overwrite, say=lambda line: console.print(escape(line), highlight=False),
+                    keep_going=False)
+    print_suite_run(run, write_suite_report(run), console)
 
 
-def print_issues(console: Console, issues, shown: int = 10) -> None:
-    """The benchmark's input problems, one line each (what, how many, file:line): none is only in the report."""
-    issues = list(issues)
-    problems = sum(i.count for i in issues)
-    if not problems:
-        return
-    console.print(f"[yellow]{problems} input problems[/yellow] counted (all listed in the report):", highlight=False)
-    for issue in issues[:shown]:
-        console.print(f"  [yellow]{escape(issue.message())}[/yellow]", highlight=False, soft_wrap=True)
-    if len(issues) > shown:
-        console.print(f"  … {len(issues) - shown} more kinds in the report", highlight=False)
-
-
-@dataclass
-class P2PTuning:
-    fusion: Path | None
-    tune: bool
-    seed: int
-    val_share: float
-
-
-def _collection_bench(corpus: Path, split: str, min_gold: int, tuning: P2PTuning):
-    from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
-
-    return build_collection_paper_to_paper(corpus, split=split, seed=tuning.seed, val_share=tuning.val_share,
-                                           min_gold=min_gold)
-
-
-def _eval_paper_to_paper(corpus, model, out, split, scifullbench, p2p_queries, p2p_qrels, p2p_config, llm_queries,
-                         methods, min_gold, cache_dir, batch_size, device, rankings, tuning: P2PTuning,
-                         backend="torch", quantize=False, max_seq_length=None, encoder_options=None) -> None:
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.evaluation import BenchmarkError
-    from sciembed.evaluation.p2p_report import write_p2p_report
-    from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, load_p2p_config
-    from sciembed.models import ModelLoadError, load_encoder
-    from sciembed.retrieval.learned_fusion import FusionSpec
-    from sciembed.retrieval.prism.queries import QueryFileError
-
-    console = Console()
-    try:
-        if scifullbench:
-            from sciembed.evaluation.scifullbench import load_scifullbench
-
-            bench = load_scifullbench(scifullbench)
-        elif p2p_qrels or p2p_queries:
-            if not (corpus and p2p_qrels and p2p_queries):
-                raise typer.BadParameter("--p2p-qrels and --p2p-queries go together, with a CORPUS")
-            from sciembed.evaluation.paper_to_paper import load_paper_to_paper
-
-            bench = load_paper_to_paper(corpus, p2p_queries, p2p_qrels)
-        else:
-            if corpus is None:
-                raise typer.BadParameter("--paper-to-paper needs a CORPUS: built with directed citations, or an "
-                                         "ingested collection")
-            from sciembed.corpus.layout import CorpusDir
-
-            if CorpusDir(corpus).has_citations():
-                from sciembed.evaluation.paper_to_paper import build_paper_to_paper
-
-                bench = build_paper_to_paper(corpus, split=split, min_gold=min_gold)
-            else:  # --tune-fusion builds val + test itself
-                bench = None if tuning.tune else _collection_bench(corpus, split, min_gold, tuning)
-        config = load_p2p_config(p2p_config, queries_file=llm_queries,
-                                 methods=[m.strip() for m in methods.split(",") if m.strip()] if methods else None,
-                                 batch_size=batch_size)
-        if len(model) > 1:
-            console.print(f"[yellow]paper-to-paper runs one encoder; using {model[0]}[/yellow]")
-        encoder = load_encoder(model[0], cache_dir=cache_dir, device=device, backend=backend, quantize=quantize,
-                               max_seq_length=max_seq_length, **(encoder_options or {}))
-        if tuning.tune:
-            bench, runs, spec = _tuned_p2p(tuning, corpus, split, min_gold, encoder, config, out, console)
-        else:
-            spec = FusionSpec.load(tuning.fusion) if tuning.fusion is not None else None
-            console.print(f"paper-to-paper on {bench.name}: {len(bench.queries)} query papers, "
-                          f"{len(bench.candidate_titles())} candidates, methods {', '.join(config.methods)}",
-                          highlight=False, soft_wrap=True)
-            runs = evaluate_paper_to_paper(bench, encoder, config, fusion=spec)
-        report = write_p2p_report(runs, bench, out, extra={"config": config.model_dump(mode="json"),
-                                                           "encoder": encoder.name}, rankings=rankings)
-    except (BenchmarkError, CorpusError, ModelLoadError, QueryFileError, ValueError) as err:  # FusionError too
-        _fail(str(err))
-        return
-    console.print(p2p_table(runs, bench.splits))
-    if spec is not None:
-        console.print(f"fused = {spec.label}", highlight=False)
-    print_issues(console, bench.issues)
-    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
-
-
-def _tuned_p2p(tuning: P2PTuning, corpus, split, min_gold, encoder, config, out, console):
-    """--tune-fusion: one ranking pass over the val + test query papers of an ingested collection, the
-    fusion tuned on val (saved as OUT/fusion.json), every method reported on test."""
-    from sciembed.evaluation.p2p_run import evaluate_with_tuned_fusion
-    from sciembed.evaluation.paper_to_paper import query_split_of
-    from sciembed.retrieval.learned_fusion import FUSION_FILE
-
-    if tuning.fusion is not None:
-        raise typer.BadParameter("give --fusion FILE or --tune-fusion, not both")
-    if corpus is None or split != "test":
-        raise typer.BadParameter("--tune-fusion needs an ingested collection CORPUS and --split test")
-    everything = _collection_bench(corpus, "all", min_gold, tuning)
-    ids = sorted(everything.queries)
-    val_ids = [q for q in ids if query_split_of(q, tuning.seed, tuning.val_share) == "val"]
-    test_ids = [q for q in ids if q not in set(val_ids)]
-    console.print(f"paper-to-paper on {everything.name}: {len(val_ids)} val + {len(test_ids)} test query papers, "
-                  f"{len(everything.candidate_titles())} candidates; fusion of {', '.join(config.fuse_runs)} tuned "
-                  f"on val, methods {', '.join(config.methods)} reported on test", highlight=False, soft_wrap=True)
-    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, encoder, config)
-    path = spec.save(Path(out) / FUSION_FILE)
-    console.print(f"fusion tuned on val: {spec.label} ({spec.tuned['metric']} {spec.tuned['score']:.4f}) -> {path}",
-                  highlight=False, soft_wrap=True)
-    return test, runs, spec
-
-
-def p2p_table(runs, splits) -> Table:
-    from sciembed.evaluation.p2p_run import P2P_LABELS
-
-    metrics = ("recall@50", "recall@100", "recall@300", "mrr@50", "ndcg@10")
-    table = Table(title="paper-to-paper ×100 (mean ± std over LLM samples where sampled)")
-    table.add_column("Method", no_wrap=True)
-    for split in splits:
-        n = runs[0].counts.get((split, None), {}).get("queries", "–")
-        for m in metrics:
-            table.add_column(f"{split[:4]}\n{P2P_LABELS[m]}" + (f"\nn={n}" if m == metrics[0] else ""),
-                             justify="right")
-    for run in runs:
-        std = run.config.get("sample_std") or {}
-        cells = []
-        for split in splits:
-            agg = run.aggregates.get((split, None), {})
-            for m in metrics:
-                value = f"{100 * agg.get(m, float('nan')):.1f}"
-                if split in std:
-                    value += f"±{100 * std[split][m]:.1f}"
-                cells.append(value)
-        table.add_row(run.model, *cells)
-    return table
-
-
-def _semantic(corpus: Path, models: list[str], out: Path, n_papers: int | None, seed: int, queries: Path | None,
-              exclude: Path | None, batch_size: int | None, backend: str, max_seq_length: int | None,
-              cache_dir: Path | None, device: str | None, encoder_options: dict[str, str | None],
-              summaries: Path | None = None, datasets: str | None = None) -> None:
-    from sciembed.corpus.layout import CorpusError
-    from sciembed.evaluation import BenchmarkError
-    from sciembed.evaluation.semantic import (
-        build_semantic_benchmark,
-        evaluate_semantic,
-        read_exclusions,
-        training_papers,
-    )
-    from sciembed.evaluation.semantic_report import write_semantic_report
-    from sciembed.models import ModelLoadError, load_encoder
-
-    console = Console()
-    try:
-        if any(m.lower() == "bm25" for m in models):
-            raise BenchmarkError("--semantic compares embedding models; bm25 has no vectors")
-        excluded = training_papers(models) | (read_exclusions(exclude) if exclude else set())
-        if datasets:
-            from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
-
-            bench = build_scirepeval_semantic_benchmark(
-                corpus, [d.strip() for d in datasets.split(",") if d.strip()], per_dataset=n_papers or 500, seed=seed,
-                exclude=excluded, queries_file=queries, summaries_file=summaries)
-        else:
-            bench = build_semantic_benchmark(corpus, n_papers=n_papers or 6000, seed=seed, exclude=excluded,
-                                             queries_file=queries, summaries_file=summaries)
-        runs = []
-        for name in models:
-            encoder = load_encoder(name, backend=backend, max_seq_length=max_seq_length, cache_dir=cache_dir,
-                                   device=device, **encoder_options)
-            console.print(f"evaluating [bold]{escape(name)}[/bold] ({encoder.metric}) on {bench.name}", highlight=False)
-            runs.append(evaluate_semantic(encoder, bench, batch_size=batch_size, name=name))
-            del encoder
-        report = write_semantic_report(runs, bench, out)
-    except (BenchmarkError, CorpusError, ModelLoadError, ValueError) as err:
-        _fail(str(err))
-        return
-    console.print(semantic_table(report.parent / "results.json"))
-    for issue in bench.issues:
-        console.print(f"[yellow]{escape(issue.message())}[/yellow]", highlight=False)
-    console.print(f"report: {escape(str(report))}", highlight=False, soft_wrap=True)
-
-
-def semantic_table(results_path: Path) -> Table:
-    import json
-
-    from sciembed.evaluation.semantic import CLUSTERING, TASKS
-
-    results = json.loads(results_path.read_text())
-    models = results["models"]
-    table = Table(title=f"semantic benchmark — mean rank (lower is better); queries: "
-                        f"{results['benchmark']['query_source']}")
-    table.add_column("Model")
-    tasks = [t for t in TASKS if any(t in m["results"] for m in models)]
-    for t in tasks:
-        table.add_column(t, justify="right")
-    if any(CLUSTERING in m["results"] for m in models):
-        tasks.append(CLUSTERING)
-        table.add_column("kNN share", justify="right")
-    table.add_column("overall", justify="right")
-    for m in models:
-        cells = [f"{m['results'][t]['mean_rank']:.2f}" if t != CLUSTERING else
-                 f"{m['results'][t]['knn_same_label']:.3f}" for t in tasks]
-        table.add_row(m["name"], *cells, f"{m['scores']['overall']:.3f}")
-    return table
-
-
+# the harness's ModelRun table (`sciembed demo` prints it)
 def eval_table(runs) -> Table:
     from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
     from sciembed.evaluation.task import key_label
@@ -437,11 +289,12 @@ def compare_command(
     seed: int = typer.Option(42, help="Seed of the Fisher test."),
 ) -> None:
     from sciembed.evaluation import BenchmarkError, compare_runs
-    from sciembed.evaluation.metrics import METRIC_LABELS, METRICS
+    from sciembed.evaluation.metrics import METRIC_LABELS
 
     try:
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
-                              metrics=tuple(metric or METRICS), max_p=max_p, n_permutations=permutations, seed=seed)
+                              metrics=tuple(metric) if metric else None, max_p=max_p,
+                              n_permutations=permutations, seed=seed)
     except (BenchmarkError, ValueError) as err:
         _fail(str(err))
         return

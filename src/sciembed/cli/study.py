@@ -33,7 +33,7 @@ def s2full_cmd(
     from rich.table import Table
 
     from sciembed.corpus.layout import CorpusError
-    from sciembed.evaluation.study import StudyError, load_study, run_study
+    from sciembed.experiments.study import StudyError, load_study, run_study
     from sciembed.training.config import ConfigError, parse_overrides
     from sciembed.training.plan import PlanError
 

@@ -5,7 +5,8 @@
     run.aggregates[("body_ta", "windowed")]["ndcg@10"]
     write_report([run], bench, Path("runs/eval"))
 
-Heavy libraries (torch, faiss, ranx) load only when a function needs them.
+Heavy libraries (torch, faiss, ranx) load only when a function needs them. This module's names are
+the interface packages above (training's validation) may use; they import nothing deeper.
 """
 
 from sciembed.evaluation.beir import BeirBenchmark, load_beir
@@ -16,7 +17,7 @@ from sciembed.evaluation.metrics import METRICS, PRIMARY
 from sciembed.evaluation.pools import PoolBenchmark, load_pools
 from sciembed.evaluation.report import write_report
 from sciembed.evaluation.run import ModelRun, evaluate_encoder
-from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey
+from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey, normalize_key
 
 __all__ = [
     "BODY_MODES",
@@ -39,5 +40,6 @@ __all__ = [
     "load_beir",
     "load_pools",
     "load_results",
+    "normalize_key",
     "write_report",
 ]

@@ -1,4 +1,4 @@
-"""Compare two evaluation runs (directories written by `sciembed eval`) query by query.
+"""Compare two evaluation runs (directories written by `sciembed eval` or `sciembed bench`) query by query.
 
 Scores are paired on the queries both runs scored; runs of different
 benchmarks (another corpus, split or paper log) are refused, since their
@@ -18,14 +18,46 @@ from sciembed.evaluation.report import FORMAT
 from sciembed.evaluation.significance import PairedResult, paired_test
 
 
-def load_results(run_dir: Path | str) -> dict[str, Any]:
+def load_results(run_dir: Path | str, benchmark: str | None = None) -> dict[str, Any]:
+    """A run's results in the harness shape (scores 0–1); a suite's (`eval` / `bench`) for one of its benchmarks."""
     path = Path(run_dir) / "results.json" if Path(run_dir).is_dir() else Path(run_dir)
     if not path.is_file():
         raise BenchmarkError(f"{run_dir}: no results.json (is this a directory written by `sciembed eval`?)")
     results = json.loads(path.read_text())
+    if "cells" in results:
+        return suite_results(results, path, benchmark)
     if results.get("format") != FORMAT:
         raise BenchmarkError(f"{path}: format {results.get('format')!r}, expected {FORMAT!r}")
     return results
+
+
+def suite_results(results: dict[str, Any], path: Path, benchmark: str | None = None) -> dict[str, Any]:
+    """One benchmark of a suite's results.json as the harness shape `compare_runs` pairs (per-query scores ÷ 100)."""
+    names = list(results["benchmarks"])
+    if benchmark is None and len(names) != 1:
+        raise BenchmarkError(f"{path}: a suite of {len(names)} benchmarks ({', '.join(names)}); name one")
+    name = benchmark or names[0]
+    if name not in names:
+        raise BenchmarkError(f"{path}: no benchmark {name!r}; it holds {', '.join(names)}")
+    cells = [c for c in results["cells"] if c["benchmark"] == name and c["status"] == "done"]
+    if not cells:
+        raise BenchmarkError(f"{path}: no finished cell on benchmark {name}")
+    models, tasks = [], {}
+    for cell in cells:
+        per_query = {}
+        for r in cell["results"]:
+            scores = {m: {q: v / 100.0 for q, v in s.items()} for m, s in r["per_query"].items() if m not in UNSCALED}
+            if scores:
+                per_query[r["task"]] = scores
+                tasks[r["task"]] = r["task"]
+        models.append({"name": cell["model"], "model": cell["model"], "per_query": per_query})
+    metrics = sorted({m for model in models for task in model["per_query"].values() for m in task})
+    fingerprint = cells[0]["key"].split(":", 2)[2]  # PROTOCOL:model:benchmark fingerprint
+    return {"format": FORMAT, "benchmark": {"name": name, "fingerprint": fingerprint}, "metrics": metrics,
+            "scenarios": tasks, "models": models}
+
+
+UNSCALED = frozenset({"first_relevant_rank", "rank"})  # ranks, not ×100 scores
 
 
 def pick_model(results: dict[str, Any], name: str | None, where: str) -> dict[str, Any]:
@@ -57,13 +89,15 @@ def compare_runs(
     model_a: str | None = None,
     model_b: str | None = None,
     test: str = "student",
-    metrics: tuple[str, ...] = METRICS,
+    metrics: tuple[str, ...] | None = None,
     max_p: float = 0.05,
     n_permutations: int = 1000,
     seed: int = 42,
 ) -> Comparison:
-    """B against A for every shared scenario and metric (Δ = B − A)."""
+    """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: the harness metrics both hold."""
     res_a, res_b = load_results(run_a), load_results(run_b)
+    if metrics is None:
+        metrics = tuple(m for m in METRICS if m in res_a["metrics"] and m in res_b["metrics"])
     fp_a, fp_b = res_a["benchmark"]["fingerprint"], res_b["benchmark"]["fingerprint"]
     if fp_a != fp_b:
         raise BenchmarkError(

@@ -31,7 +31,8 @@ from typing import Any, Protocol
 TASK_KINDS = ("retrieval", "rerank", "triplets", "classification", "regression")
 
 # The ranking metrics every retrieval / rerank task reports (ranx names; binary ones get "-l<min grade>").
-RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@10", "recall@100", "r-precision")
+RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@1", "recall@10", "recall@100",
+                                    "r-precision")
 GRADED_METRICS = frozenset({"ndcg", "ndcg@10", "ndcg@20"})
 
 
@@ -139,13 +140,16 @@ class TaskResult:
     counts: dict[str, int] = field(default_factory=dict)
     group: str = ""
     notes: list[str] = field(default_factory=list)
+    # ranking tasks: query -> [(doc, score)] best first, and the judgements; for run files, never saved in a cell
+    rankings: dict[str, list[tuple[str, float]]] | None = field(default=None, repr=False, compare=False)
+    qrels: dict[str, dict[str, int]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def score(self) -> float:
         return self.metrics.get(self.primary, float("nan"))
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k not in ("rankings", "qrels")}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskResult:

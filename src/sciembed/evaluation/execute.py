@@ -100,9 +100,11 @@ def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str
     counts = {"queries": len(task.queries), "candidates": len(task.docs),
               "mean_candidates_per_query": round(float(np.mean(sizes)), 2) if sizes else 0,
               "relevant_pairs": sum(1 for rel in task.qrels.values() for r in rel.values() if r >= task.relevant_min)}
-    notes = list(task.notes) + [n["message"] for n in tie_notes(rankings)]
-    return TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group,
-                      notes), rankings
+    unscored = 0.0 if isinstance(scorer, BM25Scorer) else None  # BM25's no-shared-term tail is not a tie
+    notes = list(task.notes) + [n["message"] for n in tie_notes(rankings, unscored)]
+    result = TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group, notes,
+                        rankings=rankings, qrels=task.qrels)
+    return result, rankings
 
 
 def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:

@@ -33,6 +33,19 @@ Ranking = list[tuple[str, float]]
 BM25_WINDOW_TOKENS = 512  # BM25 has no token budget; it reads the window of a 512-token model (358 words)
 
 
+def _unscored_tail(ranking: Ranking, order: Sequence[str], excluded: str | None, depth: int) -> Ranking:
+    """`ranking` filled up to `depth` with the candidates it lacks, at score 0 in tie order (`order`).
+
+    BM25 returns only candidates sharing a term with the query; the rest all score 0, so they are
+    tied and follow in seeded-hash order, as `sciembed bench`'s executor ranks them.
+    """
+    if len(ranking) >= depth:
+        return ranking
+    present = {d for d, _ in ranking}
+    tail = [(d, 0.0) for d in order if d not in present and d != excluded][: depth - len(ranking)]
+    return [*ranking, *tail]
+
+
 def _ordered(hits: Sequence[tuple[str, float]], k: int) -> Ranking:
     """Score descending, ties in seeded-hash order (never by id: see `ties.py`), first occurrence of an id kept."""
     seen: dict[str, float] = {}
@@ -61,7 +74,11 @@ def rank_task(ranker: Any, task: RetrievalTask, k: int, show_progress: bool = Tr
             return {q: [] for q in qids}
         index = ranker.index(task.doc_ids, task.doc_texts, task.candidates)
         hits = ranker.search(index, task, range(len(qids)), depth)
-        return {q: _ordered(h, k) for q, h in zip(qids, hits, strict=True)}
+        if getattr(ranker, "kind", "") != "bm25":
+            return {q: _ordered(h, k) for q, h in zip(qids, hits, strict=True)}
+        order = [d for d, _ in ordered((d, 0.0) for d in task.doc_ids)]
+        return {q: _unscored_tail(_ordered(h, k), order, x, k)
+                for q, h, x in zip(qids, hits, _exclusions(task, qids), strict=True)}
     from sciembed.models.progress import progress_bar
 
     text_of = dict(zip(task.doc_ids, task.doc_texts, strict=True))
@@ -71,7 +88,9 @@ def rank_task(ranker: Any, task: RetrievalTask, k: int, show_progress: bool = Tr
             pool = task.pools[q]
             if pool:
                 index = ranker.index(pool, [text_of[d] for d in pool], None)
-                out[q] = _ordered(ranker.search(index, task, [i], len(pool))[0], len(pool))  # pools are never cut at k
+                ranking = _ordered(ranker.search(index, task, [i], len(pool))[0], len(pool))  # pools are never cut
+                order = [d for d, _ in ordered((d, 0.0) for d in pool)]
+                out[q] = _unscored_tail(ranking, order, q if q in task.exclude.get(q, []) else None, len(pool))
             else:
                 out[q] = []
             advance(1)

@@ -22,7 +22,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.fields import trec_id
 from sciembed.evaluation.metrics import EXTRA_METRICS, METRIC_LABELS, METRICS, PRIMARY
 from sciembed.evaluation.plots import plot_domains, plot_scenarios, plot_spectrum
 from sciembed.evaluation.run import ModelRun
@@ -165,20 +164,14 @@ def write_report(runs: list[ModelRun], benchmark: Any, out_dir: Path | str, *, r
 
 
 def _write_rankings(runs: list[ModelRun], names: list[str], out: Path) -> None:
-    (out / "qrels").mkdir(exist_ok=True)
+    """Run files ``runs/<model>/<scenario>.run`` and judgements ``qrels/<scenario>.qrels`` (TREC formats)."""
+    from sciembed.evaluation.runfiles import write_qrels, write_run
+
     for key, qrels in runs[0].qrels.items():
-        with open(out / "qrels" / f"{slug(key_str(key))}.tsv", "w", encoding="utf-8") as f:
-            for qid in sorted(qrels):
-                for did, rel in sorted(qrels[qid].items()):
-                    f.write(f"{trec_id(qid)}\t0\t{trec_id(did)}\t{rel}\n")
+        write_qrels(out / "qrels" / f"{slug(key_str(key))}.qrels", qrels)
     for run, name in zip(runs, names, strict=True):
-        folder = out / "runs" / slug(name)
-        folder.mkdir(parents=True, exist_ok=True)
         for key, rankings in run.rankings.items():
-            with open(folder / f"{slug(key_str(key))}.trec", "w", encoding="utf-8") as f:
-                for qid in sorted(rankings):
-                    for rank, (did, score) in enumerate(rankings[qid], 1):
-                        f.write(f"{trec_id(qid)} Q0 {trec_id(did)} {rank} {score:.6f} {slug(name)}\n")
+            write_run(out / "runs" / slug(name) / f"{slug(key_str(key))}.run", rankings, slug(name))
 
 
 # -- markdown ---------------------------------------------------------------------------

@@ -223,7 +223,7 @@ def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_si
     run.aggregates[key] = M.aggregate(per_query)
     run.per_domain[key] = M.by_domain(per_query, task.domains)
     run.counts[key] = task.counts()
-    run.notes[key] = task.notes.to_list() + tie_notes(rankings)
+    run.notes[key] = task.notes.to_list() + tie_notes(rankings, 0.0 if run.kind == "bm25" else None)
     texts = len(task.query_texts) + len(task.doc_texts)
     run.encoding = {"texts": texts, "distinct": len(set(task.query_texts) | set(task.doc_texts)), "from_index": 0,
                     "encoded": getattr(scorer, "model_encoded", None) if isinstance(scorer, DenseScorer) else None,
@@ -241,7 +241,7 @@ def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking])
     run.aggregates[task.key] = M.aggregate(per_query)
     run.per_domain[task.key] = M.by_domain(per_query, task.domains)
     run.counts[task.key] = task.counts()
-    run.notes[task.key] = task.notes.to_list() + tie_notes(rankings)
+    run.notes[task.key] = task.notes.to_list() + tie_notes(rankings, 0.0 if run.kind == "bm25" else None)
 
 
 def add_metric(run: ModelRun, task: RetrievalTask, metric: str, scores: dict[str, float]) -> None:

@@ -82,7 +82,8 @@ class DenseScorer:
     def config(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint, "distance": self.distance,
                 "encoder_metric": self.encoder.metric, "max_seq_length": self.encoder.max_seq_length,
-                "dim": self.encoder.dim, "source": getattr(self.encoder, "source", None)}
+                "dim": self.encoder.dim, "source": getattr(self.encoder, "source", None),
+                "pooling": getattr(self.encoder, "pooling", None) or "model's own"}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text; each distinct text is encoded once per scorer (and once per cache)."""

@@ -29,19 +29,28 @@ def ordered(scores: Iterable[tuple[str, float]], seed: int = TIE_SEED) -> list[t
     return sorted(scores, key=lambda item: (-item[1], tie_key(item[0], seed)))
 
 
-def count_ties(rankings: Mapping[str, Sequence[tuple[str, float]]]) -> int:
-    """Ranked documents whose score equals the previous one's, over all queries."""
+def _tied(a: float, b: float, unscored: float | None) -> bool:
+    return a == b and a != unscored
+
+
+def count_ties(rankings: Mapping[str, Sequence[tuple[str, float]]], unscored: float | None = None) -> int:
+    """Ranked documents whose score equals the previous one's, over all queries.
+
+    `unscored`: the score of a candidate the scorer found no evidence for (BM25: 0, no shared term); those
+    are tied by construction and not counted, or BM25's zero tail would be reported as thousands of ties.
+    """
     return sum(
-        1 for ranking in rankings.values() for (_, a), (_, b) in pairwise(ranking) if a == b
+        1 for ranking in rankings.values() for (_, a), (_, b) in pairwise(ranking) if _tied(a, b, unscored)
     )
 
 
-def tie_notes(rankings: Mapping[str, Sequence[tuple[str, float]]]) -> list[dict[str, Any]]:
-    """The run's tie count as a report note (nothing when no two ranked scores are equal)."""
-    ties = count_ties(rankings)
+def tie_notes(rankings: Mapping[str, Sequence[tuple[str, float]]],
+              unscored: float | None = None) -> list[dict[str, Any]]:
+    """The run's tie count among scored candidates as a report note (nothing when there is none)."""
+    ties = count_ties(rankings, unscored)
     if not ties:
         return []
-    queries = sum(1 for r in rankings.values() if any(a == b for (_, a), (_, b) in pairwise(r)))
+    queries = sum(1 for r in rankings.values() if any(_tied(a, b, unscored) for (_, a), (_, b) in pairwise(r)))
     issue = Issue("ranked document with the same score as the one above it",
                   f"order set by a seeded hash of the document id, not by id ({queries} queries affected)", ties)
     return [issue.to_dict()]

@@ -67,19 +67,40 @@ def _wants_default(name: str | None) -> bool:
     return name in (DEFAULT_HUB_ID, "all-MiniLM-L6-v2") and hub_offline()
 
 
+RUN_RECIPE_FILE = "recipe.json"  # a training run directory holds its recipe here …
+RUN_MODEL_DIR = "model"  # … and its final model here (`training.rundir.RunDir` writes this layout)
+
+
+def run_directory_model(path: Path) -> Path | None:
+    """The saved model of a training run directory (any recipe); None when `path` is not a run directory."""
+    if not (path / RUN_RECIPE_FILE).is_file():
+        return None
+    model = path / RUN_MODEL_DIR
+    if not ((model / "modules.json").is_file() or (model / "config.json").is_file()):
+        import json
+
+        try:
+            recipe = json.loads((path / RUN_RECIPE_FILE).read_text(encoding="utf-8")).get("recipe", "?")
+        except (ValueError, AttributeError):
+            recipe = "?"
+        raise ModelLoadError(f"{path} is a {recipe} run directory without a saved model in {model} (not finished? "
+                             "a checkpoint under checkpoints/ can be given instead)")
+    return model
+
+
 def resolve_model_source(name: str | None) -> str:
-    """The local path or hub id that `name` is loaded from.
+    """The local path or hub id that `name` is loaded from: the one model-spec resolver.
 
     None, ``"minilm"`` and — in offline mode — ``sentence-transformers/all-MiniLM-L6-v2``
-    resolve to the offline package; an existing directory to its absolute path;
-    anything else shaped like a hub id (``owner/name``) is returned as is.
-    Raises `ModelLoadError` naming every place tried when nothing fits.
+    resolve to the offline package; a training run directory to its saved ``model/``;
+    another existing directory to its absolute path; anything else shaped like a hub id
+    (``owner/name``) is returned as is. Raises `ModelLoadError` naming every place tried when nothing fits.
     """
     attempts: list[Attempt] = []
     if name is not None:
         local = Path(name).expanduser()
         if local.is_dir():
-            return str(local.resolve())
+            return str((run_directory_model(local) or local).resolve())
         reason = "is a file, not a model directory" if local.exists() else "does not exist"
         attempts.append(Attempt("local path", str(local.resolve()), reason))
     if _wants_default(name):

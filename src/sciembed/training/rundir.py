@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sciembed.models.loading import RUN_MODEL_DIR, RUN_RECIPE_FILE
 from sciembed.training.config import TrainConfig, config_diff
 
 # Fields a resumed run may change: they affect bookkeeping, not data order or weights.
@@ -53,9 +54,9 @@ class RunDir:
     def __init__(self, root: str | Path) -> None:
         object.__setattr__(self, "root", Path(root))
 
-    recipe_path = property(lambda self: self.root / "recipe.json")
+    recipe_path = property(lambda self: self.root / RUN_RECIPE_FILE)
     checkpoints = property(lambda self: self.root / "checkpoints")
-    model = property(lambda self: self.root / "model")
+    model = property(lambda self: self.root / RUN_MODEL_DIR)
     best_model = property(lambda self: self.root / "best-model")  # the best validation's weights so far
     curves = property(lambda self: self.root / "curves")
     composition_path = property(lambda self: self.root / "composition.json")

@@ -29,7 +29,7 @@ BODY_MODE = "windowed"
 class CitationValidator(BaseEvaluator):
     def __init__(self, corpus: str | Path | CorpusDir, config: ValidationConfig) -> None:
         super().__init__()
-        from sciembed.evaluation.citation import build_citation_benchmark
+        from sciembed.evaluation import build_citation_benchmark
 
         benchmark = build_citation_benchmark(corpus, split=config.split, paper_log_seed=config.paper_log_seed)
         benchmark = subsample(benchmark, config.max_queries, config.max_candidates, config.sample_seed)
@@ -41,8 +41,7 @@ class CitationValidator(BaseEvaluator):
     def __call__(
         self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1
     ) -> dict[str, float]:
-        from sciembed.evaluation.run import evaluate_encoder
-        from sciembed.evaluation.task import normalize_key
+        from sciembed.evaluation import evaluate_encoder, normalize_key
         from sciembed.models import wrap_sentence_transformer
         from sciembed.training.model import reading_as_saved
 

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from sciembed.demo import _real_text_check, real_text_lines
+from sciembed.experiments.demo import _real_text_check, real_text_lines
 
 
 def test_real_text_check_compares_base_and_trained(tmp_path, keyword_encoder):

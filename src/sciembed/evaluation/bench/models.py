@@ -17,24 +17,16 @@ from sciembed.evaluation.bench.suite import ModelEntry, SuiteError
 
 
 def resolve_model(spec: str) -> str:
-    """The path or name `load_encoder` should load; run directories become their saved model."""
+    """The path or name `load_encoder` should load (`models.loading.resolve_model_source`; run directories
+    become their saved model), ``bm25`` and ``minilm`` as they are."""
+    from sciembed.models.loading import ModelLoadError, resolve_model_source
+
     if spec.lower() in ("bm25", "minilm"):
         return spec.lower()
-    path = Path(spec).expanduser()
-    if (path / "recipe.json").is_file():
-        from sciembed.training.rundir import RunDir
-
-        run = RunDir(path)
-        if not (run.model / "modules.json").is_file() and not (run.model / "config.json").is_file():
-            last = run.last_checkpoint()
-            raise SuiteError(f"{path} is a {run.read_recipe().get('recipe', '?')} run directory without a saved "
-                             f"model in {run.model} (not finished?{f' last checkpoint: {last}' if last else ''})")
-        return str(run.model.resolve())
-    if path.is_dir():
-        return str(path.resolve())
-    if spec.startswith((".", "/", "~")):
-        raise SuiteError(f"model {spec!r}: no such directory")
-    return spec  # a hub id
+    try:
+        return resolve_model_source(spec)
+    except ModelLoadError as exc:
+        raise SuiteError(f"model {spec!r}: {exc}") from None
 
 
 def model_key(entry: ModelEntry) -> str:
@@ -56,7 +48,7 @@ def model_key(entry: ModelEntry) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int = 32) -> Any:
+def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = None) -> Any:
     from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
     from sciembed.models import load_encoder
     from sciembed.models.card import read_model_card

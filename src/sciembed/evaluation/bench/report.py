@@ -184,6 +184,17 @@ def write_suite_report(run: SuiteRun) -> Path:
     return report
 
 
+def input_issues(description: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every ``issues`` list in a benchmark's description (BEIR-like benchmarks keep one per task folder)."""
+    found = list(description.get("issues") or [])
+    for value in description.values():
+        if isinstance(value, dict):
+            for sub in value.values():
+                if isinstance(sub, dict):
+                    found += input_issues(sub)
+    return found
+
+
 def _detail(run: SuiteRun, bname: str, bench: Any) -> str:
     desc = bench.describe()
     lines = [f"# {bname} ({bench.kind})", ""]
@@ -209,6 +220,6 @@ def _detail(run: SuiteRun, bname: str, bench: Any) -> str:
     if summary_keys:
         rows = [[m.name, *[_fmt(value(run, m.name, (bname, k)), 2) for k in summary_keys]] for m in run.suite.models]
         lines += ["## Summary", "", *_table(["Model", *summary_keys], rows), ""]
-    issues = desc.get("issues") or []
+    issues = input_issues(desc)
     lines += ["## Input problems", "", *([f"- {i['message']}" for i in issues] or ["- none"]), ""]
     return "\n".join(lines) + "\n"

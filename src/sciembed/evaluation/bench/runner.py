@@ -70,12 +70,15 @@ class SuiteRun:
         return sum(1 for c in self.cells.values() if not c.reused)
 
 
-def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] = print) -> SuiteRun:
+def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] = print,
+              keep_going: bool = True) -> SuiteRun:
+    """Every cell, reusing finished ones unless `force`; `keep_going=False` lets a failing cell's error propagate."""
     from sciembed.evaluation.bench.models import make_scorer, model_key
+    from sciembed.ioutil.atomic import refuse_links
 
     start = time.perf_counter()
     out = Path(suite.out)
-    out.mkdir(parents=True, exist_ok=True)
+    refuse_links(out)  # results, cells and run files are written in place: never through a planted link
     cache = Path(suite.cache) if suite.cache else out / "embedding-cache"
     benchmarks: dict[str, Any] = {}
     missing: dict[str, str] = {}
@@ -89,6 +92,7 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
                 raise BenchmarkError(f"benchmark {entry.name} cannot be loaded: {exc}") from exc
             missing[entry.name] = str(exc)
             say(f"[benchmark] {entry.name} ({entry.kind}): MISSING, skipped (optional): {exc}")
+    out.mkdir(parents=True, exist_ok=True)  # only once the benchmarks load: bad input leaves no output behind
     fingerprints = {name: b.fingerprint() for name, b in benchmarks.items()}
     cells: dict[tuple[str, str], Cell] = {}
     for entry in suite.models:
@@ -107,15 +111,30 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
             if scorer is None:
                 scorer = make_scorer(entry, cache, suite.batch_size)
             say(f"[cell] {entry.name} × {bname}: computing")
-            cell = compute_cell(entry.name, bname, key, bench, scorer)
+            cell = compute_cell(entry.name, bname, key, bench, scorer, keep_going)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, json.dumps(cell.to_dict(), indent=1, default=_json_default) + "\n")
+            if suite.run_depth:
+                write_run_files(out, entry.name, bname, cell, suite.run_depth)
             cells[(entry.name, bname)] = cell
             say(f"  {cell.status} in {cell.seconds:.1f} s" + (f": {cell.error}" if cell.error else ""))
     return SuiteRun(suite, out, benchmarks, missing, cells, time.perf_counter() - start)
 
 
-def compute_cell(model: str, bname: str, key: str, bench: Any, scorer: Any) -> Cell:
+def write_run_files(out: Path, model: str, bname: str, cell: Cell, depth: int) -> None:
+    """``runs/<model>/<benchmark>/<task>.run`` and ``qrels/<benchmark>/<task>.qrels`` for every ranking task."""
+    from sciembed.evaluation.runfiles import write_qrels, write_run
+
+    for result in cell.results:
+        if result.rankings is None:
+            continue
+        name = slug(result.task)
+        write_run(out / "runs" / slug(model) / slug(bname) / f"{name}.run", result.rankings, slug(model), depth)
+        if result.qrels is not None:
+            write_qrels(out / "qrels" / slug(bname) / f"{name}.qrels", result.qrels)
+
+
+def compute_cell(model: str, bname: str, key: str, bench: Any, scorer: Any, keep_going: bool = True) -> Cell:
     from sciembed.evaluation.execute import run_task, supports
 
     t0 = time.perf_counter()
@@ -135,8 +154,12 @@ def compute_cell(model: str, bname: str, key: str, bench: Any, scorer: Any) -> C
                 cell.results.append(run_task(task, scorer))
         cell.summary = bench.summarize(cell.results) if cell.results else {}
     except BenchmarkError as exc:
+        if not keep_going:
+            raise
         cell.status, cell.error = "error", str(exc)
     except Exception as exc:  # one cell failing must not lose the others; the traceback goes in the cell
+        if not keep_going:
+            raise
         cell.status, cell.error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
     cell.skipped_tasks.update(getattr(bench, "skipped", {}) or {})
     cell.seconds = time.perf_counter() - t0

@@ -85,10 +85,13 @@ class HarnessAdapter:
     scenarios: tuple[str, ...] = ("ta_ta", "body_ta", "body_body")
     body_modes: tuple[str, ...] = ("windowed",)
     primary: str = "ndcg@10"
+    geometry: bool = False  # dense models: alignment, uniformity, spectrum as one more task
+    window_tokens: int | None = None  # body windows' token budget (default: the encoder's)
     native: bool = True  # run by `run_native`, not task by task
 
     def fingerprint(self) -> str:
-        return f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
+        return (f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
+                f":g{int(self.geometry)}:w{self.window_tokens}")
 
     def describe(self) -> dict[str, Any]:
         d = self.benchmark.describe()
@@ -98,7 +101,7 @@ class HarnessAdapter:
     def tasks(self, style: TextStyle) -> list[RankingTask]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
         from sciembed.evaluation.run import evaluate_encoder
         from sciembed.evaluation.scorers import DenseScorer
 
@@ -106,11 +109,29 @@ class HarnessAdapter:
         candidates = getattr(self.benchmark, "units", None) or self.benchmark.papers  # sections, else papers
         k = max(1, len(candidates))
         run = evaluate_encoder(model, self.benchmark, self.scenarios, self.body_modes, k=k, show_progress=True,
-                               batch_size=batch_size, geometry=False)
-        return task_results(run, self.kind, self.primary)
+                               batch_size=batch_size, geometry=self.geometry, window_tokens=self.window_tokens)
+        if isinstance(scorer, DenseScorer):  # the harness encodes through the encoder: count it on the scorer
+            scorer.encoded += int(run.encoding.get("distinct", 0))
+            scorer.model_encoded += int(run.encoding.get("encoded", 0))
+        out = task_results(run, self.kind, self.primary)
+        if run.geometry:
+            metrics = {k: float(v) for k, v in _flat(run.geometry).items()}
+            out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=self.kind))
+        return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         return primary_summary(results)
+
+
+def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    """Numeric leaves of a nested dict as ``a.b`` keys."""
+    out: dict[str, float] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "") -> list[TaskResult]:
@@ -122,7 +143,8 @@ def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "
         per_query = {m: {q: 100.0 * v for q, v in s.items()} for m, s in run.per_query[key].items()}
         metrics = {m: 100.0 * v for m, v in run.aggregates[key].items()}
         out.append(TaskResult(prefix + key_str(key), "retrieval", primary, metrics, per_query,
-                              dict(run.counts[key]), group, [n["message"] for n in run.notes[key]]))
+                              dict(run.counts.get(key, {})), group, [n["message"] for n in run.notes.get(key, [])],
+                              rankings=run.rankings.get(key), qrels=run.qrels.get(key)))
     return out
 
 
@@ -171,13 +193,13 @@ class SemanticAdapter:
 
     def describe(self) -> dict[str, Any]:
         b = self.benchmark
-        return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint(), "counts": b.counts,
-                "query_source": b.query_source, "issues": b.issues.to_list()}
+        return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint(), "config": b.config,
+                "counts": b.counts, "query_source": b.query_source, "issues": b.issues.to_list()}
 
     def tasks(self, style: TextStyle) -> list[Any]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
         from sciembed.evaluation.semantic import CLUSTERING, SCORE_METRIC, evaluate_semantic
 
         run = evaluate_semantic(_encoder_of(scorer, self.kind), self.benchmark, batch_size=batch_size,
@@ -188,43 +210,83 @@ class SemanticAdapter:
                          if task in run.per_query_ranks else {})
             counts = {k: int(metrics[k]) for k in ("queries", "pool") if k in metrics}
             values = {k: float(v) for k, v in metrics.items() if k not in counts}
-            out.append(TaskResult(task, "clustering" if task == CLUSTERING else "retrieval", SCORE_METRIC[task],
+            out.append(TaskResult(task, "clustering" if task == CLUSTERING else "retrieval",
+                                  SCORE_METRIC.get(task, "mean_rank"),
                                   values, per_query, counts, self.kind))
+        if out and run.anisotropy:  # Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors
+            out[0].notes.append("anisotropy: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                                            for k, v in run.anisotropy.items()))
         return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
-        return {r.task: r.score for r in results}
+        """Each task's score; SemCSE's generalisation check (§5.1) is reported, not summarised."""
+        from sciembed.evaluation.semantic import GENERALISATION
+
+        return {r.task: r.score for r in results if r.task not in GENERALISATION}
+
+
+@dataclass(frozen=True)
+class TunedFusion:
+    """Method ``fused`` tuned on the val query papers and every method scored on the test ones; each
+    model's fusion is saved as ``<folder>/<model>.json`` (a `FusionSpec`, reusable as ``fusion``)."""
+
+    val_ids: list[str]
+    test_ids: list[str]
+    folder: Path
 
 
 @dataclass
 class PaperToPaperAdapter:
-    """Whole papers as queries (a corpus with directed citations, a qrels file, SciFullBench): each method on
-    each split is a task (the harness metrics of `p2p_run`, ×100)."""
+    """Whole papers as queries (a corpus with directed citations, a qrels file, an ingested collection,
+    SciFullBench): each method on each split is a task (the harness metrics of `p2p_run`, ×100)."""
 
     benchmark: Any  # PaperToPaperBenchmark
     name: str
     config: Any  # P2PConfig
     kind: str = "paper_to_paper"
     native: bool = True
+    fusion: Any = None  # FusionSpec applied by method ``fused``
+    tuned: TunedFusion | None = None
 
     def fingerprint(self) -> str:
         import hashlib
         import json
 
-        config = json.dumps(self.config.model_dump(mode="json"), sort_keys=True, default=str)
+        extra = {"fusion": self.fusion.to_dict() if self.fusion is not None else None,
+                 "tuned": [self.tuned.val_ids, self.tuned.test_ids] if self.tuned is not None else None}
+        config = json.dumps([self.config.model_dump(mode="json"), extra], sort_keys=True, default=str)
         return f"{self.benchmark.fingerprint()}:{hashlib.sha256(config.encode()).hexdigest()[:8]}"
 
     def describe(self) -> dict[str, Any]:
-        return {**self.benchmark.describe(), "name": self.name, "config": self.config.model_dump(mode="json")}
+        described = {**self.benchmark.describe(), "name": self.name, "config": self.config.model_dump(mode="json")}
+        if self.fusion is not None:
+            described["fusion"] = self.fusion.to_dict()
+        if self.tuned is not None:
+            described["fusion_tuning"] = {"val_queries": len(self.tuned.val_ids),
+                                          "test_queries": len(self.tuned.test_ids), "saved_in": str(self.tuned.folder)}
+        return described
 
     def tasks(self, style: TextStyle) -> list[Any]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
-        from sciembed.evaluation.p2p_run import evaluate_paper_to_paper
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
+        from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, evaluate_with_tuned_fusion
+        from sciembed.ioutil.names import slug
 
-        runs = evaluate_paper_to_paper(self.benchmark, _encoder_of(scorer, self.kind), self.config)
-        return [r for run in runs for r in task_results(run, self.kind, "recall@100", prefix=f"{run.model}/")]
+        encoder = _encoder_of(scorer, self.kind)
+        if self.tuned is None:
+            runs = evaluate_paper_to_paper(self.benchmark, encoder, self.config, fusion=self.fusion)
+        else:
+            runs, spec, _ = evaluate_with_tuned_fusion(self.benchmark, self.tuned.val_ids, self.tuned.test_ids,
+                                                       encoder, self.config)
+            path = spec.save(self.tuned.folder / f"{slug(scorer.name)}.json")
+            note = (f"fusion tuned on val ({len(self.tuned.val_ids)} query papers): {spec.label} "
+                    f"({spec.tuned['metric']} {spec.tuned['score']:.4f}), saved as {path}")
+        results = [r for run in runs for r in task_results(run, self.kind, "recall@100", prefix=f"{run.model}/")]
+        for result in results:
+            if self.tuned is not None and result.task.startswith("fused/"):
+                result.notes.append(note)
+        return results
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         return primary_summary(results)

@@ -16,4 +16,5 @@ def load(entry: Any, context: Any) -> HarnessAdapter:
         raise BenchmarkError(f"benchmark {entry.name}: query_mode {mode!r}; citation takes {', '.join(QUERY_MODES)}")
     bench = build_citation_benchmark(entry.resolved_path(), split=entry.split, paper_log_seed=entry.seed,
                                      queries=mode)
-    return HarnessAdapter(bench, entry.name, "citation", tuple(entry.scenarios), tuple(entry.body_modes))
+    return HarnessAdapter(bench, entry.name, "citation", tuple(entry.scenarios), tuple(entry.body_modes),
+                          geometry=entry.geometry, window_tokens=entry.window_tokens)

@@ -32,10 +32,17 @@ class BenchmarkEntry(BaseModel):
     queries_file: str | None = None  # semantic: queries JSONL; paper_to_paper: query paper ids
     qrels_file: str | None = None  # paper_to_paper: TREC qrels over the corpus' paper ids
     exclude: str | None = None  # semantic: paper ids (file or corpus dir) left out of the sample
+    summaries_file: str | None = None  # semantic: held-out summaries JSONL -> SemCSE's generalisation check (§5.1)
+    datasets: list[str] | None = None  # semantic on a SciRepEval release root: the paper's construction
+    geometry: bool = False  # citation: alignment, uniformity and the spectrum of a dense model's vectors
+    window_tokens: int | None = Field(None, ge=1)  # citation / section_retrieval: token budget of body windows
     min_gold: int = Field(1, ge=1)  # paper_to_paper: query papers with at least this many gold papers
     config: str | None = None  # paper_to_paper / scifullbench: configs/prism-*.yaml
     llm_queries: str | None = None  # paper_to_paper / scifullbench: LLM aspect queries for prism_llm
     methods: list[str] | None = None  # paper_to_paper / scifullbench: methods (default: the config's)
+    fusion: str | None = None  # paper_to_paper: fusion.json for method `fused` (from tune_fusion)
+    tune_fusion: bool = False  # paper_to_paper on an ingested collection: tune `fused` on val, report test
+    val_share: float = Field(0.3, gt=0, lt=1)  # paper_to_paper on an ingested collection: val query share
 
     @field_validator("kind")
     @classmethod

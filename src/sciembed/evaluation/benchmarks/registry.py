@@ -59,7 +59,7 @@ BENCHMARKS: dict[str, BenchmarkKind] = {
     k.name: k
     for k in (
         _kind("citation", "citation retrieval on a built corpus (TA/body scenarios, S2Full)", citation,
-              ("split", "scenarios", "body_modes", "seed", "query_mode"), "ndcg@10"),
+              ("split", "scenarios", "body_modes", "seed", "query_mode", "geometry", "window_tokens"), "ndcg@10"),
         _kind("beir", "a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)", beir,
               ("split", "relevant_min"), "ndcg@10"),
         _kind("pools", "re-ranking pools JSONL (each query with its own candidates)", pools, ("relevant_min",),
@@ -72,12 +72,13 @@ BENCHMARKS: dict[str, BenchmarkKind] = {
         _kind("triplets", "(query, positive, negative) triplets: accuracy and geometry", triplets, ("seed",),
               "accuracy"),
         _kind("section_retrieval", "same-paper section retrieval (S@1, S@3, MRR)", section_retrieval,
-              ("split", "sample", "seed", "section_title"), "hit_rate@1"),
+              ("split", "sample", "seed", "section_title", "window_tokens"), "hit_rate@1"),
         _kind("semantic", "SemCSE's semantic benchmark (mean rank; lower is better)", semantic,
-              ("sample", "seed", "queries_file", "exclude"), "mean_rank"),
-        _kind("paper_to_paper", "whole papers as queries over a corpus with directed citations (PRISM)",
+              ("sample", "seed", "queries_file", "exclude", "summaries_file", "datasets"), "mean_rank"),
+        _kind("paper_to_paper", "whole papers as queries: a corpus with directed citations, a qrels file or an "
+                                "ingested collection (PRISM)",
               paper_to_paper, ("split", "min_gold", "queries_file", "qrels_file", "config", "llm_queries",
-                               "methods"), "recall@100"),
+                               "methods", "seed", "fusion", "tune_fusion", "val_share"), "recall@100"),
         _kind("scifullbench", "SciFullBench release folder (paper-to-paper)", scifullbench,
               ("config", "llm_queries", "methods"), "recall@100"),
     )

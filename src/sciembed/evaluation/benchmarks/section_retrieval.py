@@ -12,4 +12,5 @@ def load(entry: Any, context: Any) -> HarnessAdapter:
 
     bench = build_section_benchmark(entry.resolved_path(), split=entry.split, sample=entry.sample, seed=entry.seed,
                                     title=entry.section_title)
-    return HarnessAdapter(bench, entry.name, "section_retrieval", primary="hit_rate@1")
+    return HarnessAdapter(bench, entry.name, "section_retrieval", primary="hit_rate@1",
+                          window_tokens=entry.window_tokens)

@@ -261,7 +261,7 @@ def run_study(
     report = write_report(model_runs, bench, out / "report", rankings=False, domain_baseline=REFERENCE_ARM)
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
-    from sciembed.evaluation.study_report import render_study
+    from sciembed.experiments.study_report import render_study
 
     results = json.loads((out / "report" / "results.json").read_text())
     manifest = CorpusDir(corpus).manifest() if (corpus / "manifest.json").exists() else {}

@@ -23,8 +23,8 @@ from typing import Any
 
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
 
-REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
+REPO_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
+SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
 ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 # Real text for the optional check that citation training does not cost general scientific semantics.
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"

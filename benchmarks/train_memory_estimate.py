@@ -94,6 +94,22 @@ def with_estimate(cell: dict, model_path: str) -> dict:
             "estimate_components": parts}
 
 
+def write(out: Path, cells: list[dict], machine: dict, extra: dict | None = None) -> None:
+    ratios = [c["ratio_estimated_over_measured"] for c in cells if c.get("ratio_estimated_over_measured")]
+    write_report(out, {
+        "benchmark": "train_memory_estimate",
+        "what": "estimated vs measured peak memory of a training step (MNRL over 2 × batch texts, backward, AdamW), "
+                "CPU, fp32, beyond the resident size with the model loaded",
+        "method": "fresh subprocess per cell; VmHWM reset via /proc/self/clear_refs before the first of two steps; "
+                  "measured = VmHWM - VmRSS at the reset; estimated = estimator total - weights",
+        "models": {"tiny": f"random-init BERT {TINY} + MiniLM tokenizer", "minilm": "offline all-MiniLM-L6-v2"},
+        "goal": "ratio within 0.75-1.25",
+        "within_25_percent": sum(0.75 <= r <= 1.25 for r in ratios), "cells": len(cells),
+        "ratio_min": min(ratios, default=None), "ratio_max": max(ratios, default=None),
+        "host": machine, **(extra or {}), "runs": cells,
+    })
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="+", default=["tiny", "minilm"])
@@ -115,10 +131,9 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     paths = {"tiny": str(build_tiny(Path(tmp.name))), "minilm": resolve_model_source(None)}
     default_batches = {"tiny": [8, 32], "minilm": [4, 16]}
-    cells = []
-    if args.reestimate:
-        previous = json.loads(args.out.read_text())["runs"]
-        cells = [with_estimate(c, paths[c["model"]]) for c in previous]
+    previous = json.loads(args.out.read_text()) if args.reestimate else {}
+    cells = [with_estimate(c, paths[c["model"]]) for c in previous.get("runs", [])]
+    machine = previous.get("host") or host()
     for name in [] if args.reestimate else args.models:
         for batch in args.batches or default_batches[name]:
             for seq in args.seqs:
@@ -126,24 +141,10 @@ def main() -> None:
                     cmd = [sys.executable, __file__, "--child", paths[name], str(batch), str(seq), "1" if ckpt else "0"]
                     cell = {"model": name, **run_child(cmd, {"model": name, "batch_pairs": batch, "seq": seq,
                                                               "checkpointing": ckpt}, error_lines=3)}
-                    cell = with_estimate(cell, paths[name])
-                    print(json.dumps({k: v for k, v in cell.items() if k != "estimate_components"}), flush=True)
-                    cells.append(cell)
-    ratios = [c["ratio_estimated_over_measured"] for c in cells if c.get("ratio_estimated_over_measured")]
-    report = {
-        "benchmark": "train_memory_estimate",
-        "what": "estimated vs measured peak memory of a training step (MNRL over 2 × batch texts, backward, AdamW), "
-                "CPU, fp32, beyond the resident size with the model loaded",
-        "method": "fresh subprocess per cell; VmHWM reset via /proc/self/clear_refs before the first of two steps; "
-                  "measured = VmHWM - VmRSS at the reset; estimated = estimator total - weights",
-        "models": {"tiny": f"random-init BERT {TINY} + MiniLM tokenizer", "minilm": "offline all-MiniLM-L6-v2"},
-        "goal": "ratio within 0.75-1.25",
-        "within_25_percent": sum(0.75 <= r <= 1.25 for r in ratios), "cells": len(cells),
-        "ratio_min": min(ratios, default=None), "ratio_max": max(ratios, default=None),
-        **(json.loads(args.out.read_text()).get("host", {}) if args.reestimate else {"host": host()}),
-        "runs": cells,
-    }
-    write_report(args.out, report)
+                    cells.append(with_estimate(cell, paths[name]))
+                    print(json.dumps({k: v for k, v in cells[-1].items() if k != "estimate_components"}), flush=True)
+                    write(args.out, cells, machine)  # after every cell: a run stopped early keeps what it measured
+    write(args.out, cells, machine, {k: previous[k] for k in ("not_run", "note") if k in previous})
     print(f"wrote {args.out}")
 
 

@@ -44,8 +44,17 @@ def acl_views(papers: int, seed: int, sample: int | None, corpus: Path | None) -
     from sciembed.views import section_view, ta_text
 
     if corpus is not None:
-        every = list(read_parquet(corpus / "papers.parquet"))
-        read = sorted(random.Random(seed).sample(every, min(papers, len(every))), key=lambda p: p.id)
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        from sciembed.papers.model import Paper
+
+        ids = pq.read_table(corpus / "papers.parquet", columns=["id"]).column("id").to_pylist()
+        chosen_ids = sorted(random.Random(seed).sample(ids, min(papers, len(ids))))
+        table = pq.read_table(corpus / "papers.parquet")
+        table = table.filter(pc.is_in(table.column("id"), value_set=pa.array(chosen_ids)))
+        read = sorted((Paper.from_dict(row) for row in table.to_pylist()), key=lambda p: p.id)
         result = None
     else:
         files = sorted(ACL.glob("*.tei.xml*"))

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.cli.options import BatchSize
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
@@ -44,7 +45,7 @@ def index(
     metric: str | None = encoder_options.METRIC,
     target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
-    batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="default: by GPU memory, 32 on CPU"),
+    batch_size: BatchSize = None,
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
     index_kind: str = typer.Option(

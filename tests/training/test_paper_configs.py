@@ -69,3 +69,15 @@ def test_s2full_validation_counts_self_retrieval(tiny_corpus):
     assert isinstance(CitationValidator(tiny_corpus, ValidationConfig()).benchmark, SelfRetrieval)
     off = CitationValidator(tiny_corpus, ValidationConfig(self_retrieval=False)).benchmark
     assert not isinstance(off, SelfRetrieval)
+
+
+def test_paper_configs_fit_an_80gb_card_as_the_paper_ran_them():
+    """Issue 20: SciJEPA's JEPA and InfoNCE runs checkpoint gradients (512 × 512 tokens do not fit 80 GB
+    otherwise); S2Full's ModernBERT run uses mini-batches of 64 at 1,024 tokens, as the paper."""
+    from sciembed.training.config import InfoNCEConfig, JepaConfig
+
+    for name in ["jepa-scibert.yaml", *(p.name for p in CONFIGS.glob("jepa-lambda-*.yaml"))]:
+        assert load_config(JepaConfig, CONFIGS / name).training.gradient_checkpointing, name
+    assert load_config(InfoNCEConfig, CONFIGS / "infonce-scibert.yaml").training.gradient_checkpointing
+    for name in ("window-modernbert.yaml", "window-modernbert-ta_ta.yaml"):
+        assert load_config(WindowConfig, CONFIGS / name).training.mini_batch_size == 64, name

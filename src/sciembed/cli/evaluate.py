@@ -175,7 +175,7 @@ def eval_command(
     window_tokens: int | None = typer.Option(None, min=1, rich_help_panel=_BENCH,
                                              help="citation, section_retrieval: token budget of body windows."),
     cache_dir: CacheDir = None,
-    batch_size: BatchSize = 32,
+    batch_size: BatchSize = None,
     run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
     overwrite: Overwrite = False,
     backend: str = typer.Option("torch", rich_help_panel=_MODEL, help="torch | onnx."),

@@ -1,6 +1,6 @@
 """The options every `sciembed` command spells the same way, as ``Annotated`` types (the `llm/cli_options.py` way).
 
-    def command(out: OutDir, model: ModelSpecs, batch_size: BatchSize = 32, seed: Seed = 0, ...): ...
+    def command(out: OutDir, model: ModelSpecs, batch_size: BatchSize = None, seed: Seed = 0, ...): ...
 
 `-o/--out` is where a command writes, `-m/--model` a model spec (a directory,
 a hub id, ``minilm``, ``bm25`` or a training run directory), `-c/--config` a
@@ -25,6 +25,7 @@ ModelSpec = Annotated[str, typer.Option(
 ConfigFile = Annotated[Path | None, typer.Option("--config", "-c", help="YAML config file.")]
 CacheDir = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Embedding cache directory: a re-run encodes only texts it has not seen.")]
-BatchSize = Annotated[int, typer.Option("--batch-size", min=1, help="Texts per encoding batch.")]
+BatchSize = Annotated[int | None, typer.Option(
+    "--batch-size", min=1, help="Texts per encoding batch (default: from the free GPU memory on CUDA, 32 on CPU).")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (samples, splits, tie order).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]

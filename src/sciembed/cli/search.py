@@ -9,6 +9,7 @@ import typer
 from sciembed.cli import encoder_options
 from sciembed.cli.deprecation import note, renamed
 from sciembed.cli.groups import alias, index_app
+from sciembed.cli.options import BatchSize
 from sciembed.errors import SciembedInputError
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
@@ -44,7 +45,7 @@ def index(
     metric: str | None = encoder_options.METRIC,
     target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
-    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    batch_size: BatchSize = None,
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
     index_kind: str = typer.Option(

@@ -7,6 +7,8 @@ from typing import Any
 
 import typer
 
+from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, check_estimate_for, parse_memory_size
+
 # Typed flags and the config key each one sets (they win over --set, which wins over the file).
 FLAG_KEYS = {
     "base_model": "model.base",
@@ -69,6 +71,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.models.loading import ModelLoadError
     from sciembed.training.config import ConfigError
     from sciembed.training.ema import CheckpointExtrasError
+    from sciembed.training.memory_estimate import MemoryLimitError
     from sciembed.training.plan import PlanError
     from sciembed.training.recipes import UnknownRecipeError
     from sciembed.training.rundir import RunDirError
@@ -79,12 +82,27 @@ def _user_errors() -> tuple[type[Exception], ...]:
 
     return (
         ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
-        CheckpointExtrasError, TripletError, TokenizerError, WorldSizeError,
+        CheckpointExtrasError, TripletError, TokenizerError, WorldSizeError, MemoryLimitError,
     )
 
 
+def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: int | None, estimate_for: str) -> None:
+    """Print the peak-memory estimate (with and without checkpointing) and the host-memory estimate."""
+    from sciembed.training.memory_estimate import MemoryEstimateError, device_memory_of, estimate, host_estimate
+
+    try:
+        est = estimate(config, estimate_for)
+    except MemoryEstimateError as exc:
+        console.print(str(exc), highlight=False)
+        return
+    limit, label = (device_memory, "--device-memory") if device_memory is not None else device_memory_of(est.target)
+    console.print(est.report(limit, label))
+    console.print("\n".join(host_estimate(config, est, data_bytes).lines()), highlight=False)
+
+
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
-               sets: list[str], flags: dict[str, Any]) -> None:
+               sets: list[str], flags: dict[str, Any], device_memory: int | None = None, estimate_for: str = "auto",
+               force: bool = False) -> None:
     from rich.console import Console
 
     from sciembed.training.config import load_config, parse_overrides
@@ -98,18 +116,23 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         if config.recipe != recipe:
             _fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
         if dry_run:
+            from sciembed.ioutil.memory import current_mb
             from sciembed.training.schedule_report import schedule
 
+            before = current_mb()
             prepared = recipe_module(recipe).prepare(config, corpus)
+            data_bytes = max(current_mb() - before, 0) * 2**20
             console.print(prepared.report())
             console.print("\n".join(schedule(config, prepared.length()).lines()), highlight=False)
+            dry_run_memory(console, config, data_bytes, device_memory, estimate_for)
             return
         if out is None:
             _fail("--out is required (except with --dry-run)")
         from sciembed.training.api import train
 
         model_dir = train(recipe, config, corpus, out, resume=resume,
-                          say=lambda line: console.print(line, highlight=False))
+                          say=lambda line: console.print(line, highlight=False),
+                          device_memory=device_memory, force_memory=force, estimate_target=estimate_for)
     except _user_errors() as exc:
         _fail(str(exc))
         return
@@ -139,7 +162,8 @@ def make_command(recipe: str):
         out: Path | None = typer.Option(None, "--out", "-o", help="run directory: checkpoints, curves, final model"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
         dry_run: bool = typer.Option(
-            False, "--dry-run", help="show data counts and batch composition (jepa/infonce: funnel, task shares)"
+            False, "--dry-run",
+            help="show data counts, batch composition (jepa/infonce: funnel, task shares) and the memory estimate",
         ),
         sets: list[str] = typer.Option([], "--set", help="override any config key: --set training.batch_size=256"),
         base_model: str | None = typer.Option(None, help="model.base: hub id or path"),
@@ -158,6 +182,9 @@ def make_command(recipe: str):
         max_time: str | None = typer.Option(
             None, "--max-time", help="training.max_time_minutes: stop and save after this long (90, 90m, 1.5h, 5400s)"
         ),
+        device_memory: DeviceMemory = None,
+        estimate_for: EstimateFor = "auto",
+        force: ForceMemory = False,
     ) -> None:
         flags = {
             "base_model": base_model,
@@ -173,7 +200,8 @@ def make_command(recipe: str):
             "seed": seed,
             "max_time": parse_minutes(max_time),
         }
-        run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags)
+        run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags,
+                   parse_memory_size(device_memory), check_estimate_for(estimate_for), force)
 
     return command
 

@@ -96,7 +96,7 @@ class P2PConfig(BaseModel):
     fuse_runs: list[str] = Field(default_factory=lambda: ["bm25", "a2a", "late"])  # what `fused` fuses
     queries_file: Path | None = None  # LLM aspect queries for prism_llm (`sciembed prism queries`)
     hybrid_dense: str = "a2a"
-    batch_size: int = Field(32, ge=1)
+    batch_size: int | None = Field(None, ge=1)  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
 
     @field_validator("methods")
     @classmethod
@@ -156,7 +156,7 @@ def load_p2p_config(path: str | Path | None, **overrides: Any) -> P2PConfig:
 class _Vectors:
     """Every distinct text of the run encoded once; vectors looked up by text."""
 
-    def __init__(self, encoder: Any, texts: Sequence[str], batch_size: int, show_progress: bool) -> None:
+    def __init__(self, encoder: Any, texts: Sequence[str], batch_size: int | None, show_progress: bool) -> None:
         distinct = list(dict.fromkeys(t for t in texts))
         self.row = {t: i for i, t in enumerate(distinct)}
         self.matrix = (np.asarray(encoder.encode(distinct, batch_size=batch_size, show_progress=show_progress),

@@ -113,7 +113,7 @@ class EncodingStats:
 @dataclass
 class DenseRanker:
     encoder: Any  # sciembed.models.Encoder
-    batch_size: int = 32
+    batch_size: int | None = None  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
     show_progress: bool = True
     index_dir: Path | None = None
     benchmark_fingerprint: str = ""

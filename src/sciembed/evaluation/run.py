@@ -65,7 +65,7 @@ class ModelRun:
 def make_ranker(
     encoder: Any,
     *,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     show_progress: bool = True,
     index_dir: Path | None = None,
     benchmark_fingerprint: str = "",
@@ -89,7 +89,7 @@ def evaluate_encoder(
     k: int = 100,
     show_progress: bool = True,
     *,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     geometry: bool = True,
     seed: int = 0,
     index_dir: Path | None = None,
@@ -171,7 +171,7 @@ def evaluate_encoder(
 FULL_LIST_KINDS = ("beir", "pools")
 
 
-def make_scorer(encoder: Any, *, batch_size: int = 32, show_progress: bool = True) -> Any:
+def make_scorer(encoder: Any, *, batch_size: int | None = None, show_progress: bool = True) -> Any:
     """The contract executor's scorer: BM25 for "bm25", else the encoder (loaded by name) with its own distance."""
     from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 
@@ -196,7 +196,7 @@ def ranking_task(task: RetrievalTask, relevant_min: int = 1) -> Any:
                        exclude_self=any(task.exclude.values()), extra_metrics=tuple(task.metrics))
 
 
-def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_size: int, show_progress: bool,
+def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_size: int | None, show_progress: bool,
                          window_tokens: int | None, relevant_min: int) -> ModelRun:
     """A BEIR folder or pools file through `execute.rank_and_score`, returned as a `ModelRun` for the report."""
     from sciembed.evaluation.execute import rank_and_score

@@ -63,7 +63,7 @@ class DenseScorer:
 
     encoder: Any
     distance: str = "cosine"
-    batch_size: int = 32
+    batch_size: int | None = None  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
     show_progress: bool = True
     kind: str = "dense"
     encoded: int = 0  # distinct texts this scorer asked the encoder for

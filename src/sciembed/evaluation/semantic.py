@@ -290,7 +290,7 @@ class SemanticRun:
     anisotropy: dict[str, Any] = field(default_factory=dict)  # spectrum of unnormalised, mean-centred TA vectors
 
 
-def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int = 32,
+def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int | None = None,
                       show_progress: bool = True, name: str | None = None) -> SemanticRun:
     """Encode every text once, then score each task with the encoder's own distance; `name` labels
     the model in the report (default: the encoder's name)."""

@@ -57,7 +57,7 @@ class EvaluationConfig(BaseModel):
     queries: str = "anchors"
     window_tokens: int | None = Field(None, gt=0)  # None: each model's max_seq_length
     paper_log_seed: int = 0
-    batch_size: int = Field(32, gt=0)
+    batch_size: int | None = Field(None, gt=0)  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
 
 
 class StudyConfig(BaseModel):

@@ -169,7 +169,7 @@ class CachedEncoder:
     def count_tokens(self, text: str) -> int:
         return self.encoder.count_tokens(text)
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         texts = check_texts(texts)
         fingerprint, dim = self.encoder.fingerprint, self.encoder.dim
         keys = [text_key(t) for t in texts]

@@ -8,6 +8,7 @@ an index.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from sciembed.models.card import ModelCard
 
 METRICS = ("cosine", "l2")
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+PRECISION_ENV = "SCIEMBED_ENCODE_PRECISION"  # the default precision of every encoder (auto: bf16/fp16 on CUDA)
+CHARS_PER_TOKEN_BOUND = 8  # characters per token counted for the length order (see `length_order`)
 
 
 @runtime_checkable
@@ -40,7 +44,8 @@ class Encoder(Protocol):
     dim: int
     metric: str
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray: ...
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None,
+               show_progress: bool = True) -> np.ndarray: ...
 
     def count_tokens(self, text: str) -> int: ...
 
@@ -49,6 +54,12 @@ def check_metric(metric: str) -> str:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
     return metric
+
+
+def check_precision(precision: str) -> str:
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+    return precision
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:
@@ -85,8 +96,10 @@ class SentenceTransformerEncoder:
         adapter: str | None = None,
         adapter_id: str | None = None,
         trust_remote_code: bool = False,
+        precision: str | None = None,
     ) -> None:
         self.model = model
+        self.precision = check_precision(precision or os.environ.get(PRECISION_ENV) or "auto")
         self.trust_remote_code = trust_remote_code
         self.card = card
         self.pooling = pooling  # None: the model's own pooling
@@ -153,37 +166,79 @@ class SentenceTransformerEncoder:
             "dim": self.dim,
             "fingerprint": self.fingerprint,
             "trust_remote_code": self.trust_remote_code,
+            "precision": self.resolved_precision(),
         }
 
     def count_tokens(self, text: str) -> int:
         """Tokenizer-exact count of `text` alone (no prefix, no special tokens)."""
         return len(self.model.tokenizer.tokenize(text))
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray:
+    def resolved_precision(self) -> str:
+        """fp32 on CPU and for the ONNX backend; on CUDA ``auto`` is bf16 where the GPU has it, else fp16."""
+        device = getattr(self.model, "device", None)
+        if self.backend != "torch" or getattr(device, "type", "cpu") != "cuda":
+            return "fp32"
+        if self.precision != "auto":
+            return self.precision
+        import torch
+
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+
+    def length_order(self, texts: list[str]) -> list[int]:
+        """Row numbers longest-first by token count (at most the token budget), ties in input order.
+
+        Only the first `CHARS_PER_TOKEN_BOUND` × budget characters are tokenised: a text that long reaches the
+        budget anyway, so counting stays cheap on full-text papers."""
+        budget = self.max_seq_length
+        head = [t[: CHARS_PER_TOKEN_BOUND * budget] for t in texts]
+        lengths = self.model.tokenizer(head, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+        return sorted(range(len(texts)), key=lambda i: -min(len(lengths[i]), budget))
+
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """float32 matrix (len(texts), dim), rows in input order; L2-normalised when metric is cosine.
 
-        Texts are batched longest-first across the whole input so that padding
-        is minimal, then put back in input order.
+        Texts are batched longest-first by token count across the whole input, so padding is minimal,
+        then put back in input order. `batch_size` None: chosen from the free GPU memory on CUDA
+        (`models.batch_size.auto_batch_size`), 32 on CPU. On CUDA the forward runs under bf16 (fp16)
+        autocast unless ``precision`` (or $SCIEMBED_ENCODE_PRECISION) is fp32.
         """
         texts = check_texts(texts)
-        if batch_size <= 0:
+        if batch_size is not None and batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
+        order = self.length_order(texts) if texts else []
+        return self.encode_in_order(texts, order, batch_size, show_progress)
+
+    def encode_in_order(self, texts: list[str], order: Sequence[int], batch_size: int | None,
+                        show_progress: bool = False) -> np.ndarray:
+        """Encode `texts` in batches of consecutive rows of `order`; rows come back in input order."""
+        from sciembed.models.batch_size import auto_batch_size
+
+        size = batch_size or auto_batch_size(self.model, self.max_seq_length)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        with progress_bar(f"encode {self.name}", len(texts), enabled=show_progress) as advance:
-            for start in range(0, len(order), batch_size):
-                rows = order[start : start + batch_size]
+        with progress_bar(f"encode {self.name}", len(texts), enabled=show_progress) as advance, self._autocast():
+            for start in range(0, len(order), size):
+                rows = list(order[start : start + size])
                 vectors = self.model.encode(
                     [texts[i] for i in rows],
-                    batch_size=batch_size,
+                    batch_size=size,
                     prompt=self.prefix or None,
                     normalize_embeddings=self.metric == "cosine",
-                    convert_to_numpy=True,
+                    convert_to_tensor=True,
                     show_progress_bar=False,
                 )
-                out[rows] = np.asarray(vectors, dtype=np.float32)
+                out[rows] = vectors.float().cpu().numpy()
                 advance(len(rows))
         return out
+
+    def _autocast(self):
+        from contextlib import nullcontext
+
+        precision = self.resolved_precision()
+        if precision == "fp32":
+            return nullcontext()
+        import torch
+
+        return torch.autocast("cuda", dtype=torch.bfloat16 if precision == "bf16" else torch.float16)
 
 
 def wrap_sentence_transformer(

@@ -63,7 +63,7 @@ class HashingEncoder:
         seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
         return np.random.default_rng(seed).normal(size=self.dim)
 
-    def encode(self, texts, *, batch_size: int = 32, show_progress: bool = True):
+    def encode(self, texts, *, batch_size: int | None = None, show_progress: bool = True):
         import numpy as np
 
         self.calls += 1

@@ -143,6 +143,23 @@ def build_faiss_index(params: AnnParams, dim: int, metric: str) -> Any:
     raise ValueError(f"unknown index kind {params.kind!r}")
 
 
+def gpu_count() -> int:
+    """GPUs faiss can use: 0 with faiss-cpu (its `get_num_gpus` is 0 or absent)."""
+    import faiss
+
+    get = getattr(faiss, "get_num_gpus", None)
+    return int(get()) if get is not None else 0
+
+
+def gpu_copy(index: Any) -> Any | None:
+    """A copy of a flat index spread over every visible GPU (faiss built with GPU support), or None."""
+    import faiss
+
+    if gpu_count() == 0 or not hasattr(faiss, "index_cpu_to_all_gpus"):
+        return None
+    return faiss.index_cpu_to_all_gpus(index)
+
+
 def ivf_of(index: Any) -> Any:
     """The IVF index itself, also when wrapped in an `IndexRefine`."""
     import faiss

@@ -38,7 +38,7 @@ import numpy as np
 
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.checksums import seal, seal_problem
-from sciembed.retrieval.ann import AnnParams, build_faiss_index, hidden_rows_selector, search_parameters
+from sciembed.retrieval.ann import AnnParams, build_faiss_index, gpu_copy, hidden_rows_selector, search_parameters
 from sciembed.retrieval.hits import Hits, check_exclude
 
 METRICS = ("cosine", "l2")
@@ -90,6 +90,9 @@ class DenseIndex:
         self._removed: set[int] = set()  # rows hidden from search (live deletes)
         self._hidden: Any = None  # faiss selector for `_removed`, rebuilt on change
         self._sqnorms: np.ndarray | None = None  # squared norms of stored rows (l2 matrix path)
+        self.use_gpu = True  # batched exact searches on the GPU when faiss has GPU support (`ann.gpu_copy`)
+        self._gpu: Any = None  # that GPU copy, and the row count it holds
+        self._gpu_rows = -1
 
     def __len__(self) -> int:
         """Stored rows, removed ones included (row numbers never change)."""
@@ -259,12 +262,25 @@ class DenseIndex:
         if self.exact and len(array) <= SMALL_BATCH:
             scores, rows = _top_k(self._scores(array), k)
             return scores, np.where(np.isfinite(scores), rows, -1)
-        params = search_parameters(self._index, self.kind, ef_search=ef_search, nprobe=nprobe,
-                                   refine_k_factor=refine_k_factor, hidden=self._hidden)
-        scores, rows = self._index.search(array, k, params=params)
+        on_gpu = self._gpu_index()
+        if on_gpu is not None:
+            scores, rows = on_gpu.search(array, k)
+        else:
+            params = search_parameters(self._index, self.kind, ef_search=ef_search, nprobe=nprobe,
+                                       refine_k_factor=refine_k_factor, hidden=self._hidden)
+            scores, rows = self._index.search(array, k, params=params)
         if self.metric == "l2":
             scores = -np.sqrt(np.maximum(scores, 0.0))
         return scores, rows
+
+    def _gpu_index(self) -> Any:
+        """The GPU copy of an exact index without removed rows (copied again after adds), or None: HNSW has no
+        faiss GPU version, and hidden rows need an id selector, which faiss' GPU search does not take."""
+        if not (self.use_gpu and self.exact and self._hidden is None):
+            return None
+        if self._gpu_rows != len(self):
+            self._gpu, self._gpu_rows = gpu_copy(self._index), len(self)
+        return self._gpu
 
     def score_rows(self, query: np.ndarray, rows: Sequence[int]) -> np.ndarray:
         """Exact scores of one query against given rows (same scale as `search`)."""

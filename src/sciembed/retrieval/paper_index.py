@@ -81,7 +81,7 @@ def build_paper_index(
     out: str | Path,
     *,
     target: int | None = None,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     aggregate: str = "max",
     show_progress: bool = True,
     extra: dict[str, Any] | None = None,

@@ -71,7 +71,7 @@ def encode_to_shards(
     shard_dir: str | Path,
     *,
     shard_papers: int = 5000,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     show_progress: bool = True,
     piece_tokens: int | None = None,
 ) -> ShardRun:

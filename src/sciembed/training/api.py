@@ -8,6 +8,7 @@ from typing import Any
 
 from sciembed.ioutil.memory import return_freed_memory
 from sciembed.training.config import ConfigError, TrainConfig
+from sciembed.training.memory_estimate import check_before_training
 from sciembed.training.recipes import recipe_module
 from sciembed.training.rundir import open_run, precheck_run
 from sciembed.training.schedule_report import schedule
@@ -22,12 +23,17 @@ def train(
     *,
     callbacks: Sequence[Any] = (),
     say: Callable[[str], None] | None = None,
+    device_memory: int | None = None,
+    force_memory: bool = False,
+    estimate_target: str = "auto",
 ) -> Path:
     """Train `recipe` on the corpus's train split; returns the saved model directory (``<out>/model``).
 
     Every input problem (config, corpus, plan, run directory) is raised before
-    the model is loaded. `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the
-    schedule (steps, epochs, examples seen, learning rate) and the token budgets before training.
+    the model is loaded, and so is a run whose estimated peak memory exceeds `device_memory` (bytes; None:
+    the visible CUDA device's total, else the host's RAM) unless `force_memory` (`training.memory_estimate`).
+    `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the schedule (steps, epochs, examples
+    seen, learning rate) and the token budgets before training.
     """
     if config.training.return_freed_memory:
         return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap
@@ -40,6 +46,7 @@ def train(
 
     per_process_batch(config.training.batch_size, world_size())  # refuses an uneven split before any work
     prepared = module.prepare(config, corpus)
+    check_before_training(config, device_memory, force_memory, say, estimate_target)
     plan = schedule(config, prepared.length())
     if say is not None:
         for line in plan.lines():

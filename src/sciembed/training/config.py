@@ -97,6 +97,11 @@ class ValidationConfig(_Strict):
     # as S2Full validates: each query paper is also one of its own relevant candidates (its body finds its
     # TA); false: `sciembed eval`'s protocol, the query paper never ranked (training/validation.py)
     self_retrieval: bool = True
+    # a fixed-size seeded subsample, so a validation costs the same on any corpus: at most `max_queries` queries,
+    # and their linked papers plus random others up to `max_candidates` candidates (null: the whole split)
+    max_queries: int | None = Field(3000, gt=0)
+    max_candidates: int | None = Field(30000, gt=0)
+    sample_seed: int = 0
 
 
 class TrainConfig(_Strict):

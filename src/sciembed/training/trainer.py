@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sciembed.errors import SciembedInputError
 from sciembed.training.config import TrainConfig, TrainingConfig
 from sciembed.training.rundir import RunDir
 
@@ -74,7 +75,7 @@ def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.
     return MultipleNegativesRankingLoss(model, scale=training.scale, gather_across_devices=gather)
 
 
-class WorldSizeError(ValueError):
+class WorldSizeError(SciembedInputError, ValueError):
     """The global batch does not split evenly over the processes."""
 
 

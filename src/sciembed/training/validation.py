@@ -4,9 +4,11 @@ A sentence-transformers evaluator, so the trainer calls it every
 ``validation.every_steps`` steps and logs its metrics with the loss. Queries
 and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
 builds them (no training prefixes; body views are the paper log's windows), at the token budget
-the saved model will read. With ``validation.self_retrieval`` (the default, S2Full's validation) each
-query paper is also among its own relevant candidates — the body must find its own title+abstract as
-well as the papers it is linked to; off, the query paper is never ranked, as in ``sciembed eval``.
+the saved model will read, on a fixed-size seeded subsample of the split (``validation.max_queries``,
+``validation.max_candidates``), so its cost does not grow with the corpus. With
+``validation.self_retrieval`` (the default, S2Full's validation) each query paper is also among its own
+relevant candidates — the body must find its own title+abstract as well as the papers it is linked to;
+off, the query paper is never ranked, as in ``sciembed eval``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class CitationValidator(BaseEvaluator):
         from sciembed.evaluation import build_citation_benchmark
 
         benchmark = build_citation_benchmark(corpus, split=config.split, paper_log_seed=config.paper_log_seed)
+        benchmark = subsample(benchmark, config.max_queries, config.max_candidates, config.sample_seed)
         self.benchmark = SelfRetrieval(benchmark) if config.self_retrieval else benchmark
         self.scenarios = tuple(config.scenarios)
         self.name = config.split
@@ -55,6 +58,40 @@ class CitationValidator(BaseEvaluator):
         metrics = self.prefix_name_to_metrics(metrics, self.name)
         self.store_metrics_in_model_card_data(model, metrics, epoch, steps)
         return metrics
+
+
+def subsample(benchmark: Any, max_queries: int | None, max_candidates: int | None, seed: int = 0) -> Any:
+    """The citation benchmark cut to at most `max_queries` seeded queries; its candidates are those queries, every
+    paper linked to them, and random other papers up to `max_candidates` (never fewer than the linked ones).
+
+    Queries keep all their relevant papers, so each query's qrels are the full split's; only the distractors
+    are fewer, which makes the metric higher than on the whole split but the same from one validation to the
+    next. A benchmark within both limits is returned unchanged."""
+    import numpy as np
+
+    queries = benchmark.query_ids
+    n_papers = len(benchmark.papers)
+    if (max_queries is None or len(queries) <= max_queries) and (max_candidates is None or n_papers <= max_candidates):
+        return benchmark
+    rng = np.random.default_rng([seed, 20])
+    if max_queries is not None and len(queries) > max_queries:
+        queries = sorted(queries[i] for i in rng.choice(len(queries), max_queries, replace=False))
+    keep = set(queries)
+    for q in queries:
+        keep.update(benchmark.links[q])
+    others = [p for p in sorted(benchmark.papers) if p not in keep]
+    room = len(others) if max_candidates is None else max(max_candidates - len(keep), 0)
+    if room < len(others):
+        others = [others[i] for i in sorted(rng.choice(len(others), room, replace=False))]
+    keep.update(others)
+    papers = {p: benchmark.papers[p] for p in sorted(keep)}
+    links = {p: {o for o in nbrs if o in keep} for p, nbrs in benchmark.links.items() if p in keep}
+    return replace(
+        benchmark, papers=papers, links={p: n for p, n in links.items() if n},
+        paper_log={p: e for p, e in benchmark.paper_log.items() if p in keep},
+        domains={p: d for p, d in benchmark.domains.items() if p in keep},
+        anchors=frozenset(queries), name=f"{benchmark.name}[{len(queries)} queries, {len(papers)} papers]",
+    )
 
 
 class SelfRetrieval:

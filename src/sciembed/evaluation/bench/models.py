@@ -48,7 +48,7 @@ def model_key(entry: ModelEntry) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int = 32) -> Any:
+def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = None) -> Any:
     from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
     from sciembed.models import load_encoder
     from sciembed.models.card import read_model_card

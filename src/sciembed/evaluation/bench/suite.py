@@ -37,7 +37,7 @@ class Suite(BaseModel):
     out: str = "runs/bench"
     cache: str | None = None  # shared embedding cache; default <out>/embedding-cache
     baseline: str | None = None  # model name the others are tested against; default the first model
-    batch_size: int = Field(32, ge=1)
+    batch_size: int | None = Field(None, ge=1)  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
     run_depth: int = Field(0, ge=0)  # TREC run files runs/<model>/<benchmark>/<task>.run cut at this rank (0: none)
     significance_test: Literal["student", "fisher"] = "student"
     max_p: float = 0.05

@@ -102,7 +102,7 @@ class HarnessAdapter:
     def tasks(self, style: TextStyle) -> list[RankingTask]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
         from sciembed.evaluation.run import evaluate_encoder
         from sciembed.evaluation.scorers import DenseScorer
 
@@ -201,7 +201,7 @@ class SemanticAdapter:
     def tasks(self, style: TextStyle) -> list[Any]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
         from sciembed.evaluation.semantic import CLUSTERING, SCORE_METRIC, evaluate_semantic
 
         run = evaluate_semantic(_encoder_of(scorer, self.kind), self.benchmark, batch_size=batch_size,
@@ -271,7 +271,7 @@ class PaperToPaperAdapter:
     def tasks(self, style: TextStyle) -> list[Any]:
         return []
 
-    def run_native(self, scorer: Any, batch_size: int = 32) -> list[TaskResult]:
+    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
         from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, evaluate_with_tuned_fusion
         from sciembed.ioutil.names import slug
 

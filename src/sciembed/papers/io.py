@@ -38,6 +38,7 @@ REFERENCE_TYPE = pa.struct(
         ("external_ids", EXTERNAL_IDS_TYPE),
     ]
 )
+RAW_SECTIONS_TYPE = pa.struct([("count", pa.int32()), ("body_chars", pa.int64()), ("malformed_headings", pa.int32())])
 PAPER_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -52,6 +53,7 @@ PAPER_SCHEMA = pa.schema(
         ("external_ids", EXTERNAL_IDS_TYPE),
         ("flags", pa.list_(pa.string())),
         ("source", pa.string()),
+        ("raw_sections", RAW_SECTIONS_TYPE),  # absent from corpora written before it: read as null
     ]
 )
 

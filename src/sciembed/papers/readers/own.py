@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sciembed.papers.model import ExternalIds, Paper, Reference, Section, SectionRole
+from sciembed.papers.model import ExternalIds, Paper, RawSections, Reference, Section, SectionRole
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import INVALID_RECORD, MISSING_ID, Loc, Record, Rejection
@@ -52,6 +52,13 @@ class _Reference(BaseModel):
     external_ids: _Ids | None = None
 
 
+class _RawSections(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    count: int = Field(ge=0)
+    body_chars: int = Field(ge=0)
+    malformed_headings: int = Field(ge=0)
+
+
 class _Paper(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str = Field(min_length=1)
@@ -66,6 +73,7 @@ class _Paper(BaseModel):
     external_ids: _Ids | None = None
     flags: list[str] = []
     source: str | None = None
+    raw_sections: _RawSections | None = None
 
     @field_validator("id", mode="before")
     @classmethod
@@ -119,6 +127,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         external_ids=_ids(data.external_ids),
         flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
         source=data.source or f"{FORMAT}:{loc.file}",
+        raw_sections=None if data.raw_sections is None else RawSections(**data.raw_sections.model_dump()),
     )
 
 

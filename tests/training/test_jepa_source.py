@@ -13,10 +13,10 @@ import pytest
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import ExternalIds, Paper, Section, SectionRole
 from sciembed.papers.roles import conclusion_section_index, method_section_index
+from sciembed.papers.sections import malformed_heading
 from sciembed.training.config import SectionFilterConfig
 from sciembed.training.sources import SourceError, draw_examples, load_section_pairs
 from sciembed.training.sources.exclude import ExcludeError
-from sciembed.papers.sections import malformed_heading
 from sciembed.training.sources.section_pairs import REASONS, SectionPairTexts, task_shares
 
 from .conftest import COMMON, topic_words
@@ -163,7 +163,8 @@ def test_first_outcome_heading_after_the_method_wins():
     assert conclusion_section_index(_paper("Introduction", "Method", "Alpha", "Beta")) == 3  # last substantial
 
 
-SCIENCE_PARSE = Path(__file__).resolve().parents[2] / "../shared/data/formats/science-parse/peerread_iclr_2017_train_304.pdf.json"
+SCIENCE_PARSE = (Path(__file__).resolve().parents[2] / "../shared/data/formats/science-parse"
+                 / "peerread_iclr_2017_train_304.pdf.json")
 
 
 @pytest.mark.skipif(not SCIENCE_PARSE.is_file(), reason="shared real data not mounted")

@@ -74,7 +74,7 @@ def test_s2and_release_layout_split_and_embedding_only_b3(tmp_path):
         write_s2and_embeddings,
     )
 
-    data = load_s2and(FIXTURES.parent / "s2and", "qian")
+    data = load_s2and(FIXTURES / "s2and", "qian")
     assert len(data.blocks) == 10 and all(len(s) == 4 for s in data.blocks.values())
     train, val, test = split_blocks(data.blocks)
     assert (len(train), len(val), len(test)) == (6, 2, 2)

@@ -13,10 +13,11 @@ import pytest
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import ExternalIds, Paper, Section, SectionRole
 from sciembed.papers.roles import conclusion_section_index, method_section_index
+from sciembed.papers.sections import malformed_heading
 from sciembed.training.config import SectionFilterConfig
 from sciembed.training.sources import SourceError, draw_examples, load_section_pairs
 from sciembed.training.sources.exclude import ExcludeError
-from sciembed.training.sources.section_pairs import REASONS, SectionPairTexts, malformed_heading, task_shares
+from sciembed.training.sources.section_pairs import REASONS, SectionPairTexts, task_shares
 
 from .conftest import COMMON, topic_words
 
@@ -160,3 +161,32 @@ def test_first_outcome_heading_after_the_method_wins():
     assert conclusion_section_index(p) == 2
     assert conclusion_section_index(_paper("Introduction", "Method", "Alpha", "Conclusion")) == 3
     assert conclusion_section_index(_paper("Introduction", "Method", "Alpha", "Beta")) == 3  # last substantial
+
+
+SCIENCE_PARSE = (Path(__file__).resolve().parents[2] / "../shared/data/formats/science-parse"
+                 / "peerread_iclr_2017_train_304.pdf.json")
+
+
+@pytest.mark.skipif(not SCIENCE_PARSE.is_file(), reason="shared real data not mounted")
+def test_filters_count_the_raw_sections_the_reader_recorded(tmp_path):
+    """SciJEPA filters on the parse's own sections: a real science-parse paper has 30 raw sections and 10 after
+    sciembed's normalisation; max_sections=20 rejects it on the raw ones (the paper's), keeps it on the
+    normalised ones; the counts survive papers.parquet and sciembed's JSONL; a paper without them (synthetic)
+    falls back to the normalised sections, counted."""
+    from sciembed.papers.io import read_parquet, write_jsonl
+    from sciembed.papers.model import RawSections
+    from sciembed.papers.readers import read_papers
+
+    (real,) = [r.paper for r in read_papers(SCIENCE_PARSE)]
+    assert real.raw_sections == RawSections(30, 57212, 0) and len(real.sections) == 10
+    synthetic = section_papers(1)[0]
+    root = write_ingested(tmp_path / "c", [real, synthetic])
+    assert [p.raw_sections for p in read_parquet(root / "papers.parquet")] == [real.raw_sections, None]
+    write_jsonl([real], tmp_path / "own.jsonl")
+    assert [r.paper.raw_sections for r in read_papers(tmp_path / "own.jsonl")] == [real.raw_sections]
+    raw = load_section_pairs(root, SectionFilterConfig(max_sections=20))
+    assert raw.funnel["too_many_sections"] == 1 and [p.id for p in raw.papers] == [synthetic.id]
+    assert raw.summary()["section_filters_on"] == {"raw_sections": 1, "normalised_sections": 1}
+    normalised = load_section_pairs(root, SectionFilterConfig(max_sections=20, sections="normalised"))
+    assert normalised.funnel["too_many_sections"] == 0
+    assert normalised.summary()["section_filters_on"] == {"raw_sections": 0, "normalised_sections": 2}

@@ -81,3 +81,15 @@ def test_paper_configs_fit_an_80gb_card_as_the_paper_ran_them():
     assert load_config(InfoNCEConfig, CONFIGS / "infonce-scibert.yaml").training.gradient_checkpointing
     for name in ("window-modernbert.yaml", "window-modernbert-ta_ta.yaml"):
         assert load_config(WindowConfig, CONFIGS / name).training.mini_batch_size == 64, name
+
+
+def test_s2full_learning_rate_is_the_papers():
+    """S2Full Table 3: 5e-5 — the default without a config and every paper-scale window config, each commented
+    as the paper's (the CPU configs window-acl / window-demo keep 2e-5 with their own reason)."""
+    from sciembed.training.config import WindowTrainingConfig
+
+    assert WindowTrainingConfig().learning_rate == 5e-5
+    for name in ("window-minilm.yaml", "window-scibert.yaml", "window-modernbert.yaml", "window-modernbert-ta_ta.yaml"):
+        assert load_config(WindowConfig, CONFIGS / name).training.learning_rate == 5e-5, name
+        line = next(t for t in (CONFIGS / name).read_text().splitlines() if t.strip().startswith("learning_rate:"))
+        assert "the paper (Table 3)" in line, name

@@ -190,6 +190,30 @@ def scitldr_command(
                     highlight=False, soft_wrap=True)
 
 
+@app.command("semcse-release")
+def semcse_release_command(
+    source: Path = typer.Argument(..., help="The SemCSE authors' summaries JSON ({index: {prompt: [summaries]}})."),
+    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, summaries.jsonl)."),
+    abstracts: Path = typer.Option(None, "--abstracts", help="The authors' abstracts file, when the summaries "
+                                   "file has no 'abstract' per paper."),
+) -> None:
+    """Import the summaries the SemCSE authors released: their papers as a TA-only corpus, every summary
+    (source semcse-release:<prompt>) ready for `train semcse`."""
+    from sciembed.summaries.records import SummaryFileError
+    from sciembed.summaries.semcse_release import import_semcse_release
+
+    try:
+        manifest = import_semcse_release(source, out, abstracts)
+    except SummaryFileError as err:
+        _fail(str(err))
+        return
+    c, s = manifest["counts"], manifest["summaries"]
+    Console().print(f"papers: read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']} "
+                    f"{manifest['rejected_by_reason']}; summaries: read {s['read']} = written {s['written']} + "
+                    f"rejected {s['rejected']} {s['rejected_by_reason']}; {manifest['papers_without_abstract']} "
+                    f"papers without abstract -> {escape(str(out))}", highlight=False, soft_wrap=True)
+
+
 @app.command("semcse-mix")
 def semcse_mix_command(
     root: Path = typer.Argument(..., help="SciRepEval release root (scirepeval/<config>/train.jsonl)."),

@@ -70,6 +70,10 @@ def write_papers(con: duckdb.DuckDBPyConnection, source: Path, target: Path,
             lo, hi = np.searchsorted(rows, [start, start + batch.num_rows])
             if hi > lo:
                 table = pa.Table.from_batches([batch.take(pa.array(rows[lo:hi] - start))])
+                for name in PAPER_SCHEMA.names:  # a column added to the schema after the source was written
+                    if name not in table.column_names:
+                        table = table.append_column(PAPER_SCHEMA.field(name), pa.nulls(table.num_rows,
+                                                                                        PAPER_SCHEMA.field(name).type))
                 table = table.select(PAPER_SCHEMA.names).cast(PAPER_SCHEMA)
                 table = table.set_column(domain_index, PAPER_SCHEMA.field("domain"), domains.slice(lo, hi - lo))
                 writer.write_table(table)

@@ -1,4 +1,4 @@
-"""The Benchmark contract: every benchmark yields tasks of five kinds, each kind's metrics defined once.
+"""The Benchmark contract: every benchmark yields tasks of six kinds, each kind's metrics defined once.
 
 ==================  =========================================  ===============================================
 kind                what a task holds                          metrics (defined here, nowhere else)
@@ -10,6 +10,9 @@ kind                what a task holds                          metrics (defined 
 ``triplets``        (query, positive, negative) ids + texts    accuracy of d(q, pos) < d(q, neg); geometry
 ``classification``  texts, labels, train/test ids              scikit-learn linear probe, F1 (see probes.py)
 ``regression``      texts, targets, train/test ids             scikit-learn linear probe, Kendall τ / Pearson
+``vectors``         texts and the benchmark's own scoring      whatever that official evaluator computes from
+                    function over their vectors                the vectors (SciRepEval's Paper-Reviewer
+                                                               Matching, S2AND); dense models only
 ==================  =========================================  ===============================================
 
 Relevance: graded NDCG uses every judged grade as its gain (as pytrec_eval and
@@ -28,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-TASK_KINDS = ("retrieval", "rerank", "triplets", "classification", "regression")
+TASK_KINDS = ("retrieval", "rerank", "triplets", "classification", "regression", "vectors")
 
 # The ranking metrics every retrieval / rerank task reports (ranx names; binary ones get "-l<min grade>").
 RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@1", "recall@10", "recall@100",
@@ -125,7 +128,23 @@ class ProbeTask:
         return self.metric
 
 
-Task = RankingTask | TripletTask | ProbeTask
+@dataclass
+class VectorTask:
+    """Texts to encode and the benchmark's official evaluator over their vectors (id -> vector), for a task
+    that fits no other kind: a reviewer scored by their papers, author clusters within blocks. `score`
+    returns the metrics (×100), `primary` among them."""
+
+    name: str
+    texts: dict[str, str]
+    score: Callable[[Mapping[str, Any]], dict[str, float]] = field(repr=False)
+    primary: str = "score"
+    group: str = ""
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    kind: str = "vectors"
+
+
+Task = RankingTask | TripletTask | ProbeTask | VectorTask
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask
+from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask, VectorTask
 from sciembed.evaluation.metrics import ranx_scores
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 from sciembed.evaluation.ties import ordered, tie_notes
@@ -161,10 +161,21 @@ def run_probe_task(task: ProbeTask, scorer: Any) -> TaskResult:
     return TaskResult(task.name, task.kind, "score", metrics, {}, counts, task.group, list(task.notes))
 
 
+def run_vector_task(task: VectorTask, scorer: Any) -> TaskResult:
+    """Encode every text once, then the benchmark's own evaluator over the vectors."""
+    ids = sorted(task.texts)
+    matrix = scorer.embed([task.texts[i] for i in ids]) if ids else np.zeros((0, 0))
+    metrics = task.score(dict(zip(ids, matrix, strict=True)))
+    counts = {"texts": len(ids), **task.counts}
+    return TaskResult(task.name, task.kind, task.primary, metrics, {}, counts, task.group, list(task.notes))
+
+
 def supports(task: Any, scorer: Any) -> str | None:
     """None when `scorer` can run `task`, else why not."""
     if isinstance(task, ProbeTask) and not isinstance(scorer, DenseScorer):
         return "a linear probe needs vectors; BM25 has none"
+    if isinstance(task, VectorTask) and not isinstance(scorer, DenseScorer):
+        return "its official evaluator scores vectors; BM25 has none"
     return None
 
 
@@ -175,4 +186,6 @@ def run_task(task: Any, scorer: Any) -> TaskResult:
         return run_triplets(task, scorer)
     if isinstance(task, ProbeTask):
         return run_probe_task(task, scorer)
+    if isinstance(task, VectorTask):
+        return run_vector_task(task, scorer)
     raise TypeError(f"unknown task type {type(task).__name__}")

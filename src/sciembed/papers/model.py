@@ -91,12 +91,29 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
+class RawSections:
+    """The body sections as the source parse gave them, before sciembed's normalisation (false headings merged,
+    back matter cut, empty parents dropped): what SciJEPA's paper filters count."""
+
+    count: int
+    body_chars: int
+    malformed_headings: int
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> RawSections | None:
+        if not data:
+            return None
+        return cls(int(data["count"]), int(data["body_chars"]), int(data["malformed_headings"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Paper:
     """A full-text paper. Immutable; build a changed copy with `dataclasses.replace`.
 
     `flags` records conditions that keep a paper but limit its use
     (``empty_abstract``, ``no_body``); `source` names the reader and file it
-    came from (``synthetic`` for generated papers).
+    came from (``synthetic`` for generated papers); `raw_sections` counts the
+    source's own sections (set by the readers; None where unknown).
     """
 
     id: str = field(metadata={"key": True})  # required and non-empty in JSONL (papers/schema.py)
@@ -111,6 +128,7 @@ class Paper:
     external_ids: ExternalIds = field(default_factory=ExternalIds)
     flags: tuple[str, ...] = ()
     source: str | None = None
+    raw_sections: RawSections | None = None
 
     @property
     def has_body(self) -> bool:
@@ -149,6 +167,9 @@ class Paper:
             "external_ids": self.external_ids.to_dict(),
             "flags": list(self.flags),
             "source": self.source,
+            "raw_sections": None if self.raw_sections is None else {
+                "count": self.raw_sections.count, "body_chars": self.raw_sections.body_chars,
+                "malformed_headings": self.raw_sections.malformed_headings},
         }
 
     @classmethod
@@ -167,4 +188,5 @@ class Paper:
             external_ids=ExternalIds.from_dict(data.get("external_ids")),
             flags=tuple(data.get("flags") or ()),
             source=data.get("source"),
+            raw_sections=RawSections.from_dict(data.get("raw_sections")),
         )

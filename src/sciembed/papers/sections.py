@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
-from sciembed.papers.model import Paper, Section, SectionRole
+from sciembed.papers.model import Paper, RawSections, Section, SectionRole
 from sciembed.papers.roles import normalize_heading, role_of
 
 # ---------------------------------------------------------------- text
@@ -478,6 +478,28 @@ def _keep(sec: Section) -> bool:
     return bool(sec.text.strip()) and not is_trash(sec.text, min_letter_share=0.25)
 
 
+# SciJEPA's malformed heading: a run of body text parsed as a heading (a PDF-parsing error).
+_SENTENCE_LIKE_HEADING = re.compile(r"\b(if and only if|we have that|it follows|this holds)\b", re.IGNORECASE)
+MAX_HEADING_CHARS = 120
+MAX_HEADING_PERIODS = 4
+
+
+def malformed_heading(heading: str) -> bool:
+    """Longer than 120 characters, more than four periods, or a sentence-like phrase (SciJEPA's rule)."""
+    return (
+        len(heading) > MAX_HEADING_CHARS
+        or heading.count(".") > MAX_HEADING_PERIODS
+        or bool(_SENTENCE_LIKE_HEADING.search(heading))
+    )
+
+
+def raw_section_stats(sections: Iterable[Section]) -> RawSections:
+    """Counts over a reader's sections as the source gave them (before `finalize`)."""
+    sections = list(sections)
+    return RawSections(len(sections), sum(len(s.text or "") for s in sections),
+                       sum(malformed_heading(s.heading or "") for s in sections))
+
+
 def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_end") -> Paper:
     """Normalise a reader's paper and extract its body sections (see the module docstring).
 
@@ -502,6 +524,7 @@ def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_en
         flags.append(NO_BODY)
     return replace(
         paper,
+        raw_sections=paper.raw_sections or raw_section_stats(paper.sections),
         id=clean_inline(paper.id),
         title=clean_inline(paper.title),
         abstract=abstract,

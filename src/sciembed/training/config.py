@@ -171,13 +171,17 @@ class WindowConfig(TrainConfig):
 
 
 class SectionFilterConfig(_Strict):
-    """SciJEPA's paper filters (a paper failing any is counted under the first it fails)."""
+    """SciJEPA's paper filters (a paper failing any is counted under the first it fails). `sections`: "raw"
+    (the paper's) counts the source parse's sections, as the reader recorded them before sciembed normalised
+    them (papers without that record, e.g. synthetic or older corpora, fall back to the normalised sections,
+    counted); "normalised" counts sciembed's sections (back matter cut, false headings merged)."""
 
     min_abstract_chars: int = Field(50, ge=0)
     min_sections: int = Field(3, ge=0)
     max_sections: int = Field(80, gt=0)
     min_body_chars: int = Field(1000, ge=0)
     max_malformed_share: float = Field(0.3, ge=0, le=1)  # of section titles
+    sections: Literal["raw", "normalised"] = "raw"
 
 
 class SectionPairDataConfig(_Strict):

@@ -42,7 +42,7 @@ def _suite(tmp_path: Path, fixtures: Path, run_dir: Path) -> Path:
             {"name": "scitldr", "kind": "scitldr", "path": str(scitldr)},
             {"name": "csfcube", "kind": "csfcube", "path": str(fixtures / "csfcube")},
             {"name": "scirepeval", "kind": "scirepeval", "path": str(fixtures / "scirepeval"),
-             "tasks": ["RELISH", "SciDocs Cite", "Citation Count", "DRSM"]},
+             "tasks": ["RELISH", "SciDocs Cite", "Citation Count", "DRSM", "Paper-Reviewer Matching", "S2AND"]},
             {"name": "triplets", "kind": "triplets", "path": str(fixtures / "triplets")},
             {"name": "absent", "kind": "beir", "path": str(tmp_path / "nope"), "optional": True},
         ],
@@ -64,6 +64,8 @@ def test_suite_runs_reports_and_resumes(tmp_path, fixtures, run_dir):
     assert "scirepeval: overall" in report and "csfcube: all/ndcg%20" in report
     assert "tiny-run × scirepeval: task DRSM" not in report  # the dense model runs the probes
     assert "bm25 × scirepeval: task DRSM skipped (a linear probe needs vectors; BM25 has none)" in report
+    assert "bm25 × scirepeval: task S2AND skipped (its official evaluator scores vectors" in report
+    assert "tiny-run × scirepeval: task S2AND" not in report  # run by the dense model, cached with the rest
     assert "Paired significance against bm25" in report
     assert (out / "heatmap.png").stat().st_size > 0
     assert (out / "benchmarks" / "csfcube.md").is_file()

@@ -69,3 +69,45 @@ def test_aggregation_as_the_papers_compute_it():
     assert out["search"] == 75.0
     assert out["overall"] == pytest.approx((52.5 + 70 + 20 + 85 + 75) / 5)  # 60.5, not the mean of types 60.3125
     assert out["overall"] != pytest.approx((61.25 + 20 + 85 + 75) / 4)
+
+
+def test_reviewer_matching_and_s2and_count_in_the_proximity_average(fixtures, keyword_encoder):
+    """Both run in the suite through their official evaluators over the vectors (`VectorTask`) and enter the
+    proximity and overall averages, as in the papers' tables (9 proximity tasks); S2AND is labelled
+    embedding-only; BM25 cannot run them. Layout: allenai/scirepeval (reviewer_matching.py's qrels and
+    reviewer metadata; s2and_embeddings.py's <data>/<ds>/<ds>_papers.json of the s2and_mini datasets)."""
+    from sciembed.evaluation.contract import VectorTask
+    from sciembed.evaluation.execute import supports
+    from sciembed.evaluation.scirepeval.reviewer_matching import evaluate_reviewer_matching, load_reviewer_matching
+    from sciembed.evaluation.scorers import BM25Scorer
+
+    bench = load_scirepeval(fixtures / "scirepeval", ["RELISH", "SciDocs Cite", "Paper-Reviewer Matching", "S2AND"])
+    assert bench.skipped == {}
+    scorer = DenseScorer(keyword_encoder, "l2", show_progress=False)
+    tasks = {t.name: t for t in bench.tasks(scorer.style())}
+    assert isinstance(tasks["S2AND"], VectorTask) and isinstance(tasks["Paper-Reviewer Matching"], VectorTask)
+    assert supports(tasks["S2AND"], BM25Scorer()) is not None
+    results = [run_task(t, scorer) for t in tasks.values()]
+    by = {r.task: r for r in results}
+    # every S2AND text falls on the encoder's one off-plane vector: one cluster per block, B3 P = 50, R = 100
+    assert by["S2AND"].metrics["qian_b3_precision"] == pytest.approx(50.0)
+    assert by["S2AND"].score == pytest.approx(200 / 3) and "embedding-only" in by["S2AND"].notes[0]
+    assert "inspire" in by["S2AND"].notes[1]  # the absent datasets are named
+    direct = evaluate_reviewer_matching(load_reviewer_matching(fixtures / "scirepeval", scorer.style()),
+                                        scorer.embed)
+    assert by["Paper-Reviewer Matching"].metrics == pytest.approx(direct)
+    summary = bench.summarize(results)
+    four = [summary[n] for n in ("RELISH", "SciDocs Cite", "Paper-Reviewer Matching", "S2AND")]
+    assert summary["Paper-Reviewer Matching"] == pytest.approx(direct["score"])
+    assert summary["proximity"] == pytest.approx(sum(four) / 4) and summary["overall"] == pytest.approx(sum(four) / 4)
+
+
+def test_evaluator_tasks_without_their_files_are_skipped_with_the_files_named(fixtures, tmp_path):
+    import shutil
+
+    shutil.copytree(fixtures / "scirepeval" / "scirepeval", tmp_path / "scirepeval")
+    shutil.copytree(fixtures / "scirepeval" / "scirepeval_test", tmp_path / "scirepeval_test")
+    shutil.rmtree(tmp_path / "scirepeval_test" / "reviewers")
+    bench = load_scirepeval(tmp_path, ["RELISH", "Paper-Reviewer Matching", "S2AND"])
+    assert "scirepeval_test/reviewers/metadata" in bench.skipped["Paper-Reviewer Matching"]
+    assert "s2and/<dataset>" in bench.skipped["S2AND"] and "RELISH" not in bench.skipped

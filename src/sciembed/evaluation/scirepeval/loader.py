@@ -6,6 +6,9 @@ Layout (one folder per config, one file per split, JSON lines or Parquet)::
                                                       ranking tasks: {doc_id, query, candidates: [...]}
     <root>/scirepeval_test/<config>/test.jsonl        ranking: query_id, cand_id, score
     <root>/scirepeval_test/<config>/train.jsonl       probes: paper_id, label (list for multi-label)
+    <root>/scirepeval_test/reviewers/metadata.jsonl   Paper-Reviewer Matching's reviewers (`reviewer_matching`)
+    <root>/s2and/<dataset>/<dataset>_papers.json …   S2AND's mini datasets (`s2and`; SciRepEval's
+                                                      ``aws s3 sync s3://ai2-s2-research-public/scirepeval/test/s2and``)
 
 Write it with ``datasets``: ``load_dataset("allenai/scirepeval", "fos", split="evaluation")
 .to_json("<root>/scirepeval/fos/evaluation.jsonl")`` and likewise for
@@ -14,7 +17,9 @@ Write it with ``datasets``: ``load_dataset("allenai/scirepeval", "fos", split="e
 As in SciRepEval, a document is ``title [SEP] abstract`` with the model's
 separator token; each ranking query ranks only the candidates its qrels name
 (pools), by the model's distance; probes train on ``train`` and score ``test``.
-A task whose files are absent is reported and skipped; the others run.
+A task whose files are absent is reported and skipped; the others run. Paper-Reviewer Matching and S2AND
+are scored by their official evaluators over the vectors (`VectorTask`), so they count in the proximity and
+overall averages as in the papers' tables (9 proximity tasks); S2AND's clusterer is embedding-only (labelled).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle
+from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle, VectorTask
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.scirepeval.aggregate import aggregate, task_score
 from sciembed.evaluation.scirepeval.tasks import BY_NAME, PYTREC_TO_RANX, TASKS, TYPE_LABELS, TaskDef
@@ -78,8 +83,10 @@ class SciRepEvalBenchmark:
     def __post_init__(self) -> None:
         for name in self.task_names:
             task = BY_NAME[name]
-            if not task.supported:
-                self.skipped[name] = task.why_not
+            if task.evaluator:
+                absent = self._evaluator_missing(task)
+                if absent:
+                    self.skipped[name] = "files not found: " + ", ".join(absent)
                 continue
             meta = self.root / "scirepeval" / task.meta
             test = self.root / "scirepeval_test" / task.test
@@ -92,6 +99,43 @@ class SciRepEvalBenchmark:
             raise BenchmarkError(f"SciRepEval root {self.root}: no task has its files; "
                                  + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()))
 
+    def _evaluator_missing(self, task: TaskDef) -> list[str]:
+        from sciembed.evaluation.scirepeval import reviewer_matching, s2and
+
+        if task.evaluator == "reviewer_matching":
+            return reviewer_matching.missing_files(self.root)
+        if not s2and.present_datasets(self.root / "s2and"):
+            return ["s2and/<dataset>/<dataset>_papers.json, _signatures.json, _clusters.json"]
+        return []
+
+    def _folders(self, task: TaskDef) -> list[Path]:
+        if task.evaluator == "s2and":
+            from sciembed.evaluation.scirepeval.s2and import present_datasets
+
+            return [self.root / "s2and" / ds for ds in present_datasets(self.root / "s2and")]
+        folders = [self.root / "scirepeval" / task.meta, self.root / "scirepeval_test" / task.test]
+        if task.evaluator == "reviewer_matching":
+            from sciembed.evaluation.scirepeval.reviewer_matching import REVIEWERS
+
+            folders.append(self.root / "scirepeval_test" / REVIEWERS)
+        return [f for f in folders if f.is_dir()]
+
+    def _vector_task(self, task: TaskDef, style: TextStyle) -> VectorTask:
+        from sciembed.evaluation.scirepeval import reviewer_matching, s2and
+
+        if task.evaluator == "s2and":
+            texts, score, notes, issues = s2and.suite_task(self.root / "s2and", style.sep)
+            self.issues.extend(issues)
+            return VectorTask(task.name, texts, score, "b3_f1", TYPE_LABELS[task.type], notes)
+        data = reviewer_matching.load_reviewer_matching(self.root, style)
+        self.issues.extend(data.issues)
+        texts = {d: data.texts[d] for d in reviewer_matching.needed_papers(data)}
+        counts = {"queries_hard": len(data.qrels["test_hard"]), "reviewers": len(data.reviewers)}
+        return VectorTask(task.name, texts, lambda vectors: reviewer_matching.score_reviewer_matching(data, vectors),
+                          "score", TYPE_LABELS[task.type],
+                          ["its evaluator: a reviewer = mean of the 3 highest cosines to their papers; score = mean "
+                           "of P@5, P@10 on the hard and soft qrels"], counts)
+
     @staticmethod
     def _is_probe(task: TaskDef) -> bool:
         return task.type in ("classification", "regression")
@@ -103,7 +147,7 @@ class SciRepEvalBenchmark:
     def fingerprint(self) -> str:
         digest = hashlib.sha256()
         for task in self.runnable:
-            for folder in (self.root / "scirepeval" / task.meta, self.root / "scirepeval_test" / task.test):
+            for folder in self._folders(task):
                 for path in sorted(folder.iterdir()):
                     digest.update(f"{path.name}:{path.stat().st_size}:{path.stat().st_mtime_ns}".encode())
         digest.update(json.dumps(self.task_names).encode())
@@ -113,9 +157,12 @@ class SciRepEvalBenchmark:
         return {"kind": self.kind, "name": self.name, "source": str(self.root), "fingerprint": self.fingerprint(),
                 "tasks": [t.name for t in self.runnable], "skipped": self.skipped, "issues": self.issues.to_list()}
 
-    def tasks(self, style: TextStyle) -> list[RankingTask | ProbeTask]:
-        out: list[RankingTask | ProbeTask] = []
+    def tasks(self, style: TextStyle) -> list[RankingTask | ProbeTask | VectorTask]:
+        out: list[RankingTask | ProbeTask | VectorTask] = []
         for task in self.runnable:
+            if task.evaluator:
+                out.append(self._vector_task(task, style))
+                continue
             meta = read_split(self.root / "scirepeval" / task.meta, "evaluation", self.issues)
             test_dir = self.root / "scirepeval_test" / task.test
             if self._is_probe(task):
@@ -220,7 +267,12 @@ class SciRepEvalBenchmark:
         scores: dict[str, tuple[str, float]] = {}
         for r in results:
             task = BY_NAME[r.task]
-            names = ["score"] if self._is_probe(task) else [PYTREC_TO_RANX[m] for m in task.metrics]
+            if task.evaluator:
+                names = [r.primary]
+            elif self._is_probe(task):
+                names = ["score"]
+            else:
+                names = [PYTREC_TO_RANX[m] for m in task.metrics]
             scores[r.task] = (task.type, task_score(r.metrics, names))
         out = {name: s for name, (_, s) in scores.items()}
         out.update(aggregate(scores))

@@ -145,10 +145,30 @@ def score_reviewer_matching(data: ReviewerMatchingData, vectors: Mapping[str, np
     return out
 
 
+def missing_files(root: str | Path) -> list[str]:
+    """The release files the task needs that are not under `root` (empty: it can run)."""
+    root = Path(root)
+    from sciembed.evaluation.scirepeval.loader import split_files
+
+    test = root / "scirepeval_test"
+    needs = {f"scirepeval/{META}/evaluation": [(root / "scirepeval" / META, "evaluation")],
+             f"scirepeval_test/{REVIEWERS}/metadata": [(test / REVIEWERS, "metadata"),
+                                                        (test / META, "reviewer_metadata")]}
+    needs.update({f"scirepeval_test/{META}/{split}": [(test / META, split), (test / META, f"{split}_qrel")]
+                  for split in SPLITS})
+    return [f"{name}.jsonl|parquet" for name, places in needs.items()
+            if not any(split_files(folder, split) for folder, split in places)]
+
+
+def needed_papers(data: ReviewerMatchingData) -> list[str]:
+    """Every query paper of either qrels and every reviewer paper: what the evaluator encodes."""
+    return sorted({q for split in SPLITS for q in data.qrels[split]}
+                  | {p for papers in data.reviewers.values() for p in papers})
+
+
 def evaluate_reviewer_matching(data: ReviewerMatchingData, embed: Callable[[list[str]], np.ndarray]
                                ) -> dict[str, float]:
     """Encode every query and reviewer paper once with `embed` (texts -> rows), then `score_reviewer_matching`."""
-    needed = sorted({q for split in SPLITS for q in data.qrels[split]}
-                    | {p for papers in data.reviewers.values() for p in papers})
+    needed = needed_papers(data)
     matrix = np.asarray(embed([data.texts[d] for d in needed]))
     return score_reviewer_matching(data, dict(zip(needed, matrix, strict=True)))

@@ -44,6 +44,8 @@ RANDOM_SEED = 1111  # S2AND's ANDData default
 RATIOS = (0.6, 0.2, 0.2)
 BLOCK_SIZE_CLUSTERS = 1  # ANDData.num_clusters_for_block_size default
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 1.0, 0.05))
+# allenai/scirepeval s2and_embeddings.py: the six s2and_mini datasets SciRepEval embeds
+DATASETS = ("arnetminer", "inspire", "kisti", "pubmed", "qian", "zbmath")
 CLUSTERER = "embedding-only (average-linkage on cosine distance, threshold tuned on val blocks)"
 
 
@@ -178,12 +180,11 @@ def cluster_blocks(data: S2ANDData, blocks: Mapping[str, Sequence[str]], vectors
     return out
 
 
-def evaluate_s2and(data: S2ANDData, embed: Callable[[list[str]], np.ndarray],
-                   thresholds: Sequence[float] = THRESHOLDS, seed: int = RANDOM_SEED) -> dict[str, Any]:
-    """Embedding-only B³ (P, R, F1) × 100 on the test blocks, the threshold chosen on the val blocks."""
+def score_s2and(data: S2ANDData, vectors: Mapping[str, np.ndarray], thresholds: Sequence[float] = THRESHOLDS,
+                seed: int = RANDOM_SEED) -> dict[str, Any]:
+    """Embedding-only B³ (P, R, F1) × 100 on the test blocks, the threshold chosen on the val blocks;
+    `vectors`: paper id -> vector (every paper of a clustered signature)."""
     train, val, test = split_blocks(data.blocks, seed)
-    papers = sorted({data.signature_paper[s] for sigs in data.blocks.values() for s in sigs})
-    vectors = dict(zip(papers, np.asarray(embed([data.texts[p] for p in papers])), strict=True))
     tune = val or train
     best = max(thresholds, key=lambda t: (b3_precision_recall_fscore(
         true_clusters(data, tune), cluster_blocks(data, tune, vectors, t))[2], -t))
@@ -191,6 +192,54 @@ def evaluate_s2and(data: S2ANDData, embed: Callable[[list[str]], np.ndarray],
     return {"dataset": data.name, "clusterer": CLUSTERER, "threshold": best,
             "blocks": {"train": len(train), "val": len(val), "test": len(test)},
             "b3_precision": 100 * p, "b3_recall": 100 * r, "b3_f1": 100 * f1}
+
+
+def clustered_papers(data: S2ANDData) -> list[str]:
+    return sorted({data.signature_paper[s] for sigs in data.blocks.values() for s in sigs})
+
+
+def evaluate_s2and(data: S2ANDData, embed: Callable[[list[str]], np.ndarray],
+                   thresholds: Sequence[float] = THRESHOLDS, seed: int = RANDOM_SEED) -> dict[str, Any]:
+    """Encode the clustered signatures' papers with `embed` (texts -> rows), then `score_s2and`."""
+    papers = clustered_papers(data)
+    vectors = dict(zip(papers, np.asarray(embed([data.texts[p] for p in papers])), strict=True))
+    return score_s2and(data, vectors, thresholds, seed)
+
+
+def present_datasets(root: str | Path) -> list[str]:
+    """The S2AND mini datasets whose three files are under `root` (SciRepEval's ``<root>/s2and``)."""
+    root = Path(root)
+    return [ds for ds in DATASETS
+            if all((root / ds / f"{ds}_{part}.json").is_file() for part in ("papers", "signatures", "clusters"))]
+
+
+def suite_task(root: str | Path, sep: str) -> tuple[dict[str, str], Callable[[Mapping[str, Any]], dict[str, float]],
+                                                   list[str], IssueLog]:
+    """For the SciRepEval suite: the texts (``<dataset>/<paper id>``) of every present dataset, the scoring
+    function (``<dataset>_b3_f1`` … per dataset, ``b3_f1`` their mean), notes naming the clusterer and any
+    absent dataset, and the datasets' input issues."""
+    names = present_datasets(root)
+    datasets = [load_s2and(root, ds, sep=f" {sep} " if sep != "." else " ") for ds in names]
+    texts = {f"{d.name}/{p}": d.texts[p] for d in datasets for p in clustered_papers(d)}
+
+    def score(vectors: Mapping[str, Any]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for d in datasets:
+            result = score_s2and(d, {p: vectors[f"{d.name}/{p}"] for p in clustered_papers(d)})
+            for key in ("b3_precision", "b3_recall", "b3_f1", "threshold"):
+                out[f"{d.name}_{key}"] = float(result[key])
+        out["b3_f1"] = float(np.mean([out[f"{d.name}_b3_f1"] for d in datasets]))
+        return out
+
+    notes = [f"S2AND scored by the {CLUSTERER} clusterer, not S2AND's LightGBM pipeline: not the published figure; "
+             "b3_f1 is the mean over the datasets present"]
+    absent = [ds for ds in DATASETS if ds not in names]
+    if absent:
+        notes.append(f"S2AND datasets absent under {root}: {', '.join(absent)}")
+    issues = IssueLog()
+    for d in datasets:
+        issues.extend(d.issues)
+    return texts, score, notes, issues
 
 
 def write_s2and_embeddings(path: str | Path, vectors: Mapping[str, np.ndarray]) -> Path:

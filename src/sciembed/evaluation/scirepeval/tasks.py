@@ -27,8 +27,7 @@ class TaskDef:
     multi_label: bool = False
     fields: tuple[str, ...] = ("title", "abstract")
     simple_format: bool = False  # metadata is a plain paper list; queries and candidates come from the qrels
-    supported: bool = True
-    why_not: str = ""
+    evaluator: str = ""  # a task scored by its own official evaluator over vectors: "reviewer_matching" | "s2and"
 
 
 TASKS: tuple[TaskDef, ...] = (
@@ -38,9 +37,7 @@ TASKS: tuple[TaskDef, ...] = (
     TaskDef("NFCorpus", "adhoc_search", "nfcorpus", "nfcorpus", ("ndcg",)),
     TaskDef("TREC-CoVID", "adhoc_search", "trec_covid", "trec_covid", ("ndcg",)),
     TaskDef("Paper-Reviewer Matching", "proximity", "paper_reviewer_matching", "paper_reviewer_matching",
-            ("P_5", "P_10"), supported=False,
-            why_not="scored by its own evaluator (a reviewer = their papers, top-3 mean cosine; hard and soft "
-                    "qrels): sciembed.evaluation.scirepeval.reviewer_matching, not yet run by the suite"),
+            ("P_5", "P_10"), evaluator="reviewer_matching"),
     TaskDef("Peer Review Score", "regression", "peer_review_score_hIndex", "peer_review_score", ("kendalltau",)),
     TaskDef("Max hIndex", "regression", "peer_review_score_hIndex", "hIndex", ("kendalltau",)),
     TaskDef("Tweet Mentions", "regression", "tweet_mentions", "tweet_mentions", ("kendalltau",)),
@@ -54,10 +51,7 @@ TASKS: tuple[TaskDef, ...] = (
             simple_format=True),
     TaskDef("SciDocs CoRead", "proximity", "scidocs_view_cite_read", "scidocs_read", ("map", "ndcg"),
             simple_format=True),
-    TaskDef("S2AND", "proximity", "s2and", "s2and", ("b3_f1",), supported=False,
-            why_not="S2AND's own pipeline (LightGBM over name/affiliation/embedding features) decides B3 F1; "
-                    "sciembed.evaluation.scirepeval.s2and reads the release, splits blocks, scores B3 and writes "
-                    "the embeddings pickle that pipeline takes"),
+    TaskDef("S2AND", "proximity", "s2and", "s2and", ("b3_f1",), evaluator="s2and"),  # embedding-only clusterer
     TaskDef("Same Author Detection", "proximity", "same_author", "same_author", ("map",)),
     TaskDef("Highly Influential Citations", "proximity", "high_influence_cite", "high_influence_cite", ("map",)),
     TaskDef("Search", "adhoc_search", "search", "search", ("ndcg",), fields=("title", "abstract", "venue", "year")),

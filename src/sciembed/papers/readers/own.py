@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sciembed.papers.model import ExternalIds, Paper, Reference, Section
+from sciembed.papers.model import ExternalIds, Paper, RawSections, Reference, Section
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import INVALID_RECORD, MISSING_ID, Loc, Record, Rejection
@@ -78,6 +78,7 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         external_ids=_ids(data.external_ids),
         flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
         source=data.source or f"{FORMAT}:{loc.file}",
+        raw_sections=None if data.raw_sections is None else RawSections(**data.raw_sections.model_dump()),
     )
 
 

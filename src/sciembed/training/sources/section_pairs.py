@@ -9,9 +9,8 @@ seed, so the order is the same on every run and on resume.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +21,9 @@ import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir, CorpusError
 from sciembed.corpus.paper_store import STORE_BATCH_ROWS, StoredPapers, open_store
-from sciembed.papers.model import Paper
+from sciembed.papers.model import Paper, RawSections
 from sciembed.papers.roles import conclusion_section_index, method_section_index
+from sciembed.papers.sections import raw_section_stats
 from sciembed.training.sources.exclude import ExcludeKeys, load_exclude_keys
 from sciembed.views import ta_text
 from sciembed.views.simple import section_view
@@ -45,37 +45,33 @@ REASONS = (
     "no_method",
 )
 
-# Sentence-like phrases that betray a heading that is really a run of body text (a PDF-parsing error).
-_SENTENCE_LIKE = re.compile(r"\b(if and only if|we have that|it follows|this holds)\b", re.IGNORECASE)
-MAX_HEADING_CHARS = 120
-MAX_HEADING_PERIODS = 4
-
-
 class SourceError(CorpusError):
     """No usable section pairs in a corpus; the message says which filter removed the papers."""
 
 
-def malformed_heading(heading: str) -> bool:
-    """Longer than 120 characters, more than four periods, or a sentence-like phrase."""
-    return (
-        len(heading) > MAX_HEADING_CHARS
-        or heading.count(".") > MAX_HEADING_PERIODS
-        or bool(_SENTENCE_LIKE.search(heading))
-    )
+def section_counts(paper: Paper, on: str) -> tuple[RawSections, bool]:
+    """The counts the filters read, and whether they are the raw ones: ``on="raw"`` (the paper's) takes the
+    source parse's sections where the reader recorded them, else (and for ``"normalised"``) sciembed's."""
+    if on == "raw" and paper.raw_sections is not None:
+        return paper.raw_sections, True
+    return raw_section_stats(paper.sections), False
 
 
-def rejection(paper: Paper, filters: SectionFilterConfig) -> str | None:
-    """The first paper filter `paper` fails, or None (decontamination and method are checked apart)."""
+def rejection(paper: Paper, filters: SectionFilterConfig, counts: RawSections | None = None) -> str | None:
+    """The first paper filter `paper` fails, or None (decontamination and method are checked apart);
+    `counts`: the section counts to filter on (default: `section_counts` by `filters.sections`)."""
     if len(paper.abstract.strip()) < filters.min_abstract_chars:
         return "short_abstract"
-    n = len(paper.sections)
+    if counts is None:
+        counts = section_counts(paper, filters.sections)[0]
+    n = counts.count
     if n < filters.min_sections:
         return "too_few_sections"
     if n > filters.max_sections:
         return "too_many_sections"
-    if sum(len(s.text) for s in paper.sections) < filters.min_body_chars:
+    if counts.body_chars < filters.min_body_chars:
         return "short_body"
-    if sum(malformed_heading(s.heading or "") for s in paper.sections) > filters.max_malformed_share * n:
+    if counts.malformed_headings > filters.max_malformed_share * n:
         return "malformed_headings"
     return None
 
@@ -89,6 +85,7 @@ class SectionPairData:
     conclusion: np.ndarray  # section index of its conclusion, -1 when it has none
     funnel: dict[str, int]  # read, one count per reason, kept
     exclude_sources: tuple[tuple[str, int], ...] = ()
+    filtered_on: dict[str, int] = field(default_factory=dict)  # papers filtered on raw / normalised sections
 
     @property
     def with_conclusion(self) -> int:
@@ -103,6 +100,7 @@ class SectionPairData:
             "papers_with_conclusion": self.with_conclusion,
             "papers_method_only": len(self.papers) - self.with_conclusion,
             "exclude_sources": [{"path": p, "values": n} for p, n in self.exclude_sources],
+            "section_filters_on": dict(self.filtered_on),
         }
 
 
@@ -145,11 +143,14 @@ def load_section_pairs(
     kept: list[int] = []
     methods: list[int] = []
     conclusions: list[int] = []
+    filtered_on = {"raw_sections": 0, "normalised_sections": 0}
     for chunk in chunks:
         papers = [p for _, p in chunk]
         funnel["read"] += len(papers)
         for (row, paper), is_excluded in zip(chunk, keys.matches(papers), strict=True):
-            reason = "excluded" if is_excluded else rejection(paper, filters)
+            counts, raw = section_counts(paper, filters.sections)
+            filtered_on["raw_sections" if raw else "normalised_sections"] += not is_excluded
+            reason = "excluded" if is_excluded else rejection(paper, filters, counts)
             method = None
             if reason is None:
                 method = method_section_index(paper)
@@ -173,6 +174,7 @@ def load_section_pairs(
         conclusion=np.asarray(conclusions, dtype=np.int64),
         funnel=funnel,
         exclude_sources=tuple(keys.sources),
+        filtered_on=filtered_on,
     )
 
 

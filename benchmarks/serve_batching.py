@@ -113,6 +113,32 @@ def make_collections(root: Path, n: int, seed: int) -> dict[str, Path]:
     return {"built": built, **out}
 
 
+def prepared_collections(data: Path | None, scratch: Path, n: int, seed: int) -> dict[str, Path]:
+    """`make_collections` once into `data` (reused by later runs), or into `scratch` without `--data`."""
+    if data is None:
+        return make_collections(scratch, n, seed)
+    done = data / "built.json"
+    if not done.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        for stale in data.iterdir():
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        made = make_collections(data, n, seed)
+        done.write_text(json.dumps({**made["built"], "seed": seed}))
+    built = json.loads(done.read_text())
+    if built["papers"] != n or built.get("seed") != seed:
+        raise SystemExit(f"{data} holds {built['papers']} papers (seed {built.get('seed')}), not {n} (seed {seed})")
+    return {"built": built, **{p.name: p for p in data.iterdir() if p.is_dir()}}
+
+
+def fresh_copy(collection: Path, scratch: Path) -> Path:
+    """A writable copy of a prepared collection, so phase 2's writes never reach the reused one."""
+    target = scratch / collection.name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(collection, target, ignore=shutil.ignore_patterns("*.lock"))
+    return target
+
+
 def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int) -> tuple[subprocess.Popen, str, float]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -241,6 +267,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="encoder threads of every server (OMP_NUM_THREADS; --encode-threads after)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="build the collections once into this folder and reuse them (each server gets a copy)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/serve_batching.json"))
     args = parser.parse_args()
 
@@ -250,7 +278,7 @@ def main() -> None:
         root = Path(tmp)
         (root / "collections").mkdir()
         (root / "before").mkdir()
-        collections = make_collections(root / "collections", args.papers, args.seed)
+        collections = prepared_collections(args.data, root / "collections", args.papers, args.seed)
         print("collections:", collections["built"], flush=True)
         old_src = before_sources(args.before_rev, root / "before")
         new_src = REPO / "src"

@@ -241,6 +241,7 @@ def measured(server: subprocess.Popen, run) -> dict:
     cpu0 = server_cpu_s(server)
     row = run()
     row["server_cpu_s"] = round(server_cpu_s(server) - cpu0, 2)
+    row["load_average"] = round(os.getloadavg()[0], 1)  # the box's 1-minute load as the level ended (noise)
     if row["requests"]:
         row["server_cpu_ms_per_request"] = round(1000 * row["server_cpu_s"] / row["requests"], 2)
         row["client_cpu_ms_per_request"] = round(1000 * row["client_cpu_s"] / row["requests"], 2)
@@ -323,7 +324,8 @@ def main() -> None:
         (root / "collections").mkdir()
         (root / "before").mkdir()
         collections = prepared_collections(args.data, root / "collections", args.papers, args.seed)
-        print("collections:", collections["built"], flush=True)
+        built = collections["built"]
+        print("collections:", built, flush=True)
         old_src = before_sources(args.before_rev, root / "before")
         new_src = REPO / "src"
         new_flags = ["--allow-open-writes", "--encode-threads", str(args.threads)]
@@ -334,46 +336,51 @@ def main() -> None:
             (root / "main").mkdir()
             servers.insert(1, ("main-onnx", before_sources(args.main_rev, root / "main"), [*new_flags, *onnx], "-onnx"))
         servers = [server for server in servers if server[0] in args.servers]
-        for kind in args.kinds:
-            results[kind] = {label: measure_sciembed(label, src, collections[kind + suffix], flags, args, args.papers,
-                                                     root)
-                             for label, src, flags, suffix in servers}
         results["infinity_encode_only"] = measure_infinity(args.infinity, args)
-        built = collections["built"]
+        write_report(args, results, built, started)
+        for kind in args.kinds:
+            results[kind] = {}
+            for label, src, flags, suffix in servers:
+                results[kind][label] = measure_sciembed(label, src, collections[kind + suffix], flags, args,
+                                                        args.papers, root)
+                write_report(args, results, built, started)  # what is measured so far, should the run be cut short
+    write_report(args, results, built, started, complete=True)
 
+
+ROW = ("requests_per_s", "p50_ms", "p99_ms", "errors", "server_cpu_ms_per_request", "client_cpu_ms_per_request",
+       "load_average")
+
+
+def write_report(args, results: dict, built: dict, started: float, complete: bool = False) -> None:
     top = str(max(args.levels))
-    table = []
-    for kind in args.kinds:
-        for label in results[kind]:
-            for level, row in results[kind][label]["levels"].items():
-                table.append({"index": kind, "server": label, "clients": int(level), **{
-                    k: row.get(k) for k in ("requests_per_s", "p50_ms", "p99_ms", "errors", "server_cpu_ms_per_request",
-                                     "client_cpu_ms_per_request")}})
-    for level, row in results["infinity_encode_only"].get("levels", {}).items():
-        table.append({"index": "-", "server": "infinity-emb (encode only)", "clients": int(level), **{
-            k: row.get(k) for k in ("requests_per_s", "p50_ms", "p99_ms", "errors", "server_cpu_ms_per_request",
-                                     "client_cpu_ms_per_request")}})
+    kinds = [kind for kind in args.kinds if kind in results]
+    table = [{"index": kind, "server": label, "clients": int(level), **{k: row.get(k) for k in ROW}}
+             for kind in kinds for label in results[kind]
+             for level, row in results[kind][label]["levels"].items()]
+    table += [{"index": "-", "server": "infinity-emb (encode only)", "clients": int(level),
+               **{k: row.get(k) for k in ROW}}
+              for level, row in results.get("infinity_encode_only", {}).get("levels", {}).items()]
     report = {
         "benchmark": "serve_batching",
-        "what": f"sciembed serve before ({args.before_rev}) and after micro-batching (torch; ONNX int8), flat and "
+        "complete": complete,
+        "what": f"sciembed serve before ({args.before_rev}) and after micro-batching (ONNX int8; torch), flat and "
                 f"HNSW over {args.papers:,} synthetic papers, {args.seconds:g} s per client level "
                 f"{args.levels}; phase 2: {args.add} papers added by a writer while {top} clients search; "
                 "infinity-emb serving the same MiniLM, embeddings only; every server with "
                 f"{args.threads} encoder thread(s)",
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_average_at_end": [round(x, 1) for x in os.getloadavg()]},
+                    "load_average_now": [round(x, 1) for x in os.getloadavg()]},
         "collection": built,
         "wall_s": round(time.time() - started, 1),
         "table": table,
         "errors_at_top_level": {f"{kind}/{label}": results[kind][label]["levels"][top]["errors"]
-                                for kind in args.kinds for label in results[kind]},
+                                for kind in kinds for label in results[kind]},
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out}")
-
+    print(f"wrote {args.out}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -138,3 +138,22 @@ def test_cors_is_off_by_default(client, collection):
                         base_url="http://localhost")
     allowed = opened.options("/search", headers={**headers, "Origin": "http://ok.example"})
     assert allowed.headers["access-control-allow-origin"] == "http://ok.example"
+
+
+def test_concurrent_searches_are_gathered_and_answer_as_alone(collection):
+    """The service searches concurrent queries together (one index search) with each query's own hits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = [f"{QUERY} {word}" for word in ("dust", "clouds", "hydrogen", "transit", "stellar", "noise")]
+    alone = {q: [(h.id, round(h.score, 5)) for h in collection.search(query=q, k=8).hits] for q in queries}
+    paper_id = next(iter(alone.values()))[0][0]
+    like_alone = [(h.id, round(h.score, 5)) for h in collection.search(paper_id=paper_id, k=8).hits]
+    create_app(collection, ServerSettings())  # puts the encoder behind the batcher and gathers searches
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda q: collection.search(query=q, k=8), queries * 3))
+        like = pool.submit(collection.search, paper_id=paper_id, k=8).result()
+    for query, result in zip(queries * 3, together, strict=True):
+        assert [(h.id, round(h.score, 5)) for h in result.hits] == alone[query]
+    assert [(h.id, round(h.score, 5)) for h in like.hits] == like_alone
+    gathered = collection._gatherer
+    assert gathered.items == len(together) + 1 and gathered.calls < gathered.items

@@ -1,6 +1,7 @@
 """The service before and after micro-batching, side by side in one run, and the encode step against infinity-emb.
 
-    python benchmarks/serve_batching.py --papers 100000 --levels 1 8 32 --seconds 30 \
+    python benchmarks/serve_batching.py --papers 100000 --data /work/i23-data --levels 1 8 32 --seconds 10 \
+        --add 50 --batch 25 --threads 1 --kinds hnsw flat --servers before after-onnx \
         --out benchmarks/results/serve_batching.json
 
 Every server is started and stopped by this script on 127.0.0.1, one at a
@@ -12,6 +13,7 @@ synthetic papers with seeded vectors; every text query is really encoded):
 - ``after``: this tree's `sciembed serve` (micro-batching, one encoder pool, LRU query cache);
 - ``after-onnx``: the same with ``--backend onnx --quantize`` (its collection carries the
   int8 encoder's fingerprint; the vectors are the same seeded ones);
+- ``main-onnx`` (with ``--main-rev``): the batching server of that commit, ONNX int8;
 - ``infinity``: infinity-emb (its own virtualenv, `--infinity`) serving the same MiniLM
   directory, asked for embeddings only (`/embeddings`, one text per request).
 
@@ -21,6 +23,13 @@ client count in `--levels` (requests/s, p50/p99, errors; 10% of requests are
 same clients while a writer adds `--add` papers (phase 2). The query vector
 cache is defeated by random 6-word queries from a 45-word vocabulary (repeats
 are rare); `cache_hits` in each server's /stats says how often it helped.
+
+The load generator (aiohttp, this process) shares the machine with the
+server; each level reports both processes' CPU ms per request, the figure the
+machine's other load changes least. `--data` builds the collections once and
+gives every server a fresh copy; `--server-cpus` / `--client-cpus` pin them
+apart. The report is rewritten after every server, so a cut-short run keeps
+what it measured (``complete: false``).
 """
 
 from __future__ import annotations

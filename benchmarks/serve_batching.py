@@ -64,7 +64,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 600) -> float:
+def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 1800) -> float:
     import httpx
 
     started = time.perf_counter()
@@ -344,7 +344,8 @@ def main() -> None:
         if args.main_rev:  # the batching server as it was before this round of changes, ONNX int8
             (root / "main").mkdir()
             servers.insert(1, ("main-onnx", before_sources(args.main_rev, root / "main"), [*new_flags, *onnx], "-onnx"))
-        servers = [server for server in servers if server[0] in args.servers]
+        servers = sorted((server for server in servers if server[0] in args.servers),
+                         key=lambda server: args.servers.index(server[0]))  # in the order asked for
         results["infinity_encode_only"] = measure_infinity(args.infinity, args)
         write_report(args, results, built, started)
         for kind in args.kinds:

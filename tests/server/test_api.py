@@ -155,5 +155,5 @@ def test_concurrent_searches_are_gathered_and_answer_as_alone(collection):
     for query, result in zip(queries * 3, together, strict=True):
         assert [(h.id, round(h.score, 5)) for h in result.hits] == alone[query]
     assert [(h.id, round(h.score, 5)) for h in like.hits] == like_alone
-    gathered = collection._gatherer
-    assert gathered.items == len(together) + 1 and gathered.calls < gathered.items
+    gathered = collection.gathering_stats()
+    assert gathered["searches"] == len(together) + 1 and gathered["calls"] < gathered["searches"]

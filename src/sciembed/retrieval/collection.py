@@ -505,6 +505,13 @@ class Collection:
             self._gatherer = Gatherer(self._search_gathered, max_batch=max_batch, max_wait_ms=max_wait_ms,
                                       name="search-gatherer")
 
+    def gathering_stats(self) -> dict[str, Any] | None:
+        """Gathered index searches so far: calls, queries, mean per call (None when not gathering)."""
+        g = self._gatherer
+        if g is None:
+            return None
+        return {"calls": g.calls, "searches": g.items, "mean_gathered": round(g.items / g.calls, 2) if g.calls else 0.0}
+
     def _search_gathered(self, items: list[tuple[np.ndarray, int, str | None, tuple]]) -> list[PaperHits]:
         """Gathered searches, one index search per distinct set of knobs (usually one)."""
         out: list[PaperHits] = [[] for _ in items]

@@ -114,6 +114,8 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         out = await run(collection.stats)
         if isinstance(collection.encoder, MicroBatcher):
             out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
+        if (gathered := collection.gathering_stats()) is not None:
+            out["search_gathering"] = gathered
         return out
 
     @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")

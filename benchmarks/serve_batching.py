@@ -1,6 +1,7 @@
 """The service before and after micro-batching, side by side in one run, and the encode step against infinity-emb.
 
-    python benchmarks/serve_batching.py --papers 100000 --levels 1 8 32 --seconds 30 \
+    python benchmarks/serve_batching.py --papers 100000 --data /work/i23-data --levels 1 8 32 --seconds 10 \
+        --add 50 --batch 25 --threads 1 --kinds hnsw flat --servers before after-onnx \
         --out benchmarks/results/serve_batching.json
 
 Every server is started and stopped by this script on 127.0.0.1, one at a
@@ -12,6 +13,7 @@ synthetic papers with seeded vectors; every text query is really encoded):
 - ``after``: this tree's `sciembed serve` (micro-batching, one encoder pool, LRU query cache);
 - ``after-onnx``: the same with ``--backend onnx --quantize`` (its collection carries the
   int8 encoder's fingerprint; the vectors are the same seeded ones);
+- ``main-onnx`` (with ``--main-rev``): the batching server of that commit, ONNX int8;
 - ``infinity``: infinity-emb (its own virtualenv, `--infinity`) serving the same MiniLM
   directory, asked for embeddings only (`/embeddings`, one text per request).
 
@@ -21,6 +23,13 @@ client count in `--levels` (requests/s, p50/p99, errors; 10% of requests are
 same clients while a writer adds `--add` papers (phase 2). The query vector
 cache is defeated by random 6-word queries from a 45-word vocabulary (repeats
 are rare); `cache_hits` in each server's /stats says how often it helped.
+
+The load generator (aiohttp, this process) shares the machine with the
+server; each level reports both processes' CPU ms per request, the figure the
+machine's other load changes least. `--data` builds the collections once and
+gives every server a fresh copy; `--server-cpus` / `--client-cpus` pin them
+apart. The report is rewritten after every server, so a cut-short run keeps
+what it measured (``complete: false``).
 """
 
 from __future__ import annotations
@@ -55,7 +64,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 600) -> float:
+def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 1800) -> float:
     import httpx
 
     started = time.perf_counter()
@@ -113,28 +122,64 @@ def make_collections(root: Path, n: int, seed: int) -> dict[str, Path]:
     return {"built": built, **out}
 
 
-def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int) -> tuple[subprocess.Popen, str, float]:
+def prepared_collections(data: Path | None, scratch: Path, n: int, seed: int) -> dict[str, Path]:
+    """`make_collections` once into `data` (reused by later runs), or into `scratch` without `--data`."""
+    if data is None:
+        return make_collections(scratch, n, seed)
+    done = data / "built.json"
+    if not done.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        for stale in data.iterdir():
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        made = make_collections(data, n, seed)
+        done.write_text(json.dumps({**made["built"], "seed": seed}))
+    built = json.loads(done.read_text())
+    if built["papers"] != n or built.get("seed") != seed:
+        raise SystemExit(f"{data} holds {built['papers']} papers (seed {built.get('seed')}), not {n} (seed {seed})")
+    return {"built": built, **{p.name: p for p in data.iterdir() if p.is_dir()}}
+
+
+def fresh_copy(collection: Path, scratch: Path) -> Path:
+    """A writable copy of a prepared collection, so phase 2's writes never reach the reused one."""
+    target = scratch / collection.name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(collection, target, ignore=shutil.ignore_patterns("*.lock"))
+    return target
+
+
+def pinned(cmd: list[str], cpus: str | None) -> list[str]:
+    """`cmd` run on the CPUs `cpus` (taskset list, e.g. "0"), or anywhere without."""
+    return ["taskset", "-c", cpus, *cmd] if cpus else cmd
+
+
+def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int,
+                    cpus: str | None = None) -> tuple[subprocess.Popen, str, float]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": str(threads)}
     env.pop("SCIEMBED_API_KEY", None)
-    server = subprocess.Popen([sys.executable, "-m", "sciembed.cli.main", "serve", str(collection), "--host",
-                               "127.0.0.1", "--port", str(port), *extra], env=env, stderr=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(pinned([sys.executable, "-m", "sciembed.cli.main", "serve", str(collection), "--host",
+                                      "127.0.0.1", "--port", str(port), *extra], cpus),
+                              env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     return server, url, wait_up(url, server)
 
 
-def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], args, n_papers: int) -> dict:
+def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], args, n_papers: int,
+                     scratch: Path) -> dict:
     import httpx
 
-    server, url, startup = sciembed_server(src, collection, extra, args.threads)
+    if args.data is not None:
+        collection = fresh_copy(collection, scratch)
+    server, url, startup = sciembed_server(src, collection, extra, args.threads, args.server_cpus)
     try:
         for _ in range(3):
             httpx.post(url + "/search", json={"query": "warm up the encoder"}, timeout=120)
         levels = {}
         for n_clients in args.levels:
-            levels[str(n_clients)] = asyncio.run(clients(url, n_clients, args.seconds, n_papers, args.seed))
+            levels[str(n_clients)] = measured(server, lambda n=n_clients: asyncio.run(
+                clients(url, n, args.seconds, n_papers, args.seed)))
             print(label, collection.name, n_clients, levels[str(n_clients)], flush=True)
         result = {"startup_s": round(startup, 1), "levels": levels}
         if args.add:
@@ -145,7 +190,9 @@ def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], 
                     clients(url, max(args.levels), args.seconds, n_papers, args.seed + 1, stop=done),
                     writer(url, args.add, args.batch, args.write_timeout, args.seed, done))
 
+            cpu0 = server_cpu_s(server)
             reads, write = asyncio.run(phase2())
+            reads["server_cpu_s"] = round(server_cpu_s(server) - cpu0, 2)
             result["reads_while_writing"], result["writer"] = reads, write
             print(label, collection.name, "with writer", reads, write, flush=True)
         stats = httpx.get(url + "/stats", timeout=30).json()
@@ -156,35 +203,58 @@ def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], 
 
 
 async def embed_clients(url: str, model: str, n_clients: int, seconds: float, seed: int) -> dict:
-    """`n_clients` asking infinity-emb for one query embedding each, back to back (encode only)."""
-    import httpx
+    """`n_clients` asking infinity-emb for one query embedding each, back to back (encode only; aiohttp as serve.py)."""
+    import aiohttp
 
     latencies: list[float] = []
     errors: list[str] = []
     deadline = time.perf_counter() + seconds
 
-    async def one(client: httpx.AsyncClient, worker: int) -> None:
+    async def one(session: aiohttp.ClientSession, worker: int) -> None:
         rng = np.random.default_rng(seed * 1000 + worker)
         while time.perf_counter() < deadline:
             t0 = time.perf_counter()
             try:
-                response = await client.post(url + "/embeddings",
-                                             json={"model": model, "input": [" ".join(rng.choice(WORDS, 6))]})
-                if response.status_code != 200 or len(response.json()["data"][0]["embedding"]) != 384:
-                    errors.append(f"{response.status_code}: {response.text[:200]}")
-            except httpx.HTTPError as err:
+                async with session.post(url + "/embeddings",
+                                        json={"model": model, "input": [" ".join(rng.choice(WORDS, 6))]}) as response:
+                    text = await response.text()
+                    if response.status != 200 or len(json.loads(text)["data"][0]["embedding"]) != 384:
+                        errors.append(f"{response.status}: {text[:200]}")
+            except (aiohttp.ClientError, TimeoutError) as err:
                 errors.append(repr(err))
             latencies.append((time.perf_counter() - t0) * 1000)
 
-    started = time.perf_counter()
-    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=n_clients)) as client:
-        await asyncio.gather(*(one(client, w) for w in range(n_clients)))
+    started, cpu0 = time.perf_counter(), time.process_time()
+    connector = aiohttp.TCPConnector(limit=n_clients)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=120)) as session:
+        await asyncio.gather(*(one(session, w) for w in range(n_clients)))
     elapsed = time.perf_counter() - started
     return {"requests": len(latencies), "seconds": round(elapsed, 1),
             "requests_per_s": round(len(latencies) / elapsed, 2),
             "p50_ms": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
             "p99_ms": round(float(np.percentile(latencies, 99)), 1) if latencies else None,
-            "errors": len(errors), "error_examples": errors[:5]}
+            "errors": len(errors), "error_examples": errors[:5],
+            "client_cpu_s": round(time.process_time() - cpu0, 2)}
+
+
+def server_cpu_s(server: subprocess.Popen) -> float:
+    """CPU seconds the server process has used so far (all its threads)."""
+    import psutil
+
+    times = psutil.Process(server.pid).cpu_times()
+    return times.user + times.system
+
+
+def measured(server: subprocess.Popen, run) -> dict:
+    """`run()`'s load figures plus the server's CPU seconds over it, and CPU ms per request (server and client)."""
+    cpu0 = server_cpu_s(server)
+    row = run()
+    row["server_cpu_s"] = round(server_cpu_s(server) - cpu0, 2)
+    row["load_average"] = round(os.getloadavg()[0], 1)  # the box's 1-minute load as the level ended (noise)
+    if row["requests"]:
+        row["server_cpu_ms_per_request"] = round(1000 * row["server_cpu_s"] / row["requests"], 2)
+        row["client_cpu_ms_per_request"] = round(1000 * row["client_cpu_s"] / row["requests"], 2)
+    return row
 
 
 def measure_infinity(binary: Path, args) -> dict:
@@ -201,7 +271,8 @@ def measure_infinity(binary: Path, args) -> dict:
     cmd = [str(binary), "v2", "--model-id", str(offline_package_path()), "--served-model-name", "minilm",
            "--engine", "torch", "--device", "cpu", "--batch-size", "32", "--host", "127.0.0.1", "--port", str(port)]
     env["OMP_NUM_THREADS"] = str(args.threads)
-    server = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(pinned(cmd, args.server_cpus), env=env, stderr=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         startup = wait_up(url, server, "/health")
@@ -209,7 +280,8 @@ def measure_infinity(binary: Path, args) -> dict:
             httpx.post(url + "/embeddings", json={"model": "minilm", "input": ["warm up"]}, timeout=120)
         levels = {}
         for n_clients in args.levels:
-            levels[str(n_clients)] = asyncio.run(embed_clients(url, "minilm", n_clients, args.seconds, args.seed))
+            levels[str(n_clients)] = measured(server, lambda n=n_clients: asyncio.run(
+                embed_clients(url, "minilm", n, args.seconds, args.seed)))
             print("infinity", n_clients, levels[str(n_clients)], flush=True)
         version = subprocess.run([str(binary.parent / "python"), "-c",
                                   "import importlib.metadata as m; print(m.version('infinity-emb'))"],
@@ -236,66 +308,89 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=50)
     parser.add_argument("--write-timeout", type=float, default=600.0)
     parser.add_argument("--before-rev", default="b9f34f8", help="commit whose `serve` is the 'before' server")
+    parser.add_argument("--main-rev", default=None,
+                        help="also measure this commit's server with ONNX int8 as 'main-onnx' (the batching baseline)")
     parser.add_argument("--infinity", type=Path, default=DEFAULT_INFINITY, help="the infinity_emb executable")
+    parser.add_argument("--servers", nargs="+", default=["before", "main-onnx", "after", "after-onnx"],
+                        help="which servers to measure (main-onnx needs --main-rev)")
     parser.add_argument("--kinds", nargs="+", default=["flat", "hnsw"])
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="encoder threads of every server (OMP_NUM_THREADS; --encode-threads after)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--server-cpus", default=None, help="taskset CPU list for every server (e.g. 0)")
+    parser.add_argument("--client-cpus", default=None, help="CPU list for this process, the load generator (e.g. 1)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="build the collections once into this folder and reuse them (each server gets a copy)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/serve_batching.json"))
     args = parser.parse_args()
 
+    if args.client_cpus:
+        os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
     started = time.time()
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="sciembed-batching-bench-") as tmp:
         root = Path(tmp)
         (root / "collections").mkdir()
         (root / "before").mkdir()
-        collections = make_collections(root / "collections", args.papers, args.seed)
-        print("collections:", collections["built"], flush=True)
+        collections = prepared_collections(args.data, root / "collections", args.papers, args.seed)
+        built = collections["built"]
+        print("collections:", built, flush=True)
         old_src = before_sources(args.before_rev, root / "before")
         new_src = REPO / "src"
         new_flags = ["--allow-open-writes", "--encode-threads", str(args.threads)]
-        for kind in args.kinds:
-            results[kind] = {
-                "before": measure_sciembed("before", old_src, collections[kind], [], args, args.papers),
-                "after": measure_sciembed("after", new_src, collections[kind], [*new_flags], args, args.papers),
-                "after-onnx": measure_sciembed("after-onnx", new_src, collections[f"{kind}-onnx"],
-                                               [*new_flags, "--backend", "onnx", "--quantize"], args, args.papers),
-            }
+        onnx = ["--backend", "onnx", "--quantize"]
+        servers = [("before", old_src, [], ""), ("after", new_src, new_flags, ""),
+                   ("after-onnx", new_src, [*new_flags, *onnx], "-onnx")]
+        if args.main_rev:  # the batching server as it was before this round of changes, ONNX int8
+            (root / "main").mkdir()
+            servers.insert(1, ("main-onnx", before_sources(args.main_rev, root / "main"), [*new_flags, *onnx], "-onnx"))
+        servers = sorted((server for server in servers if server[0] in args.servers),
+                         key=lambda server: args.servers.index(server[0]))  # in the order asked for
         results["infinity_encode_only"] = measure_infinity(args.infinity, args)
-        built = collections["built"]
+        write_report(args, results, built, started)
+        for kind in args.kinds:
+            results[kind] = {}
+            for label, src, flags, suffix in servers:
+                results[kind][label] = measure_sciembed(label, src, collections[kind + suffix], flags, args,
+                                                        args.papers, root)
+                write_report(args, results, built, started)  # what is measured so far, should the run be cut short
+    write_report(args, results, built, started, complete=True)
 
+
+ROW = ("requests_per_s", "p50_ms", "p99_ms", "errors", "server_cpu_ms_per_request", "client_cpu_ms_per_request",
+       "load_average")
+
+
+def write_report(args, results: dict, built: dict, started: float, complete: bool = False) -> None:
     top = str(max(args.levels))
-    table = []
-    for kind in args.kinds:
-        for label in ("before", "after", "after-onnx"):
-            for level, row in results[kind][label]["levels"].items():
-                table.append({"index": kind, "server": label, "clients": int(level), **{
-                    k: row[k] for k in ("requests_per_s", "p50_ms", "p99_ms", "errors")}})
-    for level, row in results["infinity_encode_only"].get("levels", {}).items():
-        table.append({"index": "-", "server": "infinity-emb (encode only)", "clients": int(level), **{
-            k: row[k] for k in ("requests_per_s", "p50_ms", "p99_ms", "errors")}})
+    kinds = [kind for kind in args.kinds if kind in results]
+    table = [{"index": kind, "server": label, "clients": int(level), **{k: row.get(k) for k in ROW}}
+             for kind in kinds for label in results[kind]
+             for level, row in results[kind][label]["levels"].items()]
+    table += [{"index": "-", "server": "infinity-emb (encode only)", "clients": int(level),
+               **{k: row.get(k) for k in ROW}}
+              for level, row in results.get("infinity_encode_only", {}).get("levels", {}).items()]
     report = {
         "benchmark": "serve_batching",
-        "what": f"sciembed serve before ({args.before_rev}) and after micro-batching (torch; ONNX int8), flat and "
+        "complete": complete,
+        "what": f"sciembed serve before ({args.before_rev}) and after micro-batching (ONNX int8; torch), flat and "
                 f"HNSW over {args.papers:,} synthetic papers, {args.seconds:g} s per client level "
                 f"{args.levels}; phase 2: {args.add} papers added by a writer while {top} clients search; "
                 "infinity-emb serving the same MiniLM, embeddings only; every server with "
                 f"{args.threads} encoder thread(s)",
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_average_at_end": [round(x, 1) for x in os.getloadavg()]},
+                    "load_average_now": [round(x, 1) for x in os.getloadavg()]},
         "collection": built,
         "wall_s": round(time.time() - started, 1),
         "table": table,
         "errors_at_top_level": {f"{kind}/{label}": results[kind][label]["levels"][top]["errors"]
-                                for kind in args.kinds for label in ("before", "after", "after-onnx")},
+                                for kind in kinds for label in results[kind]},
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out}")
-
+    print(f"wrote {args.out}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -98,3 +98,22 @@ def test_save_load_keeps_papers_and_aggregation(tmp_path):
         MultiVectorIndex.load(tmp_path / "dense")
     with pytest.raises(ValueError, match="unknown aggregation 'median'"):
         MultiVectorIndex(4, aggregate="median")
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_search_sets_answers_each_set_as_search_views_max(kind):
+    """Many query sets in one index search give each set the hits `search_views(..., "max")` gives it alone."""
+    from sciembed.retrieval.ann import AnnParams
+
+    owners, vectors = collection(7, papers=60)
+    params = None if kind == "flat" else AnnParams(kind="hnsw", hnsw_m=16, ef_construction=200, ef_search=256)
+    index = MultiVectorIndex(vectors.shape[1], "cosine", "max", params)
+    index.add(owners, vectors)
+    rng = np.random.default_rng(8)
+    sets = [rng.normal(size=(n, vectors.shape[1])).astype(np.float32) for n in (1, 3, 1, 2)]
+    excludes = [set(), {"p03"}, {"p10", "p11"}, set()]
+    together = index.search_sets(sets, 7, excludes)
+    for query_set, exclude, hits in zip(sets, excludes, together, strict=True):
+        alone = index.search_views(query_set, 7, "max", exclude=sorted(exclude))
+        assert [(p, round(s, 5)) for p, s, _ in hits] == [(p, round(s, 5)) for p, s, _ in alone]
+        assert not exclude & {p for p, _, _ in hits}

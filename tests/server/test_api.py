@@ -138,3 +138,27 @@ def test_cors_is_off_by_default(client, collection):
                         base_url="http://localhost")
     allowed = opened.options("/search", headers={**headers, "Origin": "http://ok.example"})
     assert allowed.headers["access-control-allow-origin"] == "http://ok.example"
+
+
+def test_concurrent_searches_are_gathered_and_answer_as_alone(collection):
+    """The service searches concurrent queries together (one index search) with each query's own hits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = [f"{QUERY} {word}" for word in ("dust", "clouds", "hydrogen", "transit", "stellar", "noise")]
+    alone = {q: collection.search(query=q, k=8).hits for q in queries}
+    paper_id = next(iter(alone.values()))[0].id
+    like_alone = collection.search(paper_id=paper_id, k=8).hits
+    create_app(collection, ServerSettings())  # puts the encoder behind the batcher and gathers searches
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda q: collection.search(query=q, k=8), queries * 3))
+        like = pool.submit(collection.search, paper_id=paper_id, k=8).result()
+
+    def same(hits, expected):  # a query encoded in a batch differs from one encoded alone by float rounding
+        assert [h.id for h in hits] == [h.id for h in expected]
+        assert [h.score for h in hits] == pytest.approx([h.score for h in expected], abs=1e-4)
+
+    for query, result in zip(queries * 3, together, strict=True):
+        same(result.hits, alone[query])
+    same(like.hits, like_alone)
+    gathered = collection.gathering_stats()
+    assert gathered["searches"] == len(together) + 1 and gathered["calls"] < gathered["searches"]

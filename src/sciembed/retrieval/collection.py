@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.ioutil import deadline as deadlines
+from sciembed.ioutil.gather import Gatherer
 from sciembed.models.batching import MicroBatcher
 from sciembed.papers.model import Paper
 from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
@@ -325,6 +326,7 @@ class Collection:
         self._writer = threading.RLock()  # re-entered by an automatic compaction after a write
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
         self._fields = catalog.filter_fields()
+        self._gatherer: Gatherer | None = None  # set by `gather_searches` (the service)
 
     @classmethod
     def open(
@@ -486,10 +488,45 @@ class Collection:
         accept: Accept | None = None,
         knobs: dict[str, Any] | None = None,
     ) -> PaperHits:
-        """Top-`depth` papers over several query vectors: a paper's score is its best over them (max)."""
+        """Top-`depth` papers over several query vectors: a paper's score is its best over them (max).
+
+        In the service (`gather_searches`), unfiltered searches of concurrent
+        requests are gathered into one index search (`_search_gathered`).
+        """
+        if self._gatherer is not None and accept is None:
+            return self._gatherer((vectors, depth, exclude, tuple(sorted((knobs or {}).items()))))
         with self._lock.read():
             return self.index.search_views(vectors, depth, "max", exclude=[exclude] if exclude else (),
                                            accept=accept, **(knobs or {}))
+
+    def gather_searches(self, max_batch: int = 32, max_wait_ms: float = 1.0) -> None:
+        """From now on, search concurrent callers' query vectors together (see `ioutil/gather.py`)."""
+        if self._gatherer is None:
+            self._gatherer = Gatherer(self._search_gathered, max_batch=max_batch, max_wait_ms=max_wait_ms,
+                                      name="search-gatherer")
+
+    def gathering_stats(self) -> dict[str, Any] | None:
+        """Gathered index searches so far: calls, queries, mean per call (None when not gathering)."""
+        g = self._gatherer
+        if g is None:
+            return None
+        return {"calls": g.calls, "searches": g.items, "mean_gathered": round(g.items / g.calls, 2) if g.calls else 0.0}
+
+    def _search_gathered(self, items: list[tuple[np.ndarray, int, str | None, tuple]]) -> list[PaperHits]:
+        """Gathered searches, one index search per distinct set of knobs (usually one)."""
+        out: list[PaperHits] = [[] for _ in items]
+        groups: dict[tuple, list[int]] = {}
+        for i, (_, _, _, knobs) in enumerate(items):
+            groups.setdefault(knobs, []).append(i)
+        with self._lock.read():
+            for knobs, members in groups.items():
+                depth = max(items[i][1] for i in members)
+                found = self.index.search_sets([items[i][0] for i in members], depth,
+                                               [{items[i][2]} if items[i][2] else set() for i in members],
+                                               knobs=dict(knobs))
+                for i, hits in zip(members, found, strict=True):
+                    out[i] = hits[: items[i][1]]
+        return out
 
     def search(
         self,
@@ -595,6 +632,8 @@ class Collection:
         self.catalog.close()
         if isinstance(self.encoder, MicroBatcher):
             self.encoder.close()
+        if self._gatherer is not None:
+            self._gatherer.close()
         for name in ("_lock_fd", "_writer_fd"):
             fd = getattr(self, name)
             if fd is not None:

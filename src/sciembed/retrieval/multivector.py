@@ -70,6 +70,7 @@ class MultiVectorIndex:
         self.dense = DenseIndex(dim, metric, params)
         self.aggregate = check_aggregate(aggregate)
         self._papers: list[str] = []  # distinct paper ids, first-seen order
+        self._position: dict[str, int] = {}  # paper id -> its place in `_papers` (kept, not rebuilt per search)
         self._paper_of_row = np.zeros(0, dtype=np.int64)
         self._gone: set[str] = set()  # removed papers (no live rows)
 
@@ -120,7 +121,9 @@ class MultiVectorIndex:
         self._reindex(known)
 
     def _reindex(self, start: int) -> None:
-        position = {p: i for i, p in enumerate(self._papers)}
+        if len(self._position) != len(self._papers):  # a fresh or compacted index
+            self._position = {p: i for i, p in enumerate(self._papers)}
+        position = self._position
         new_rows = []
         for paper in self.dense.ids[start:]:
             self._gone.discard(paper)
@@ -206,14 +209,42 @@ class MultiVectorIndex:
         if method != "max_sim":
             raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max_sim only")
         knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
-        per_vector = self._search_max(array, k, [set(exclude)] * len(array), accept, knobs)
-        best: dict[str, tuple[float, int]] = {}
-        for hits in per_vector:
-            for pid, score, row in hits:
-                if pid not in best or score > best[pid][0]:
-                    best[pid] = (score, row)
-        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
-        return [(pid, score, row) for pid, (score, row) in ranked]
+        return self.search_sets([array], k, [set(exclude)], accept, knobs)[0]
+
+    def search_sets(
+        self,
+        query_sets: Sequence[np.ndarray],
+        k: int,
+        excludes: Sequence[set[str]],
+        accept: Callable[[str], bool] | None = None,
+        knobs: dict | None = None,
+    ) -> list[ViewHitList]:
+        """`search_views(..., "max")` for several query sets at once: every vector in one index search.
+
+        A paper's score is its best over the set's vectors; the merge of each
+        vector's top-k distinct papers is exact for ``max`` (a paper of the true
+        top k is among the top k of the vector that gives its best score). Over
+        the flat kind this costs one matrix product for all sets, where
+        `search_views` scores every view of every paper for each set; equal
+        scores come in row order here, by paper id there.
+        """
+        sizes = [len(s) for s in query_sets]
+        if not sum(sizes) or not self.num_views:
+            return [[] for _ in query_sets]
+        array = as_matrix(np.concatenate([s for s in query_sets if len(s)]), self.dim, "search_sets()")
+        per_vector = self._search_max(array, k, [e for e, n in zip(excludes, sizes, strict=True) for _ in range(n)],
+                                      accept, knobs)
+        results, start = [], 0
+        for n in sizes:
+            best: dict[str, tuple[float, int]] = {}
+            for hits in per_vector[start : start + n]:
+                for pid, score, row in hits:
+                    if pid not in best or score > best[pid][0]:
+                        best[pid] = (score, row)
+            start += n
+            ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+            results.append([(pid, score, row) for pid, (score, row) in ranked])
+        return results
 
     def search_paper_views(self, paper_id: str, k: int, method: str = "late",
                            exclude: Sequence[str] = ()) -> list[tuple[str, float]]:
@@ -250,7 +281,7 @@ class MultiVectorIndex:
             paper = np.minimum.reduceat(scores, starts, axis=1).sum(axis=0)
         gone = np.add.reduceat((~dead).astype(np.int64), starts) == 0
         paper[gone] = -np.inf
-        position = {p: i for i, p in enumerate(self._papers)}
+        position = self._position
         for pid in exclude:
             if pid in position:
                 paper[position[pid]] = -np.inf
@@ -346,7 +377,7 @@ class MultiVectorIndex:
         alive[self.dense.removed_rows()] = 0.0
         counts = np.bincount(self._paper_of_row, weights=alive, minlength=n_papers)
         block = max(1, _BLOCK_BYTES // max(1, 4 * self.num_views))
-        position = {p: i for i, p in enumerate(self._papers)}
+        position = self._position
         results: Hits = []
         for start in range(0, len(array), block):
             view_scores = self.dense.all_scores(array[start : start + block]).astype(np.float64)

@@ -45,11 +45,12 @@ def check_text(value: str | None, field: str) -> None:
 
 
 def batched(collection: Collection, settings: ServerSettings) -> None:
-    """Put the collection's encoder behind one micro-batching queue (once)."""
+    """Put the collection's encoder behind one micro-batching queue, and gather its searches (once)."""
     if not isinstance(collection.encoder, MicroBatcher):
         collection.encoder = MicroBatcher(collection.encoder, max_batch=settings.max_batch_texts,
                                           max_wait_ms=settings.batch_wait_ms, max_queue=settings.max_queue,
                                           cache_size=settings.query_cache)
+    collection.gather_searches(settings.max_batch_texts, settings.search_wait_ms)
 
 
 def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
@@ -113,6 +114,8 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         out = await run(collection.stats)
         if isinstance(collection.encoder, MicroBatcher):
             out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
+        if (gathered := collection.gathering_stats()) is not None:
+            out["search_gathering"] = gathered
         return out
 
     @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")

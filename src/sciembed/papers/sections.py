@@ -115,7 +115,7 @@ def split_number(heading: str) -> tuple[str | None, str]:
 
 
 def _number_parts(number: str | None) -> tuple[str, ...]:
-    return tuple(p for p in (number or "").split(".") if p)
+    return tuple(filter(None, number.split("."))) if number else ()
 
 
 def _is_parent(parent: str | None, child: str | None) -> bool:
@@ -496,15 +496,21 @@ def _assign_roles(sections: list[Section]) -> list[Section]:
     """Role from the heading; else the reader's hint; else the numbered parent's; else an empty parent's."""
     out: list[Section] = []
     open_parent: SectionRole | None = None  # role of an unnumbered heading-only section ("Results" + subsections)
+    # The last section seen with each number ("2", "2.1" as parts), by position: a numbered section's parent
+    # is the nearest earlier section whose number is a proper prefix of its own (no backward scan per section).
+    numbered: dict[tuple[str, ...], tuple[int, SectionRole]] = {}
     for sec in sections:
         own = role_of(sec.heading)
         role = own
         if role is SectionRole.OTHER:
             role = sec.role
-        if role is SectionRole.OTHER and sec.number:
-            parent = next((p for p in reversed(out) if _is_parent(p.number, sec.number)), None)
-            if parent is not None:
-                role = parent.role
+        parts = _number_parts(sec.number)
+        if role is SectionRole.OTHER and parts:
+            parents = [numbered[parts[:k]] for k in range(1, len(parts)) if parts[:k] in numbered]
+            if parents:
+                role = max(parents, key=lambda found: found[0])[1]
+        if parts:
+            numbered[parts] = (len(out), role)
         if role is SectionRole.OTHER and not sec.number and open_parent is not None:
             role = open_parent
         if not sec.number:
@@ -512,7 +518,7 @@ def _assign_roles(sections: list[Section]) -> list[Section]:
                 open_parent = own
             elif own is not SectionRole.OTHER:
                 open_parent = None
-        out.append(replace(sec, role=role))
+        out.append(sec if role is sec.role else replace(sec, role=role))
     return out
 
 

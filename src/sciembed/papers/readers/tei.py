@@ -95,7 +95,7 @@ def _venue(monogr: etree._Element | None, publication: etree._Element | None) ->
 
 
 def _paragraphs(div: etree._Element) -> list[str]:
-    return [text_of(p, _SKIP, _BLOCKS) for p in div if local(p) in ("p", "list", "quote")]
+    return [text_of(p, _SKIP, _BLOCKS) for p in div.iterchildren("{*}p", "{*}list", "{*}quote")]
 
 
 def _body_sections(body: etree._Element | None) -> list[Section]:

@@ -37,43 +37,78 @@ def nfc(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+_ASCII_UNPRINTABLE = bytes([*range(0x20), 0x7F])  # what `str.isprintable` refuses in ASCII text
+
+
 def is_clean_line(text: str) -> bool:
     """Whether `clean_inline` would return `text` unchanged (checked in C, without building a copy).
 
     `str.isprintable` is False for every control character and for every whitespace
     character but the ASCII space, so a printable, NFC line without leading, trailing or
     doubled spaces is already clean. Most parser output is: the check is several times
-    cheaper than the cleaning, and finalize cleans text a reader has cleaned already.
+    cheaper than the cleaning. ASCII text (always NFC) is checked over its bytes, where
+    `bytes.translate` finds a control character at a third of `isprintable`'s cost.
     """
-    return (bool(text) and text.isprintable() and "  " not in text and text[0] != " " and text[-1] != " "
-            and unicodedata.is_normalized("NFC", text))
+    if not text or text[0] == " " or text[-1] == " " or "  " in text:
+        return False
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_UNPRINTABLE)) == len(data)
+    return text.isprintable() and unicodedata.is_normalized("NFC", text)
 
 
 def clean_inline(text: str | None) -> str:
     """One line: NFC, control characters dropped, whitespace runs collapsed."""
     if not text:
         return ""
-    if is_clean_line(text):
+    if isinstance(text, str) and is_clean_line(text):  # anything else fails below as it always did
         return text
     return " ".join(_CONTROL.sub("", nfc(text)).split())  # split/join: 10x faster than a \s+ regex
 
 
+class CleanText(str):
+    """Paragraphs that `clean_paragraphs` joined and found clean: `clean_text` returns them unchanged.
+
+    Readers build section text with `clean_paragraphs`, and `finalize` cleans every
+    section again (it cannot know which reader did): the mark turns that second scan of
+    every character into a copy. It is given only when each paragraph is a checked
+    clean line, and any operation on the text (slicing, joining) gives a plain `str`.
+    """
+
+    __slots__ = ()
+
+
 def clean_paragraphs(paragraphs: Iterable[str | None]) -> str:
     """Join paragraphs (each cleaned inline) with blank lines, dropping empty ones."""
-    return "\n\n".join(p for p in (clean_inline(x) for x in paragraphs) if p)
+    lines = []
+    checked = True  # every line is a clean line (NFC text can lose that when a control character goes)
+    for paragraph in paragraphs:
+        if not paragraph:
+            continue
+        if isinstance(paragraph, str) and is_clean_line(paragraph):
+            lines.append(paragraph)
+            continue
+        line = clean_inline(paragraph)
+        if line:
+            lines.append(line)
+            checked = checked and is_clean_line(line)
+    text = "\n\n".join(lines)
+    return CleanText(text) if checked else text
 
 
 def clean_text(text: str | None) -> str:
     """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses.
 
     Text that is clean already (clean lines joined by single blank lines: what
-    `clean_paragraphs` writes) comes back as it is.
+    `clean_paragraphs` writes) comes back as it is, as a plain `str`.
     """
     if not text:
         return ""
-    if all(map(is_clean_line, text.split("\n\n"))):
+    if type(text) is CleanText:
+        return str(text)  # a plain copy: the mark stays inside the readers and finalize
+    if isinstance(text, str) and all(map(is_clean_line, text.split("\n\n"))):
         return text
-    return clean_paragraphs(_PARA_BREAK.split(text))
+    return str(clean_paragraphs(_PARA_BREAK.split(text)))
 
 
 def split_paragraphs(text: str) -> list[str]:
@@ -178,11 +213,14 @@ def _ascii_letters(text: str) -> int:
 
 def is_trash(text: str, min_letter_share: float = 0.5) -> bool:
     """Table and layout artefacts: mostly digits/symbols, or fewer than two letters ("P1", "a", "2191")."""
+    # Fast paths for the usual Latin-script text (sections run to 100k characters): enough ASCII letters
+    # for the whole length (the visible characters are fewer) needs no count of spaces; exact count otherwise.
+    ascii_letters = _ascii_letters(text)
+    if ascii_letters >= 2 and ascii_letters >= min_letter_share * len(text):
+        return False
     visible = len(text) - text.count(" ") - text.count("\n") - text.count("\t")  # text is normalised already
     if not visible:
         return True
-    # Fast path for the usual Latin-script text (sections run to 100k characters); exact count otherwise.
-    ascii_letters = _ascii_letters(text)
     if ascii_letters >= 2 and ascii_letters >= min_letter_share * visible:
         return False
     letters = _letters(text)

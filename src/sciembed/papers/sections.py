@@ -37,17 +37,20 @@ def nfc(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
-_ASCII_UNPRINTABLE = bytes([*range(0x20), 0x7F])  # what `str.isprintable` refuses in ASCII text
+# The ASCII characters `str.isprintable` refuses, and those `_CONTROL` drops: for `bytes.translate`.
+_ASCII_UNPRINTABLE = bytes(c for c in range(128) if not chr(c).isprintable())
+_ASCII_CONTROL = bytes(c for c in range(128) if _CONTROL.match(chr(c)))
 
 
 def is_clean_line(text: str) -> bool:
-    """Whether `clean_inline` would return `text` unchanged (checked in C, without building a copy).
+    """True only where `clean_inline` would return `text` unchanged (checked in C, without a copy).
 
     `str.isprintable` is False for every control character and for every whitespace
     character but the ASCII space, so a printable, NFC line without leading, trailing or
     doubled spaces is already clean. Most parser output is: the check is several times
     cheaper than the cleaning. ASCII text (always NFC) is checked over its bytes, where
     `bytes.translate` finds a control character at a third of `isprintable`'s cost.
+    False can also mean "not sure" (a lone surrogate is not printable): the caller cleans.
     """
     if not text or text[0] == " " or text[-1] == " " or "  " in text:
         return False
@@ -61,9 +64,17 @@ def clean_inline(text: str | None) -> str:
     """One line: NFC, control characters dropped, whitespace runs collapsed."""
     if not text:
         return ""
-    if isinstance(text, str) and is_clean_line(text):  # anything else fails below as it always did
+    if not isinstance(text, str):  # fails here as it always did
+        return " ".join(_CONTROL.sub("", nfc(text)).split())
+    if is_clean_line(text):
         return text
-    return " ".join(_CONTROL.sub("", nfc(text)).split())  # split/join: 10x faster than a \s+ regex
+    return " ".join(_drop_controls(nfc(text)).split())  # split/join: 10x faster than a \s+ regex
+
+
+def _drop_controls(text: str) -> str:
+    """`_CONTROL.sub("", text)` over the UTF-8 bytes: every control character is one ASCII byte there,
+    and `bytes.translate` drops them at a tenth of the cost of a regex scan (lone surrogates pass through)."""
+    return text.encode("utf-8", "surrogatepass").translate(None, _ASCII_CONTROL).decode("utf-8", "surrogatepass")
 
 
 class CleanText(str):

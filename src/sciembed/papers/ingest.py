@@ -176,8 +176,9 @@ def ingest(
     result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, header_rule=header_rule,
                           max_reject_details=max_reject_details, extra_keys=list(extra_keys))
     cache = pdf.cache_dir if pdf is not None else None
-    files = [(p, data) for p, data in walk_inputs(inputs)
-             if not _inside(p, out) and not (cache is not None and _under(p, cache))]  # never our own output
+    out_dir, cache_dir = out.resolve(), _resolved(cache) if cache is not None else None  # resolved once, not per file
+    files = [(p, data) for p, data in walk_inputs(inputs)  # never our own output
+             if not _inside(p, out_dir) and not (cache_dir is not None and _under(p, cache_dir))]
     result.skipped_files = [str(p) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
     with (staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader,
@@ -196,14 +197,20 @@ def ingest(
     return result
 
 
-def _inside(path: Path, out: Path) -> bool:
-    """Whether `path` lies in the output directory or one of its hidden partial siblings."""
+def _resolved(path: Path) -> Path | None:
     try:
-        resolved = path.resolve()
+        return path.resolve()
     except OSError:
+        return None
+
+
+def _inside(path: Path, out: Path) -> bool:
+    """Whether `path` lies in the (resolved) output directory or one of its hidden partial siblings."""
+    resolved = _resolved(path)
+    if resolved is None:
         return False
-    parent = out.resolve().parent
-    return resolved.is_relative_to(out.resolve()) or (
+    parent = out.parent
+    return resolved.is_relative_to(out) or (
         resolved.is_relative_to(parent) and resolved.relative_to(parent).parts[0].startswith(f".{out.name}.")
     )
 
@@ -261,10 +268,9 @@ def _read_all(
 
 
 def _under(path: Path, folder: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(folder.resolve())
-    except OSError:
-        return False
+    """Whether `path` lies in the (resolved) `folder`."""
+    resolved = _resolved(path)
+    return resolved is not None and resolved.is_relative_to(folder)
 
 
 @contextmanager
@@ -286,8 +292,9 @@ def _unique(paths: list[Path]) -> list[Path]:
     seen: set[Path] = set()
     out = []
     for path in paths:
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
+        resolved = path.resolve()
+        if resolved not in seen:
+            seen.add(resolved)
             out.append(path)
     return out
 

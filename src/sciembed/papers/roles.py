@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from sciembed.papers.model import Paper, Section, SectionRole
 
@@ -49,21 +50,46 @@ SUBSTANTIAL_CHARS = 50
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
 
+# Headings repeat across papers ("Introduction", "Results") and `finalize` asks about each one
+# several times, so short ones are memoised; a long one (running text in a heading slot) is
+# computed each time, so that the caches stay small whatever the input.
+_CACHED_HEADING_CHARS = 200
+_CACHE_SIZE = 8192
+
+
 def normalize_heading(heading: str) -> str:
     """Lower-case a heading and strip its numbering ("2.3 Prior Works" -> "prior works")."""
+    if len(heading) <= _CACHED_HEADING_CHARS:
+        return _normalize_cached(heading)
+    return _normalize(heading)
+
+
+def _normalize(heading: str) -> str:
     text = _NUMBERING.sub("", heading.strip())
     return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+
+
+_normalize_cached = lru_cache(maxsize=_CACHE_SIZE)(_normalize)
 
 
 def role_of(heading: str | None) -> SectionRole:
     """Role of a section from its heading keywords; `OTHER` when nothing matches."""
     if not heading:
         return SectionRole.OTHER
+    if len(heading) <= _CACHED_HEADING_CHARS:
+        return _role_cached(heading)
+    return _role(heading)
+
+
+def _role(heading: str) -> SectionRole:
     text = normalize_heading(heading)
     for role, pattern in _ROLE_PATTERNS:
         if pattern.search(text):
             return role
     return SectionRole.OTHER
+
+
+_role_cached = lru_cache(maxsize=_CACHE_SIZE)(_role)
 
 
 def _substantial(section: Section) -> bool:

@@ -37,23 +37,89 @@ def nfc(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+# The ASCII characters `str.isprintable` refuses, and those `_CONTROL` drops: for `bytes.translate`.
+_ASCII_UNPRINTABLE = bytes(c for c in range(128) if not chr(c).isprintable())
+_ASCII_CONTROL = bytes(c for c in range(128) if _CONTROL.match(chr(c)))
+
+
+def is_clean_line(text: str) -> bool:
+    """True only where `clean_inline` would return `text` unchanged (checked in C, without a copy).
+
+    `str.isprintable` is False for every control character and for every whitespace
+    character but the ASCII space, so a printable, NFC line without leading, trailing or
+    doubled spaces is already clean. Most parser output is: the check is several times
+    cheaper than the cleaning. ASCII text (always NFC) is checked over its bytes, where
+    `bytes.translate` finds a control character at a third of `isprintable`'s cost.
+    False can also mean "not sure" (a lone surrogate is not printable): the caller cleans.
+    """
+    if not text or text[0] == " " or text[-1] == " " or "  " in text:
+        return False
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_UNPRINTABLE)) == len(data)
+    return text.isprintable() and unicodedata.is_normalized("NFC", text)
+
+
 def clean_inline(text: str | None) -> str:
     """One line: NFC, control characters dropped, whitespace runs collapsed."""
     if not text:
         return ""
-    return " ".join(_CONTROL.sub("", nfc(text)).split())  # split/join: 10x faster than a \s+ regex
+    if not isinstance(text, str):  # fails here as it always did
+        return " ".join(_CONTROL.sub("", nfc(text)).split())
+    if is_clean_line(text):
+        return text
+    return " ".join(_drop_controls(nfc(text)).split())  # split/join: 10x faster than a \s+ regex
+
+
+def _drop_controls(text: str) -> str:
+    """`_CONTROL.sub("", text)` over the UTF-8 bytes: every control character is one ASCII byte there,
+    and `bytes.translate` drops them at a tenth of the cost of a regex scan (lone surrogates pass through)."""
+    return text.encode("utf-8", "surrogatepass").translate(None, _ASCII_CONTROL).decode("utf-8", "surrogatepass")
+
+
+class CleanText(str):
+    """Paragraphs that `clean_paragraphs` joined and found clean: `clean_text` returns them unchanged.
+
+    Readers build section text with `clean_paragraphs`, and `finalize` cleans every
+    section again (it cannot know which reader did): the mark turns that second scan of
+    every character into a copy. It is given only when each paragraph is a checked
+    clean line, and any operation on the text (slicing, joining) gives a plain `str`.
+    """
+
+    __slots__ = ()
 
 
 def clean_paragraphs(paragraphs: Iterable[str | None]) -> str:
     """Join paragraphs (each cleaned inline) with blank lines, dropping empty ones."""
-    return "\n\n".join(p for p in (clean_inline(x) for x in paragraphs) if p)
+    lines = []
+    checked = True  # every line is a clean line (NFC text can lose that when a control character goes)
+    for paragraph in paragraphs:
+        if not paragraph:
+            continue
+        if isinstance(paragraph, str) and is_clean_line(paragraph):
+            lines.append(paragraph)
+            continue
+        line = clean_inline(paragraph)
+        if line:
+            lines.append(line)
+            checked = checked and is_clean_line(line)
+    text = "\n\n".join(lines)
+    return CleanText(text) if checked else text
 
 
 def clean_text(text: str | None) -> str:
-    """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses."""
+    """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses.
+
+    Text that is clean already (clean lines joined by single blank lines: what
+    `clean_paragraphs` writes) comes back as it is, as a plain `str`.
+    """
     if not text:
         return ""
-    return clean_paragraphs(_PARA_BREAK.split(text))
+    if type(text) is CleanText:
+        return str(text)  # a plain copy: the mark stays inside the readers and finalize
+    if isinstance(text, str) and all(map(is_clean_line, text.split("\n\n"))):
+        return text
+    return str(clean_paragraphs(_PARA_BREAK.split(text)))
 
 
 def split_paragraphs(text: str) -> list[str]:
@@ -95,7 +161,7 @@ def split_number(heading: str) -> tuple[str | None, str]:
 
 
 def _number_parts(number: str | None) -> tuple[str, ...]:
-    return tuple(p for p in (number or "").split(".") if p)
+    return tuple(filter(None, number.split("."))) if number else ()
 
 
 def _is_parent(parent: str | None, child: str | None) -> bool:
@@ -141,20 +207,31 @@ _WH_START = frozenset(
 
 
 _NOT_LETTER = re.compile(r"[\W\d_]+")
-_DROP_ASCII_LETTERS = str.maketrans("", "", string.ascii_letters)
+_ASCII_LETTER_BYTES = string.ascii_letters.encode("ascii")
 
 
 def _letters(text: str) -> int:
     return len(_NOT_LETTER.sub("", text))
 
 
+def _ascii_letters(text: str) -> int:
+    """How many a-z / A-Z a text holds, counted over its UTF-8 bytes by `bytes.translate` (a C table
+    loop; `str.translate` looks every character up in a dict, 10x slower on a 50k-character section).
+    No byte of a multi-byte UTF-8 sequence is ASCII, and "surrogatepass" lets a lone surrogate through."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data) - len(data.translate(None, _ASCII_LETTER_BYTES))
+
+
 def is_trash(text: str, min_letter_share: float = 0.5) -> bool:
     """Table and layout artefacts: mostly digits/symbols, or fewer than two letters ("P1", "a", "2191")."""
+    # Fast paths for the usual Latin-script text (sections run to 100k characters): enough ASCII letters
+    # for the whole length (the visible characters are fewer) needs no count of spaces; exact count otherwise.
+    ascii_letters = _ascii_letters(text)
+    if ascii_letters >= 2 and ascii_letters >= min_letter_share * len(text):
+        return False
     visible = len(text) - text.count(" ") - text.count("\n") - text.count("\t")  # text is normalised already
     if not visible:
         return True
-    # Fast path for the usual Latin-script text (sections run to 100k characters); exact count otherwise.
-    ascii_letters = len(text) - len(text.translate(_DROP_ASCII_LETTERS))
     if ascii_letters >= 2 and ascii_letters >= min_letter_share * visible:
         return False
     letters = _letters(text)
@@ -256,6 +333,21 @@ _RUN_IN_BACK_MATTER = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _RUN_IN_LOCAL = re.compile(r"^(?:ethics statement|ethical approval)", re.IGNORECASE)
+
+
+def _has_run_in_back_matter(text: str) -> bool:
+    """`_RUN_IN_BACK_MATTER.search(text)`, trying only the line starts where its ``^`` can match.
+
+    `re` has no shortcut for a MULTILINE ``^``: a search tries the pattern at every
+    character of a 50k-character section; `str.find` jumps from line to line in C.
+    """
+    start = 0
+    while start >= 0:
+        if _RUN_IN_BACK_MATTER.match(text, start):
+            return True
+        start = text.find("\n", start)
+        start = start + 1 if start >= 0 else -1
+    return False
 
 
 def is_back_matter(heading: str) -> bool:
@@ -435,7 +527,7 @@ def _cut_back_matter(sections: list[Section], run_in: str = "to_end") -> list[Se
             if inside_methods:
                 continue
             return out
-        if _RUN_IN_BACK_MATTER.search(sec.text):
+        if _has_run_in_back_matter(sec.text):
             kept: list[str] = []
             for paragraph in split_paragraphs(sec.text):
                 if not _RUN_IN_BACK_MATTER.match(paragraph):
@@ -453,15 +545,21 @@ def _assign_roles(sections: list[Section]) -> list[Section]:
     """Role from the heading; else the reader's hint; else the numbered parent's; else an empty parent's."""
     out: list[Section] = []
     open_parent: SectionRole | None = None  # role of an unnumbered heading-only section ("Results" + subsections)
+    # The last section seen with each number ("2", "2.1" as parts), by position: a numbered section's parent
+    # is the nearest earlier section whose number is a proper prefix of its own (no backward scan per section).
+    numbered: dict[tuple[str, ...], tuple[int, SectionRole]] = {}
     for sec in sections:
         own = role_of(sec.heading)
         role = own
         if role is SectionRole.OTHER:
             role = sec.role
-        if role is SectionRole.OTHER and sec.number:
-            parent = next((p for p in reversed(out) if _is_parent(p.number, sec.number)), None)
-            if parent is not None:
-                role = parent.role
+        parts = _number_parts(sec.number)
+        if role is SectionRole.OTHER and parts:
+            parents = [numbered[parts[:k]] for k in range(1, len(parts)) if parts[:k] in numbered]
+            if parents:
+                role = max(parents, key=lambda found: found[0])[1]
+        if parts:
+            numbered[parts] = (len(out), role)
         if role is SectionRole.OTHER and not sec.number and open_parent is not None:
             role = open_parent
         if not sec.number:
@@ -469,7 +567,7 @@ def _assign_roles(sections: list[Section]) -> list[Section]:
                 open_parent = own
             elif own is not SectionRole.OTHER:
                 open_parent = None
-        out.append(replace(sec, role=role))
+        out.append(sec if role is sec.role else replace(sec, role=role))
     return out
 
 

@@ -45,10 +45,25 @@ def value_problem(paper: Paper) -> tuple[str, str] | None:
     """
     if paper.year is not None and not -MAX_ABS_YEAR <= paper.year <= MAX_ABS_YEAR:
         return INVALID_YEAR, f"year {str(paper.year)[:30]} is outside -{MAX_ABS_YEAR}..{MAX_ABS_YEAR}"
+    if _encodable(paper):
+        return None
     where = _surrogate_field(paper.to_dict(), "")
     if where is not None:
         return INVALID_TEXT, f"field {where} holds a lone surrogate escape (not encodable as UTF-8)"
     return None
+
+
+def _encodable(paper: Paper) -> bool:
+    """Whether all of a paper's text encodes as UTF-8: one `str.encode` of its strings joined, in C.
+
+    The usual answer is yes, for the price of one copy; only a paper that fails (or holds
+    a value that is no string) is walked field by field to name the field.
+    """
+    try:
+        "".join(filter(None, paper.strings())).encode("utf-8")
+    except (UnicodeEncodeError, TypeError):
+        return False
+    return True
 
 
 def _surrogate_field(value: Any, where: str) -> str | None:

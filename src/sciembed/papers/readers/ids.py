@@ -16,6 +16,8 @@ _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNOREC
 _ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE)
 _ARXIV_VERSION = re.compile(r"v\d+$")
 _OPENALEX = re.compile(r"(W\d+)$", re.IGNORECASE)
+_YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
+_NO_IDS = ExternalIds()
 
 
 def _first(value: Any) -> str | None:
@@ -77,6 +79,8 @@ def external_ids(
     acl: Any = None,
 ) -> ExternalIds:
     """Build `ExternalIds` from raw values, normalising each kind."""
+    if doi_ is arxiv_ is s2 is pmid_ is pmc_ is openalex_ is acl is None:  # most references carry none
+        return _NO_IDS
     return ExternalIds(
         doi=doi(doi_),
         arxiv=arxiv(arxiv_),
@@ -100,6 +104,6 @@ def year(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value if 1000 <= value <= 2999 else None
     if isinstance(value, str):
-        match = re.search(r"\b(1[5-9]\d\d|2\d\d\d)\b", value)
+        match = _YEAR.search(value)
         return int(match.group(1)) if match else None
     return None

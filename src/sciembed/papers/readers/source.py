@@ -245,11 +245,13 @@ def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
     return root
 
 
-def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20) -> str | None:
+def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20, piece: int = 512) -> str | None:
     """Tag ("{namespace}local") of the root element, read from the file's first bytes only.
 
-    The bytes are fed to a pull parser in small chunks until the root's start tag has been
-    seen (a prolog longer than `max_bytes` gives None), so a file is not decompressed twice.
+    The bytes are read in chunks and fed to a pull parser in smaller pieces until the root's
+    start tag has been seen (a prolog longer than `max_bytes` gives None), so a file is not
+    decompressed twice. The parser builds every element of what it is fed, and a TEI root
+    starts within 200 bytes: a first 512-byte piece costs a fifth of a 4 kB one.
     """
     parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True, load_dtd=False)
     try:
@@ -258,14 +260,13 @@ def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20) -> st
                 data = stream.read(chunk)
                 if not data:
                     break
-                try:
-                    parser.feed(data)
-                except etree.XMLSyntaxError:  # broken later in the chunk: the root may have been seen already
+                for start in range(0, len(data), piece):
+                    try:
+                        parser.feed(data[start : start + piece])
+                    except etree.XMLSyntaxError:  # broken later in the piece: the root may have been seen already
+                        return next((str(element.tag) for _event, element in parser.read_events()), None)
                     for _event, element in parser.read_events():
                         return str(element.tag)
-                    return None
-                for _event, element in parser.read_events():
-                    return str(element.tag)
     except (*_GZIP_ERRORS, OSError):
         return None
     return None

@@ -95,7 +95,7 @@ def _venue(monogr: etree._Element | None, publication: etree._Element | None) ->
 
 
 def _paragraphs(div: etree._Element) -> list[str]:
-    return [text_of(p, _SKIP, _BLOCKS) for p in div if local(p) in ("p", "list", "quote")]
+    return [text_of(p, _SKIP, _BLOCKS) for p in div.iterchildren("{*}p", "{*}list", "{*}quote")]
 
 
 def _body_sections(body: etree._Element | None) -> list[Section]:
@@ -143,9 +143,7 @@ def parse(root: etree._Element, name: str) -> Paper:
 
 def _reference(bibl: etree._Element) -> Reference:
     found = ids_by_type(descendants(bibl, "idno"), "type")
-    raw = next((n for n in children(bibl, "note") if n.get("type") == "raw_reference"), None)
-    analytic = child(bibl, "analytic")
-    monogr = child(bibl, "monogr")
+    analytic, monogr, raw = _bibl_parts(bibl)
     title = _title(analytic, "a") if analytic is not None else ""
     return Reference(
         title=title or _title(monogr, "m", "j") or None,
@@ -155,3 +153,21 @@ def _reference(bibl: etree._Element) -> Reference:
             doi_=found.get("doi"), arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
         ),
     )
+
+
+def _bibl_parts(bibl: etree._Element) -> tuple[etree._Element | None, ...]:
+    """The first ``analytic``, ``monogr`` and raw-reference ``note`` children of a ``biblStruct``.
+
+    One pass over its few children: three `iterchildren` lookups cost more than the
+    rest of the reference (a paper has ~30 of them).
+    """
+    analytic = monogr = raw = None
+    for part in bibl:
+        name = local(part)
+        if name == "analytic":
+            analytic = part if analytic is None else analytic
+        elif name == "monogr":
+            monogr = part if monogr is None else monogr
+        elif name == "note" and raw is None and part.get("type") == "raw_reference":
+            raw = part
+    return analytic, monogr, raw

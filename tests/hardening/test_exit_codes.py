@@ -48,7 +48,7 @@ CASES = {
     "corpus-build-bad-config": ["corpus", "build", "{r}/ing", "-o", "{r}/b1", "--config", "{r}/lr.yaml"],
     "corpus-build-missing-edges": ["corpus", "build", "{r}/ing", "-o", "{r}/b2", "-e", "{r}/nope.csv"],
     "corpus-show-unbuilt": ["corpus", "show", "{r}/ing"],
-    "eval-no-evaluable-query": ["eval", "--kind", "beir", "{r}/beir", "-m", "bm25", "-o", "{r}/e1"],
+    "eval-no-evaluable-query": ["eval", "run", "--kind", "beir", "{r}/beir", "-m", "bm25", "-o", "{r}/e1"],
     "eval-pools-nothing-usable": ["eval", "--kind", "pools", "{r}/pools.jsonl", "-m", "bm25", "-o", "{r}/e2"],
     "eval-unbuilt-corpus": ["eval", "{r}/ing", "-m", "bm25", "-o", "{r}/e3"],
     "compare-not-a-run": ["compare", "{r}/nope", "{r}/nope"],
@@ -62,7 +62,7 @@ CASES = {
     "prism-not-a-corpus": ["prism", "{r}/nope", "--paper", "x"],
     "summaries-not-a-corpus": ["summaries", "generate", "{r}/nope", "-o", "{r}/sm.jsonl"],
     "serve-not-an-index": ["serve", "{r}/nope"],
-    "synth-out-is-a-file": ["synth", "--out", "{r}/bad.json", "--papers", "5"],
+    "synth-out-is-a-file": ["synth", "--out", "{r}/bad.json", "--n-papers", "5"],
 }
 
 

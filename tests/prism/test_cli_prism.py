@@ -76,7 +76,7 @@ def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):
 
 def test_prism_queries_with_the_papers_decoding_settings(setup, tmp_path):
     corpus, _ = setup
-    decoding = Path(__file__).parents[2] / "configs" / "prism-paper-decoding.yaml"
+    decoding = Path(__file__).parents[2] / "configs" / "decoding-prism-paper.yaml"
     with FakeLLMServer().running() as server:
         result = runner.invoke(app, ["prism", "queries", str(corpus), "--out", str(tmp_path / "q.jsonl"), "--paper",
                                      "p1", "--llm-base-url", server.url, "--llm-model", "fake-model",

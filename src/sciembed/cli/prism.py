@@ -141,7 +141,7 @@ def queries_command(
     structured: bool = typer.Option(False, "--structured", help="Ask for JSON-schema structured output."),
     words: int = typer.Option(250, "--words", min=1, help="Word budget of extractive queries."),
     decoding: Path | None = typer.Option(None, "--decoding", help="YAML decoding settings of the agents "
-                                         "(configs/prism-paper-decoding.yaml: PRISM's temperature 0, 2,000 tokens, "
+                                         "(configs/decoding-prism-paper.yaml: PRISM's temperature 0, 2,000 tokens, "
                                          "repetition penalty 1.2); default: temperature 0.7, 512 tokens, seeded."),
     llm_base_url: LLMBaseUrl = None,
     llm_model: LLMModel = None,

@@ -36,7 +36,7 @@ DEFAULT_SAMPLING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0}) 
 
 
 def load_sampling(path: str | Path) -> Sampling:
-    """The agents' decoding settings from a YAML file with a ``sampling`` mapping (configs/prism-paper-decoding.yaml);
+    """The agents' decoding settings from a YAML file with a ``sampling`` mapping (configs/decoding-prism-paper.yaml);
     a bad file is a ValueError naming it."""
     from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -136,9 +137,11 @@ def rss_mb(pid: int) -> float:
     return round(psutil.Process(pid).memory_info().rss / 2**20, 1)
 
 
-async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed: int,
-                  stop: asyncio.Event | None = None) -> dict:
-    """`n_clients` searching back to back for `seconds`, or until `stop` is set when given.
+async def drive(url: str, path: str, n_clients: int, seconds: float, seed: int,
+                body_of: Callable[[np.random.Generator], dict], answered: Callable[[dict], bool],
+                stop: asyncio.Event | None = None) -> dict:
+    """`n_clients` POSTing `body_of(rng)` to `url + path` back to back for `seconds`, or until `stop` is set
+    when given; a reply counts as an error unless its status is 200 and `answered(json)` holds.
 
     aiohttp, not httpx: on 2 cores the load generator competes with the server,
     and httpx's async client spends several times aiohttp's CPU per request.
@@ -156,15 +159,12 @@ async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed:
     async def one(session: aiohttp.ClientSession, worker: int) -> None:
         rng = np.random.default_rng(seed * 1000 + worker)
         while running():
-            if rng.random() < 0.1:
-                body = {"paper_id": f"s{int(rng.integers(0, n_papers))}", "k": 10}
-            else:
-                body = {"query": " ".join(rng.choice(WORDS, 6)), "k": 10}
+            body = body_of(rng)
             t0 = time.perf_counter()
             try:
-                async with session.post(url + "/search", json=body) as response:
+                async with session.post(url + path, json=body) as response:
                     text = await response.text()
-                    if response.status != 200 or len(json.loads(text)["hits"]) != 10:
+                    if response.status != 200 or not answered(json.loads(text)):
                         errors.append(f"{response.status}: {text[:200]}")
             except (aiohttp.ClientError, TimeoutError) as err:
                 errors.append(repr(err))
@@ -185,6 +185,19 @@ async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed:
         "error_examples": errors[:5],
         "client_cpu_s": round(time.process_time() - cpu0, 2),
     }
+
+
+async def clients(url: str, n_clients: int, seconds: float, n_papers: int, seed: int,
+                  stop: asyncio.Event | None = None) -> dict:
+    """`n_clients` searching back to back (9 in 10 a text query, 1 in 10 a paper's neighbours)."""
+
+    def body_of(rng: np.random.Generator) -> dict:
+        if rng.random() < 0.1:
+            return {"paper_id": f"s{int(rng.integers(0, n_papers))}", "k": 10}
+        return {"query": " ".join(rng.choice(WORDS, 6)), "k": 10}
+
+    return await drive(url, "/search", n_clients, seconds, seed, body_of, lambda reply: len(reply["hits"]) == 10,
+                       stop)
 
 
 async def writer(url: str, total: int, batch: int, timeout: float, seed: int, done: asyncio.Event) -> dict:

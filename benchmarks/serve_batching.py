@@ -48,12 +48,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from serve import WORDS, build_collection, clients, writer  # noqa: E402 - the load generator of serve.py
+from serve import WORDS, build_collection, clients, drive, writer  # noqa: E402 - the load generator of serve.py
 
 DEFAULT_INFINITY = Path(os.environ.get("SCIEMBED_INFINITY", "/work/venv-infinity/bin/infinity_emb"))
 
@@ -203,38 +201,10 @@ def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], 
 
 
 async def embed_clients(url: str, model: str, n_clients: int, seconds: float, seed: int) -> dict:
-    """`n_clients` asking infinity-emb for one query embedding each, back to back (encode only; aiohttp as serve.py)."""
-    import aiohttp
-
-    latencies: list[float] = []
-    errors: list[str] = []
-    deadline = time.perf_counter() + seconds
-
-    async def one(session: aiohttp.ClientSession, worker: int) -> None:
-        rng = np.random.default_rng(seed * 1000 + worker)
-        while time.perf_counter() < deadline:
-            t0 = time.perf_counter()
-            try:
-                async with session.post(url + "/embeddings",
-                                        json={"model": model, "input": [" ".join(rng.choice(WORDS, 6))]}) as response:
-                    text = await response.text()
-                    if response.status != 200 or len(json.loads(text)["data"][0]["embedding"]) != 384:
-                        errors.append(f"{response.status}: {text[:200]}")
-            except (aiohttp.ClientError, TimeoutError) as err:
-                errors.append(repr(err))
-            latencies.append((time.perf_counter() - t0) * 1000)
-
-    started, cpu0 = time.perf_counter(), time.process_time()
-    connector = aiohttp.TCPConnector(limit=n_clients)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=120)) as session:
-        await asyncio.gather(*(one(session, w) for w in range(n_clients)))
-    elapsed = time.perf_counter() - started
-    return {"requests": len(latencies), "seconds": round(elapsed, 1),
-            "requests_per_s": round(len(latencies) / elapsed, 2),
-            "p50_ms": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
-            "p99_ms": round(float(np.percentile(latencies, 99)), 1) if latencies else None,
-            "errors": len(errors), "error_examples": errors[:5],
-            "client_cpu_s": round(time.process_time() - cpu0, 2)}
+    """`n_clients` asking infinity-emb for one query embedding each, back to back (encode only; serve.py's load)."""
+    return await drive(url, "/embeddings", n_clients, seconds, seed,
+                       lambda rng: {"model": model, "input": [" ".join(rng.choice(WORDS, 6))]},
+                       lambda reply: len(reply["data"][0]["embedding"]) == 384)
 
 
 def server_cpu_s(server: subprocess.Popen) -> float:

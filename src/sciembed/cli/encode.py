@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
+from sciembed.cli.options import comma_list
 from sciembed.errors import SciembedInputError
 
 
@@ -42,7 +43,7 @@ def encode_cmd(
     load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
             "prefix": prefix, "metric": metric}
     try:
-        result = encode_corpus(corpus, out, kinds=[v.strip() for v in views.split(",") if v.strip()], load=load,
+        result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,
                                shard_papers=shard_papers, ray=ray, actors=actors, cpus_per_actor=cpus_per_actor,
                                show_progress=progress)

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sciembed.cli.groups import alias, eval_app
-from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed
+from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
 
 EVAL_HELP = (
@@ -71,10 +71,6 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
 def _given(ctx: typer.Context, name: str) -> bool:
     from sciembed.cli.deprecation import was_given
 
@@ -101,7 +97,7 @@ def benchmark_entry(ctx: typer.Context, path: Path | None, kind: str | None, val
         elif field is not None:
             entry[field] = str(values[old]) if isinstance(values[old], Path) else values[old]
         elif old == "semantic_datasets":
-            entry["datasets"] = _split(values[old])
+            entry["datasets"] = comma_list(values[old])
     for option, why in REMOVED.items():
         if _given(ctx, option):
             _fail(f"--{option.replace('_', '-')} is no longer supported: {why}")
@@ -109,7 +105,7 @@ def benchmark_entry(ctx: typer.Context, path: Path | None, kind: str | None, val
         if _given(ctx, option):
             value = values[option]
             if option in LISTS:
-                value = _split(value)
+                value = comma_list(value)
             entry[field] = str(value) if isinstance(value, Path) else value
     entry["kind"] = entry["kind"] or "citation"
     if entry.get("geometry") is False and entry["kind"] != "citation":  # old scripts' --no-geometry: now the default

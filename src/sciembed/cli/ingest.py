@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sciembed.cli.groups import alias, corpus_app
+from sciembed.cli.options import comma_list
 from sciembed.errors import SciembedInputError
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
@@ -72,7 +73,7 @@ def ingest_cmd(
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
                         metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
-                        extra_keys=tuple(k.strip() for k in extra_keys.split(",") if k.strip()))
+                        extra_keys=tuple(comma_list(extra_keys)))
     except IngestError as err:
         errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
         raise typer.Exit(2) from err

@@ -29,3 +29,8 @@ BatchSize = Annotated[int | None, typer.Option(
     "--batch-size", min=1, help="Texts per encoding batch (default: from the free GPU memory on CUDA, 32 on CPU).")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (samples, splits, tie order).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]
+
+
+def comma_list(value: str) -> list[str]:
+    """A comma-separated option value (``--views ta,section``) as its non-empty, stripped parts."""
+    return [part.strip() for part in value.split(",") if part.strip()]

@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, check_estimate_for, parse_memory_size
+from sciembed.cli.options import comma_list
 
 # Typed flags and the config key each one sets (they win over --set, which wins over the file).
 FLAG_KEYS = {
@@ -195,7 +196,7 @@ def make_command(recipe: str):
             "mini_batch_size": mini_batch_size,
             "learning_rate": learning_rate,
             "strategy": strategy,
-            "kinds": [k.strip() for k in kinds.split(",") if k.strip()] if kinds is not None else None,
+            "kinds": comma_list(kinds) if kinds is not None else None,
             "exclude": [str(p) for p in exclude] or None,
             "seed": seed,
             "max_time": parse_minutes(max_time),

@@ -141,8 +141,11 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         built = build_corpus(paths["ingested"], paths["corpus"], funnel, edge_files=[], show_progress=False)
         for step in built.report.stages:
             say(f"  {step.name:<42} papers {step.papers:>6}  pairs {step.pairs:>6}")
+    def benchmark():
+        return build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
+
     with stage("benchmark"):
-        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
+        bench = benchmark()
     # The base encoder comes first: the report tests every other model against it.
     runs = []
     with stage("evaluate base encoder"):
@@ -161,8 +164,7 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
 
             model_dir = train("window", window_config, paths["corpus"], paths["model"],
                               say=lambda line: say("  " + line))
-        bench = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed,
-                                         queries="linked")
+        bench = benchmark()  # seeded: the same queries and windows as before training
         label = "window (trained"
         if config.interpolate is not None and config.interpolate < 1:
             with stage("interpolate with the base (WiSE-FT)"):

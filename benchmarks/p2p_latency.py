@@ -73,7 +73,8 @@ def time_queries(queries, abstracts: DenseIndex, ids: list[str], views: MultiVec
 
 
 def acl(args, spec: FusionSpec) -> dict:
-    from sciembed.evaluation.p2p_run import encoder_token_counter, load_p2p_config
+    from sciembed.evaluation.p2p_config import load_p2p_config
+    from sciembed.evaluation.p2p_views import encoder_token_counter
     from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
     from sciembed.models import load_encoder
     from sciembed.retrieval.prism.index import abstract_text

@@ -15,7 +15,7 @@ from sciembed.evaluation.benchmarks.adapters import PaperToPaperAdapter, TunedFu
 
 def p2p_config(entry: Any) -> Any:
     """The PRISM config (``config`` YAML or the defaults) with the entry's LLM queries and methods."""
-    from sciembed.evaluation.p2p_run import load_p2p_config
+    from sciembed.evaluation.p2p_config import load_p2p_config
 
     return load_p2p_config(entry.config, queries_file=entry.llm_queries, methods=entry.methods)
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from sciembed.evaluation.issues import BenchmarkError
-from sciembed.evaluation.p2p_report import write_p2p_report
 from sciembed.evaluation.p2p_run import METHODS, P2PConfig, evaluate_paper_to_paper, load_p2p_config
 from sciembed.evaluation.paper_to_paper import load_paper_to_paper
 from sciembed.evaluation.scifullbench import load_scifullbench, parse_mmd
@@ -88,13 +87,35 @@ def test_every_method_runs_and_excludes_the_query(tmp_path):
     llm = next(r for r in runs if r.model == "prism_llm")
     assert llm.config["samples"] == 2 and "references" in llm.config["sample_std"]
     assert llm.config["query_sources"]["method"] == {"llm:fake": 1}
-    report = write_p2p_report(runs, bench, tmp_path / "out")
-    text = report.read_text()
-    assert "| prism_extractive |" in text and "MRR@50" in text and "not* the paper's LLM queries" in text
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["venue_average"]["a2a"]["references"]
-    assert {r["metric"] for r in results["significance"]["results"]} == {"ndcg@10", "mrr@50"}
-    assert (tmp_path / "out" / "runs" / "prism_extractive" / "references.run").is_file()
+    out = _suite_report(tmp_path / "out", bench, config)
+    text = (out / "benchmarks" / "sfb.md").read_text()
+    assert "## references" in text and "| prism_extractive |" in text and "MRR@50" in text
+    assert "not* the paper's LLM queries" in text and "prism_llm (2 samples, mean ± std)" in text
+    assert "## Paired tests against a2a" in text and "![ndcg_by_split](sfb/ndcg_by_split.png)" in text
+    [llm_row] = [line for line in text.splitlines() if line.startswith("| prism_llm |")][:1]
+    assert " ± " in llm_row  # mean ± std over the LLM samples
+    details = json.loads((out / "results.json").read_text())["details"]["sfb"]
+    assert details["venue_average"]["hashing"]["references"]["a2a"]
+    tests = details["paired_tests"]
+    assert {t["metric"] for t in tests} == {"ndcg@10", "mrr@50"} and {t["baseline"] for t in tests} == {"a2a"}
+    assert {t["method"] for t in tests} == {*METHODS, "max_sim_prism_code"} - {"a2a"}
+    assert (out / "benchmarks" / "sfb" / "ndcg_by_split.png").is_file()
+
+
+def _suite_report(out: Path, bench, config: P2PConfig) -> Path:
+    """The suite report of one model (HashingEncoder) on `bench`, through the runner's cell and writer."""
+    from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
+    from sciembed.evaluation.bench.runner import compute_cell
+    from sciembed.evaluation.benchmarks.adapters import PaperToPaperAdapter
+    from sciembed.evaluation.scorers import DenseScorer
+
+    adapter = PaperToPaperAdapter(bench, "sfb", config, kind="scifullbench")
+    cell = compute_cell("hashing", "sfb", "key", adapter, DenseScorer(HashingEncoder()), keep_going=False)
+    suite = Suite(out=str(out), models=[{"name": "hashing", "model": "hashing"}],
+                  benchmarks=[{"name": "sfb", "kind": "scifullbench", "path": str(FIXTURE)}])
+    out.mkdir(parents=True)
+    write_suite_report(SuiteRun(suite, out, {"sfb": adapter}, {}, {("hashing", "sfb"): cell}))
+    return out
 
 
 def test_prism_llm_without_queries_file_is_an_error():

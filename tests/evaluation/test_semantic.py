@@ -223,6 +223,47 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     assert {"summary2ta", "summary2title", "summary2abstract"} <= {r["task"] for r in cell["results"]}
     assert "summary2ta" not in cell["summary"]  # reported, outside the summary (the paper's overall score)
     assert any(note.startswith("anisotropy: ") for r in cell["results"] for note in r["notes"])
+    # the suite report carries SemCSE's table: mean ranks, the overall score, anisotropy, mean_rank.png
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "SemCSE's semantic benchmark" in report and "overall score ↑" in report and "mean_rank.png" in report
+    [png] = (tmp_path / "r" / "benchmarks").glob("*/mean_rank.png")
+    assert png.stat().st_size > 0
+    [details] = json.loads((tmp_path / "r" / "results.json").read_text())["details"].values()
+    assert details["overall_score"][str(model)]["overall"] == 1.0  # one model: the best and the median
+    [page] = (tmp_path / "r" / "benchmarks").glob("*.md")
+    assert "## Generalisation check" in page.read_text() and "## Anisotropy" in page.read_text()
+
+
+def test_suite_report_overall_score_is_the_papers_across_models(tmp_path: Path) -> None:
+    """Two models through the suite's cell and report writer: the report's overall score is `overall_scores`
+    of the same models' `evaluate_semantic` runs (the paper's formula, across the models of the report)."""
+    from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
+    from sciembed.evaluation.bench.runner import compute_cell
+    from sciembed.evaluation.benchmarks.adapters import SemanticAdapter
+    from sciembed.evaluation.scorers import DenseScorer
+    from sciembed.models.testing import HashingEncoder
+
+    bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
+    bow = BagOfWords()
+    bow.fingerprint, bow.dim, bow.max_seq_length = "bow", 64, 512
+    encoders = {"bow": bow, "hash": HashingEncoder(dim=8, name="hash")}
+    adapter = SemanticAdapter(bench, "sem")
+    cells = {(n, "sem"): compute_cell(n, "sem", "key", adapter, DenseScorer(e, show_progress=False), False)
+             for n, e in encoders.items()}
+    suite = Suite(out=str(tmp_path / "out"), models=[{"name": n, "model": n} for n in encoders],
+                  benchmarks=[{"name": "sem", "kind": "semantic", "path": str(tmp_path / "c")}])
+    (tmp_path / "out").mkdir()
+    write_suite_report(SuiteRun(suite, tmp_path / "out", {"sem": adapter}, {}, cells))
+    details = json.loads((tmp_path / "out" / "results.json").read_text())["details"]["sem"]
+    expected = overall_scores([evaluate_semantic(e, bench, show_progress=False, name=n) for n, e in encoders.items()])
+    assert set(details["overall_score"]) == set(expected)
+    for name, scores in expected.items():
+        assert details["overall_score"][name] == pytest.approx(scores)
+    assert {s["overall"] for s in expected.values()} != {1.0}  # the two models differ: the score is relative
+    report = (tmp_path / "out" / "report.md").read_text()
+    for name, scores in expected.items():
+        assert f"| {name} | cosine |" in report and f"| {scores['overall']:.3f} |" in report
+    assert (tmp_path / "out" / "benchmarks" / "sem" / "mean_rank.png").is_file()
 
 
 def test_spectrum_of_raw_mean_centred_vectors() -> None:

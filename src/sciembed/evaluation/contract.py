@@ -159,6 +159,9 @@ class TaskResult:
     counts: dict[str, int] = field(default_factory=dict)
     group: str = ""
     notes: list[str] = field(default_factory=list)
+    # structured, benchmark-specific facts a kind's report section reads (semantic: anisotropy; paper-to-paper:
+    # method, split, query sources, std over LLM samples); left out of a cell when empty
+    details: dict[str, Any] = field(default_factory=dict)
     # ranking tasks: query -> [(doc, score)] best first, and the judgements; for run files, never saved in a cell
     rankings: dict[str, list[tuple[str, float]]] | None = field(default=None, repr=False, compare=False)
     qrels: dict[str, dict[str, int]] | None = field(default=None, repr=False, compare=False)
@@ -168,7 +171,8 @@ class TaskResult:
         return self.metrics.get(self.primary, float("nan"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("rankings", "qrels")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("rankings", "qrels") and not (k == "details" and not v)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskResult:

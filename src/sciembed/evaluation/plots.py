@@ -1,4 +1,4 @@
-"""PNG figures next to results.json: NDCG@10 per scenario, per domain, and the spectrum."""
+"""PNG figures next to results.json: NDCG@10 per scenario, per domain, the spectrum, semantic mean ranks."""
 
 from __future__ import annotations
 
@@ -108,6 +108,20 @@ def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
     ax.set_xlabel("component")
     ax.set_ylabel("singular value / largest")
     ax.set_title("Spectrum of TA embeddings")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_mean_ranks(tasks: list[str], series: dict[str, list[float]], title: str, path: Path) -> Path:
+    """SemCSE's figure: grouped bars of each model's mean rank per matching task (lower is better)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(5, 2 + 1.6 * len(tasks)), 3.6))
+    _grouped_bars(ax, tasks, series)
+    ax.set_ylabel("mean rank (lower is better)")
+    ax.set_title(title)
     ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -31,6 +31,7 @@ clipped at 0, averaged over tasks — so it depends on which models are compared
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -343,21 +344,28 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int | 
 
 def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:
     """The paper's score per model and task, and its mean over tasks (``overall``), within this set of models."""
-    tasks = [t for t in (*TASKS, CLUSTERING) if all(t in r.results for r in runs)]
-    scores: dict[str, dict[str, float]] = {r.model: {} for r in runs}
+    return overall_scores_of({r.model: r.results for r in runs})
+
+
+def overall_scores_of(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
+    """`overall_scores` from model -> task -> metric -> value (a suite's cells as well as `SemanticRun`s): per task
+    0.5 + 0.5·(v − median)/(best − median) over the models, clipped at 0, then the mean over tasks."""
+    models = list(results)
+    tasks = [t for t in (*TASKS, CLUSTERING) if all(t in results[m] for m in models)]
+    scores: dict[str, dict[str, float]] = {m: {} for m in models}
     for task in tasks:
-        values = np.asarray([r.results[task][SCORE_METRIC[task]] for r in runs])
+        values = np.asarray([results[m][task][SCORE_METRIC[task]] for m in models])
         best = values.min() if LOWER_IS_BETTER[task] else values.max()
         median = float(np.median(values))
-        for run, v in zip(runs, values, strict=True):
+        for model, v in zip(models, values, strict=True):
             if best == median:
                 score = 1.0 if v == best else 0.0
             else:
                 score = max(0.0, 0.5 + 0.5 * (v - median) / (best - median))
-            scores[run.model][task] = float(score)
-    for run in runs:
-        per_task = list(scores[run.model].values())
-        scores[run.model]["overall"] = float(np.mean(per_task)) if per_task else float("nan")
+            scores[model][task] = float(score)
+    for model in models:
+        per_task = list(scores[model].values())
+        scores[model]["overall"] = float(np.mean(per_task)) if per_task else float("nan")
     return scores
 
 

@@ -6,21 +6,39 @@ Files under the suite's ``out``::
                             (distance, input format), paired significance against the baseline, what is missing
     results.json            every cell: per-task metrics, summaries, configs, timings
     benchmarks/<name>.md    per-benchmark detail: every metric of every task for every model, counts, input problems
+    benchmarks/<name>/      the figures of a kind's own section (semantic: mean_rank.png; paper-to-paper:
+                            ndcg_by_split.png)
     heatmap.png             the table as a heat map (colour = column-wise rank, text = value)
+
+A kind whose paper reports more than per-task metrics has a hook in `DETAILS` (its module says what it
+adds): its summary goes in report.md, its tables in the benchmark's detail page, its numbers in
+results.json under ``details``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.bench.detail import Detail, table
+from sciembed.evaluation.bench.detail import fmt as _fmt
+from sciembed.evaluation.bench.p2p_detail import p2p_detail
 from sciembed.evaluation.bench.runner import SuiteRun, slug
+from sciembed.evaluation.bench.semantic_detail import semantic_detail
 
 HEADLINES = {  # which summary keys make a benchmark's columns; None = all of them
     "csfcube": ("all/ndcg%20", "background/ndcg%20", "method/ndcg%20", "result/ndcg%20"),
     "scirepeval": ("classification", "regression", "proximity", "search", "overall"),
+}
+# a kind's own section (what its paper reports beyond per-task metrics): (run, benchmark name, benchmark,
+# folder for its figures) -> Detail
+DETAILS: dict[str, Callable[[SuiteRun, str, Any, Path], Detail]] = {
+    "semantic": semantic_detail,
+    "paper_to_paper": p2p_detail,
+    "scifullbench": p2p_detail,
 }
 
 
@@ -46,15 +64,6 @@ def value(run: SuiteRun, model: str, col: tuple[str, str]) -> float | None:
         return None
     v = cell.summary.get(col[1])
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
-
-
-def _fmt(v: float | None, digits: int = 1) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|",
-            *["| " + " | ".join(r) + " |" for r in rows]]
 
 
 def significance(run: SuiteRun) -> list[dict[str, Any]]:
@@ -133,6 +142,8 @@ def write_suite_report(run: SuiteRun) -> Path:
     out = run.out
     cols = columns(run)
     sig = significance(run)
+    details = {bname: DETAILS[bench.kind](run, bname, bench, out / "benchmarks" / slug(bname))
+               for bname, bench in run.benchmarks.items() if bench.kind in DETAILS}
     results = {
         "suite": run.suite.model_dump(), "seconds": run.seconds, "computed_cells": run.computed,
         "reused_cells": len(run.cells) - run.computed, "missing_benchmarks": run.missing,
@@ -140,6 +151,7 @@ def write_suite_report(run: SuiteRun) -> Path:
         "cells": [c.to_dict() | {"reused": c.reused} for c in run.cells.values()], "significance": sig,
         "table": {"columns": [f"{b}:{k}" for b, k in cols],
                   "rows": {m.name: [value(run, m.name, c) for c in cols] for m in run.suite.models}},
+        "details": {bname: d.data for bname, d in details.items()},
     }
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
     figure = heatmap(run, cols, out / "heatmap.png")
@@ -156,15 +168,18 @@ def write_suite_report(run: SuiteRun) -> Path:
               "Each benchmark's primary metric per task (NDCG@10 for retrieval, NDCG%20 for CSFCube, accuracy for "
               "triplets, the probe score for SciRepEval's classification/regression) and the averages the "
               "benchmark defines (SciRepEval: type averages and the overall mean over tasks).", "",
-              *_table(header, rows), ""]
+              *table(header, rows), ""]
+    for d in details.values():
+        if d.summary:
+            lines += [*d.summary, *_figure_links(d, out), ""]
     lines += ["## How each model was scored", "",
-              *_table(["Model", "Spec", "Kind", "Distance", "Max tokens", "Title/abstract join", "Input format"],
+              *table(["Model", "Spec", "Kind", "Distance", "Max tokens", "Title/abstract join", "Input format"],
                       _how_scored(run)), ""]
     if sig:
         sig_rows = [[s["model"], s["benchmark"], s["task"], s["metric"], f"{s['delta']:+.2f}",
                      f"{s['p_value']:.3g}", str(s["n"]), "yes" if s["significant"] else "no"] for s in sig]
         lines += [f"## Paired significance against {run.suite.baseline_name()}", "",
-                  *_table(["Model", "Benchmark", "Task", "Metric", "Δ ×100", "p", "Queries", "Significant"],
+                  *table(["Model", "Benchmark", "Task", "Metric", "Δ ×100", "p", "Queries", "Significant"],
                           sig_rows), ""]
     problems = [f"- benchmark {n} not run: {why}" for n, why in run.missing.items()]
     for (mname, bname), c in run.cells.items():
@@ -178,7 +193,8 @@ def write_suite_report(run: SuiteRun) -> Path:
         lines += ["## Heat map", "", f"![heat map]({figure.name})", ""]
     (out / "benchmarks").mkdir(exist_ok=True)
     for bname, bench in run.benchmarks.items():
-        (out / "benchmarks" / f"{slug(bname)}.md").write_text(_detail(run, bname, bench), encoding="utf-8")
+        (out / "benchmarks" / f"{slug(bname)}.md").write_text(_detail(run, bname, bench, details.get(bname)),
+                                                              encoding="utf-8")
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report
@@ -195,11 +211,18 @@ def input_issues(description: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _detail(run: SuiteRun, bname: str, bench: Any) -> str:
+def _figure_links(detail: Detail, folder: Path) -> list[str]:
+    """Markdown image links to the detail's figures, relative to the page in `folder`."""
+    return [f"![{f.stem}]({f.relative_to(folder).as_posix()})" for f in detail.figures]
+
+
+def _detail(run: SuiteRun, bname: str, bench: Any, detail: Detail | None = None) -> str:
     desc = bench.describe()
     lines = [f"# {bname} ({bench.kind})", ""]
     lines += [f"- {k}: {v}" for k, v in desc.items() if k != "issues" and not isinstance(v, dict | list)]
     lines.append("")
+    if detail is not None:
+        lines += [*detail.lines, *_figure_links(detail, run.out / "benchmarks"), ""]
     tasks: dict[str, list[tuple[str, Any]]] = {}
     for m in run.suite.models:
         cell = run.cells.get((m.name, bname))
@@ -211,7 +234,7 @@ def _detail(run: SuiteRun, bname: str, bench: Any) -> str:
         first = entries[0][1]
         lines += [f"## {task} ({first.kind}, primary {first.primary})", "",
                   "counts: " + ", ".join(f"{k} {v}" for k, v in first.counts.items()), "",
-                  *_table(["Model", *metrics], rows), ""]
+                  *table(["Model", *metrics], rows), ""]
         notes = sorted({n for _, r in entries for n in r.notes})
         lines += [f"- note: {n}" for n in notes] + ([""] if notes else [])
     summary_keys = list(dict.fromkeys(k for m in run.suite.models
@@ -219,7 +242,7 @@ def _detail(run: SuiteRun, bname: str, bench: Any) -> str:
                                                 if run.cells.get((m.name, bname)) else {})))
     if summary_keys:
         rows = [[m.name, *[_fmt(value(run, m.name, (bname, k)), 2) for k in summary_keys]] for m in run.suite.models]
-        lines += ["## Summary", "", *_table(["Model", *summary_keys], rows), ""]
+        lines += ["## Summary", "", *table(["Model", *summary_keys], rows), ""]
     issues = input_issues(desc)
     lines += ["## Input problems", "", *([f"- {i['message']}" for i in issues] or ["- none"]), ""]
     return "\n".join(lines) + "\n"

@@ -216,6 +216,7 @@ class SemanticAdapter:
                                   SCORE_METRIC.get(task, "mean_rank"),
                                   values, per_query, counts, self.kind))
         if out and run.anisotropy:  # Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors
+            out[0].details["anisotropy"] = run.anisotropy
             out[0].notes.append("anisotropy: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                                             for k, v in run.anisotropy.items()))
         return out
@@ -237,10 +238,22 @@ class TunedFusion:
     folder: Path
 
 
+def p2p_details(run: Any, split: str) -> dict[str, Any]:
+    """What the paper-to-paper report section reads beyond the metrics: the method and split, the query source
+    of every aspect (PRISM), and for prism_llm the number of LLM samples and each metric's std across them (×100)."""
+    details: dict[str, Any] = {"method": run.model, "split": split}
+    if run.config.get("query_sources"):
+        details["query_sources"] = run.config["query_sources"]
+    if run.config.get("samples"):
+        details["samples"] = run.config["samples"]
+        details["sample_std"] = {m: 100.0 * v for m, v in (run.config.get("sample_std") or {}).get(split, {}).items()}
+    return details
+
+
 @dataclass
 class PaperToPaperAdapter:
     """Whole papers as queries (a corpus with directed citations, a qrels file, an ingested collection,
-    SciFullBench): each method on each split is a task (the harness metrics of `p2p_run`, ×100)."""
+    SciFullBench): each method on each split is a task (the harness metrics of `p2p_evaluate`, ×100)."""
 
     benchmark: Any  # PaperToPaperBenchmark
     name: str
@@ -272,7 +285,8 @@ class PaperToPaperAdapter:
         return []
 
     def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
-        from sciembed.evaluation.p2p_run import evaluate_paper_to_paper, evaluate_with_tuned_fusion
+        from sciembed.evaluation.p2p_evaluate import evaluate_paper_to_paper
+        from sciembed.evaluation.p2p_fusion import evaluate_with_tuned_fusion
         from sciembed.ioutil.names import slug
 
         encoder = _encoder_of(scorer, self.kind)
@@ -286,10 +300,14 @@ class PaperToPaperAdapter:
                     f"({spec.tuned['metric']} {spec.tuned['score']:.4f}), saved as {path}; val {spec.tuned['metric']} "
                     f"per method: {', '.join(f'{m} {v:.4f}' for m, v in spec.tuned['val_methods'].items())}; "
                     f"best on val: {spec.tuned['val_best_method']}")
-        results = [r for run in runs for r in task_results(run, self.kind, "recall@100", prefix=f"{run.model}/")]
-        for result in results:
-            if self.tuned is not None and result.task.startswith("fused/"):
-                result.notes.append(note)
+        results = []
+        for run in runs:
+            for key, result in zip(run.keys, task_results(run, self.kind, "recall@100", prefix=f"{run.model}/"),
+                                   strict=True):
+                result.details = p2p_details(run, key[0])
+                if self.tuned is not None and run.model == "fused":
+                    result.notes.append(note)
+                results.append(result)
         return results
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:

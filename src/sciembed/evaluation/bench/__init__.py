@@ -2,7 +2,7 @@
 
     suite = load_suite("configs/bench-demo.yaml")
     run = run_suite(suite)              # resumable: finished (model, benchmark) cells are reused
-    write_suite_report(run)             # <out>/report.md, results.json, heatmap.png, benchmarks/*.md
+    write_suite_report(run)             # <out>/report.md, results.json, heatmap.png, benchmarks/*.md (+ figures)
 """
 
 from sciembed.evaluation.bench.report import write_suite_report

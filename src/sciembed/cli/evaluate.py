@@ -1,4 +1,4 @@
-"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
+"""`sciembed eval run` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`sciembed index` and `sciembed index search`: build a paper index from a corpus directory, query it."""
+"""`sciembed index build` and `sciembed index search`: build a paper index from a corpus directory, query it."""
 
 from __future__ import annotations
 
@@ -172,8 +172,8 @@ def _method_name(method: str | None) -> str | None:
 
 def search(
     ctx: typer.Context,
-    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index`; several are fused "
-                                                       "by RRF (e.g. a BM25 and a dense index: hybrid search)."),
+    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build`; several are "
+                                                       "fused by RRF (e.g. a BM25 and a dense index: hybrid search)."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
@@ -191,8 +191,8 @@ def search(
     old_format: str | None = typer.Option(None, "--format", hidden=True),
     out: ResultsOutFile = None,
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
-                                       "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF "
-                                       "(default: a fusion.json saved in one of the index directories)."),
+                                       "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
+                                       "RRF (default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")

@@ -12,7 +12,7 @@ from sciembed.cli.options import ServeBatchSize, ServedModelSpec
 
 
 def serve(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build`."),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port"),
     model: ServedModelSpec = None,
@@ -174,7 +174,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
 
 
 def compact(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index` and updated by a server."),
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build` and updated by a server."),
 ) -> None:
     """Rewrite a served collection without its deleted / replaced rows (no server may have it open)."""
     from rich.console import Console

@@ -139,7 +139,8 @@ def queries_command(
     llm_timeout: LLMTimeout = 60.0,
     llm_retries: LLMRetries = 5,
 ) -> None:
-    """One search query per paper for `sciembed eval run --semantic` (LLM chat; offline: top TF-IDF terms, labelled)."""
+    """One search query per paper for `sciembed eval run --kind semantic` (LLM chat; offline: top TF-IDF terms,
+    labelled)."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.llm import LLMClient, Sampling
     from sciembed.summaries.queries import llm_queries, tfidf_query_records, write_queries

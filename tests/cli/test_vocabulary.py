@@ -90,3 +90,18 @@ def test_batch_size_zero_and_a_non_integer_seed_are_usage_errors_in_every_comman
         for command, _ in uses(flag):
             run = runner.invoke(app, [*command.split(), flag, bad])
             assert run.exit_code == 2 and flag in run.output, (command, flag, run.output[-300:])
+
+
+def test_the_flag_count_benchmark_sees_one_spelling_per_shared_option() -> None:
+    """benchmarks/cli_flags.py's `vocabulary` entry: every use of a shared flag comes from cli/options.py."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "cli_flags.py"
+    spec = importlib.util.spec_from_file_location("cli_flags", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = module.count(app)["vocabulary"]
+    assert set(found) == set(VOCABULARY)
+    for flag, v in found.items():
+        assert v["commands"] and v["from_options_py"] == v["commands"], (flag, v)
+        assert v["spellings"] == (2 if flag == "--model" else 1), (flag, v)  # --model: one value, or repeatable

@@ -18,7 +18,7 @@ $(BIN)/python:
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q "$(TORCH_SPEC)"
 	$(BIN)/pip install -q -e ".[onnx,specter2]"
-	# compile ranx's numba kernels once into numba's on-disk cache: the first `sciembed eval` is then warm
+	# compile ranx's numba kernels once into numba's on-disk cache: the first `sciembed eval run` is then warm
 	$(BIN)/python -m sciembed.evaluation.warmup
 	touch $@
 

@@ -162,6 +162,51 @@ def test_readme_sections_mention_only_real_options(page):
     assert not wrong, "README mentions options its commands do not have:\n" + "\n".join(wrong)
 
 
+# -- current spellings only ------------------------------------------------------------------------------------
+
+OLD_SPELLINGS_PASSAGE = re.compile(r"(?i)old spelling|spellings (this|that were) replaced")  # the deprecation tables
+
+
+def deprecated_spellings(argv: list[str]) -> list[str]:
+    """What in `argv` is a hidden alias: an old top-level command, a group given no subcommand, a hidden option."""
+    from sciembed.cli.groups import DefaultingGroup
+
+    command, found, i = typer.main.get_command(app), [], 0
+    while _is_group(command) and i < len(argv):
+        word = argv[i]
+        if word in command.commands:
+            command, i = command.commands[word], i + 1
+            if command.hidden:
+                found.append(f"command {word}")
+        elif isinstance(command, DefaultingGroup) and word != "--help":
+            found.append(f"{command.name} without a subcommand")
+            command = command.commands[command.default_command]
+        else:
+            break
+    hidden = {o for p in command.params if getattr(p, "hidden", False) for o in (*p.opts, *p.secondary_opts)}
+    return found + [f"option {t}" for t in argv[i:] if t.split("=")[0] in hidden]
+
+
+def current_spelling_cases() -> list[str]:
+    """Every command line of a code block and every inline span outside the passages that list old spellings."""
+    cases = []
+    for page in PAGES:
+        text = page.read_text()
+        cases += _code_block_commands(text)
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)
+        for paragraph in re.split(r"\n\s*\n", prose):
+            if not OLD_SPELLINGS_PASSAGE.search(paragraph):
+                cases += _inline_commands(paragraph)
+    return list(dict.fromkeys(cases))
+
+
+@pytest.mark.parametrize("command", current_spelling_cases())
+def test_docs_use_the_current_spellings(command):
+    """The docs teach `corpus ingest`, `index build`, `eval run --kind …`; old spellings only in the tables."""
+    old = deprecated_spellings(_argv(command))
+    assert not old, f"{command}: deprecated spelling ({', '.join(old)}); see docs/cli.md for the new one"
+
+
 # -- executed on the sample data -------------------------------------------------------------------------------
 
 EXECUTED = [

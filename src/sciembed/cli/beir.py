@@ -6,18 +6,21 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.options import OutDir
+
 beir_app = typer.Typer(
     help="Write BEIR benchmark folders from released datasets (then: sciembed eval run --kind beir DIR).")
 
 
 def scitldr_cmd(
     source: Path = typer.Argument(..., help="SciTLDR JSONL (e.g. ../shared/data/scitldr/dev.jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for one BEIR folder per task."),
+    out: OutDir = ...,
     task: list[str] | None = typer.Option(
         None, "--task", help="tldr2paper (every TLDR) | tldr2paper_author (the first, the author's) | "
                              "title2abstract | half2half (all)."),
 ) -> None:
-    """Real-text matching tasks from SciTLDR: TLDR → paper (every TLDR; the author's only), title → abstract, halves."""
+    """Real-text matching tasks from SciTLDR: TLDR → paper (every TLDR; the author's only), title → abstract, halves;
+    one BEIR folder per task in --out."""
     from rich.console import Console
 
     from sciembed.evaluation.scitldr import TASKS, SciTldrError, write_scitldr_beir

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sciembed.cli.groups import alias, eval_app
-from sciembed.cli.options import CacheDir, Overwrite
+from sciembed.cli.options import CacheDir, Overwrite, SuiteOutDir
 
 console = Console()
 
@@ -20,7 +20,7 @@ console = Console()
 def bench_cmd(
     ctx: typer.Context,
     suite_file: Path = typer.Argument(..., help="Suite YAML: models, benchmarks, out (see configs/bench-*.yaml)."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (overrides the suite's `out`)."),
+    out: SuiteOutDir = None,
     cache_dir: CacheDir = None,
     baseline: str | None = typer.Option(None, help="Model the others are tested against (default: the first)."),
     overwrite: Overwrite = False,

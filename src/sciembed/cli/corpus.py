@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sciembed.cli.groups import corpus_app
+from sciembed.cli.options import CorpusOutDir, FunnelConfigFile, Overwrite, SeedOverride
 from sciembed.errors import SciembedInputError
 
 console = Console()
@@ -36,9 +37,9 @@ def _size(value: str | None, option: str) -> int | float | None:
 
 def build_cmd(
     corpus: Path = typer.Argument(..., help="Ingested corpus directory (from `sciembed corpus ingest`)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Directory for the built corpus."),
+    out: CorpusOutDir = ...,
     edges: list[Path] = typer.Option([], "--edges", "-e", help="Edge file, JSONL or CSV/TSV (repeat for more)."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="Funnel config YAML; the flags below override it."),
+    config: FunnelConfigFile = None,
     venue_filter: bool | None = typer.Option(None, "--venue-filter/--no-venue-filter", help="Stage 1 on/off."),
     field_filter: bool | None = typer.Option(None, "--field-filter/--no-field-filter", help="Stage 2 on/off."),
     degree_filter: bool | None = typer.Option(None, "--degree-filter/--no-degree-filter", help="Stage 5 on/off."),
@@ -49,7 +50,7 @@ def build_cmd(
     domain_cap_filter: bool | None = typer.Option(None, "--domain-cap-filter/--no-domain-cap-filter",
                                                   help="Stage 7 on/off."),
     domain_cap: int | None = typer.Option(None, "--domain-cap", help="At most M pairs per domain [1000000]."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed of the domain cap and the splits [0]."),
+    seed: SeedOverride = None,
     test_size: str | None = typer.Option(None, "--test-size",
                                          help="Test papers: fraction or count [0.024, the paper's share; "
                                          "see --min-test-anchors]."),
@@ -61,7 +62,7 @@ def build_cmd(
                                              help="Stop at the first malformed edge-file line [lenient: count]."),
     threads: int | None = typer.Option(None, "--threads", help="DuckDB threads [all cores]."),
     memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB memory limit [2GB]."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs of an earlier build in --out."),
+    overwrite: Overwrite = False,
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits."""

@@ -9,19 +9,19 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.options import BaseModelSpec, FreshOutDir, Seed
 from sciembed.experiments.demo import ACL_TEI, SCITLDR_DEV
 
 console = Console()
 
 
 def demo_cmd(
-    out: Path = typer.Option(Path("runs/demo"), "--out", "-o", help="Output directory (replaced if it exists)."),
+    out: FreshOutDir = Path("runs/demo"),
     source: Path = typer.Option(ACL_TEI, help="Folder of papers to ingest (default: the real ACL/EMNLP GROBID TEI)."),
     papers: int | None = typer.Option(None, min=50, help="A seeded slice of this many files of --source."),
     synthetic: int | None = typer.Option(None, min=50, help="Use N synthetic papers instead of --source."),
-    seed: int = typer.Option(0, help="Seed for the slice, splits, paper log and training."),
-    model: str | None = typer.Option(None, "--model", "-m",
-                                     help="Base encoder (path or hub id); default: the offline MiniLM."),
+    seed: Seed = 0,
+    model: BaseModelSpec = None,
     train: bool = typer.Option(True, help="Also train a window model on the train split and add it to the table."),
     scitldr: bool = typer.Option(False, help="Also compare base and trained on SciTLDR dev (real abstracts)."),
     interpolate: float = typer.Option(0.5, min=0.0, max=1.0, help="WiSE-FT: how far the trained weights move "

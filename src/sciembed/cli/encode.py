@@ -7,17 +7,16 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
-from sciembed.cli.options import comma_list
+from sciembed.cli.options import FixedBatchSize, ModelSpec, VectorsOutDir, comma_list
 from sciembed.errors import SciembedInputError
 
 
 def encode_cmd(
     corpus: Path = typer.Argument(...,
                                   help="Corpus directory (papers.parquet), as written by `sciembed corpus ingest`."),
-    out: Path = typer.Option(..., "--out", "-o", help="Vectors directory: shard-*.parquet, encode.json, manifest.json."
-                             " Run the same command again to resume a killed run."),
+    out: VectorsOutDir = ...,
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
-    model: str = encoder_options.MODEL,
+    model: ModelSpec = "minilm",
     backend: str = encoder_options.BACKEND,
     quantize: bool = encoder_options.QUANTIZE,
     max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
@@ -25,7 +24,7 @@ def encode_cmd(
     metric: str | None = encoder_options.METRIC,
     target: int | None = encoder_options.TARGET,
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of the segment view."),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts per forward pass (sorted by length)."),
+    batch_size: FixedBatchSize = 32,
     shard_papers: int = typer.Option(1000, "--shard-papers", min=1, help="Papers per shard (the unit of resuming)."),
     ray: str | None = typer.Option(None, "--ray", help="Encode on a Ray cluster: auto (the running one), local "
                                    "(start one here) or an address. Default: this process."),

@@ -1,10 +1,12 @@
-"""The options that load an encoder, shared by the commands that encode (`index`, `encode`): one vocabulary."""
+"""The options that load an encoder, shared by the commands that encode (`index build`, `encode`).
+
+`-m/--model` itself is `options.ModelSpec` / `options.IndexModelSpec`, like every command's.
+"""
 
 from __future__ import annotations
 
 import typer
 
-MODEL = typer.Option("minilm", "--model", "-m", help="Model path, hub id, or 'minilm' (offline default).")
 BACKEND = typer.Option("torch", "--backend", help="torch | onnx")
 QUANTIZE = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend).")
 MAX_SEQ_LENGTH = typer.Option(None, "--max-seq-length", help="Token budget (model default).")

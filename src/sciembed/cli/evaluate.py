@@ -1,4 +1,4 @@
-"""`sciembed eval` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
+"""`sciembed eval run` (models × scenarios on one benchmark) and `sciembed eval compare` (two runs, paired tests)."""
 
 from __future__ import annotations
 
@@ -284,7 +284,7 @@ def compare_command(
     metric: list[str] | None = typer.Option(None, help="Metrics to compare (default: all)."),
     max_p: float = typer.Option(0.05, help="Significance level."),
     permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
-    seed: int = typer.Option(42, help="Seed of the Fisher test."),
+    seed: Seed = 42,
 ) -> None:
     from sciembed.evaluation import compare_runs
     from sciembed.evaluation.metrics import METRIC_LABELS

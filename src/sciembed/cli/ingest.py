@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sciembed.cli.groups import alias, corpus_app
-from sciembed.cli.options import comma_list
+from sciembed.cli.options import CorpusOutDir, Overwrite, comma_list
 from sciembed.errors import SciembedInputError
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
@@ -18,7 +18,7 @@ errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # o
 
 def ingest_cmd(
     inputs: list[Path] = typer.Argument(..., help="Files or directories (walked recursively); .gz is read directly."),
-    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, manifest.json, …)."),
+    out: CorpusOutDir = ...,
     fmt: str = typer.Option(
         "auto",
         "--format",
@@ -26,7 +26,7 @@ def ingest_cmd(
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing corpus in --out."),
+    overwrite: Overwrite = False,
     keep_untitled: bool = typer.Option(
         False, "--keep-untitled", help="Keep papers without a title, flagged missing_title (abstract's first "
         "sentence or the file name as display title), instead of rejecting them."

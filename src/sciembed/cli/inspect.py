@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sciembed.cli.groups import alias, corpus_app
+from sciembed.cli.options import PaperLogSeed, StatsOutDir
 from sciembed.corpus.layout import CorpusDir, CorpusError
 
 console = Console()
@@ -30,7 +31,7 @@ def inspect_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed corpus ingest` or `corpus build`)."),
     paper: str = typer.Option(..., "--paper", help="Paper id to show."),
     max_seq_length: int = typer.Option(512, help="Encoder budget that sets window (0.7×) and chunk sizes."),
-    seed: int = typer.Option(0, help="Paper-log seed: which body section is the evaluated one."),
+    seed: PaperLogSeed = 0,
 ) -> None:
     """Show one paper: its sections with roles, and each view cut from it."""
     from sciembed.papers.roles import conclusion_section_index, method_section_index
@@ -77,8 +78,7 @@ def inspect_cmd(
 def stats_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
-    out: Path | None = typer.Option(None, "--out", "-o",
-                                     help="Where to write stats.json and lengths.png (default: CORPUS)."),
+    out: StatsOutDir = None,
 ) -> None:
     """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
     from sciembed.views import target_words

@@ -4,9 +4,15 @@
 
 `-o/--out` is where a command writes, `-m/--model` a model spec (a directory,
 a hub id, ``minilm``, ``bm25`` or a training run directory), `-c/--config` a
-YAML config, `--cache-dir` the embedding cache, `--batch-size` the encoding
-batch, `--seed` the seed of every random choice and `--overwrite` permission
-to replace what `--out` already holds.
+YAML config, `--cache-dir` the embedding cache, `--batch-size` how many
+texts (or training examples) go through the model at once, `--seed` the seed
+of every random choice and `--overwrite` permission to replace what `--out`
+already holds.
+
+A command whose option needs its own help text or default meaning uses a
+variant below (`CorpusOutDir`, `RunOutDir`, `TrainBatchSize`, …): each keeps
+the flags and the kind of value of its base, so no command spells one inline.
+`tests/cli/test_vocabulary.py` walks the command tree to hold every command to it.
 """
 
 from __future__ import annotations
@@ -16,18 +22,77 @@ from typing import Annotated
 
 import typer
 
-OutDir = Annotated[Path, typer.Option("--out", "-o", help="Output directory.")]
-OutFile = Annotated[Path, typer.Option("--out", "-o", help="Output file.")]
+OUT = ("--out", "-o")
+MODEL = ("--model", "-m")
+CONFIG = ("--config", "-c")
+
+# -o/--out: a path the command writes
+OutDir = Annotated[Path, typer.Option(*OUT, help="Output directory (created if missing).")]
+OutFile = Annotated[Path, typer.Option(*OUT, help="Output file (its directory is created if missing).")]
+CorpusOutDir = Annotated[Path, typer.Option(
+    *OUT, help="Corpus directory to write (papers.parquet, manifest.json, …).")]
+VectorsOutDir = Annotated[Path, typer.Option(
+    *OUT, help="Vectors directory: shard-*.parquet, encode.json, manifest.json. Run the same command again to "
+               "resume a killed run.")]
+IndexOutDir = Annotated[Path, typer.Option(*OUT, help="Index directory to write.")]
+StudyOutDir = Annotated[Path, typer.Option(
+    *OUT, help="Study directory: every stage's output and the report (a re-run reuses what is done).")]
+RunOutDir = Annotated[Path | None, typer.Option(
+    *OUT, help="Run directory: checkpoints, curves, final model (required except with --dry-run).")]
+FreshOutDir = Annotated[Path, typer.Option(*OUT, help="Output directory (replaced if it exists).")]
+StatsOutDir = Annotated[Path | None, typer.Option(
+    *OUT, help="Where to write stats.json and lengths.png (default: CORPUS).")]
+SuiteOutDir = Annotated[Path | None, typer.Option(*OUT, help="Output directory (overrides the suite's `out`).")]
+ResultsOutFile = Annotated[Path | None, typer.Option(
+    *OUT, help="Write the results to this file instead of stdout.")]
+
+# -m/--model: a model spec
 ModelSpecs = Annotated[list[str], typer.Option(
-    "--model", "-m", help="Model: a directory, hub id, `minilm`, `bm25` or a training run directory; repeatable.")]
+    *MODEL, help="Model: a directory, hub id, `minilm`, `bm25` or a training run directory; repeatable.")]
 ModelSpec = Annotated[str, typer.Option(
-    "--model", "-m", help="Model: a directory, hub id, `minilm` or a training run directory.")]
-ConfigFile = Annotated[Path | None, typer.Option("--config", "-c", help="YAML config file.")]
+    *MODEL, help="Model: a directory, hub id, `minilm` (offline default) or a training run directory.")]
+IndexModelSpec = Annotated[str, typer.Option(
+    *MODEL, help="Model: a directory, hub id, `minilm` (offline default), a training run directory, or `bm25` "
+                 "(a BM25 index).")]
+BaseModelSpec = Annotated[str | None, typer.Option(
+    *MODEL, help="Base encoder: a directory or hub id (default: the offline MiniLM).")]
+ServedModelSpec = Annotated[str | None, typer.Option(
+    *MODEL, help="Model to serve with (default: the one the index was built with); another one is refused.")]
+
+# -c/--config: a YAML file
+ConfigFile = Annotated[Path | None, typer.Option(*CONFIG, help="YAML config file.")]
+FunnelConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Funnel config YAML; the flags below override it.")]
+RecipeConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Recipe YAML (configs/<recipe>*.yaml); the flags below and --set override it.")]
+StudyConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Study YAML (arms, baselines, evaluation) or a window config.")]
+RealStudyConfigFile = Annotated[Path, typer.Option(
+    *CONFIG, help="Real-study YAML: source TEI folder, splits, evaluation, arms.")]
+
 CacheDir = Annotated[Path | None, typer.Option(
-    "--cache-dir", help="Embedding cache directory: a re-run encodes only texts it has not seen.")]
+    "--cache-dir", help="Embedding cache directory (and ONNX exports): a re-run encodes only texts it has not seen.")]
+
+# --batch-size: always a positive int
 BatchSize = Annotated[int | None, typer.Option(
     "--batch-size", min=1, help="Texts per encoding batch (default: from the free GPU memory on CUDA, 32 on CPU).")]
+FixedBatchSize = Annotated[int, typer.Option(
+    "--batch-size", min=1, help="Texts per encoding batch (sorted by length).")]
+ServeBatchSize = Annotated[int, typer.Option(
+    "--batch-size", min=1, help="Texts encoded together (micro-batch of concurrent queries).")]
+TrainBatchSize = Annotated[int | None, typer.Option(
+    "--batch-size", min=1, help="training.batch_size: examples per optimizer step (in-batch negatives).")]
+
+# --seed: always an int
 Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (samples, splits, tie order).")]
+SeedOverride = Annotated[int | None, typer.Option(
+    "--seed", help="Seed of every random choice (default: the config's).")]
+PaperLogSeed = Annotated[int, typer.Option(
+    "--seed", help="Paper-log seed: which body section is the evaluated one.")]
+SamplingSeed = Annotated[int, typer.Option(
+    "--seed", help="Sampling seed sent to the server, offset by the sample index so the samples of a prompt differ "
+                   "reproducibly.")]
+
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]
 
 

@@ -9,6 +9,7 @@ import typer
 from typer.core import TyperGroup
 
 from sciembed.cli.deprecation import renamed
+from sciembed.cli.options import CacheDir, ModelSpec, OutFile
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
     LLMApiKeyEnv,
@@ -67,8 +68,8 @@ def search_command(
     paper: str = typer.Option(..., "--paper", help="Query paper id (in the corpus; never retrieved itself)."),
     queries: Path | None = typer.Option(None, "--queries", help="Aspect queries file from `sciembed prism queries`."),
     sample: int = typer.Option(0, "--sample", help="Which LLM sample of the queries file to use."),
-    model: str = typer.Option("minilm", "--model", "-m", help="Encoder: path, hub id or 'minilm'."),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache (a re-run encodes nothing)."),
+    model: ModelSpec = "minilm",
+    cache_dir: CacheDir = None,
     k: int = typer.Option(10, "--k", min=1, help="Fused hits shown."),
     top_k: int = typer.Option(300, "--top-k", min=1, help="Depth of every query's list and of the fused ranking."),
     dedupe: bool = typer.Option(False, "--dedupe", help="Count a paper once per aspect list (PRISM counts all)."),
@@ -133,7 +134,7 @@ def search_command(
 @app.command("queries")
 def queries_command(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
-    out: Path = typer.Option(..., "--out", "-o", help="Queries file to write (JSONL)."),
+    out: OutFile = ...,
     paper: list[str] = typer.Option([], "--paper", help="Paper id (repeatable; default: every paper)."),
     papers_file: Path | None = typer.Option(None, "--papers", help="File with one paper id per line."),
     samples: int = typer.Option(1, "--samples", min=1, help="LLM samples per paper (repeated runs: mean ± std)."),

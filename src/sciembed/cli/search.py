@@ -1,4 +1,4 @@
-"""`sciembed index` and `sciembed index search`: build a paper index from a corpus directory, query it."""
+"""`sciembed index build` and `sciembed index search`: build a paper index from a corpus directory, query it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from sciembed.cli import encoder_options
 from sciembed.cli.deprecation import note, renamed
 from sciembed.cli.groups import alias, index_app
-from sciembed.cli.options import BatchSize
+from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, ResultsOutFile
 from sciembed.errors import SciembedInputError
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
@@ -35,8 +35,8 @@ def index(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by "
                                   "`sciembed corpus ingest`, or "
                                   "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Index directory to write."),
-    model: str = encoder_options.MODEL,
+    out: IndexOutDir = ...,
+    model: IndexModelSpec = "minilm",
     view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
     backend: str = encoder_options.BACKEND,
     quantize: bool = encoder_options.QUANTIZE,
@@ -46,7 +46,7 @@ def index(
     target: int | None = encoder_options.TARGET,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: BatchSize = None,
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Embedding cache and ONNX exports."),
+    cache_dir: CacheDir = None,
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of --view segment."),
     index_kind: str = typer.Option(
         "flat", "--index", help="flat (exact) | hnsw | ivf-pq | auto (from the number of vectors)."
@@ -172,8 +172,8 @@ def _method_name(method: str | None) -> str | None:
 
 def search(
     ctx: typer.Context,
-    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index`; several are fused "
-                                                       "by RRF (e.g. a BM25 and a dense index: hybrid search)."),
+    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build`; several are "
+                                                       "fused by RRF (e.g. a BM25 and a dense index: hybrid search)."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
@@ -189,10 +189,10 @@ def search(
                                       "`eval run --kind paper_to_paper`; default: best view pair)."),
     output: str = typer.Option("table", "--output-format", help="table | json | trec"),
     old_format: str | None = typer.Option(None, "--format", hidden=True),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Write the results to this file instead of stdout."),
+    out: ResultsOutFile = None,
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
-                                       "eval --paper-to-paper --tune-fusion`: fuses the indexes instead of RRF "
-                                       "(default: a fusion.json saved in one of the index directories)."),
+                                       "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
+                                       "RRF (default: a fusion.json saved in one of the index directories)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")

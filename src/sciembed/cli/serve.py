@@ -8,16 +8,14 @@ from pathlib import Path
 import typer
 
 from sciembed.cli.groups import alias, index_app
+from sciembed.cli.options import ServeBatchSize, ServedModelSpec
 
 
 def serve(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index`."),
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build`."),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port"),
-    model: str | None = typer.Option(
-        None, "--model", "-m",
-        help="Model to serve with (default: the one the index was built with); another one is refused."
-    ),
+    model: ServedModelSpec = None,
     api_key_env: str = typer.Option(
         "SCIEMBED_API_KEY", "--api-key-env", help="Environment variable holding the API key for write endpoints."
     ),
@@ -49,7 +47,7 @@ def serve(
     trust_remote_code: bool = typer.Option(
         False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
     ),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts encoded together (micro-batch)."),
+    batch_size: ServeBatchSize = 32,
     batch_wait_ms: float = typer.Option(2.0, "--batch-wait-ms", min=0.0, help="Longest wait to gather a batch."),
     max_queue: int = typer.Option(
         512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
@@ -176,7 +174,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
 
 
 def compact(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index` and updated by a server."),
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build` and updated by a server."),
 ) -> None:
     """Rewrite a served collection without its deleted / replaced rows (no server may have it open)."""
     from rich.console import Console

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.options import RealStudyConfigFile, StudyConfigFile, StudyOutDir
 from sciembed.errors import SciembedInputError
 
 study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
@@ -23,9 +24,8 @@ def _fail(message: str) -> None:
 @study_app.command("s2full")
 def s2full_cmd(
     corpus: Path = typer.Argument(..., help="Built corpus directory (train and test splits)."),
-    config: Path | None = typer.Option(None, "--config", "-c",
-                                       help="Study YAML (arms, baselines, evaluation) or a window config."),
-    out: Path = typer.Option(..., "--out", "-o", help="Study directory: arms/<strategy>/, report/, study.md."),
+    config: StudyConfigFile = None,
+    out: StudyOutDir = ...,
     sets: list[str] = typer.Option([], "--set", help="Override a window-config key in every arm: "
                                                      "--set training.max_steps=30"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars while encoding."),
@@ -66,9 +66,8 @@ def s2full_cmd(
 
 @study_app.command("real")
 def real_cmd(
-    config: Path = typer.Option(Path("configs/study-real.yaml"), "--config", "-c",
-                                help="Real-study YAML: source TEI folder, splits, evaluation, arms."),
-    out: Path = typer.Option(..., "--out", "-o", help="Study directory: ingested/, corpus/, runs/, evals/, report.md."),
+    config: RealStudyConfigFile = Path("configs/study-real.yaml"),
+    out: StudyOutDir = ...,
     arms: list[str] = typer.Option([], "--arm", help="Only these arms (repeatable); default: every arm."),
     results: Path | None = typer.Option(None, "--results",
                                         help="Also write the results JSON here (benchmarks/results/real_acl.json)."),

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.options import CorpusOutDir, OutFile, SamplingSeed, Seed
 from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
@@ -37,7 +38,7 @@ def _fail(message: str) -> None:
 @app.command("generate")
 def generate_command(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet): titles and abstracts."),
-    out: Path = typer.Option(..., "--out", "-o", help="Summaries JSONL to write ({paper_id, text, source})."),
+    out: OutFile = ...,
     from_file: Path | None = typer.Option(None, "--from", help="Use summaries made elsewhere (JSONL), checked "
                                           "against the corpus, instead of generating."),
     samples: int = typer.Option(3, min=1, help="Continuations per prompt stem (the paper: 3)."),
@@ -45,8 +46,7 @@ def generate_command(
     temperature: float = typer.Option(1.0, min=0.0, help="Sampling temperature (recorded with the cache)."),
     max_tokens: int = typer.Option(64, min=1, help="Tokens per continuation before it is cut."),
     top_p: float | None = typer.Option(None, help="Nucleus sampling (sent only when given)."),
-    seed: int | None = typer.Option(0, help="Sampling seed sent to the server, offset by the sample index so the "
-                                    "samples of a prompt differ reproducibly."),
+    seed: SamplingSeed = 0,
     min_per_paper: int = typer.Option(0, min=0, help="Add extractive pseudo-summaries to papers with fewer "
                                       "summaries than this (labelled extractive-pseudo)."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
@@ -126,7 +126,7 @@ def generate_command(
 @app.command("queries")
 def queries_command(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Queries JSONL ({paper_id, query, source})."),
+    out: OutFile = ...,
     temperature: float = typer.Option(0.0, min=0.0, help="Sampling temperature."),
     max_tokens: int = typer.Option(48, min=1, help="Tokens per query."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
@@ -139,7 +139,8 @@ def queries_command(
     llm_timeout: LLMTimeout = 60.0,
     llm_retries: LLMRetries = 5,
 ) -> None:
-    """One search query per paper for `sciembed eval run --semantic` (LLM chat; offline: top TF-IDF terms, labelled)."""
+    """One search query per paper for `sciembed eval run --kind semantic` (LLM chat; offline: top TF-IDF terms,
+    labelled)."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.llm import LLMClient, Sampling
     from sciembed.summaries.queries import llm_queries, tfidf_query_records, write_queries
@@ -172,7 +173,7 @@ def queries_command(
 @app.command("scitldr")
 def scitldr_command(
     source: Path = typer.Argument(..., help="SciTLDR JSONL (train.jsonl / dev.jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, summaries.jsonl)."),
+    out: CorpusOutDir = ...,
 ) -> None:
     """Import SciTLDR: its abstracts as a TA-only corpus, its TLDRs as summaries (scitldr:author / :reviewer)."""
     from sciembed.papers.scitldr import SciTldrError
@@ -193,7 +194,7 @@ def scitldr_command(
 @app.command("semcse-release")
 def semcse_release_command(
     source: Path = typer.Argument(..., help="The SemCSE authors' summaries JSON ({index: {prompt: [summaries]}})."),
-    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, summaries.jsonl)."),
+    out: CorpusOutDir = ...,
     abstracts: Path = typer.Option(None, "--abstracts", help="The authors' abstracts file, when the summaries "
                                    "file has no 'abstract' per paper."),
 ) -> None:
@@ -217,8 +218,8 @@ def semcse_release_command(
 @app.command("semcse-mix")
 def semcse_mix_command(
     root: Path = typer.Argument(..., help="SciRepEval release root (scirepeval/<config>/train.jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Corpus directory to write (papers.parquet, manifest.json)."),
-    seed: int = typer.Option(0, help="Seed of the draws."),
+    out: CorpusOutDir = ...,
+    seed: Seed = 0,
 ) -> None:
     """SemCSE's training papers: 350k abstracts from SciRepEval's training sets (MeSH, FoS, search, same author,
     highly influential citations 50k each; citation prediction 100k)."""

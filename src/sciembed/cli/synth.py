@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from sciembed.cli.deprecation import renamed
+from sciembed.cli.options import OutDir, Seed
 
 
 def synth(
     ctx: typer.Context,
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory (created if missing)."),
+    out: OutDir = ...,
     papers: int = typer.Option(2000, "--n-papers", min=1, help="Number of papers."),
     old_papers: int | None = typer.Option(None, "--papers", min=1, hidden=True),
-    seed: int = typer.Option(0, "--seed", help="Random seed: the same seed writes byte-identical files."),
+    seed: Seed = 0,
     citations_per_paper: float | None = typer.Option(
         None, "--citations-per-paper", help="In-corpus citations per paper (default 6)."
     ),

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, check_estimate_for, parse_memory_size
-from sciembed.cli.options import comma_list
+from sciembed.cli.options import RecipeConfigFile, RunOutDir, SeedOverride, TrainBatchSize, comma_list
 
 # Typed flags and the config key each one sets (they win over --set, which wins over the file).
 FLAG_KEYS = {
@@ -158,9 +158,9 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
 
 def make_command(recipe: str):
     def command(
-        config: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP.get(recipe, "recipe YAML")),
+        config: RecipeConfigFile = None,
         corpus: Path = typer.Option(..., "--corpus", help=CORPUS_HELP.get(recipe, "corpus directory")),
-        out: Path | None = typer.Option(None, "--out", "-o", help="run directory: checkpoints, curves, final model"),
+        out: RunOutDir = None,
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
         dry_run: bool = typer.Option(
             False, "--dry-run",
@@ -171,7 +171,7 @@ def make_command(recipe: str):
         max_seq_length: int | None = typer.Option(None, help="model.max_seq_length"),
         epochs: int | None = typer.Option(None, help="training.epochs"),
         max_steps: int | None = typer.Option(None, help="training.max_steps"),
-        batch_size: int | None = typer.Option(None, help="training.batch_size (in-batch negatives)"),
+        batch_size: TrainBatchSize = None,
         mini_batch_size: int | None = typer.Option(None, help="training.mini_batch_size"),
         learning_rate: float | None = typer.Option(None, help="training.learning_rate"),
         strategy: str | None = typer.Option(None, help="data.strategy"),
@@ -179,7 +179,7 @@ def make_command(recipe: str):
         exclude: list[Path] = typer.Option(
             [], "--exclude", help="data.exclude (jepa/infonce): ids/DOIs/arXiv ids/titles file, corpus or BEIR dir"
         ),
-        seed: int | None = typer.Option(None, help="seed"),
+        seed: SeedOverride = None,
         max_time: str | None = typer.Option(
             None, "--max-time", help="training.max_time_minutes: stop and save after this long (90, 90m, 1.5h, 5400s)"
         ),
@@ -222,5 +222,8 @@ def register(app: typer.Typer) -> None:
 
     train_app = typer.Typer(help="Train an encoder with a recipe (config YAML + overrides).", no_args_is_help=True)
     for name in RECIPES:
-        train_app.command(name, help=HELP.get(name, f"Train with the {name} recipe."))(make_command(name))
+        help_text = HELP.get(name, f"Train with the {name} recipe.")
+        if name in CONFIG_HELP:
+            help_text += f"\n\n-c/--config: {CONFIG_HELP[name]}."
+        train_app.command(name, help=help_text)(make_command(name))
     app.add_typer(train_app, name="train")

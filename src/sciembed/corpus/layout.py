@@ -1,6 +1,6 @@
 """The on-disk corpus directory: the one contract between stages.
 
-An *ingested* corpus (``sciembed ingest``) holds::
+An *ingested* corpus (``sciembed corpus ingest``) holds::
 
     papers.parquet      every accepted paper (PAPER_SCHEMA)
     manifest.json       schema version, counts (read = accepted + rejected), provenance

@@ -22,7 +22,8 @@ def load_results(run_dir: Path | str, benchmark: str | None = None) -> dict[str,
     """A run's results in the harness shape (scores 0–1); a suite's (`eval` / `bench`) for one of its benchmarks."""
     path = Path(run_dir) / "results.json" if Path(run_dir).is_dir() else Path(run_dir)
     if not path.is_file():
-        raise BenchmarkError(f"{run_dir}: no results.json (is this a directory written by `sciembed eval`?)")
+        raise BenchmarkError(f"{run_dir}: no results.json (is this a directory written by `sciembed eval run` or "
+                             "`eval suite`?)")
     results = json.loads(path.read_text())
     if "cells" in results:
         return suite_results(results, path, benchmark)

@@ -33,7 +33,7 @@ def evaluate_paper_to_paper(
     """
     config = config or P2PConfig()
     if "fused" in config.methods and fusion is None:
-        raise ValueError("method fused needs a fusion (a fusion.json from `sciembed eval --kind "
+        raise ValueError("method fused needs a fusion (a fusion.json from `sciembed eval run --kind "
                          "paper_to_paper --tune-fusion`, or --fusion FILE)")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

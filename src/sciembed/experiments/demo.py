@@ -39,7 +39,7 @@ class DemoError(SciembedInputError, ValueError):
 @dataclass
 class DemoConfig:
     out: Path
-    source: Path = ACL_TEI  # GROBID TEI folder (or any folder `sciembed ingest` reads)
+    source: Path = ACL_TEI  # GROBID TEI folder (or any folder `sciembed corpus ingest` reads)
     papers: int | None = None  # None: every file of `source`; N: a seeded slice of N files
     synthetic: int | None = None  # N: N synthetic papers instead of `source` (tests, scale checks)
     seed: int = 0

@@ -162,7 +162,7 @@ def check_reader(path: Path, fmt: str = "auto") -> str | None:
 
 
 def check_ingest_cli(paths: list[Path], out: Path) -> str | None:
-    """`sciembed ingest`: exit 0 or 2, never a traceback, and read = accepted + rejected in the manifest."""
+    """`sciembed corpus ingest`: exit 0 or 2, never a traceback, and read = accepted + rejected in the manifest."""
     from typer.testing import CliRunner
 
     from sciembed.cli.main import app

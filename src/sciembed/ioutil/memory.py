@@ -64,7 +64,7 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
     """Cap glibc's malloc arenas (default 8 per core), unless $MALLOC_ARENA_MAX already says; False elsewhere.
 
     A server's request threads each get an arena of their own, and freed memory stays
-    scattered over them. Call it before the threads start. Measured on `sciembed serve`
+    scattered over them. Call it before the threads start. Measured on `sciembed index serve`
     writing 600 papers: 142 MB of growth instead of 162 (benchmarks/serve_arenas.py).
     """
     if os.environ.get("MALLOC_ARENA_MAX"):

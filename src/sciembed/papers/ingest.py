@@ -1,4 +1,4 @@
-"""`sciembed ingest`: raw files in, an ingested corpus directory out (see `corpus/layout.py`).
+"""`sciembed corpus ingest`: raw files in, an ingested corpus directory out (see `corpus/layout.py`).
 
 Papers stream from the readers straight into `papers.parquet` (row groups,
 bounded memory); every record read is either accepted or written to

@@ -1,4 +1,4 @@
-"""Semantic Scholar metadata joined onto full-text records at ingest (`sciembed ingest … --metadata FILE`).
+"""Semantic Scholar metadata joined onto full-text records at ingest (`sciembed corpus ingest … --metadata FILE`).
 
 peS2o and S2ORC full text carry no venue and no fields of study, so the
 funnel's venue and field stages would drop every real paper. The Semantic

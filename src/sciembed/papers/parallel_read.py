@@ -1,4 +1,4 @@
-"""`sciembed ingest --ray`: input files read in parallel Ray tasks, their records handed back in file order.
+"""`sciembed corpus ingest --ray`: input files read in parallel Ray tasks, their records handed back in file order.
 
 Each file is read by one task with the same reader, limits and options as in one process; the task
 streams its records back in chunks (a Ray generator task), and the driver feeds them, file after

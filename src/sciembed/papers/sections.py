@@ -380,7 +380,7 @@ class Paragraph:
 
 
 # The header rule for paragraph sequences without section names, set for one ingest run
-# (`sciembed ingest --header-rule s2full`) without threading a flag through every reader.
+# (`sciembed corpus ingest --header-rule s2full`) without threading a flag through every reader.
 _SENTENCE_VETO: ContextVar[bool] = ContextVar("sciembed_sentence_veto", default=True)
 
 

@@ -1,9 +1,9 @@
 """Batch search: many query papers or query texts against one or more index directories, in one process.
 
-Every index directory written by `sciembed index` works (dense or BM25, any view). With several
+Every index directory written by `sciembed index build` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
 once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusion.json`` from
-`sciembed eval run --paper-to-paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
+`sciembed eval run --kind paper_to_paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
 ``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
 A collection `sciembed index serve` has updated is searched as it stands (its live adds and deletes included).
 
@@ -217,7 +217,7 @@ def search_batch(
 
 
 def run_name(one: _Loaded, method: str | None) -> str:
-    """The paper-to-paper method an index answers (the names of `sciembed eval run --paper-to-paper`):
+    """The paper-to-paper method an index answers (the names of `sciembed eval run --kind paper_to_paper`):
     BM25 over ``fulltext`` is ``bm25``, a dense ``ta`` index ``a2a``, a dense multi-view index with
     ``--method late`` ``late``; any other is named by its kind, view and method."""
     view = one.manifest.get("view", "?")

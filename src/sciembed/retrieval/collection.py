@@ -651,8 +651,8 @@ def open_writer_lock(path: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as err:
         os.close(fd)
-        raise IndexLoadError(f"{path}: another process (a running `sciembed serve`?) has this collection open for "
-                             "writing; one writer per collection — stop it, or open read-only") from err
+        raise IndexLoadError(f"{path}: another process (a running `sciembed index serve`?) has this collection open "
+                             "for writing; one writer per collection — stop it, or open read-only") from err
     return fd
 
 

@@ -69,7 +69,7 @@ def lock_collection(path: Path, exclusive: bool) -> int:
     except BlockingIOError as err:
         os.close(fd)
         raise CollectionBusy(
-            f"{path}: the collection is open in another process (a running `sciembed serve`?); "
+            f"{path}: the collection is open in another process (a running `sciembed index serve`?); "
             "compact it through that server (POST /compact) or stop it first"
         ) from err
     return fd
@@ -213,7 +213,7 @@ def compact_collection(
 
 
 def compact_dir(path: str | Path, step: Step | None = None) -> CompactionResult:
-    """Compact a collection no process has open (`sciembed compact DIR`)."""
+    """Compact a collection no process has open (`sciembed index compact DIR`)."""
     from sciembed.retrieval.collection import load_live_index
 
     path = Path(path)

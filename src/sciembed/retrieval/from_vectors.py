@@ -5,7 +5,7 @@ index takes, and the counts), once for a seeded training sample (IVF-PQ, SQ8), o
 Memory holds one shard, the sample and the index itself, never every vector at once.
 
 The index takes one view kind. A paper without views of that kind is indexed by its title+abstract
-vector when ``ta`` was encoded (``ta_fallback``), as `sciembed index` does from a corpus.
+vector when ``ta`` was encoded (``ta_fallback``), as `sciembed index build` does from a corpus.
 """
 
 from __future__ import annotations

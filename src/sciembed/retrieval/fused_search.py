@@ -1,12 +1,12 @@
 """The service's "similar papers" through a learned fusion: the served collection plus companion indexes.
 
-`sciembed eval --kind paper_to_paper --tune-fusion` saves a `FusionSpec` of runs such as ``bm25``
+`sciembed eval run --kind paper_to_paper --tune-fusion` saves a `FusionSpec` of runs such as ``bm25``
 (BM25 over full texts), ``a2a`` (dense title+abstract) and ``late`` (late interaction over TA +
-section pieces). `sciembed search IDX… --fusion` applies it over several index directories; here
+section pieces). `sciembed index search IDX… --fusion` applies it over several index directories; here
 the served collection answers one of those runs (named by `run_name`, as in `search`: a ``ta``
 index is ``a2a``, a ``section`` / ``ta+section`` one ``late``) and read-only companion index
 directories answer the others, so ``POST /search`` with a ``paper_id`` ranks exactly as
-``sciembed search SERVED COMPANION… --paper ID --method late --fusion FILE`` does.
+``sciembed index search SERVED COMPANION… --paper ID --method late --fusion FILE`` does.
 
 A paper added to the served collection after the companions were built is searched by its text
 where a companion can do that (BM25 over its full text, a dense TA companion with the served

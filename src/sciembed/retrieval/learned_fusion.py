@@ -89,8 +89,8 @@ class FusionSpec:
         try:
             data = json.loads(path.read_text())
         except FileNotFoundError as exc:
-            raise FusionError(f"{path}: no fusion file (tune one with `sciembed eval --paper-to-paper "
-                              "--tune-fusion`)") from exc
+            raise FusionError(f"{path}: no fusion file (tune one with `sciembed eval run --kind "
+                              "paper_to_paper --tune-fusion`)") from exc
         except json.JSONDecodeError as exc:
             raise FusionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("runs"), list):

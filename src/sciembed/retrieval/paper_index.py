@@ -179,7 +179,7 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     """The settings an index directory was built with (encoder, view, counts)."""
     path = Path(path)
     if not (path / MANIFEST).is_file():
-        raise IndexLoadError(f"{path}: no {MANIFEST} (not a directory written by `sciembed index`)")
+        raise IndexLoadError(f"{path}: no {MANIFEST} (not a directory written by `sciembed index build`)")
     try:
         manifest = json.loads((path / MANIFEST).read_text())
     except json.JSONDecodeError as exc:

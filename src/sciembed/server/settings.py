@@ -10,7 +10,7 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """Limits and safety switches of `create_app` (the CLI's `sciembed serve` flags)."""
+    """Limits and safety switches of `create_app` (the CLI's `sciembed index serve` flags)."""
 
     max_body_bytes: int = 20 * MB  # JSON bodies and uploads alike; larger requests get 413
     max_upload_expanded_bytes: int = 100 * MB  # a gzip upload expanding past this gets 413

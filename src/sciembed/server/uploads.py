@@ -1,4 +1,4 @@
-"""Papers from request bytes, through the same readers as `sciembed ingest`.
+"""Papers from request bytes, through the same readers as `sciembed corpus ingest`.
 
 The request's file name is used for one thing only: choosing among known
 suffixes (.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
@@ -77,7 +77,7 @@ def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
                     max_expanded_bytes: int | None) -> tuple[list[Paper], list[Rejection]]:
     """Read records until `max_papers` papers; the request's deadline is checked between records.
 
-    A repeated id is a `duplicate_id` rejection (the first copy is kept), as in `sciembed ingest`.
+    A repeated id is a `duplicate_id` rejection (the first copy is kept), as in `sciembed corpus ingest`.
     """
     papers: list[Paper] = []
     rejections: list[Rejection] = []

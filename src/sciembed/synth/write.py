@@ -144,7 +144,7 @@ cite, quote or mine them as science; use them to exercise and benchmark the
 sciembed pipeline.
 
 - generator: `{manifest["generator"]}` (sciembed {manifest["sciembed_version"]}), seed {manifest["seed"]}
-- regenerate: `sciembed synth --out DIR --papers {manifest["n_papers"]} --seed {manifest["seed"]}`
+- regenerate: `sciembed synth --out DIR --n-papers {manifest["n_papers"]} --seed {manifest["seed"]}`
   (same seed and options give byte-identical files; options are in `{MANIFEST_FILE}`)
 
 ## Files

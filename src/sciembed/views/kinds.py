@@ -1,4 +1,4 @@
-"""The views a paper is encoded by, one kind at a time: what `sciembed index` and `sciembed encode` cut."""
+"""The views a paper is encoded by, one kind at a time: what `sciembed index build` and `sciembed encode` cut."""
 
 from __future__ import annotations
 

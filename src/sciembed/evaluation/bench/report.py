@@ -119,7 +119,7 @@ def heatmap(run: SuiteRun, cols: list[tuple[str, str]], path: Path) -> Path | No
             ax.text(j, i, "–" if np.isnan(grid[i, j]) else f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=8)
     ax.set_xticks(range(len(cols)), [f"{b}\n{k}" for b, k in cols], rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(len(models)), models, fontsize=8)
-    ax.set_title("sciembed bench: headline scores ×100 (colour: best to worst within each column)", fontsize=9)
+    ax.set_title("sciembed eval suite: headline scores ×100 (colour: best to worst within each column)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -155,7 +155,7 @@ def write_suite_report(run: SuiteRun) -> Path:
     }
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
     figure = heatmap(run, cols, out / "heatmap.png")
-    lines = [f"# sciembed bench: {len(run.suite.models)} models × {len(run.benchmarks)} benchmarks", "",
+    lines = [f"# sciembed eval suite: {len(run.suite.models)} models × {len(run.benchmarks)} benchmarks", "",
              f"- wall time {run.seconds:.1f} s; cells computed {run.computed}, reused {len(run.cells) - run.computed}",
              f"- baseline for significance: {run.suite.baseline_name()} ({run.suite.significance_test} paired test, "
              f"p ≤ {run.suite.max_p})", ""]

@@ -4,7 +4,7 @@ Hostile or damaged files must not take a run down: a 1,000-level JSON array,
 a gzip "bomb" of zeros or a 300 MB single record each become one located
 rejection instead of a RecursionError or gigabytes of memory. The limits live
 in a context variable (`using_limits`) so the readers' signatures stay as they
-are; `sciembed ingest --max-record-mb` sets them for one run.
+are; `sciembed corpus ingest --max-record-mb` sets them for one run.
 """
 
 from __future__ import annotations

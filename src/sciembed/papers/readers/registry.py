@@ -1,4 +1,4 @@
-"""The formats `sciembed ingest` reads, by name, and how each is read and checked."""
+"""The formats `sciembed corpus ingest` reads, by name, and how each is read and checked."""
 
 from __future__ import annotations
 

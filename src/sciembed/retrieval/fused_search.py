@@ -56,8 +56,8 @@ class FusedPaperSearch:
         if spec is None:  # no tuned fusion.json: the one measured on real papers, if these are its runs
             spec = measured_default(answered)
             if spec is None:
-                raise FusionError(f"no fusion.json in the index directories, and the runs answered ({', '.join(answered)}) "
-                                  "are not those of the measured default (bm25, a2a, late): give --fusion FILE "
+                raise FusionError("no fusion.json in the index directories, and the runs answered "
+                                  f"({', '.join(answered)}) are not those of the measured default (bm25, a2a, late): give --fusion FILE "
                                   "(`sciembed eval run --kind paper_to_paper --tune-fusion` tunes one)")
         self.spec = spec
         missing = [r for r in spec.runs if r not in answered]

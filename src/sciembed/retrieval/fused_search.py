@@ -58,7 +58,8 @@ class FusedPaperSearch:
             if spec is None:
                 raise FusionError("no fusion.json in the index directories, and the runs answered "
                                   f"({', '.join(answered)}) are not those of the measured default (bm25, a2a, "
-                                  "late): give --fusion FILE (`sciembed eval run --kind paper_to_paper --tune-fusion` tunes one)")
+                                  "late): give --fusion FILE (`sciembed eval run --kind paper_to_paper "
+                                  "--tune-fusion` tunes one)")
         self.spec = spec
         missing = [r for r in spec.runs if r not in answered]
         if missing:

@@ -55,6 +55,9 @@ def summarize(results: dict, fusion: dict | None) -> dict:
         out["fusion"]["val"] = {k: v for k, v in fusion["tuned"].items() if k != "tried"}
         out["fusion"]["val_tried"] = fusion["tuned"]["tried"]
     default = (fusion or {}).get("tuned", {}).get("val_best_method", "fused")
+    if not any(default in table and "bm25" in table and "a2a" in table for table in out["splits"].values()):
+        out["goal"] = {"not_evaluated": f"the run lacks {default}, a2a or bm25"}
+        return out
     out["goal"] = {"default_method": default, "chosen_by": "val NDCG@10 (both relevance splits pooled)"
                    if fusion is not None and "val_best_method" in fusion["tuned"] else "assumed", **{
                        split: goal(table.get(default, {})) for split, table in out["splits"].items()}}

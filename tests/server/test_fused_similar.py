@@ -12,7 +12,7 @@ from sciembed.models import load_encoder
 from sciembed.retrieval.batch import search_batch
 from sciembed.retrieval.collection import Collection
 from sciembed.retrieval.fused_search import FusedPaperSearch
-from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
+from sciembed.retrieval.learned_fusion import MEASURED_FUSION, FusionError, FusionSpec
 from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index
 from sciembed.server import ServerSettings, create_app
 
@@ -80,7 +80,28 @@ def test_serve_fusion_options(three_indexes, tmp_path):
     with pytest.raises(typer.Exit) as exited:
         fused_paper_search(three_indexes["late"], [], path)
     assert exited.value.exit_code == 2
-    with pytest.raises(typer.Exit):  # no --fusion and no fusion.json saved with the indexes
-        fused_paper_search(three_indexes["late"], [three_indexes["bm25"], three_indexes["ta"]], None)
     search = fused_paper_search(three_indexes["late"], [three_indexes["bm25"], three_indexes["ta"]], path)
     assert search.label == SPEC.label and search.served == "late"
+
+
+def test_without_a_tuned_fusion_the_measured_default_fuses_bm25_a2a_late(three_indexes):
+    from sciembed.cli.serve import fused_paper_search
+
+    measured = FusionSpec.load(MEASURED_FUSION)
+    assert sorted(measured.runs) == ["a2a", "bm25", "late"] and measured.tuned["measured_on"].startswith("ACL")
+    search = fused_paper_search(three_indexes["late"], [three_indexes["bm25"], three_indexes["ta"]], None)
+    assert search.label == measured.label != SPEC.label
+    with pytest.raises(FusionError, match="not those of the measured default"):  # runs it was not measured for
+        FusedPaperSearch(None, [three_indexes["ta"]], "ta+section")
+
+
+def test_search_by_paper_uses_the_measured_default_and_says_so(three_indexes):
+    dirs = [three_indexes["bm25"], three_indexes["ta"], three_indexes["late"]]
+    notes: list[str] = []
+    pid = sorted(Collection.open(three_indexes["late"]).index.papers)[3]
+    default, _ = search_batch(dirs, papers=[pid], k=10, method="late", notes=notes)
+    measured, _ = search_batch(dirs, papers=[pid], k=10, method="late", fusion=FusionSpec.load(MEASURED_FUSION))
+    assert default == measured and "measured best on real papers" in notes[0]
+    rrf_notes: list[str] = []  # two indexes are not the measured runs: RRF, said as such
+    search_batch(dirs[:2], papers=[pid], k=10, notes=rrf_notes)
+    assert rrf_notes == ["fused by RRF (k=60): no fusion.json in the index directories"]

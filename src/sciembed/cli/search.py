@@ -218,11 +218,16 @@ def search(
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
+        notes: list[str] = []
         results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
-                                       aggregate=aggregate, fusion=spec)
+                                       aggregate=aggregate, fusion=spec, notes=notes)
     except _known_errors() as err:
         _fail(str(err))
         return
+    if notes:
+        from rich.console import Console
+
+        Console(stderr=True).print("note: " + "; ".join(notes), highlight=False, soft_wrap=True)
     text = _render(results, titles, output, single=query is not None or paper is not None,
                    header=f"query: {query}" if query is not None else
                    f"papers like {paper}: {titles.get(paper or '', '')}")

@@ -24,7 +24,7 @@ from typing import Any
 from sciembed.errors import SciembedInputError
 from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
-from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
+from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import paper_method
 from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
 from sciembed.retrieval.titles import TitleTwins
@@ -161,11 +161,14 @@ def search_batch(
     aggregate: str | None = None,
     rrf_k: int = 60,
     fusion: FusionSpec | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
     """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`.
 
-    Several indexes are fused by RRF, or by `fusion` (a `FusionSpec` tuned on validation queries), whose
-    run names are matched to the indexes by `run_name`.
+    Several indexes are fused by `fusion` (a `FusionSpec` tuned on validation queries), whose run names
+    are matched to the indexes by `run_name`; without one, query papers over exactly a BM25 full-text, a
+    dense TA and a dense late-interaction index use the fusion measured on real papers
+    (`measured_default`), and anything else RRF. What was chosen is appended to `notes`.
     """
     if (papers is None) == (texts is None):
         raise ValueError("give exactly one of papers or texts")
@@ -176,6 +179,13 @@ def search_batch(
         raise ValueError(f"--method {method} compares a paper's views in a dense index; {', '.join(bm25)} "
                          f"{'is a BM25 index' if len(bm25) == 1 else 'are BM25 indexes'} (it ranks by one text)")
     names = [run_name(one, method) for one in loaded]
+    if fusion is None and len(loaded) > 1:
+        fusion = measured_default(names) if papers is not None else None
+        if notes is not None:
+            notes.append(f"fused by RRF (k={rrf_k}): no fusion.json in the index directories" if fusion is None else
+                         f"fused by {fusion.label}, the fusion measured best on real papers (ACL val split, "
+                         "MiniLM; docs/p2p.md); tune one for your collection with `sciembed eval run --kind "
+                         "paper_to_paper --tune-fusion` and save it as fusion.json in an index directory")
     if fusion is not None:
         missing = [r for r in fusion.runs if r not in names]
         if missing or len(set(names)) != len(names):

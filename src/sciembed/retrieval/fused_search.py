@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sciembed.papers.model import Paper
 from sciembed.retrieval.batch import FUSION_DEPTH, _Loaded, _open, _papers, run_name
-from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one
+from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.paper_index import index_views
 from sciembed.views.simple import full_text, ta_text
 
@@ -43,8 +43,7 @@ def served_run_name(view: str) -> str:
 class FusedPaperSearch:
     """A `PaperSearch` (see `sciembed.retrieval.collection`) that fuses the served collection with companions."""
 
-    def __init__(self, spec: FusionSpec, companions: Sequence[str | Path], served_view: str) -> None:
-        self.spec = spec
+    def __init__(self, spec: FusionSpec | None, companions: Sequence[str | Path], served_view: str) -> None:
         self.served = served_run_name(served_view)
         self.companions: dict[str, _Loaded] = {}
         for path in companions:
@@ -54,6 +53,14 @@ class FusedPaperSearch:
                 raise FusionError(f"{path} answers run {name!r}, which another index already answers")
             self.companions[name] = one
         answered = [self.served, *self.companions]
+        if spec is None:  # no tuned fusion.json: the one measured on real papers, if these are its runs
+            spec = measured_default(answered)
+            if spec is None:
+                raise FusionError("no fusion.json in the index directories, and the runs answered "
+                                  f"({', '.join(answered)}) are not those of the measured default (bm25, a2a, "
+                                  "late): give --fusion FILE (`sciembed eval run --kind paper_to_paper "
+                                  "--tune-fusion` tunes one)")
+        self.spec = spec
         missing = [r for r in spec.runs if r not in answered]
         if missing:
             raise FusionError(f"the fusion {spec.label} fuses {spec.runs}; the served collection answers "

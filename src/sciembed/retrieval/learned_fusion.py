@@ -33,6 +33,7 @@ import numpy as np
 from sciembed.errors import SciembedInputError
 
 FUSION_FILE = "fusion.json"
+MEASURED_FUSION = Path(__file__).with_name("measured_fusion.json")  # the default where no fusion.json was tuned
 METHODS = ("rrf", "combsum", "wsum")
 NORMS = ("min-max", "zmuv")
 CANDIDATES: tuple[tuple[str, str | None], ...] = (
@@ -100,6 +101,17 @@ class FusionSpec:
             return cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:
             raise FusionError(f"{path}: {exc}") from exc
+
+
+def measured_default(runs: Sequence[str]) -> FusionSpec | None:
+    """The fusion measured best on real full-text papers, when `runs` are exactly its runs (else None).
+
+    Tuned on the ACL paper-to-paper val split with MiniLM (BM25 full text, a2a, late; provenance in the
+    file's ``tuned.measured_on``): the default for paper queries over a BM25 full-text, a dense TA and a
+    dense section index that carry no tuned ``fusion.json`` of their own.
+    """
+    spec = FusionSpec.load(MEASURED_FUSION)
+    return spec if sorted(runs) == sorted(spec.runs) else None
 
 
 def _normalise(scores: np.ndarray, norm: str | None) -> np.ndarray:

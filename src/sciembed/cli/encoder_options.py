@@ -5,7 +5,8 @@ from __future__ import annotations
 import typer
 
 MODEL = typer.Option("minilm", "--model", "-m", help="Model path, hub id, or 'minilm' (offline default).")
-BACKEND = typer.Option("torch", "--backend", help="torch | onnx")
+BACKEND = typer.Option("torch", "--backend", help="torch | onnx | openai (an OpenAI-compatible /v1/embeddings "
+                        "server: --embeddings-base-url; --model is its model name)")
 QUANTIZE = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend).")
 MAX_SEQ_LENGTH = typer.Option(None, "--max-seq-length", help="Token budget (model default).")
 PREFIX = typer.Option("", "--prefix", help="Text prepended to every input.")

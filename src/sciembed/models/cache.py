@@ -127,6 +127,17 @@ class EmbeddingCache:
                     for k, b in zip(keys, blobs, strict=True)]
             conn.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
 
+    def stored_dim(self, fingerprint: str) -> int | None:
+        """The dimension this fingerprint's file records (None: no file, or not readable as one)."""
+        if not self.path(fingerprint).exists():
+            return None
+        with closing(sqlite3.connect(self.path(fingerprint))) as conn:
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key='dim'").fetchone()
+            except sqlite3.DatabaseError:
+                return None
+        return int(row[0]) if row and str(row[0]).isdigit() and int(row[0]) > 0 else None
+
     def count(self, fingerprint: str) -> int:
         if not self.path(fingerprint).exists():
             return 0

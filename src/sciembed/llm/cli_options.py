@@ -44,7 +44,7 @@ LLMRetries = Annotated[int, typer.Option(
 
 _EMBEDDINGS_PANEL = "Embeddings endpoint (--backend openai)"
 EmbeddingsBaseUrl = Annotated[str | None, typer.Option(
-    "--embeddings-base-url", envvar="SCIEMBED_EMBEDDINGS_BASE_URL", rich_help_panel=_EMBEDDINGS_PANEL,
+    "--embeddings-base-url", rich_help_panel=_EMBEDDINGS_PANEL,
     help="OpenAI-compatible /v1/embeddings server for --backend openai, e.g. http://127.0.0.1:8080/v1 "
          "(text-embeddings-inference, vLLM, infinity, OpenAI); --model is the served model's name.")]
 EmbeddingsApiKeyEnv = Annotated[str | None, typer.Option(

@@ -103,6 +103,29 @@ def test_cached_second_run_sends_nothing(server, tmp_path):
     assert len(_embedding_requests(server)) == sent and again.last.hits == len(TEXTS)
 
 
+def test_a_run_that_fails_half_way_resumes_from_the_cache(server, tmp_path):
+    encoder = _load(server, dimensions=8, cache_dir=tmp_path)
+    encoder.encoder.cache_every = 2  # commit every two texts
+    calls = {"n": 0}
+    real = encoder.encoder.encode
+
+    def failing_third_call(texts, **kwargs):  # texts 0-1 and 2-3 are answered, then the server goes away
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise LLMResponseError("the server went away")
+        return real(texts, **kwargs)
+
+    encoder.encoder.encode = failing_third_call
+    with pytest.raises(LLMResponseError):
+        encoder.encode(TEXTS, show_progress=False)
+    again = _load(server, dimensions=8, cache_dir=tmp_path)
+    before = len(_embedding_requests(server))
+    vectors = again.encode(TEXTS, show_progress=False)
+    assert before == 2 and again.last.hits == 4 and again.last.encoded == 1  # only the last text is sent
+    assert [r["input"] for r in _embedding_requests(server)[before:]] == [[TEXTS[4]]]
+    np.testing.assert_allclose(vectors, [fake_embedding(t, 8) for t in TEXTS], atol=1e-6)
+
+
 def test_fingerprint_binds_url_model_and_dimensions(server):
     base = _load(server).fingerprint
     assert base == _load(server).fingerprint

@@ -15,6 +15,8 @@ What differs from a local model, and how it is handled:
   views use, `sciembed.views.tokens.approx_tokens`) and a text is cut to ``max_seq_length`` × 0.7
   words before it is sent, so a server with a hard input limit never refuses a long view. Set
   ``max_seq_length`` to the server's limit (default 512, text-embeddings-inference's usual).
+* **Failures.** Behind the cache, vectors are committed every `cache_every` texts: a run that
+  fails half way (the server went away) resumes where it stopped.
 * **Dimension.** Known from ``dimensions``, from the cache file of this fingerprint, or else
   learned from one short probe request the first time it is needed.
 * **The API key** is read from the environment variable ``api_key_env`` names; only that name is
@@ -50,6 +52,7 @@ class OpenAIEmbeddingEncoder:
     quantization = None
     trust_remote_code = False
     ta_join = ". "
+    cache_every = 1024  # texts: `CachedEncoder` commits vectors this often, so a failed run resumes
 
     def __init__(self, model: str, config: LLMConfig, *, dimensions: int | None = None,
                  max_seq_length: int | None = None, prefix: str = "", metric: str = "cosine",

@@ -11,8 +11,10 @@ from typer.testing import CliRunner
 
 from sciembed.cli.main import app
 from sciembed.llm import LLMAuthError, LLMResponseError
+from sciembed.llm.config import LLMConfig
 from sciembed.llm.fake_server import FakeLLMServer, fake_embedding
 from sciembed.models import CachedEncoder, load_encoder
+from sciembed.models.openai_backend import OpenAIEmbeddingEncoder
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper
 
@@ -93,6 +95,13 @@ def test_retries_then_answers_and_the_key_comes_from_the_named_variable(monkeypa
             other.encode(["a text"], show_progress=False)
 
 
+def test_a_reply_over_the_size_bound_is_refused(server):
+    config = LLMConfig(base_url=server.url, model="fake-embed", max_reply_bytes=2_000)
+    encoder = OpenAIEmbeddingEncoder("fake-embed", config, dimensions=64)
+    with pytest.raises(LLMResponseError, match=r"over 2,000 bytes|limit is 2,000 bytes"):
+        encoder.encode(TEXTS, show_progress=False)
+
+
 def test_cached_second_run_sends_nothing(server, tmp_path):
     first = _load(server, cache_dir=tmp_path)
     assert isinstance(first, CachedEncoder)
@@ -166,6 +175,11 @@ def test_index_build_and_search_with_backend_openai(server, tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)[0]["hits"][0]["paper_id"] == "P1"
     assert _embedding_requests(server)[-1]["input"] == ["protein folding"]
+    result = runner.invoke(app, ["encode", str(tmp_path / "corpus"), "-o", str(tmp_path / "vectors"), "--backend",
+                                 "openai", "-m", "fake-embed", "--embeddings-base-url", server.url, "--no-progress"])
+    assert result.exit_code == 0 and "encoded 5 papers" in result.output, result.output
+    encoded = json.loads((tmp_path / "vectors" / "manifest.json").read_text())["encoder"]
+    assert (encoded["backend"], encoded["base_url"], encoded["dim"]) == ("openai", server.url, 32)
     result = runner.invoke(app, ["index", "build", str(tmp_path / "corpus"), "-o", str(tmp_path / "bad"),
                                  "--backend", "openai", "-m", "fake-embed"])
     assert result.exit_code == 2 and "--embeddings-base-url" in result.output

@@ -9,6 +9,7 @@ import typer
 from sciembed.cli import encoder_options
 from sciembed.cli.options import FixedBatchSize, ModelSpec, VectorsOutDir, comma_list
 from sciembed.errors import SciembedInputError
+from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions, embeddings_options
 
 
 def encode_cmd(
@@ -32,6 +33,9 @@ def encode_cmd(
                                "--cpus-per-actor CPUs)."),
     cpus_per_actor: float = typer.Option(1.0, "--cpus-per-actor", min=0.1, help="CPUs (torch threads) per CPU actor."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    embeddings_base_url: EmbeddingsBaseUrl = None,
+    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
+    embeddings_dimensions: EmbeddingsDimensions = None,
 ) -> None:
     """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
     from rich.console import Console
@@ -40,7 +44,8 @@ def encode_cmd(
     from sciembed.encode.run import encode_corpus
 
     load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
-            "prefix": prefix, "metric": metric}
+            "prefix": prefix, "metric": metric,
+            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions)}
     try:
         result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import typer
 
-BACKEND = typer.Option("torch", "--backend", help="torch | onnx")
+BACKEND = typer.Option("torch", "--backend", help="torch | onnx | openai (an OpenAI-compatible /v1/embeddings "
+                        "server: --embeddings-base-url; --model is its model name)")
 QUANTIZE = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend).")
 MAX_SEQ_LENGTH = typer.Option(None, "--max-seq-length", help="Token budget (model default).")
 PREFIX = typer.Option("", "--prefix", help="Text prepended to every input.")

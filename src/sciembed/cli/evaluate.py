@@ -12,6 +12,7 @@ from rich.table import Table
 from sciembed.cli.groups import alias, eval_app
 from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
+from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
@@ -61,6 +62,8 @@ ENTRY_OPTIONS = {"split": "split", "scenario": "scenarios", "body_mode": "body_m
                  "datasets": "datasets", "fusion": "fusion", "tune_fusion": "tune_fusion", "val_share": "val_share"}
 LISTS = ("methods", "datasets")  # comma-separated on the command line
 MODEL_OPTIONS = ("backend", "quantize", "device", "pooling", "ta_join", "adapter")  # load_encoder's keywords
+EMBEDDINGS_OPTIONS = {"embeddings_base_url": "base_url", "embeddings_api_key_env": "api_key_env",
+                      "embeddings_dimensions": "dimensions"}  # --backend openai -> load_encoder's keywords
 METRICS = ("cosine", "l2")
 REMOVED = {"index_dir": "candidate indexes are no longer kept; --cache-dir keeps every vector",
            "domain_baseline": "the per-domain figure is gone from eval; per-query scores are in results.json"}
@@ -174,7 +177,8 @@ def eval_command(
     batch_size: BatchSize = None,
     run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
     overwrite: Overwrite = False,
-    backend: str = typer.Option("torch", rich_help_panel=_MODEL, help="torch | onnx."),
+    backend: str = typer.Option("torch", rich_help_panel=_MODEL,
+                                help="torch | onnx | openai (an OpenAI-compatible embeddings server)."),
     quantize: bool = typer.Option(False, "--quantize", rich_help_panel=_MODEL, help="int8 dynamic (ONNX)."),
     max_seq_length: int | None = typer.Option(None, rich_help_panel=_MODEL, help="Override the token budget."),
     device: str | None = typer.Option(None, rich_help_panel=_MODEL, help="cpu, cuda, …"),
@@ -185,6 +189,9 @@ def eval_command(
     ta_join: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Between title and abstract: '. ' or "
                                                                           "'sep' (the tokenizer's separator)."),
     adapter: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Adapter hub id or directory."),
+    embeddings_base_url: EmbeddingsBaseUrl = None,
+    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
+    embeddings_dimensions: EmbeddingsDimensions = None,
     # deprecated spellings, kept for a release (each prints its new spelling)
     beir: Path | None = typer.Option(None, hidden=True),
     pools: Path | None = typer.Option(None, hidden=True),
@@ -223,6 +230,7 @@ def eval_command(
     if _given(ctx, "rankings") and not rankings:
         run_depth = 0
     options = {name: values[name] for name in MODEL_OPTIONS if _given(ctx, name)}
+    options.update({key: values[name] for name, key in EMBEDDINGS_OPTIONS.items() if values[name] is not None})
     given = sorted(options) + [name for name in ("max_seq_length", "metric") if values[name] is not None]
     if given and all(m.lower() == "bm25" for m in model):
         _fail(f"model option(s) {', '.join(given)} do not apply to bm25")

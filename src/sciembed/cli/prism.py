@@ -41,6 +41,7 @@ class _SearchByDefault(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+_BENCHMARK = "Benchmark query papers (the paper-to-paper benchmark `eval run --kind paper_to_paper` builds)"
 app = typer.Typer(cls=_SearchByDefault, help=PRISM_HELP, no_args_is_help=True, add_completion=False)
 
 
@@ -133,6 +134,7 @@ def search_command(
 
 @app.command("queries")
 def queries_command(
+    ctx: typer.Context,
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     out: OutFile = ...,
     paper: list[str] = typer.Option([], "--paper", help="Paper id (repeatable; default: every paper)."),
@@ -144,6 +146,19 @@ def queries_command(
     decoding: Path | None = typer.Option(None, "--decoding", help="YAML decoding settings of the agents "
                                          "(configs/decoding-prism-paper.yaml: PRISM's temperature 0, 2,000 tokens, "
                                          "repetition penalty 1.2); default: temperature 0.7, 512 tokens, seeded."),
+    split: str | None = typer.Option(None, "--split", rich_help_panel=_BENCHMARK,
+                                     help="Only the query papers of this paper-to-paper benchmark split, exactly as "
+                                          "`sciembed eval run --kind paper_to_paper CORPUS` builds it: val | test | "
+                                          "all (val + test, what --tune-fusion ranks) on an ingested collection; a "
+                                          "corpus split on a corpus with directed citations."),
+    seed: int = typer.Option(0, "--seed", rich_help_panel=_BENCHMARK, help="--split: the seed of the val/test split."),
+    val_share: float = typer.Option(0.3, "--val-share", min=0.0, max=1.0, rich_help_panel=_BENCHMARK,
+                                    help="--split: the share of val query papers."),
+    min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel=_BENCHMARK,
+                                 help="--split: query papers with at least this many gold papers."),
+    benchmark_config: Path | None = typer.Option(None, "--config", "-c", rich_help_panel=_BENCHMARK,
+                                                 help="The paper-to-paper config eval reads (configs/p2p-*.yaml): "
+                                                      "queries for its aspects."),
     llm_base_url: LLMBaseUrl = None,
     llm_model: LLMModel = None,
     llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
@@ -153,9 +168,13 @@ def queries_command(
     llm_timeout: LLMTimeout = 600.0,
     llm_retries: LLMRetries = 5,
 ) -> None:
-    """Write aspect queries for papers of a corpus: LLM agents when an endpoint or cache is given, else extractive."""
+    """Write aspect queries for papers of a corpus: LLM agents when an endpoint or cache is given, else extractive.
+
+    With --split, for the query papers of that paper-to-paper benchmark split: pass the file to `sciembed eval run
+    --kind paper_to_paper … --llm-queries FILE` (method prism_llm) with the same --split, --seed, --val-share."""
     from rich.console import Console
 
+    from sciembed.cli.deprecation import was_given
     from sciembed.retrieval.prism.api import generate_queries
     from sciembed.retrieval.prism.queries import write_query_sets
 
@@ -164,15 +183,29 @@ def queries_command(
         if not papers_file.is_file():
             _fail(f"{papers_file}: no such file")
         ids += [line.split()[0] for line in papers_file.read_text().splitlines() if line.strip()]
+    if split is None:
+        stray = [f"--{n.replace('_', '-')}" for n in ("seed", "val_share", "min_gold") if was_given(ctx, n)]
+        if stray:
+            _fail(f"{', '.join(stray)} choose a benchmark's query papers: give --split too")
+    elif ids:
+        _fail("give the papers once: --split (a benchmark's query papers) or --paper / --papers, not both")
     use_llm = llm_requested(llm_base_url, llm_cache, llm_cache_only)
     try:
+        from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
+        from sciembed.evaluation.p2p_run import load_p2p_config
         from sciembed.retrieval.prism.agents import load_sampling
 
+        aspects = load_p2p_config(benchmark_config).aspects if benchmark_config is not None else None
+        if split is not None:
+            ids = query_paper_ids(corpus, split=split, seed=seed, val_share=val_share, min_gold=min_gold)
+            if not ids:
+                _fail(f"the {split} split of {corpus} has no query papers (seed {seed}, val share {val_share})")
         sampling = load_sampling(decoding) if decoding is not None else None
         config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
                             llm_timeout, llm_retries) if use_llm else None
         sets = generate_queries(corpus, ids or None, llm=config, samples=samples, single_agent=single_agent,
-                                structured=structured, words=words, sampling=sampling)
+                                structured=structured, words=words, sampling=sampling,
+                                **({"aspects": aspects} if aspects is not None else {}))
     except _errors() as err:
         _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
         return

@@ -158,6 +158,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
     built with torch is refused (its vectors are another fingerprint's).
     """
     from sciembed.models import load_encoder
+    from sciembed.models.openai_backend import endpoint_options
     from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
@@ -168,6 +169,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
         max_seq_length=built.get("max_seq_length"), metric=built["metric"], prefix=built.get("prefix", ""),
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
         trust_remote_code=trust_remote_code or bool(built.get("trust_remote_code")),
+        **(endpoint_options(built) if (backend or built["backend"]) == built["backend"] else {}),
     )
 
 

@@ -74,6 +74,12 @@ def evaluate_paper_to_paper(
             name = f"prism_llm#{sample}"
             by_q = views.llm_by_sample[sample]
             rankings[name] = {q: rankers.prism_rank(q, by_q[q]) if q in by_q else [] for q in qids}
+            missing = [q for q in qids if q not in by_q]
+            if missing:
+                bench.issues.add(f"query paper without LLM aspect queries (sample {sample}) in the queries file",
+                                 f"{name} ranks nothing for it (scores 0); write them with `sciembed prism queries "
+                                 "CORPUS --split …` and the benchmark's --seed / --val-share",
+                                 n=len(missing), example=missing[0])
             llm_names[name] = sample
             count_sources(name, by_q)
     if "bm25" in needed:

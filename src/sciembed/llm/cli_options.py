@@ -42,6 +42,25 @@ LLMTimeout = Annotated[float, typer.Option(
 LLMRetries = Annotated[int, typer.Option(
     "--llm-retries", min=0, rich_help_panel=_PANEL, help="Retries on 429 / 5xx / timeouts, with exponential backoff.")]
 
+_EMBEDDINGS_PANEL = "Embeddings endpoint (--backend openai)"
+EmbeddingsBaseUrl = Annotated[str | None, typer.Option(
+    "--embeddings-base-url", rich_help_panel=_EMBEDDINGS_PANEL,
+    help="OpenAI-compatible /v1/embeddings server for --backend openai, e.g. http://127.0.0.1:8080/v1 "
+         "(text-embeddings-inference, vLLM, infinity, OpenAI); --model is the served model's name.")]
+EmbeddingsApiKeyEnv = Annotated[str | None, typer.Option(
+    "--embeddings-api-key-env", rich_help_panel=_EMBEDDINGS_PANEL,
+    help=f"Name of the environment variable holding the embeddings server's API key (default {DEFAULT_API_KEY_ENV};"
+         " the key itself is never stored).")]
+EmbeddingsDimensions = Annotated[int | None, typer.Option(
+    "--embeddings-dimensions", min=1, rich_help_panel=_EMBEDDINGS_PANEL,
+    help="Ask the server for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
+
+
+def embeddings_options(base_url: str | None, api_key_env: str | None, dimensions: int | None) -> dict[str, object]:
+    """The `load_encoder` keywords of the embeddings options that were given."""
+    given = {"base_url": base_url, "api_key_env": api_key_env, "dimensions": dimensions}
+    return {k: v for k, v in given.items() if v is not None}
+
 
 def llm_config(base_url: str | None, model: str | None, api_key_env: str = DEFAULT_API_KEY_ENV,
                cache: Path | None = None, cache_only: bool = False, concurrency: int = 4,

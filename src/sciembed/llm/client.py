@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -24,6 +24,7 @@ from sciembed.llm.errors import LLMAuthError, LLMCacheMissError, LLMError, LLMRe
 from sciembed.llm.progress import token_progress
 from sciembed.llm.prompts import PromptTemplate
 
+T = TypeVar("T")
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
@@ -144,7 +145,7 @@ class LLMClient:
                             enabled=self.progress) as advance:
             def one(i: int) -> None:
                 body = {"model": self.config.model, **bodies[i], **sampling.body_fields(requests[i].sample)}
-                reply = self._post(url, endpoint, body)
+                reply = self._post(url, body, lambda raw, status: _parse_reply(raw, status, url, endpoint))
                 if self._cache is not None:
                     self._cache.put(keys[i], CachedReply(reply.text, reply.finish_reason, reply.prompt_tokens,
                                                          reply.completion_tokens))
@@ -178,7 +179,8 @@ class LLMClient:
                                       limits=httpx.Limits(max_connections=self.config.concurrency))
         return self._http
 
-    def _post(self, url: str, endpoint: str, body: dict[str, Any]) -> LLMReply:
+    def _post(self, url: str, body: dict[str, Any], parse: Callable[[bytes, int], T]) -> T:
+        """POST `body` with retries; `parse(raw, status)` turns a successful reply into the result."""
         attempts = self.config.max_retries + 1
         last = ""
         for attempt in range(attempts):
@@ -196,7 +198,7 @@ class LLMClient:
                         f"environment variable {self.config.api_key_env} "
                         f"({'set' if self.config.api_key() else 'not set'}) and the model name")
                 if status < 400:
-                    return _parse_reply(raw, status, url, endpoint)
+                    return parse(raw, status)
                 last = f"HTTP {status}: {raw[:300].decode('utf-8', 'replace')!r}"
                 if status not in _RETRY_STATUS:
                     raise LLMError(f"{url} answered {last}")

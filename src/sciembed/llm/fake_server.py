@@ -1,10 +1,14 @@
 """A small OpenAI-compatible server for tests and offline demos (stdlib ``http.server``).
 
 It answers ``POST /v1/completions`` and ``/v1/chat/completions`` with deterministic text derived
-from the request body, counts every request, and can be told to fail: queue failures with
+from the request body, ``POST /v1/embeddings`` with deterministic hashed bag-of-words vectors
+(`fake_embedding`: texts sharing words are close; ``dimensions`` from the request, else
+``embedding_dim``), counts every request, and can be told to fail: queue failures with
 ``fail_next(kind, times)`` or fail every request with ``always_fail(kind)``. Kinds: ``429``,
 ``500``, ``401``, ``timeout`` (answers after ``timeout_delay_s``), ``malformed`` (invalid JSON),
-``no_choices`` (an empty choices list), ``empty`` (a whitespace-only reply). A ``responder`` callable
+``no_choices`` (an empty choices list), ``empty`` (a whitespace-only reply); for embeddings also
+``wrong_count`` (one vector too few), ``nan`` (a NaN value), ``wrong_dim`` (one vector one value
+short) and ``shuffled`` (a valid reply in reverse order, each item with its ``index``). A ``responder`` callable
 ``(endpoint, body) -> str`` replaces the default text (e.g. JSON replies for a chat agent).
 
 Run one by hand: ``python -m sciembed.llm.fake_server --port 8000``.
@@ -22,7 +26,8 @@ from typing import Any
 
 from sciembed.ioutil.fake_http import FakeHTTPServer, send
 
-FAILURES = ("429", "500", "401", "timeout", "malformed", "no_choices", "empty")
+FAILURES = ("429", "500", "401", "timeout", "malformed", "no_choices", "empty", "wrong_count", "nan", "wrong_dim",
+            "shuffled")
 _WORDS = ("the method improves retrieval of related papers", "results show a consistent gain on held-out data",
           "a simple model explains most of the variance", "the proposed approach scales to large corpora",
           "errors concentrate in long and noisy documents", "the benchmark separates strong from weak encoders")
@@ -37,6 +42,19 @@ def default_reply(endpoint: str, body: dict[str, Any]) -> str:
     return f"{prefix}{first} (case {digest % 997}). Then {second}."
 
 
+def fake_embedding(text: str, dim: int) -> list[float]:
+    """A unit vector: the sum of fixed pseudo-random vectors of the text's lower-cased words (a word's vector
+    is seeded by its sha256), so the same text always gets the same vector and shared words mean closeness."""
+    import numpy as np
+
+    total = np.zeros(dim)
+    for word in text.lower().split():
+        seed = int.from_bytes(hashlib.sha256(word.strip(".,:;()").encode()).digest()[:8], "big")
+        total += np.random.default_rng(seed).standard_normal(dim)
+    total[0] += 1e-6  # an empty text is not the zero vector
+    return (total / np.linalg.norm(total)).tolist()
+
+
 class FakeLLMServer(FakeHTTPServer):
     """Start with ``start()`` (or the ``running()`` context manager); ``url`` is the base URL with /v1."""
 
@@ -45,7 +63,8 @@ class FakeLLMServer(FakeHTTPServer):
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, timeout_delay_s: float = 2.0,
                  delay_s: float = 0.0, responder: Callable[[str, dict[str, Any]], str] | None = None,
-                 required_api_key: str | None = None):
+                 required_api_key: str | None = None, embedding_dim: int = 32):
+        self.embedding_dim = embedding_dim  # of /v1/embeddings replies when the request has no `dimensions`
         self.timeout_delay_s = timeout_delay_s
         self.delay_s = delay_s  # added to every answer (to make runs slow enough to interrupt)
         self.responder = responder or default_reply
@@ -77,7 +96,8 @@ class FakeLLMServer(FakeHTTPServer):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
 
             def do_POST(self) -> None:
-                routes = {"/v1/completions": "completions", "/v1/chat/completions": "chat"}
+                routes = {"/v1/completions": "completions", "/v1/chat/completions": "chat",
+                          "/v1/embeddings": "embeddings"}
                 endpoint = routes.get(self.path.rstrip("/"))
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
@@ -111,6 +131,10 @@ class FakeLLMServer(FakeHTTPServer):
                     self._send(200, b'{"choices": [{"text": "unterminated')
                 elif failure == "no_choices":
                     self._json(200, {"id": "x", "object": "text_completion", "choices": []})
+                elif endpoint == "embeddings":
+                    if failure == "timeout":
+                        time.sleep(server.timeout_delay_s)
+                    self._json(200, _embeddings(body, server.embedding_dim, failure))
                 else:
                     if failure == "timeout":
                         time.sleep(server.timeout_delay_s)
@@ -118,6 +142,24 @@ class FakeLLMServer(FakeHTTPServer):
                     self._json(200, _completion(endpoint, body, text))
 
         return Handler
+
+
+def _embeddings(body: dict[str, Any], default_dim: int, failure: str | None) -> dict[str, Any]:
+    raw = body.get("input")
+    texts = [raw] if isinstance(raw, str) else [str(t) for t in raw] if isinstance(raw, list) else []
+    dim = body.get("dimensions") if isinstance(body.get("dimensions"), int) else default_dim
+    data = [{"object": "embedding", "index": i, "embedding": fake_embedding(t, dim)} for i, t in enumerate(texts)]
+    if failure == "wrong_count":
+        data = data[:-1]
+    elif failure == "nan" and data:
+        data[0]["embedding"][0] = float("nan")  # json.dumps writes NaN, which Python's json reads back
+    elif failure == "wrong_dim" and data:
+        data[-1]["embedding"] = data[-1]["embedding"][:-1]
+    elif failure == "shuffled":
+        data.reverse()
+    tokens = sum(len(t.split()) for t in texts)
+    return {"object": "list", "data": data, "model": body.get("model"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
 def _completion(endpoint: str, body: dict[str, Any], text: str) -> dict[str, Any]:

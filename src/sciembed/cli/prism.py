@@ -9,7 +9,7 @@ import typer
 from typer.core import TyperGroup
 
 from sciembed.cli.deprecation import renamed
-from sciembed.cli.options import CacheDir, ModelSpec, OutFile
+from sciembed.cli.options import CacheDir, ConfigFile, ModelSpec, OutFile, Seed
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
     LLMApiKeyEnv,
@@ -151,14 +151,12 @@ def queries_command(
                                           "`sciembed eval run --kind paper_to_paper CORPUS` builds it: val | test | "
                                           "all (val + test, what --tune-fusion ranks) on an ingested collection; a "
                                           "corpus split on a corpus with directed citations."),
-    seed: int = typer.Option(0, "--seed", rich_help_panel=_BENCHMARK, help="--split: the seed of the val/test split."),
+    seed: Seed = 0,
     val_share: float = typer.Option(0.3, "--val-share", min=0.0, max=1.0, rich_help_panel=_BENCHMARK,
                                     help="--split: the share of val query papers."),
     min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel=_BENCHMARK,
                                  help="--split: query papers with at least this many gold papers."),
-    benchmark_config: Path | None = typer.Option(None, "--config", "-c", rich_help_panel=_BENCHMARK,
-                                                 help="The paper-to-paper config eval reads (configs/p2p-*.yaml): "
-                                                      "queries for its aspects."),
+    benchmark_config: ConfigFile = None,
     llm_base_url: LLMBaseUrl = None,
     llm_model: LLMModel = None,
     llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,

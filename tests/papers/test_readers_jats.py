@@ -88,3 +88,18 @@ def test_external_entities_and_dtds_are_not_loaded(tmp_path):
     assert record.paper.title == "Safe & sound"
     assert "TOP-SECRET" not in record.paper.body_text
     assert record.paper.sections[0].text == "Before after."
+
+
+def test_root_without_article_is_one_rejection(tmp_path):
+    from sciembed.papers.readers import jats
+    from sciembed.papers.readers.records import INVALID_RECORD, MALFORMED_XML
+
+    xml = tmp_path / "set.xml"
+    xml.write_text("<pmc-articleset><other/></pmc-articleset>")
+    (record,) = list(jats.read(xml, "set.xml"))
+    assert isinstance(record, Rejection)
+    assert (record.reason, record.message, record.loc.element) == (
+        INVALID_RECORD, "no <article> under <pmc-articleset>", "/pmc-articleset")
+    xml.write_text("<article><front>")
+    (record,) = list(jats.read(xml, "set.xml"))
+    assert isinstance(record, Rejection) and record.reason == MALFORMED_XML

@@ -83,3 +83,16 @@ def test_tei_corpus_holds_several_documents(tei, tmp_path):
     records = list(read_papers(corpus))
     assert [r.loc.element for r in records] == ["/teiCorpus/TEI[1]", "/teiCorpus/TEI[2]"]
     assert [r.paper.sections for r in records] == [one_paper(tei / n).sections for n in names]
+
+
+def test_root_that_is_not_tei_is_one_rejection_and_an_empty_corpus_none(tmp_path):
+    from sciembed.papers.readers import tei
+    from sciembed.papers.readers.records import INVALID_RECORD
+
+    xml = tmp_path / "doc.xml"
+    xml.write_text("<html><body/></html>")
+    (record,) = list(tei.read(xml, "doc.xml"))
+    assert isinstance(record, Rejection)
+    assert (record.reason, record.message, record.loc.element) == (INVALID_RECORD, "root is <html>, not <TEI>", "/html")
+    xml.write_text('<teiCorpus xmlns="http://www.tei-c.org/ns/1.0"/>')
+    assert list(tei.read(xml, "doc.xml")) == []

@@ -19,7 +19,7 @@ from typing import Any
 
 from sciembed.evaluation.fields import id_type, id_value, relevance_problem, relevance_value, text_value, wrong_types
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, whole_text_task
 from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, json_object_lines
 
 UNKNOWN_DOMAIN = "unknown"
@@ -123,7 +123,7 @@ def read_qrels(
 
 
 @dataclass
-class BeirBenchmark:
+class BeirBenchmark(FingerprintOnce):
     source: str
     split: str
     queries: dict[str, str]  # evaluated queries only
@@ -135,29 +135,16 @@ class BeirBenchmark:
     kind: str = "beir"
     unjudged_queries: int = 0
     doc_parts: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)  # id -> (title, text)
-    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
         return [KEY]
 
     def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
-        qids = sorted(self.queries)
-        dids = sorted(self.docs)
-        return RetrievalTask(
-            key=KEY,
-            query_ids=qids,
-            query_texts=[self.queries[q] for q in qids],
-            doc_ids=dids,
-            doc_texts=[self.docs[d] for d in dids],
-            qrels={q: self.qrels[q] for q in qids},
-            exclude={q: [q] for q in qids if q in self.docs},
-            domains={q: self.domains.get(q, UNKNOWN_DOMAIN) for q in qids},
+        return whole_text_task(
+            KEY, self.queries, self.docs, self.qrels,
+            exclude={q: [q] for q in self.queries if q in self.docs},
+            domains={q: self.domains.get(q, UNKNOWN_DOMAIN) for q in self.queries},
         )
-
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            self._fingerprint = self._digest()
-        return self._fingerprint
 
     def _digest(self) -> str:
         digest = hashlib.sha256()

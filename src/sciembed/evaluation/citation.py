@@ -25,7 +25,14 @@ import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey, scenario_keys
+from sciembed.evaluation.task import (
+    BODY_MODES,
+    SCENARIOS,
+    FingerprintOnce,
+    RetrievalTask,
+    ScenarioKey,
+    scenario_keys,
+)
 from sciembed.papers.model import Paper
 from sciembed.views import build_paper_log, section_view, ta_text, window_at
 from sciembed.views.paper_log import LogEntry
@@ -35,7 +42,7 @@ QUERY_MODES = ("anchors", "linked")
 
 
 @dataclass
-class CitationBenchmark:
+class CitationBenchmark(FingerprintOnce):
     """Papers, links and the paper log of one split; `task` cuts the texts for one scenario."""
 
     source: str
@@ -49,7 +56,6 @@ class CitationBenchmark:
     anchors: frozenset[str] | None = None  # None: every linked paper is a query ("linked" mode)
     name: str = "citation"
     kind: str = "citation"
-    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- what the benchmark holds -------------------------------------------------
     @property
@@ -127,13 +133,8 @@ class CitationBenchmark:
         )
 
     # -- identity and summary ---------------------------------------------------------
-    def fingerprint(self) -> str:
-        """Changes whenever the papers, the links, the split or the paper log change."""
-        if self._fingerprint is None:
-            self._fingerprint = self._digest()
-        return self._fingerprint
-
     def _digest(self) -> str:
+        """The fingerprint: changes whenever the papers, the links, the split or the paper log change."""
         digest = hashlib.sha256()
         digest.update(json.dumps([self.split, self.paper_log_seed]).encode())
         if self.anchors is not None:  # "linked" benchmarks keep the fingerprint they had before anchors existed

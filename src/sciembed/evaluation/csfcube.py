@@ -37,7 +37,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ import numpy as np
 
 from sciembed.evaluation.contract import RankingTask, TaskResult, TextStyle
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.task import FingerprintOnce
 from sciembed.views.chunk import first_prefix, ta_unit
 
 FACETS = ("background", "method", "result")
@@ -113,7 +114,7 @@ class CsfcubePaper:
 
 
 @dataclass
-class CsfcubeBenchmark:
+class CsfcubeBenchmark(FingerprintOnce):
     source: str
     papers: dict[str, CsfcubePaper]
     pools: dict[str, dict[str, dict[str, int]]]  # facet -> query pid -> candidate pid -> grade (pool order kept)
@@ -122,15 +123,12 @@ class CsfcubeBenchmark:
     query_mode: str = "abstract"
     name: str = "csfcube"
     kind: str = "csfcube"
-    _fingerprint: str | None = field(default=None, init=False, repr=False)
 
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            digest = hashlib.sha256(json.dumps([self.query_mode, sorted(self.pools.items()), self.folds,
-                                                sorted((p, x.title, x.sentences, x.labels)
-                                                       for p, x in self.papers.items())]).encode())
-            self._fingerprint = digest.hexdigest()[:16]
-        return self._fingerprint
+    def _digest(self) -> str:
+        digest = hashlib.sha256(json.dumps([self.query_mode, sorted(self.pools.items()), self.folds,
+                                            sorted((p, x.title, x.sentences, x.labels)
+                                                   for p, x in self.papers.items())]).encode())
+        return digest.hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from sciembed.retrieval.prism.aspects import AGENT_ASPECTS
 
@@ -24,6 +24,7 @@ PAPER_QUERY_WORDS = 250  # PRISM's extractive query budget (words), used by pris
 ON_SEGMENTS = {"a2c", "f2c", "naive_sum", "max_sim", "max_sim_prism_code", "prism_extractive",
                "prism_llm"}  # methods that rank candidate segments (encoder-sized pieces or PRISM's segments)
 FUSIONS = ("rrf", "naive", "max_sim")
+_CHOICES = {"prism_views": PRISM_VIEWS, "fusion": FUSIONS}  # string fields that take one of a fixed set
 
 
 class P2PConfig(BaseModel):
@@ -59,11 +60,12 @@ class P2PConfig(BaseModel):
             raise ValueError(f"unknown methods {unknown}; expected some of {', '.join(ALL_METHODS)}")
         return value
 
-    @field_validator("prism_views")
+    @field_validator(*_CHOICES)
     @classmethod
-    def _prism_views(cls, value: str) -> str:
-        if value not in PRISM_VIEWS:
-            raise ValueError(f"unknown prism_views {value!r}; expected one of {', '.join(PRISM_VIEWS)}")
+    def _one_of_choices(cls, value: str, info: ValidationInfo) -> str:
+        choices = _CHOICES[info.field_name]
+        if value not in choices:
+            raise ValueError(f"unknown {info.field_name} {value!r}; expected one of {', '.join(choices)}")
         return value
 
     @field_validator("fuse_runs")
@@ -80,13 +82,6 @@ class P2PConfig(BaseModel):
         known = {a.value for a in AGENT_ASPECTS}
         if [a for a in value if a not in known]:
             raise ValueError(f"unknown aspects {value}; expected some of {', '.join(sorted(known))}")
-        return value
-
-    @field_validator("fusion")
-    @classmethod
-    def _fusion(cls, value: str) -> str:
-        if value not in FUSIONS:
-            raise ValueError(f"unknown fusion {value!r}; expected one of {', '.join(FUSIONS)}")
         return value
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.task import FingerprintOnce
 from sciembed.papers.model import Paper
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import TitleTwins
@@ -47,7 +48,7 @@ def candidate_of(paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
 
 
 @dataclass
-class PaperToPaperBenchmark:
+class PaperToPaperBenchmark(FingerprintOnce):
     name: str
     source: str
     queries: dict[str, Paper]  # evaluated query papers
@@ -57,7 +58,6 @@ class PaperToPaperBenchmark:
     fixed_candidates: dict[str, Candidate] | None = None  # candidates with given segments (SciFullBench)
     venues: dict[str, str] = field(default_factory=dict)  # query id -> venue group (per-venue averages)
     kind: str = KIND
-    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def splits(self) -> list[str]:
@@ -96,16 +96,14 @@ class PaperToPaperBenchmark:
     def query_ids(self, split: str) -> list[str]:
         return sorted(self.qrels[split])
 
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            digest = hashlib.sha256()
-            digest.update(json.dumps(sorted((q, p.title, p.abstract, len(p.sections)) for q, p in
-                                            self.queries.items())).encode())
-            digest.update(json.dumps(sorted(self.candidate_titles().items())).encode())
-            digest.update(json.dumps({s: sorted((q, sorted(r.items())) for q, r in rel.items())
-                                      for s, rel in self.qrels.items()}).encode())
-            self._fingerprint = digest.hexdigest()[:16]
-        return self._fingerprint
+    def _digest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps(sorted((q, p.title, p.abstract, len(p.sections)) for q, p in
+                                        self.queries.items())).encode())
+        digest.update(json.dumps(sorted(self.candidate_titles().items())).encode())
+        digest.update(json.dumps({s: sorted((q, sorted(r.items())) for q, r in rel.items())
+                                  for s, rel in self.qrels.items()}).encode())
+        return digest.hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.beir import join_title, read_jsonl_records
 from sciembed.evaluation.fields import id_value, relevance_problem, relevance_value, text_value
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, whole_text_task
 
 UNKNOWN_DOMAIN = "unknown"
 KEY: ScenarioKey = ("pools", None)
@@ -47,7 +47,7 @@ def _relevance(record: dict[str, Any]) -> int | None:
 
 
 @dataclass
-class PoolBenchmark:
+class PoolBenchmark(FingerprintOnce):
     source: str
     queries: dict[str, str]
     pools: dict[str, list[str]]
@@ -57,31 +57,15 @@ class PoolBenchmark:
     issues: IssueLog
     name: str = "pools"
     kind: str = "pools"
-    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
         return [KEY]
 
     def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
-        qids = sorted(self.queries)
-        dids = sorted(self.docs)
-        return RetrievalTask(
-            key=KEY,
-            query_ids=qids,
-            query_texts=[self.queries[q] for q in qids],
-            doc_ids=dids,
-            doc_texts=[self.docs[d] for d in dids],
-            qrels={q: self.qrels[q] for q in qids},
-            exclude={q: [q] for q in qids},
-            pools={q: self.pools[q] for q in qids},
-            candidates="pools",
-            domains={q: self.domains[q] for q in qids},
+        return whole_text_task(
+            KEY, self.queries, self.docs, self.qrels,
+            exclude={q: [q] for q in self.queries}, domains=self.domains, pools=self.pools, candidates="pools",
         )
-
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            self._fingerprint = self._digest()
-        return self._fingerprint
 
     def _digest(self) -> str:
         digest = hashlib.sha256()

@@ -32,7 +32,7 @@ import numpy as np
 from sciembed.corpus.layout import SPLITS, CorpusDir
 from sciembed.evaluation.issues import IssueLog
 from sciembed.evaluation.metrics import METRICS
-from sciembed.evaluation.task import RetrievalTask, ScenarioKey
+from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import SectionText, section_texts
 
@@ -42,7 +42,7 @@ UNKNOWN_DOMAIN = "unknown"
 
 
 @dataclass
-class SectionRetrievalBenchmark:
+class SectionRetrievalBenchmark(FingerprintOnce):
     source: str
     papers: dict[str, Paper]  # sampled papers with at least one section text
     units: dict[str, SectionText]  # unit id ("<paper>#<class>") -> section text
@@ -54,7 +54,6 @@ class SectionRetrievalBenchmark:
     name: str = "section"
     kind: str = "section"
     metrics: tuple[str, ...] = SECTION_METRICS
-    _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
         return [KEY]
@@ -85,14 +84,12 @@ class SectionRetrievalBenchmark:
             metrics=self.metrics,
         )
 
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            digest = hashlib.sha256()
-            digest.update(json.dumps([self.title, self.seed, self.sample, self.split]).encode())
-            for uid in sorted(self.units):
-                digest.update(json.dumps([uid, self.text(uid)]).encode())
-            self._fingerprint = digest.hexdigest()[:16]
-        return self._fingerprint
+    def _digest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps([self.title, self.seed, self.sample, self.split]).encode())
+        for uid in sorted(self.units):
+            digest.update(json.dumps([uid, self.text(uid)]).encode())
+        return digest.hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
         task = self.task(KEY, 0)

@@ -3,11 +3,13 @@
 Citation scenarios, BEIR folders and re-ranking pools all reduce to the same
 shape (query texts, candidate texts, qrels, ids a query must never retrieve,
 optionally a candidate list per query), so one runner and one metric path
-serve them all.
+serve them all. `whole_text_task` builds one from id -> text maps;
+`FingerprintOnce` computes a benchmark's fingerprint once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -118,6 +120,52 @@ class RetrievalTask:
             "candidates": len(self.doc_ids),
             "relevant_pairs": sum(sum(1 for r in rel.values() if r > 0) for rel in self.qrels.values()),
         }
+
+
+def whole_text_task(
+    key: ScenarioKey,
+    queries: Mapping[str, str],
+    docs: Mapping[str, str],
+    qrels: Mapping[str, dict[str, int]],
+    *,
+    exclude: Mapping[str, list[str]],
+    domains: Mapping[str, str],
+    pools: Mapping[str, list[str]] | None = None,
+    candidates: str = "docs",
+) -> RetrievalTask:
+    """A task over texts held whole (id -> text, as BEIR folders and pool files give them).
+
+    Queries and candidates are listed in id order; `qrels`, `domains` and `pools` name every query,
+    `exclude` the queries that have ids to leave out.
+    """
+    qids = sorted(queries)
+    dids = sorted(docs)
+    return RetrievalTask(
+        key=key,
+        query_ids=qids,
+        query_texts=[queries[q] for q in qids],
+        doc_ids=dids,
+        doc_texts=[docs[d] for d in dids],
+        qrels={q: qrels[q] for q in qids},
+        exclude={q: exclude[q] for q in qids if q in exclude},
+        pools=None if pools is None else {q: pools[q] for q in qids},
+        candidates=candidates,
+        domains={q: domains[q] for q in qids},
+    )
+
+
+class FingerprintOnce:
+    """`fingerprint()` is the subclass's `_digest()`, computed on the first call and kept:
+    a loaded benchmark does not change."""
+
+    def _digest(self) -> str:
+        raise NotImplementedError
+
+    def fingerprint(self) -> str:
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            cached = self.__dict__["_fingerprint"] = self._digest()
+        return cached
 
 
 class Benchmark(Protocol):

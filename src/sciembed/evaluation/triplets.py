@@ -19,18 +19,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.contract import TaskResult, TextStyle, TripletTask, primary_summary
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.task import FingerprintOnce
 
 GEOMETRY_SAMPLE = 2000
 
 
 @dataclass
-class TripletBenchmark:
+class TripletBenchmark(FingerprintOnce):
     source: str
     papers: dict[str, tuple[str, str]]  # id -> (title, abstract)
     triplets: list[tuple[str, str, str]]
@@ -38,13 +39,10 @@ class TripletBenchmark:
     seed: int = 0
     name: str = "triplets"
     kind: str = "triplets"
-    _fingerprint: str | None = field(default=None, init=False, repr=False)
 
-    def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            payload = json.dumps([self.seed, self.triplets, sorted(self.papers.items())]).encode()
-            self._fingerprint = hashlib.sha256(payload).hexdigest()[:16]
-        return self._fingerprint
+    def _digest(self) -> str:
+        payload = json.dumps([self.seed, self.triplets, sorted(self.papers.items())]).encode()
+        return hashlib.sha256(payload).hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint(),

@@ -28,7 +28,6 @@ built by another encoder is refused instead of returning wrong neighbours.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.errors import SciembedInputError
-from sciembed.ioutil.checksums import seal, seal_problem
+from sciembed.ioutil.checksums import seal, seal_problem, sha256_file
 from sciembed.retrieval.ann import AnnParams, build_faiss_index, gpu_copy, hidden_rows_selector, search_parameters
 from sciembed.retrieval.hits import Hits, check_exclude
 
@@ -48,14 +47,6 @@ FORMAT_VERSION = 1
 
 class IndexLoadError(SciembedInputError, ValueError):
     """An index on disk is damaged, or does not belong to the encoder asking."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def as_matrix(vectors: np.ndarray, dim: int, what: str = "vectors") -> np.ndarray:
@@ -328,7 +319,7 @@ class DenseIndex:
             "metric": self.metric,
             "count": len(self),
             "fingerprint": fingerprint,
-            "sha256": {name: _sha256(path / name) for name in ("index.faiss", "ids.json")},
+            "sha256": {name: sha256_file(path / name) for name in ("index.faiss", "ids.json")},
             **(extra or {}),
         }
         (path / "meta.json").write_text(json.dumps(seal(meta), indent=2))  # edits to meta.json are noticed
@@ -344,7 +335,7 @@ class DenseIndex:
         for name, digest in meta["sha256"].items():
             if not (path / name).is_file():
                 raise IndexLoadError(f"{path / name}: missing (index directory incomplete)")
-            actual = _sha256(path / name)
+            actual = sha256_file(path / name)
             if actual != digest:
                 raise IndexLoadError(
                     f"{path / name}: checksum mismatch (meta.json says {digest[:12]}…, file is {actual[:12]}…); "

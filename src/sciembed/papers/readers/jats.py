@@ -19,13 +19,12 @@ from lxml import etree
 
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
 from sciembed.papers.readers import ids, source
-from sciembed.papers.readers.records import INVALID_RECORD, Loc, Record, Rejection
-from sciembed.papers.readers.source import parse_each, parse_xml
+from sciembed.papers.readers.records import Record
+from sciembed.papers.readers.source import read_xml_documents
 from sciembed.papers.readers.xmltext import (
     child,
     children,
     descendants,
-    element_path,
     find_path,
     ids_by_type,
     local,
@@ -63,15 +62,13 @@ def file_stem(name: str) -> str:
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
-    root = parse_xml(path, name)
-    if isinstance(root, Rejection):
-        yield root
-        return
+    return read_xml_documents(path, name, _articles, parse)
+
+
+def _articles(root: etree._Element) -> list[etree._Element] | str:
+    """The root ``<article>``, or those of a ``<pmc-articleset>``; why there are none otherwise."""
     articles = [root] if local(root) == "article" else children(root, "article")
-    if not articles:
-        yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"no <article> under <{local(root)}>")
-        return
-    yield from parse_each(articles, name, parse)
+    return articles or f"no <article> under <{local(root)}>"
 
 
 def _abstract(meta: etree._Element | None) -> str:

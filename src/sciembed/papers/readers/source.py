@@ -245,6 +245,28 @@ def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
     return root
 
 
+def read_xml_documents(
+    path: Path,
+    name: str,
+    documents: Callable[[etree._Element], list[etree._Element] | str],
+    parse: Callable[[etree._Element, str], Paper],
+) -> Iterator[Record]:
+    """One record per document of an XML file (JATS articles, TEI documents).
+
+    `documents` picks the document elements under the parsed root, or returns why the root is not one
+    this format reads (one rejection for the file). A file that does not parse is one rejection too.
+    """
+    root = parse_xml(path, name)
+    if isinstance(root, Rejection):
+        yield root
+        return
+    found = documents(root)
+    if isinstance(found, str):
+        yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, found)
+        return
+    yield from parse_each(found, name, parse)
+
+
 def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20, piece: int = 512) -> str | None:
     """Tag ("{namespace}local") of the root element, read from the file's first bytes only.
 

@@ -22,13 +22,12 @@ from lxml import etree
 
 from sciembed.papers.model import Paper, Reference, Section
 from sciembed.papers.readers import ids, source
-from sciembed.papers.readers.records import INVALID_RECORD, Loc, Record, Rejection
-from sciembed.papers.readers.source import parse_each, parse_xml
+from sciembed.papers.readers.records import Record
+from sciembed.papers.readers.source import read_xml_documents
 from sciembed.papers.readers.xmltext import (
     child,
     children,
     descendants,
-    element_path,
     find_path,
     ids_by_type,
     local,
@@ -51,15 +50,14 @@ def file_stem(name: str) -> str:
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
-    root = parse_xml(path, name)
-    if isinstance(root, Rejection):
-        yield root
-        return
+    return read_xml_documents(path, name, _documents, parse)
+
+
+def _documents(root: etree._Element) -> list[etree._Element] | str:
+    """The root ``<TEI>``, or those of a ``<teiCorpus>``; why the root is not TEI otherwise."""
     if not matches_root(str(root.tag)):
-        yield Rejection(Loc(name, element=element_path(root)), INVALID_RECORD, f"root is <{local(root)}>, not <TEI>")
-        return
-    documents = children(root, "TEI") if local(root) == "teiCorpus" else [root]
-    yield from parse_each(documents, name, parse)
+        return f"root is <{local(root)}>, not <TEI>"
+    return children(root, "TEI") if local(root) == "teiCorpus" else [root]
 
 
 def _title(el: etree._Element | None, *levels: str) -> str:

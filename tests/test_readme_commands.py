@@ -214,15 +214,15 @@ EXECUTED = [
     "sciembed corpus ingest runs/smoke/synth --out runs/smoke/ingested",
     "sciembed corpus build runs/smoke/ingested --out runs/smoke/corpus --test-size 0.35 --val-size 0.02",
     "sciembed corpus stats runs/demo/ingested",
-    "sciembed corpus ingest /work/shared/data/formats --out /tmp/rd/formats",
-    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/ux",
+    "sciembed corpus ingest ../shared/data/formats --out /tmp/rd/formats",
+    "sciembed corpus ingest ../shared/data/unarxive-sample --out /tmp/ux",
     "sciembed corpus inspect /tmp/ux --paper 2212.11816",
     "sciembed index build /tmp/ux --model minilm --view section --out /tmp/ix",
     'sciembed index search /tmp/ix --query "transmission spectroscopy of exoplanet atmospheres" --k 5',
     "sciembed index search /tmp/ix --paper 2212.11867 --k 5 --aggregate mean",
     "sciembed corpus ingest ../shared/data/unarxive-sample --out runs/ux",
     "sciembed index build runs/ux --model bm25 --view segment --out runs/ix-bm25",
-    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/rd/ux",
+    "sciembed corpus ingest ../shared/data/unarxive-sample --out /tmp/rd/ux",
     "sciembed index build /tmp/rd/ux --model minilm --view ta --index hnsw --out /tmp/rd/ux-index",
     "sciembed beir scitldr ../shared/data/scitldr/dev.jsonl --out runs/scitldr",
     # the eval section: "`--backend onnx --quantize` uses the ONNX int8 backend"
@@ -234,8 +234,8 @@ EXECUTED = [
 ]
 ADDED_FLAGS = " --backend onnx --quantize"
 EXPECT = {  # a few things each executed command must print
-    "sciembed corpus ingest /work/shared/data/formats": "read 13 = accepted 9 + rejected 4",  # + 2 PDFs, duplicates
-    "sciembed corpus ingest /work/shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
+    "sciembed corpus ingest ../shared/data/formats": "read 13 = accepted 9 + rejected 4",  # + 2 PDFs, duplicates
+    "sciembed corpus ingest ../shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
     "sciembed corpus inspect": "High-Resolution Transmission Spectroscopy",
     "sciembed index search /tmp/ix --paper": "papers like 2212.11867",
     "sciembed beir scitldr": "tldr2paper: 1453 queries",
@@ -252,7 +252,7 @@ def tiny_model(tmp_path_factory) -> Path:
 
 
 def _localise(command: str, root: Path, shared: Path, model: Path) -> list[str]:
-    paths = {"/work/shared/data": shared, "../shared/data": shared, "/tmp/rd": root / "rd", "/tmp/ux": root / "ux",
+    paths = {"../shared/data": shared, "/tmp/rd": root / "rd", "/tmp/ux": root / "ux",
              "/tmp/ix": root / "ix", "runs/demo/": root / "runs" / "smoke", "runs/": root / "runs",
              "RUN_A": root / "runs" / "eval", "RUN_B": root / "runs" / "eval"}
     argv = []

@@ -129,7 +129,8 @@ def test_batch_search_bm25_kind_formats_and_hybrid(corpus, tiny, tmp_path):
     result = runner.invoke(app, ["index", "search", str(dense), str(lexical), "--papers", str(ids),
                                  "--output-format", "json", "--method", "late", "--k", "4"])
     assert result.exit_code == 0, result.output
-    fused = json.loads(result.output)
+    assert "fused by RRF (k=60)" in result.stderr  # said on stderr, so stdout stays JSON
+    fused = json.loads(result.stdout)
     assert [q["query"] for q in fused] == [papers[0].id, papers[3].id] and len(fused[0]["hits"]) == 4
     queries = tmp_path / "queries.tsv"
     queries.write_text(f"t1\t{papers[2].title}\nt2\t{papers[5].title}\n")

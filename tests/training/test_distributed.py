@@ -118,3 +118,17 @@ def test_the_global_batch_and_its_negatives_are_printed(runs):
     assert "in-batch negatives per anchor: 3 (global, gathered across processes)" in two  # infonce, micro 4
     assert "SIGReg statistics over 4 embeddings per micro-batch (all-reduced across processes)" in two
     assert "in-batch negatives per anchor: 9 (one process)" in one
+
+
+@pytest.mark.slow
+def test_the_cli_under_torchrun_reports_once_and_exits_0(runs, tiny_corpus):
+    """`torchrun … sciembed train window` (the documented command): rank 1 must not read rank 0's run files."""
+    out = runs["root"] / "cli"
+    stdout = launch([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                     "-m", "sciembed.cli.main", "train", "window", "--corpus", str(tiny_corpus), "--out", str(out),
+                     "--set", f"model.base={runs['root'] / 'bert'}", "--set", "model.max_seq_length=32",
+                     "--set", "training.batch_size=4", "--set", "training.mini_batch_size=4",
+                     "--set", "training.max_steps=2", "--set", "training.precision=fp32",
+                     "--set", "checkpoint.every_steps=100", "--set", "validation.every_steps=0"], runs["root"])
+    assert stdout.count("model: ") == 1 and "steps 2/2" in stdout
+    assert json.loads((out / "summary.json").read_text())["processes"] == 2

@@ -139,6 +139,10 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         return
     import json
 
+    from sciembed.training.rundir import is_main_process
+
+    if not is_main_process():  # under torchrun only rank 0 writes the run directory and reports it
+        return
     summary = json.loads((Path(out) / "summary.json").read_text())
     budgets = summary.get("max_seq_length") or {}
     console.print(

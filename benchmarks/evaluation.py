@@ -2,8 +2,9 @@
 
 1. ranx's numba kernels compiled cold (a fresh NUMBA_CACHE_DIR, in a subprocess) and loaded warm.
 2. `per_query_scores` throughput (6 metrics) for many queries × 100 ranked candidates.
-3. A whole `evaluate_encoder` + `write_report` on a synthetic built corpus (seeded papers and links), with
-   a hashing encoder (seeded random unit vector per text) so the figure is the harness, not a model:
+3. A whole `evaluate_encoder` + `write_runs_report` (the suite report, with run files) on a synthetic built
+   corpus (seeded papers and links), with a hashing encoder (seeded random unit vector per text) so the figure
+   is the harness, not a model:
    benchmark build, body views, FAISS search, ranx, geometry (uniformity over 5,000), report files.
 4. The bundled MiniLM on the unarXive sample (49 real papers, stand-in links: consecutive papers of one
    discipline), all five scenarios, with an empty and then a warm embedding cache (`load_encoder(cache_dir=…)`).
@@ -104,7 +105,7 @@ def synthetic_corpus(root: Path, n: int, seed: int = 0) -> Path:
 
 
 def harness(n_papers: int, work: Path) -> dict[str, object]:
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_report
+    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_runs_report
 
     corpus = synthetic_corpus(work / "synthetic", n_papers)
     t0 = time.perf_counter()
@@ -112,7 +113,7 @@ def harness(n_papers: int, work: Path) -> dict[str, object]:
     t1 = time.perf_counter()
     run = evaluate_encoder(HashEncoder(), bench, show_progress=False)
     t2 = time.perf_counter()
-    write_report([run], bench, work / "synthetic-report")
+    write_runs_report([run], bench, work / "synthetic-report", run_depth=run.k)
     t3 = time.perf_counter()
     return {
         "papers": n_papers, "links": len(bench.pairs()), "scenarios": len(run.keys),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sciembed.experiments.demo import ACL_TEI, DemoConfig, DemoError, run_demo, significance_lines, source_files
@@ -20,6 +22,15 @@ def test_demo_trains_and_tests_the_trained_model_against_the_base(tmp_path, tiny
     lines = significance_lines(result.significance)
     assert lines[0].startswith("trained vs base") and len(lines) == 4
     assert "64 tokens" in result.runs[1].model  # the trained model is read at the base's budget
+    # the evaluation report is the suite writer's, the base first: what the console table shows, ×100
+    assert result.report == result.paths["eval"] / "report.md"
+    saved = json.loads((result.paths["eval"] / "results.json").read_text())
+    assert [c["model"] for c in saved["cells"]] == [r.model for r in result.runs]
+    assert {s["baseline"] for s in saved["significance"]} == {result.runs[0].model}
+    [ta_ta] = [r for r in saved["cells"][1]["results"] if r["task"] == "ta_ta"]
+    assert ta_ta["metrics"]["ndcg@10"] == pytest.approx(100 * result.runs[1].aggregates["ta_ta"]["ndcg@10"])
+    assert (result.paths["eval"] / "benchmarks" / "citation" / "ndcg_by_domain.png").is_file()
+    assert (result.paths["eval"] / "runs" / "bm25" / "citation" / "ta_ta.run").is_file()
 
 
 def test_real_source_slice_is_seeded(tmp_path):

@@ -59,7 +59,15 @@ def test_study_trains_evaluates_and_resumes(tmp_path, tiny_corpus, tiny_bert):
     assert {"ta_ta", "both_random", "bm25"} <= models and any(m.startswith("base") for m in models)
     comp = json.loads((out / "arms" / "ta_ta" / "composition.json").read_text())
     assert comp["citation"]["shares"]["ta-ta"] == 1.0
-    assert (out / "report" / "ndcg_by_domain.png").exists()
+    figure = out / "report" / "benchmarks" / "citation" / "ndcg_by_domain.png"  # the suite writer's citation page
+    assert figure.exists() and str(figure) in text and str(out / "report" / "report.md") in text
+    results = json.loads((out / "report" / "results.json").read_text())
+    assert {s["baseline"] for s in results["significance"]} == {"ta_ta"}
+    assert results["details"]["citation"]["domain_baseline"] == "ta_ta"
+    [cell] = [c for c in results["cells"] if c["model"] == "ta_ta"]
+    [scored] = [r["metrics"]["ndcg@10"] for r in cell["results"] if r["task"] == "ta_ta"]
+    [row] = [r for r in first.table if r["model"] == "ta_ta" and r["body_mode"] == "windowed"]
+    assert 100 * row["ta_ta_ndcg@10"] == pytest.approx(scored)  # study.md and the report show one number
     again = run_study(plan, tiny_corpus, out, log=lines.append, show_progress=False)
     assert again.trained == [] and again.reused == ["ta_ta", "both_random"]  # a finished arm is not re-trained
     assert [r for r in again.table if r["model"] == "ta_ta"] == [r for r in first.table if r["model"] == "ta_ta"]

@@ -66,7 +66,8 @@ EMBEDDINGS_OPTIONS = {"embeddings_base_url": "base_url", "embeddings_api_key_env
                       "embeddings_dimensions": "dimensions"}  # --backend openai -> load_encoder's keywords
 METRICS = ("cosine", "l2")
 REMOVED = {"index_dir": "candidate indexes are no longer kept; --cache-dir keeps every vector",
-           "domain_baseline": "the per-domain figure is gone from eval; per-query scores are in results.json"}
+           "domain_baseline": "the per-domain figure (benchmarks/<name>/ndcg_by_domain.png) is sorted by the "
+                              "first -m model; give that one first"}
 
 
 def _fail(message: str) -> None:

@@ -91,7 +91,7 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     """Run every stage; returns where things are and how long each stage took."""
     from sciembed.corpus.build import build_corpus
     from sciembed.corpus.config import FunnelConfig
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_report
+    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_runs_report
     from sciembed.papers.ingest import ingest
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
@@ -181,7 +181,7 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     with stage("evaluate bm25"):
         runs.append(evaluate_encoder("bm25", bench, body_modes=config.body_modes, show_progress=True))
     with stage("report"):
-        report = write_report(runs, bench, paths["eval"])
+        report = write_runs_report(runs, bench, paths["eval"], run_depth=runs[0].k)  # TREC runs of the kept top k
     significance = trained_vs_base(runs) if trained is not None else []
     real_text: dict[str, dict[str, float]] = {}
     if trained is not None and config.real_text is not None and Path(config.real_text).is_file():

@@ -43,6 +43,7 @@ BASE = "base"
 SPECTER2 = "specter2"
 BM25 = "bm25"
 REFERENCE_ARM = "ta_ta"
+EVAL_NAME = "citation"  # the benchmark's name in the evaluation report: report/benchmarks/citation.md
 ARM_FREE_KEYS = ("data.strategy",)  # the only setting arms may change
 
 
@@ -192,9 +193,8 @@ def run_study(
 ) -> StudyResult:
     """Train the missing arms, evaluate every model, write `out/report/` and `out/study.md`."""
     from sciembed.corpus.layout import CorpusDir
+    from sciembed.evaluation import evaluate_encoder, write_runs_report
     from sciembed.evaluation.citation import build_citation_benchmark
-    from sciembed.evaluation.report import write_report
-    from sciembed.evaluation.run import evaluate_encoder
     from sciembed.models import ModelLoadError, load_encoder
     from sciembed.training.api import train
     from sciembed.training.recipes import recipe_module
@@ -259,15 +259,15 @@ def run_study(
         run.model = label
         model_runs.append(run)
         result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
-    report = write_report(model_runs, bench, out / "report", rankings=False, domain_baseline=REFERENCE_ARM)
+    report = write_runs_report(model_runs, bench, out / "report", name=EVAL_NAME, window_tokens=ev.window_tokens)
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
     from sciembed.experiments.study_report import render_study
 
-    results = json.loads((out / "report" / "results.json").read_text())
     manifest = CorpusDir(corpus).manifest() if (corpus / "manifest.json").exists() else {}
-    text, table = render_study(results, compositions, [a.name for a in plan.arms], REFERENCE_ARM, result.skipped,
-                               report, synthetic=bool(manifest.get("synthetic")))
+    text, table = render_study(model_runs, bench.describe(), compositions, [a.name for a in plan.arms],
+                               REFERENCE_ARM, result.skipped, report, report.parent / "benchmarks" / f"{EVAL_NAME}.md",
+                               synthetic=bool(manifest.get("synthetic")))
     result.table = table
     result.report.write_text(text, encoding="utf-8")
     (out / "timings.json").write_text(json.dumps(result.seconds, indent=2) + "\n")

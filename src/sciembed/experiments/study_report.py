@@ -1,4 +1,4 @@
-"""The strategy study's report (`study.md`): the S2Full paper's Tables 4–6 shape from an evaluation's results.
+"""The strategy study's report (`study.md`): the S2Full paper's Tables 4–6 shape from the evaluated runs.
 
 - Table 4/5 shape: models × scenarios (TA→TA, Body→TA, Body→Body) with NDCG@10 and
   MRR over the full list, once for windowed and once for full-section body text;
@@ -11,8 +11,12 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation import ModelRun
 from sciembed.evaluation.significance import paired_test
 
 SCENARIO_ORDER = ("ta_ta", "body_ta", "body_body")
@@ -24,6 +28,12 @@ def _key(scenario: str, mode: str) -> str:
     return scenario if scenario == "ta_ta" else f"{scenario}/{mode}"
 
 
+def _value(run: ModelRun, key: str, metric: str) -> float | None:
+    """A macro mean (0–1) of `run`; None where the scenario or metric is missing or the mean is undefined."""
+    value = run.aggregates.get(key, {}).get(metric)
+    return None if value is None or math.isnan(value) else float(value)
+
+
 def _fmt(value: Any) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
@@ -33,19 +43,21 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
             *["| " + " | ".join(r) + " |" for r in rows]]
 
 
-def _significance(models: dict[str, dict], reference: str, name: str, key: str) -> tuple[float, float | None, int]:
-    a = models[reference]["per_query"].get(key, {}).get("ndcg@10", {})
-    b = models[name]["per_query"].get(key, {}).get("ndcg@10", {})
+def _significance(models: dict[str, ModelRun], reference: str, name: str, key: str
+                  ) -> tuple[float, float | None, int]:
+    a = models[reference].per_query.get(key, {}).get("ndcg@10", {})
+    b = models[name].per_query.get(key, {}).get("ndcg@10", {})
     result = paired_test("ndcg@10", a, b)
     return result.delta, result.p_value, result.n
 
 
-def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: list[str], reference: str,
-                 skipped: dict[str, str], report_path: Any,
+def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
+                 reference: str, skipped: dict[str, str], report_path: Path, detail: Path,
                  synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
-    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, mrr_full)."""
-    models = {m["name"]: m for m in results["models"]}
-    bench = results["benchmark"]
+    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, mrr_full) from the evaluated runs
+    (distinct model names) and the benchmark's description; `report_path`: the evaluation's report.md,
+    `detail`: its citation detail page (``benchmarks/<name>.md``, its figures in the folder of that name)."""
+    models = {run.model: run for run in runs}
     lines = ["# S2Full strategy study", "",
              f"Benchmark {bench['name']}: {bench['queries']} queries ({bench.get('query_mode', 'linked')}), "
              f"{bench['papers']} candidates, {bench.get('mean_relevant_per_query', 0):.2f} relevant per query.", ""]
@@ -58,8 +70,8 @@ def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: l
                                                                                for s in SCENARIO_ORDER]]
         rows = []
         for name, m in models.items():
-            ndcg = [m["aggregates"].get(_key(s, mode), {}).get("ndcg@10") for s in SCENARIO_ORDER]
-            mrr = [m["aggregates"].get(_key(s, mode), {}).get("mrr_full") for s in SCENARIO_ORDER]
+            ndcg = [_value(m, _key(s, mode), "ndcg@10") for s in SCENARIO_ORDER]
+            mrr = [_value(m, _key(s, mode), "mrr_full") for s in SCENARIO_ORDER]
             rows.append([name + (" (strategy)" if name in arms else ""), *map(_fmt, ndcg), *map(_fmt, mrr)])
             rows_out.append({"model": name, "strategy": name in arms, "body_mode": mode,
                              **{f"{s}_ndcg@10": v for s, v in zip(SCENARIO_ORDER, ndcg, strict=True)},
@@ -97,12 +109,15 @@ def render_study(results: dict[str, Any], compositions: dict[str, dict], arms: l
     if skipped:
         lines += ["## Models not evaluated", "", *[f"- {name}: {' '.join(reason.split())}"
                                                    for name, reason in skipped.items()], ""]
-    lines += ["## Files", "", f"- full evaluation report (all metrics, geometry, per-domain tables): {report_path}",
-              "- per-domain figure (sorted by ta_ta, differences against it): report/ndcg_by_domain.png", ""]
+    lines += ["## Files", "",
+              f"- evaluation report (headline table, paired significance against {reference}): {report_path}",
+              f"- every metric, per-domain tables and geometry: {detail}",
+              f"- per-domain figure (sorted by {reference}, differences against it): "
+              f"{detail.with_suffix('') / 'ndcg_by_domain.png'}", ""]
     return "\n".join(lines) + "\n", rows_out
 
 
-def _verdict(models: dict[str, dict], arms: list[str], reference: str) -> list[str]:
+def _verdict(models: dict[str, ModelRun], arms: list[str], reference: str) -> list[str]:
     """Does each body-aware strategy beat ta_ta on the body scenarios and hold TA→TA? (windowed bodies)"""
     lines = [f"## Verdict (windowed bodies, NDCG@10 against {reference}; significant at p ≤ {MAX_P})", ""]
     for name in arms:

@@ -6,8 +6,8 @@ Files under the suite's ``out``::
                             (distance, input format), paired significance against the baseline, what is missing
     results.json            every cell: per-task metrics, summaries, configs, timings
     benchmarks/<name>.md    per-benchmark detail: every metric of every task for every model, counts, input problems
-    benchmarks/<name>/      the figures of a kind's own section (semantic: mean_rank.png; paper-to-paper:
-                            ndcg_by_split.png)
+    benchmarks/<name>/      the files of a kind's own section (citation: ndcg_by_domain.png, spectrum.png,
+                            paper_log.jsonl; semantic: mean_rank.png; paper-to-paper: ndcg_by_split.png)
     heatmap.png             the table as a heat map (colour = column-wise rank, text = value)
 
 A kind whose paper reports more than per-task metrics has a hook in `DETAILS` (its module says what it
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.bench.citation_detail import citation_detail
 from sciembed.evaluation.bench.detail import Detail, table
 from sciembed.evaluation.bench.detail import fmt as _fmt
 from sciembed.evaluation.bench.p2p_detail import p2p_detail
@@ -36,6 +37,7 @@ HEADLINES = {  # which summary keys make a benchmark's columns; None = all of th
 # a kind's own section (what its paper reports beyond per-task metrics): (run, benchmark name, benchmark,
 # folder for its figures) -> Detail
 DETAILS: dict[str, Callable[[SuiteRun, str, Any, Path], Detail]] = {
+    "citation": citation_detail,
     "semantic": semantic_detail,
     "paper_to_paper": p2p_detail,
     "scifullbench": p2p_detail,

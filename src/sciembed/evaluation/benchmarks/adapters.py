@@ -114,14 +114,22 @@ class HarnessAdapter:
         if isinstance(scorer, DenseScorer):  # the harness encodes through the encoder: count it on the scorer
             scorer.encoded += int(run.encoding.get("distinct", 0))
             scorer.model_encoded += int(run.encoding.get("encoded", 0))
-        out = task_results(run, self.kind, self.primary)
-        if run.geometry:
-            metrics = {k: float(v) for k, v in _flat(run.geometry).items()}
-            out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=self.kind))
-        return out
+        return harness_results(run, self.kind, self.primary)
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
-        return primary_summary(results)
+        """Each scenario's primary score and their mean; geometry is reported on the detail page, not here."""
+        return primary_summary([r for r in results if r.kind != "geometry"])
+
+
+def harness_results(run: Any, kind: str, primary: str = "ndcg@10") -> list[TaskResult]:
+    """A harness `ModelRun` as the suite's task results: one per scenario (×100), and its geometry as one more
+    task (the numbers as measured; the singular values, for the spectrum figure, in ``details``)."""
+    out = task_results(run, kind, primary)
+    if run.geometry:
+        metrics = {k: float(v) for k, v in _flat(run.geometry).items()}
+        details = {"singular_values": [float(v) for v in run.geometry.get("spectrum", {}).get("singular_values", [])]}
+        out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=kind, details=details))
+    return out
 
 
 def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, float]:

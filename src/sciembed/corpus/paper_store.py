@@ -61,7 +61,9 @@ def store_dir(corpus_root: Path) -> Path:
 
 def build_store(parquet: Path, target: Path) -> Path:
     """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically."""
-    source = pq.ParquetFile(parquet)
+    # pre_buffer=False: pyarrow's read coalescing keeps buffered row groups while iter_batches walks them
+    # (a first store build of 930,730 papers peaked at 2.7 GB with it, 354 MB without, same speed)
+    source = pq.ParquetFile(parquet, pre_buffer=False)
     schema = pa.schema([source.schema_arrow.field(c) for c in STORE_COLUMNS])
     return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS, columns=list(STORE_COLUMNS)))
 

@@ -117,7 +117,7 @@ def _split_chunks(corpus: CorpusDir, split: str) -> tuple[Iterator[list[tuple[in
 
 def _stream(path: Path, wanted: pa.Array | None) -> Iterator[list[tuple[int, Paper]]]:
     row = 0
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=STORE_BATCH_ROWS):
+    for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=STORE_BATCH_ROWS):  # see build_store
         rows = np.arange(row, row + batch.num_rows)
         row += batch.num_rows
         if wanted is not None:

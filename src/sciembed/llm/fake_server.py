@@ -112,15 +112,17 @@ class FakeLLMServer(FakeHTTPServer):
                 with server._lock:
                     server.requests.append({"endpoint": endpoint, **body})
                     server.auth_headers.append(self.headers.get("Authorization"))
-                with server._counted():
-                    self._answer(endpoint, body)
+                self._answer(endpoint, body)
 
             def _answer(self, endpoint: str, body: dict[str, Any]) -> None:
                 failure = server._next_failure()
                 if server.required_api_key and self.headers.get("Authorization") != f"Bearer {server.required_api_key}":
                     failure = "401"
-                if server.delay_s:
-                    time.sleep(server.delay_s)
+                # counted while the request is worked on, not while its reply is written: a client that has
+                # its reply may send the next request before this thread would leave a wider window
+                with server._counted():
+                    if server.delay_s:
+                        time.sleep(server.delay_s)
                 if failure == "429":
                     self._json(429, {"error": {"message": "rate limited", "type": "rate_limit"}})
                 elif failure == "500":

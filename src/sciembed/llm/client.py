@@ -235,19 +235,24 @@ class LLMClient:
             return response.status_code, response.headers, b"".join(parts)
 
 
-def _count(value: Any) -> int | None:
+def token_count(value: Any) -> int | None:
     """A token count, or None when the server sent something else (usage is advisory metadata)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**62 else None
 
 
-def _parse_reply(raw: bytes, status: int, url: str, endpoint: str) -> LLMReply:
+def reply_json(raw: bytes, status: int, url: str) -> tuple[Any, str]:
+    """A reply body as JSON and its first 200 characters for messages; `LLMResponseError` when it is not JSON."""
     shown = raw[:200].decode("utf-8", "replace")
     try:
-        data = json.loads(raw)
+        return json.loads(raw), shown
     except (ValueError, UnicodeDecodeError) as err:
         raise LLMResponseError(f"{url} answered HTTP {status} with invalid JSON: {shown!r}") from err
     except RecursionError as err:
         raise LLMResponseError(f"{url} answered JSON nested too deeply to read: {shown!r}") from err
+
+
+def _parse_reply(raw: bytes, status: int, url: str, endpoint: str) -> LLMReply:
+    data, shown = reply_json(raw, status, url)
     choices = data.get("choices") if isinstance(data, dict) else None
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         raise LLMResponseError(f"{url} answered without choices: {shown!r}")
@@ -260,5 +265,5 @@ def _parse_reply(raw: bytes, status: int, url: str, endpoint: str) -> LLMReply:
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     finish = choice.get("finish_reason")
     return LLMReply(text=text or "", finish_reason=finish if isinstance(finish, str) else None,
-                    prompt_tokens=_count(usage.get("prompt_tokens")),
-                    completion_tokens=_count(usage.get("completion_tokens")), cached=False)
+                    prompt_tokens=token_count(usage.get("prompt_tokens")),
+                    completion_tokens=token_count(usage.get("completion_tokens")), cached=False)

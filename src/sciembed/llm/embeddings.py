@@ -13,7 +13,6 @@ dimensions.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -21,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.llm.client import LLMClient
+from sciembed.llm.client import LLMClient, reply_json, token_count
 from sciembed.llm.config import LLMConfig
 from sciembed.llm.errors import LLMError, LLMResponseError
 from sciembed.llm.progress import token_progress
@@ -103,13 +102,7 @@ class EmbeddingsClient(LLMClient):
 def parse_embeddings(raw: bytes, status: int, url: str, count: int, dim: int | None) -> tuple[np.ndarray, int]:
     """The (count, dim) float32 vectors of a ``/v1/embeddings`` reply in input order, and its prompt tokens;
     `LLMResponseError` when the reply is not exactly that."""
-    shown = raw[:200].decode("utf-8", "replace")
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise LLMResponseError(f"{url} answered HTTP {status} with invalid JSON: {shown!r}") from err
-    except RecursionError as err:
-        raise LLMResponseError(f"{url} answered JSON nested too deeply to read: {shown!r}") from err
+    data, shown = reply_json(raw, status, url)
     items = data.get("data") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise LLMResponseError(f"{url} answered without a data list of embeddings: {shown!r}")
@@ -137,8 +130,7 @@ def parse_embeddings(raw: bytes, status: int, url: str, count: int, dim: int | N
                                    "--cache-dir)")
         rows[index], first_len = vector, len(vector)
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    tokens = usage.get("prompt_tokens")
-    tokens = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and 0 <= tokens < 2**62 else 0
+    tokens = token_count(usage.get("prompt_tokens")) or 0
     out = np.asarray(rows, dtype=np.float64)
     if not np.isfinite(out.astype(np.float32)).all():
         raise LLMResponseError(f"{url} answered values beyond float32's range")

@@ -131,3 +131,35 @@ def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
     from sciembed.cli.search import saved_fusion
 
     assert saved_fusion(dirs) == spec and saved_fusion(dirs[:1]) is None
+
+
+def test_query_papers_can_follow_a_built_corpus_splits(corpus):
+    """A model trained on a corpus's train split is scored only on its val / test papers: train papers are
+    never queries (they stay candidates), and each query keeps the corpus's split."""
+    splits = {f"P{i:02d}": ("train" if i < 12 else "val" if i < 16 else "test") for i in range(24)}
+    splits.pop("P23")  # a paper the built corpus does not hold is no query either
+    test = build_collection_paper_to_paper(corpus, split="test", query_splits=splits)
+    val = build_collection_paper_to_paper(corpus, split="val", query_splits=splits)
+    every = build_collection_paper_to_paper(corpus, split="all", query_splits=splits)
+    assert set(test.queries) == {f"P{i}" for i in range(16, 23)}
+    assert set(val.queries) == {f"P{i}" for i in range(12, 16)}
+    assert set(every.queries) == set(test.queries) | set(val.queries)
+    assert len(test.papers) == 24  # every paper is still a candidate
+
+
+def test_a_tuned_fusion_records_its_model_and_refuses_another_models_scores(corpus):
+    from sciembed.retrieval.learned_fusion import FusionError
+
+    everything = build_collection_paper_to_paper(corpus, split="all")
+    val_ids = [q for q in everything.queries if query_split_of(q, 0, 0.3) == "val"]
+    test_ids = [q for q in everything.queries if q not in val_ids]
+    config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
+    tuned_on = HashingEncoder()
+    _, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, tuned_on, config, show_progress=False)
+    assert spec.model == tuned_on.fingerprint
+    same = evaluate_paper_to_paper(test, HashingEncoder(), config, show_progress=False, fusion=spec)
+    assert same[-1].model == "fused"
+    other = HashingEncoder(dim=48)
+    assert other.fingerprint != tuned_on.fingerprint
+    with pytest.raises(FusionError, match="tuned on the scores of encoder"):
+        evaluate_paper_to_paper(test, other, config, show_progress=False, fusion=spec)

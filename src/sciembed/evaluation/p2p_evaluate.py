@@ -35,6 +35,8 @@ def evaluate_paper_to_paper(
     if "fused" in config.methods and fusion is None:
         raise ValueError("method fused needs a fusion (a fusion.json from `sciembed eval run --kind "
                          "paper_to_paper --tune-fusion`, or --fusion FILE)")
+    if fusion is not None:
+        fusion.check_model([getattr(encoder, "fingerprint", None)], bench.name)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     views = plan_views(bench, encoder, config, fusion, llm_queries)

@@ -72,6 +72,7 @@ def evaluate_with_tuned_fusion(
     by_name = {r.model: r for r in runs}
     spec = tune_p2p_fusion([rescore(by_name[m], val) for m in config.fuse_runs], config.fuse_runs, metric)
     spec.tuned["val_queries"] = len(val.queries)
+    spec.model = getattr(encoder, "fingerprint", None)
     val_runs = [rescore(run, val) for run in runs]
     val_runs.append(rescore(by_name[spec.runs[0]], val, "fused",
                             fuse_all(spec, {m: rankings[m] for m in spec.runs}, depth=config.top_k)))

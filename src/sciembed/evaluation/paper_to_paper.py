@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -230,8 +230,12 @@ def build_collection_paper_to_paper(
     val_share: float = 0.3,
     min_gold: int = 1,
     splits: Iterable[str] = SPLITS,
+    query_splits: Mapping[str, str] | None = None,
 ) -> PaperToPaperBenchmark:
     """References / Citations over a whole *ingested* collection (e.g. the ACL GROBID corpus).
+
+    `query_splits` (paper id -> train / val / test, a built corpus's splits) assigns query papers instead of
+    the seeded hash: its val and test papers are the val and test queries, and no other paper is a query.
 
     Citations come from the papers' own bibliographies resolved against the
     collection (`sciembed.corpus.directed.directed_citations`). Candidates are
@@ -264,9 +268,13 @@ def build_collection_paper_to_paper(
     for name, rel in (("references", refs), ("citations", cits)):
         if name not in wanted:
             continue
-        mine = {q: r for q, r in rel.items() if split == "all" or query_split_of(q, seed, val_share) == split}
+        def split_of(q: str) -> str | None:
+            return query_splits.get(q) if query_splits is not None else query_split_of(q, seed, val_share)
+
+        mine = {q: r for q, r in rel.items() if split_of(q) in ({"val", "test"} if split == "all" else {split})}
         qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
-    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper over the collection, seed {seed}, "
+    how = f"seed {seed}" if query_splits is None else "query papers from a built corpus's splits"
+    return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper over the collection, {how}, "
                              f"≥{min_gold} gold)", corpus, qrels, issues, papers)
 
 

@@ -8,6 +8,7 @@ an index.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -72,6 +73,18 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     return texts
 
 
+# A static model (`StaticEmbedding`) has no token budget; benchmarks still cut its body windows from one:
+# that of a 512-token model (358 words), the window BM25 reads (`evaluation.rankers.BM25_WINDOW_TOKENS`).
+STATIC_BUDGET = 512
+STATIC_BUDGET_ATTR = "sciembed_window_budget"
+
+
+def is_static(model: Any) -> bool:
+    """Whether a sentence-transformers model reads whole texts (an infinite `max_seq_length`)."""
+    budget = getattr(model, "max_seq_length", None)
+    return isinstance(budget, float) and math.isinf(budget)
+
+
 class SentenceTransformerEncoder:
     """A `SentenceTransformer` (torch or ONNX backend) behind the `Encoder` interface.
 
@@ -119,13 +132,20 @@ class SentenceTransformerEncoder:
 
     @property
     def max_seq_length(self) -> int:
+        """The token budget. A static model reads whole texts; for it this is only the budget whose
+        window benchmarks cut (`STATIC_BUDGET` unless set), so it is compared on the same words as BM25."""
+        if is_static(self.model):
+            return int(getattr(self.model, STATIC_BUDGET_ATTR, STATIC_BUDGET))
         return int(self.model.max_seq_length)
 
     @max_seq_length.setter
     def max_seq_length(self, value: int) -> None:
         if value <= 0:
             raise ValueError(f"max_seq_length must be positive, got {value}")
-        self.model.max_seq_length = value
+        if is_static(self.model):
+            setattr(self.model, STATIC_BUDGET_ATTR, value)
+        else:
+            self.model.max_seq_length = value
 
     @property
     def dim(self) -> int:
@@ -171,7 +191,14 @@ class SentenceTransformerEncoder:
 
     def count_tokens(self, text: str) -> int:
         """Tokenizer-exact count of `text` alone (no prefix, no special tokens)."""
-        return len(self.model.tokenizer.tokenize(text))
+        return self._token_counts([text])[0]
+
+    def _token_counts(self, texts: list[str]) -> list[int]:
+        tokenizer = self.model.tokenizer
+        if is_static(self.model):  # a `tokenizers.Tokenizer`, not a transformers tokenizer
+            return [len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, truncation=False,
+                                              verbose=False)["input_ids"]]
 
     def resolved_precision(self) -> str:
         """fp32 on CPU and for the ONNX backend; on CUDA ``auto`` is bf16 where the GPU has it, else fp16."""
@@ -191,8 +218,8 @@ class SentenceTransformerEncoder:
         budget anyway, so counting stays cheap on full-text papers."""
         budget = self.max_seq_length
         head = [t[: CHARS_PER_TOKEN_BOUND * budget] for t in texts]
-        lengths = self.model.tokenizer(head, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
-        return sorted(range(len(texts)), key=lambda i: -min(len(lengths[i]), budget))
+        lengths = self._token_counts(head)
+        return sorted(range(len(texts)), key=lambda i: -min(lengths[i], budget))
 
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """float32 matrix (len(texts), dim), rows in input order; L2-normalised when metric is cosine.

@@ -218,6 +218,11 @@ def _check_length(model: SentenceTransformer, max_seq_length: int | None, source
         return
     if max_seq_length <= 0:
         raise ValueError(f"max_seq_length must be positive, got {max_seq_length}")
+    from sciembed.models.encoder import STATIC_BUDGET_ATTR, is_static
+
+    if is_static(model):  # reads whole texts: the budget only sizes the windows benchmarks cut for it
+        setattr(model, STATIC_BUDGET_ATTR, max_seq_length)
+        return
     config = getattr(getattr(model[0], "auto_model", None), "config", None)
     limit = getattr(config, "max_position_embeddings", None)
     if isinstance(limit, int) and max_seq_length > limit:

@@ -191,6 +191,7 @@ def search_batch(
         if missing or len(set(names)) != len(names):
             raise FusionError(f"the fusion {fusion.label} fuses runs {fusion.runs}; the indexes given are "
                               f"{', '.join(f'{p} ({n})' for p, n in zip(index_dirs, names, strict=True))}")
+        fusion.check_model([getattr(one.index, "fingerprint", None) for one in loaded if one.kind != "bm25"])
     depth = k if len(loaded) == 1 else max(k, FUSION_DEPTH)  # fused lists are deeper than what is shown
     titles: dict[str, str] = {}
     for one in loaded:

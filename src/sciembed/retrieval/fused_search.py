@@ -61,6 +61,8 @@ class FusedPaperSearch:
                                   "late): give --fusion FILE (`sciembed eval run --kind paper_to_paper "
                                   "--tune-fusion` tunes one)")
         self.spec = spec
+        spec.check_model([getattr(one.index, "fingerprint", None) for one in self.companions.values()
+                          if one.kind != "bm25"], "the companion indexes")
         missing = [r for r in spec.runs if r not in answered]
         if missing:
             raise FusionError(f"the fusion {spec.label} fuses {spec.runs}; the served collection answers "

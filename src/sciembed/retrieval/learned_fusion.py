@@ -52,6 +52,9 @@ class FusionSpec:
     norm: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # {"k": 60} | {"weights": [...]}
     tuned: dict[str, Any] = field(default_factory=dict)  # split, metric, score, queries, every candidate's score
+    # fingerprint of the encoder whose dense scores it was tuned on (None: not recorded, e.g. an older file):
+    # weights mean nothing for another model's score scale, so `check_model` refuses them
+    model: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -76,6 +79,18 @@ class FusionSpec:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def check_model(self, fingerprints: Sequence[str | None], where: str = "") -> None:
+        """Refuse dense scores from an encoder other than the one this fusion was tuned on."""
+        if self.model is None:
+            return
+        other = sorted({f for f in fingerprints if f is not None and f != self.model})
+        if other:
+            raise FusionError(
+                f"{where + ': ' if where else ''}the fusion {self.label} was tuned on the scores of encoder "
+                f"{self.model}; these scores come from {', '.join(other)}: tune a fusion for this model "
+                "(`sciembed eval run --kind paper_to_paper --tune-fusion`) instead of reusing another model's"
+            )
+
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +111,7 @@ class FusionSpec:
             raise FusionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
             raise FusionError(f"{path}: expected an object with a 'runs' list")
-        known = {"runs", "method", "norm", "params", "tuned"}
+        known = {"runs", "method", "norm", "params", "tuned", "model"}
         try:
             return cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:

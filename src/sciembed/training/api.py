@@ -63,7 +63,9 @@ def train(
     set_seed(config.seed)  # the projection head's initial weights
     parts = module.build(config, prepared, corpus)
     parts.summary["schedule"] = plan.to_dict()
-    if say is not None:
+    if say is not None and inference_length(parts.model) is None:
+        say("token budget: none (a static model reads whole texts)")
+    elif say is not None:
         say(f"token budget: trains on {parts.model.max_seq_length}, the saved model reads "
             f"{inference_length(parts.model)} (model.inference_max_seq_length)")
     return run_training(recipe, config, parts, run, checkpoint, callbacks, say)

@@ -22,13 +22,15 @@ class PlanCollator(SentenceTransformerDataCollator):
     def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
         if self.texts is None:
             raise ValueError("PlanCollator needs `texts`")
-        rows = [
-            {
+        rows = []
+        for f in features:
+            row = {
                 "anchor": self.texts(f["anchor_paper"], f["anchor_view"]),
                 "positive": self.texts(f["positive_paper"], f["positive_view"]),
             }
-            for f in features
-        ]
+            if "negative_paper" in f:  # a planned hard negative: MNRL's third column
+                row["negative"] = self.texts(f["negative_paper"], f["negative_view"])
+            rows.append(row)
         return super().__call__(rows)
 
 

@@ -131,6 +131,27 @@ class PrefixConfig(_Strict):
     special_tokens: bool = False
 
 
+class HardNegativesConfig(_Strict):
+    """One mined hard negative per pair (`sciembed.training.sources.hard_negatives`): ``bm25`` over full
+    text, or ``model`` (ANCE's refresh: title+abstract vectors of `model`, e.g. the previous round's
+    trained model; None = the run's base). Linked papers (either direction) are never negatives; the
+    negative is drawn from ranks ``[skip, depth)`` of what is left."""
+
+    miner: Literal["bm25", "model"] = "bm25"
+    model: str | None = None
+    skip: int = Field(5, ge=0)
+    depth: int = Field(50, gt=0)
+    query_words: int = Field(1500, gt=0)  # bm25: a query is the first words of the paper's full text
+
+    @model_validator(mode="after")
+    def _band(self):
+        if self.depth <= self.skip:
+            raise ValueError(f"depth {self.depth} must be above skip {self.skip}")
+        if self.model is not None and self.miner != "model":
+            raise ValueError("hard_negatives.model is for miner: model")
+        return self
+
+
 class WindowDataConfig(_Strict):
     strategy: Strategy = "both_random"
     self_align_share: float = Field(0.2, ge=0, lt=1)  # share of every batch that is same-paper pairs
@@ -140,6 +161,7 @@ class WindowDataConfig(_Strict):
     orientation: Literal["sorted", "random"] = "sorted"  # anchor = smaller paper id (paper A.2), or a coin flip
     window_words: int | None = Field(None, gt=0)  # None: 0.7 × model.max_seq_length
     prefixes: PrefixConfig | None = PrefixConfig()
+    hard_negatives: HardNegativesConfig | None = None  # None: in-batch negatives only (the paper)
 
 
 class WindowModelConfig(ModelConfig):
@@ -168,6 +190,35 @@ class WindowConfig(TrainConfig):
     model: WindowModelConfig = WindowModelConfig()
     training: WindowTrainingConfig = WindowTrainingConfig()
     data: WindowDataConfig = WindowDataConfig()
+
+
+class StaticModelConfig(_Strict):
+    """A static (bag-of-token-vectors) encoder: `base` distilled with model2vec into a StaticEmbedding, or
+    `base` already a static sentence-transformers model (a previous round's). `max_seq_length` only sizes
+    training windows (0.7 × it words); a static model has no token budget and reads whole texts."""
+
+    base: str | None = None
+    pca_dims: int | None = Field(256, gt=0)  # model2vec's PCA; None keeps the transformer's width
+    max_seq_length: int = Field(512, gt=0)
+
+
+class StaticTrainingConfig(TrainingConfig):
+    """Static embeddings take big batches and a large learning rate (the embedding table is the only
+    weight); plain MNRL, since a batch of static texts costs almost no memory."""
+
+    epochs: int = Field(5, gt=0)
+    batch_size: int = Field(256, ge=2)
+    loss: Literal["cached_mnrl", "mnrl"] = "mnrl"
+    learning_rate: float = Field(1e-2, ge=0)
+
+
+class StaticConfig(TrainConfig):
+    """The window recipe's data (citation pairs, self-alignment, hard negatives) on a static encoder."""
+
+    recipe: Literal["static"] = "static"
+    model: StaticModelConfig = StaticModelConfig()  # type: ignore[assignment]
+    training: StaticTrainingConfig = StaticTrainingConfig()
+    data: WindowDataConfig = WindowDataConfig(prefixes=None)
 
 
 class SectionFilterConfig(_Strict):

@@ -9,6 +9,7 @@ trains it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -38,13 +39,24 @@ def set_token_budgets(model: SentenceTransformer, transformer, config: ModelConf
     return inference
 
 
-def inference_length(model: SentenceTransformer) -> int:
-    """The token budget the saved model will read (the training budget for a model built elsewhere)."""
+def has_budget(model: SentenceTransformer) -> bool:
+    """False for a model that reads whole texts (a `StaticEmbedding`'s budget is infinite)."""
+    return math.isfinite(model.max_seq_length or 0)
+
+
+def inference_length(model: SentenceTransformer) -> int | None:
+    """The token budget the saved model will read (the training budget for a model built elsewhere);
+    None for a model without one (static)."""
+    if not has_budget(model):
+        return None
     return int(getattr(model, INFERENCE_LENGTH_ATTR, None) or model.max_seq_length)
 
 
-def token_budgets(model: SentenceTransformer) -> dict[str, int]:
-    """``{"training": the budget it trains on, "inference": the one its saved copy reads}`` (summaries, cards)."""
+def token_budgets(model: SentenceTransformer) -> dict[str, int | None]:
+    """``{"training": the budget it trains on, "inference": the one its saved copy reads}`` (summaries, cards);
+    None for both on a model that reads whole texts."""
+    if not has_budget(model):
+        return {"training": None, "inference": None}
     return {"training": int(model.max_seq_length), "inference": inference_length(model)}
 
 
@@ -53,6 +65,9 @@ def reading_as_saved(model: SentenceTransformer) -> Iterator[dict[str, int]]:
     """Inside the block the model reads its inference budget (saving it, validating it as it will be used);
     the training budget comes back after. Yields `token_budgets` as they were on entry."""
     budgets = token_budgets(model)
+    if budgets["inference"] is None:  # nothing to switch
+        yield budgets
+        return
     model.max_seq_length = budgets["inference"]
     try:
         yield budgets

@@ -73,6 +73,9 @@ class BatchPlan:
     is_self: np.ndarray
     epoch_batches: tuple[int, ...]
     dropped_pairs: tuple[int, ...]
+    # hard negatives, one per slot (`sciembed.training.plan_negatives`); None: in-batch negatives only
+    negative_paper: np.ndarray | None = None
+    negative_view: np.ndarray | None = None
 
     @property
     def n_slots(self) -> int:
@@ -83,14 +86,17 @@ class BatchPlan:
         return self.n_slots // self.batch_size
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The plan as dataset columns (anchor first: MNRL reads columns in order)."""
-        return {
+        """The plan as dataset columns (anchor first: MNRL reads columns in order; the negative last)."""
+        columns = {
             "anchor_paper": self.anchor_paper,
             "anchor_view": self.anchor_view,
             "positive_paper": self.positive_paper,
             "positive_view": self.positive_view,
             "is_self": self.is_self,
         }
+        if self.negative_paper is not None and self.negative_view is not None:
+            columns |= {"negative_paper": self.negative_paper, "negative_view": self.negative_view}
+        return columns
 
 
 def _assemble_epoch(

@@ -43,6 +43,10 @@ class BenchmarkEntry(BaseModel):
     fusion: str | None = None  # paper_to_paper: fusion.json for method `fused` (from tune_fusion)
     tune_fusion: bool = False  # paper_to_paper on an ingested collection: tune `fused` on val, report test
     val_share: float = Field(0.3, gt=0, lt=1)  # paper_to_paper on an ingested collection: val query share
+    # paper_to_paper on an ingested collection: a built corpus whose splits assign the query papers (its val ->
+    # val, its test -> test; its train papers are never queries), so a model trained on that corpus's train
+    # split is scored on papers whose links it never saw; instead of seed + val_share
+    query_splits: str | None = None
 
     @field_validator("kind")
     @classmethod

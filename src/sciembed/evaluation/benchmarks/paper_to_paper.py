@@ -42,7 +42,18 @@ def query_benchmark(entry: Any) -> Any:
     if CorpusDir(path).has_citations():
         return build_paper_to_paper(path, split=entry.split, min_gold=entry.min_gold)
     return build_collection_paper_to_paper(path, split="all" if entry.tune_fusion else entry.split, seed=entry.seed,
-                                           val_share=entry.val_share, min_gold=entry.min_gold)
+                                           val_share=entry.val_share, min_gold=entry.min_gold,
+                                           query_splits=query_splits(entry))
+
+
+def query_splits(entry: Any) -> dict[str, str] | None:
+    """``entry.query_splits``'s paper -> split (a built corpus's splits.parquet), or None."""
+    if entry.query_splits is None:
+        return None
+    from sciembed.corpus.layout import CorpusDir
+
+    corpus = CorpusDir(Path(entry.query_splits).expanduser())
+    return {pid: split for split in ("train", "val", "test") for pid in corpus.split_ids(split)}
 
 
 def query_paper_ids(corpus: str | Path, *, split: str = "test", seed: int = 0, val_share: float = 0.3,
@@ -76,7 +87,9 @@ def load(entry: Any, context: Any) -> PaperToPaperAdapter:
     bench = query_benchmark(entry)
     if entry.tune_fusion:
         ids = sorted(bench.queries)
-        val = [q for q in ids if query_split_of(q, entry.seed, entry.val_share) == "val"]
+        assigned = query_splits(entry)
+        val = [q for q in ids if (assigned[q] if assigned is not None else
+                                  query_split_of(q, entry.seed, entry.val_share)) == "val"]
         tuned = TunedFusion(val, [q for q in ids if q not in set(val)], context.workdir / "fusion" / entry.name)
         return PaperToPaperAdapter(bench, entry.name, config, tuned=tuned)
     return PaperToPaperAdapter(bench, entry.name, config, fusion=fusion)

@@ -8,7 +8,7 @@ import importlib
 from types import ModuleType
 
 from sciembed.errors import SciembedInputError
-from sciembed.training.config import InfoNCEConfig, JepaConfig, TrainConfig, WindowConfig
+from sciembed.training.config import InfoNCEConfig, JepaConfig, StaticConfig, TrainConfig, WindowConfig
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
 from sciembed.training.recipes.semcse_config import SemCSEConfig
 
@@ -18,6 +18,7 @@ RECIPES: dict[str, tuple[str, type[TrainConfig]]] = {
     "jepa": ("sciembed.training.recipes.jepa", JepaConfig),
     "infonce": ("sciembed.training.recipes.infonce", InfoNCEConfig),
     "semcse": ("sciembed.training.recipes.semcse", SemCSEConfig),
+    "static": ("sciembed.training.recipes.static", StaticConfig),
 }
 
 

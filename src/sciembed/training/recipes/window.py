@@ -31,9 +31,11 @@ class Prepared:
     data: TrainingData
     plan: BatchPlan
     window_words: int
+    negatives: dict[str, Any] | None = None  # how the hard negatives were mined and drawn
 
     def summary(self) -> dict[str, Any]:
-        return {"data": self.data.summary(), "window_words": self.window_words, "composition": composition(self.plan)}
+        out = {"data": self.data.summary(), "window_words": self.window_words, "composition": composition(self.plan)}
+        return out | ({"hard_negatives": self.negatives} if self.negatives else {})
 
     def length(self) -> RunLength:
         return RunLength(self.plan.n_batches, self.plan.epoch_batches[0] if self.plan.epoch_batches else None,
@@ -63,6 +65,7 @@ def window_words(config: WindowConfig) -> int:
 
 
 def prepare(config: WindowConfig, corpus: str | Path | CorpusDir) -> Prepared:
+    corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     data = load_training_data(corpus, "train")
     plan = plan_batches(
         data.pairs,
@@ -75,7 +78,15 @@ def prepare(config: WindowConfig, corpus: str | Path | CorpusDir) -> Prepared:
         self_align=config.data.self_align,
         orientation=config.data.orientation,
     )
-    return Prepared(data, plan, window_words(config))
+    if config.data.hard_negatives is None:
+        return Prepared(data, plan, window_words(config))
+    from sciembed.training.plan_negatives import attach_negatives
+    from sciembed.training.sources.hard_negatives import linked_papers, mine
+
+    linked = linked_papers(corpus, corpus.split_id_array("train").to_pylist())
+    mined = mine(config.data.hard_negatives, data, linked, base=config.model.base)
+    plan, drawn = attach_negatives(plan, mined.lists, linked, data.n_body, config.seed)
+    return Prepared(data, plan, window_words(config), {**mined.summary(), "drawn": drawn})
 
 
 def epoch_of_step(plan: BatchPlan):

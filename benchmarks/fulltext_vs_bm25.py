@@ -1,0 +1,194 @@
+"""Learned full-text encoders against BM25 on real papers: one table, `benchmarks/results/fulltext_vs_bm25.json`.
+
+Every arm — the base MiniLM, BM25, each trained or static model given with ``--arm NAME=MODEL_DIR`` — is scored
+on the ACL test split of a `sciembed study real` directory (TA→TA, Body→TA, Body→Body, every linked test paper a
+query) and on SciTLDR dev, with paired t-tests on per-query NDCG@10 against BM25 and against the base. The
+paper-to-paper rows come from a finished `sciembed eval suite` run over the same arms (``--p2p RUN_DIR``, the
+suite of ``configs/bench-fulltext.yaml``): query papers are the study corpus's val (fusion tuning) and test
+papers, so no arm is scored on a paper whose links it trained on. Training cost (CPU-hours, examples seen, the
+val learning curve), encode speed (papers/s, title+abstract and full text, measured here side by side) and index
+bytes per paper are added per arm.
+
+    nice .venv/bin/python benchmarks/fulltext_vs_bm25.py --study runs/fulltext \\
+        --arm window_hn=runs/fulltext/runs/window_hn/model --arm static_hn=runs/fulltext/runs/static_hn/model \\
+        --p2p runs/fulltext/p2p
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "benchmarks" / "results" / "fulltext_vs_bm25.json"
+STATIC_WINDOW_TOKENS = 512  # a static model reads BM25's citation-benchmark window (358 words); MiniLM its 256
+
+
+def relative(path: Path | str) -> str:
+    """A path as the repository sees it (results files hold no machine paths)."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(REPO))
+    except ValueError:
+        return str(Path("..") / p.relative_to(REPO.parent)) if p.is_relative_to(REPO.parent) else p.name
+
+
+def is_static_dir(model: str) -> bool:
+    modules = Path(model, "modules.json")
+    return modules.is_file() and "StaticEmbedding" in modules.read_text()
+
+
+def citation_rows(study: Path, arms: dict[str, str], say) -> dict[str, dict[str, Any]]:
+    """Per arm, per task: NDCG@10 ×100, n and per-query scores (`sciembed study real`'s evaluation, cached)."""
+    from sciembed.experiments.real_study import BM25, StudyPaths, _evaluated, _tasks, load_real_study
+
+    config = load_real_study(REPO / "configs" / "study-real.yaml")
+    paths = StudyPaths(study)
+    tasks = _tasks(config, paths)
+    out = {}
+    for name, model in {"base": None, "bm25": BM25, **arms}.items():
+        arm_config = config
+        if model not in (None, BM25) and is_static_dir(model):
+            evaluation = config.evaluation.model_copy(update={"max_seq_length": STATIC_WINDOW_TOKENS})
+            arm_config = config.model_copy(update={"evaluation": evaluation})
+        out[name] = _evaluated(name, model, arm_config, paths, tasks, say)
+    return out
+
+
+def paired(per_query_a: dict[str, float], per_query_b: dict[str, float]) -> dict[str, Any]:
+    from sciembed.evaluation.significance import paired_test
+
+    test = paired_test("ndcg@10", per_query_a, per_query_b)
+    return {"delta": round(test.delta, 2), "p": None if math.isnan(test.p_value) else float(f"{test.p_value:.3g}")}
+
+
+def citation_table(evals: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for name, model in evals.items():
+        rows = {}
+        for task, entry in model["tasks"].items():
+            row: dict[str, Any] = {"ndcg@10": round(entry["score"], 2), "n": entry["n"]}
+            for ref in ("bm25", "base"):
+                if name != ref:
+                    row[f"vs_{ref}"] = paired(evals[ref]["tasks"][task]["per_query"], entry["per_query"])
+            rows[task] = row
+        table[name] = rows
+    return table
+
+
+def p2p_table(run_dir: Path) -> dict[str, Any]:
+    """Per model cell of the suite run: per relevance split and method, NDCG@10 / R@100 ×100, n, paired p
+    against bm25 and a2a of the same cell and against the base cell's best dense method."""
+    results = json.loads((run_dir / "results.json").read_text())
+    out: dict[str, Any] = {}
+    cells = {cell["model"]: cell for cell in results["cells"]}
+    for model, cell in cells.items():
+        rows: dict[str, dict[str, Any]] = {}
+        for result in cell["results"]:
+            method, split = result["task"].split("/", 1)
+            rows.setdefault(split, {})[method] = result
+        table = {}
+        for split, methods in rows.items():
+            table[split] = {}
+            for method, result in methods.items():
+                per_query = result["per_query"]["ndcg@10"]
+                row = {"ndcg@10": round(result["metrics"]["ndcg@10"], 2),
+                       "r@100": round(result["metrics"].get("recall@100", float("nan")), 2), "n": len(per_query)}
+                if method != "bm25" and "bm25" in methods:
+                    row["vs_bm25"] = paired(methods["bm25"]["per_query"]["ndcg@10"], per_query)
+                base = cells.get("minilm")
+                if base is not None and model != "minilm":
+                    ref = next((r for r in base["results"] if r["task"] == f"{method}/{split}"), None)
+                    if ref is not None:
+                        row["vs_base_same_method"] = paired(ref["per_query"]["ndcg@10"], per_query)
+                table[split][method] = row
+        fusion = cell.get("fusion") or {}
+        out[model] = {"splits": table, **({"fusion": fusion} if fusion else {})}
+    out["_benchmark"] = {k: v for k, v in next(iter(results["benchmarks"].values())).items()
+                         if k in ("name", "candidates", "queries_per_split", "relevant_per_split")}
+    return out
+
+
+def training_rows(arms: dict[str, str]) -> dict[str, Any]:
+    """Per trained arm: CPU-hours (the run's process time where recorded, else wall × threads), examples seen
+    and the val learning curve (examples seen → val NDCG@10) from its curves/."""
+    out = {}
+    for name, model in arms.items():
+        run = Path(model).parent
+        summary_path = run / "summary.json"
+        if not summary_path.is_file():
+            out[name] = {"trained": False}
+            continue
+        s = json.loads(summary_path.read_text())
+        per_step = s.get("schedule", {}).get("examples_per_step") or s.get("composition", {}).get("batch_size")
+        curve = []
+        for path in sorted((run / "curves").glob("*.csv")):
+            with path.open() as f:
+                for row in csv.DictReader(f):
+                    keys = [k for k in row if k.startswith("eval_") and "ndcg@10" in k and row[k]]
+                    if keys and per_step:
+                        curve.append({"examples_seen": int(float(row["step"])) * int(per_step),
+                                      **{k.removeprefix("eval_"): round(100 * float(row[k]), 2) for k in keys}})
+        out[name] = {"trained": True, "steps": s.get("global_step"), "max_steps": s.get("max_steps"),
+                     "examples_seen": (s.get("global_step") or 0) * int(per_step or 0),
+                     "wall_seconds_last_session": s.get("session_seconds"), "hard_negatives": s.get("hard_negatives"),
+                     "learning_curve": curve}
+    return out
+
+
+def encode_speed(study: Path, arms: dict[str, str], n_papers: int = 200) -> dict[str, Any]:
+    """Papers/s encoding title+abstract and the whole paper (MiniLM reads 256 tokens of it), side by side."""
+    from sciembed.corpus.layout import CorpusDir
+    from sciembed.models import load_encoder
+    from sciembed.views import ta_text
+    from sciembed.views.simple import full_text
+
+    papers = list(CorpusDir(study / "corpus").papers().values())[:n_papers]
+    views = {"ta": [ta_text(p) for p in papers], "full_text": [full_text(p) for p in papers]}
+    out: dict[str, Any] = {"papers": len(papers)}
+    for name, model in {"base": None, **arms}.items():
+        encoder = load_encoder(model)
+        row = {"dim": encoder.dim, "index_bytes_per_paper_flat_float32": 4 * encoder.dim}
+        for view, texts in views.items():
+            encoder.encode(texts[:8], show_progress=False)  # warm
+            start = time.perf_counter()
+            encoder.encode(texts, show_progress=False)
+            row[f"{view}_papers_per_s"] = round(len(texts) / (time.perf_counter() - start), 1)
+        out[name] = row
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--study", type=Path, required=True, help="A `sciembed study real` directory.")
+    parser.add_argument("--arm", action="append", default=[], help="NAME=MODEL_DIR (repeatable).")
+    parser.add_argument("--p2p", type=Path, help="A finished `sciembed eval suite configs/bench-fulltext.yaml` run.")
+    parser.add_argument("--skip-speed", action="store_true")
+    args = parser.parse_args()
+    arms = dict(a.split("=", 1) for a in args.arm)
+    evals = citation_rows(args.study, arms, print)
+    result: dict[str, Any] = {
+        "schema": 1,
+        "study": relative(args.study),
+        "arms": {name: relative(model) for name, model in arms.items()},
+        "citation_and_scitldr": citation_table(evals),
+        "protocol": {"acl": "test split, every linked test paper a query, NDCG@10 ×100; MiniLM-based models read "
+                            "256 tokens (179-word body windows), static models and BM25 358-word windows",
+                     "test": "paired Student t-test (ranx) on per-query NDCG@10, two-sided"},
+        "training": training_rows(arms),
+    }
+    if args.p2p is not None:
+        result["paper_to_paper"] = p2p_table(args.p2p)
+    if not args.skip_speed:
+        result["encode_speed"] = encode_speed(args.study, arms)
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {relative(OUT)}")
+
+
+if __name__ == "__main__":
+    main()

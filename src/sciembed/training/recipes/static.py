@@ -1,0 +1,78 @@
+"""A static full-text encoder: MiniLM distilled with model2vec, then trained on citation pairs.
+
+A static model is a table of token vectors averaged over the text: it reads
+every word of a paper at a small fraction of a transformer's cost, with no
+token budget (`StaticEmbedding.max_seq_length` is infinite). The recipe takes
+the window recipe's data unchanged — citation pairs over title+abstract and
+random body windows, self-alignment, optional mined hard negatives — so the
+two encoders are compared on the same training signal.
+
+`model.base` is a transformer (distilled here, offline: model2vec runs it over
+its own vocabulary) or a static sentence-transformers model (trained further:
+a second round, e.g. with negatives mined by the first).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sciembed.corpus.layout import CorpusDir
+from sciembed.training.config import StaticConfig
+from sciembed.training.recipes import window
+from sciembed.training.trainer import RecipeParts
+
+NAME = "static"
+CONFIG = StaticConfig
+Prepared = window.Prepared
+
+
+def prepare(config: StaticConfig, corpus: str | Path | CorpusDir) -> window.Prepared:
+    return window.prepare(config, corpus)  # type: ignore[arg-type]  # the same data block and planner
+
+
+def build_static_model(config: StaticConfig, device: str | None = None):
+    """A trainable static sentence-transformers model from `config.model.base`."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+
+    from sciembed.models.loading import load_sentence_transformer, resolve_model_source
+
+    source = resolve_model_source(config.model.base)
+    if Path(source, "modules.json").is_file():
+        loaded, _ = load_sentence_transformer(config.model.base, device=device)
+        if isinstance(loaded[0], StaticEmbedding):
+            return loaded.float()
+    from model2vec.distill import distill
+
+    distilled = distill(model_name=source, pca_dims=config.model.pca_dims, device=device or "cpu")
+    static = StaticEmbedding(distilled.tokenizer, embedding_weights=distilled.embedding, base_model=source)
+    # model2vec stores float16; Adam's second moment underflows in float16 (g² ~ 1e-8) and its updates blow up
+    return SentenceTransformer(modules=[static], device=device or "cpu").float()
+
+
+def build(config: StaticConfig, prepared: window.Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
+    from datasets import Dataset
+
+    from sciembed.training.collator import PlanCollator
+    from sciembed.training.data import ViewTexts
+    from sciembed.training.sampler import PlanBatchSampler
+    from sciembed.training.trainer import make_loss
+
+    model = build_static_model(config)
+    evaluator: Any = None
+    if config.validation.every_steps > 0:
+        from sciembed.training.validation import CitationValidator
+
+        evaluator = CitationValidator(corpus, config.validation)
+    plan = prepared.plan
+    return RecipeParts(
+        model=model,
+        dataset=Dataset.from_dict(plan.columns()),
+        collator=PlanCollator(preprocess_fn=model.preprocess, texts=ViewTexts(prepared.data, prepared.window_words)),
+        batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
+        loss=make_loss(model, config.training),
+        epoch_of_step=window.epoch_of_step(plan),
+        evaluator=evaluator,
+        summary=prepared.summary() | {"encoder": "static (model2vec StaticEmbedding)"},
+    )

@@ -198,6 +198,9 @@ def search(
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
                                        "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
                                        "RRF (default: a fusion.json saved in one of the index directories)."),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run Python code shipped in the index's model directory (only for models "
+        "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
@@ -218,14 +221,16 @@ def search(
     if output not in FORMATS:
         _fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
     try:
+        from sciembed.models.trust import trusting_code
         from sciembed.retrieval.learned_fusion import FusionSpec
 
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         notes: list[str] = []
-        results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
-                                       aggregate=aggregate, fusion=spec, notes=notes)
+        with trusting_code(trust_remote_code):
+            results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
+                                           aggregate=aggregate, fusion=spec, notes=notes)
     except _known_errors() as err:
         _fail(str(err))
         return

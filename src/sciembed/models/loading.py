@@ -167,7 +167,8 @@ def check_custom_code(source: str, trust_remote_code: bool) -> None:
     if found:
         raise ModelLoadError(
             f"model directory {source} would run its own Python code ({'; '.join(found[:3])}); "
-            "pass --trust-remote-code (trust_remote_code=True) only if you trust whoever wrote it")
+            "pass --trust-remote-code (or set SCIEMBED_TRUST_REMOTE_CODE=1; trust_remote_code=True) only if you "
+            "trust whoever wrote it")
 
 
 def load_sentence_transformer(

@@ -11,7 +11,14 @@ from sciembed.cli.deprecation import note, renamed
 from sciembed.cli.groups import alias, index_app
 from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, ResultsOutFile
 from sciembed.errors import SciembedInputError
-from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions, embeddings_options
+from sciembed.llm.cli_options import (
+    EmbeddingsApiKeyEnv,
+    EmbeddingsBaseUrl,
+    EmbeddingsDimensions,
+    EmbeddingsRetries,
+    EmbeddingsTimeout,
+    embeddings_options,
+)
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
@@ -73,6 +80,8 @@ def index(
     embeddings_base_url: EmbeddingsBaseUrl = None,
     embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
     embeddings_dimensions: EmbeddingsDimensions = None,
+    embeddings_timeout: EmbeddingsTimeout = None,
+    embeddings_retries: EmbeddingsRetries = None,
 ) -> None:
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
@@ -111,7 +120,8 @@ def index(
             metric=metric,
             cache_dir=cache_dir,
             trust_remote_code=trust_remote_code,
-            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions),
+            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
+                                 embeddings_timeout, embeddings_retries),
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,

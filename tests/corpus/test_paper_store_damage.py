@@ -11,8 +11,8 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from sciembed.corpus.paper_store import STORE_FILE, DamagedCorpusError, PaperStore, open_store, store_dir
-from sciembed.papers.io import write_parquet
+from sciembed.corpus.paper_store import STORE_FILE, PaperStore, open_store, store_dir
+from sciembed.papers.io import DamagedCorpusError, write_parquet
 from sciembed.papers.model import Paper, Section
 
 
@@ -83,3 +83,25 @@ def test_a_damaged_papers_parquet_names_the_file_and_the_fix(tmp_path):
     message = str(caught.value)
     assert str(parquet) in message and "sciembed corpus ingest" in message
     assert not list(store_dir(root).glob(".*.partial"))
+
+
+@pytest.mark.parametrize("command", [["corpus", "stats"], ["index", "build", "--model", "bm25", "--out", "IX"],
+                                     ["encode", "-o", "VEC", "--no-progress"]])
+def test_commands_reading_a_damaged_papers_parquet_give_one_line(tmp_path, command):
+    from typer.testing import CliRunner
+
+    from sciembed.cli.main import app
+
+    root = _corpus(tmp_path, 3000)
+    (root / "manifest.json").write_text('{"schema_version": 1, "kind": "ingested"}')
+    parquet = root / "papers.parquet"
+    column = pq.ParquetFile(parquet).metadata.row_group(0).column(3)
+    with open(parquet, "r+b") as f:
+        f.seek(column.data_page_offset)
+        f.write(b"\xff" * 64)
+    args = [a.replace("IX", str(tmp_path / "ix")).replace("VEC", str(tmp_path / "vec")) for a in command]
+    result = CliRunner().invoke(app, [*args[:2], str(root), *args[2:]] if command[0] != "encode" else
+                                [args[0], str(root), *args[1:]])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert str(parquet) in result.output and "corpus ingest" in result.output

@@ -28,8 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sciembed.errors import SciembedInputError
 from sciembed.ioutil.mapped_rows import BATCH_ROWS, MappedRows, partial_of, remove_stale_partials, write_rows
+from sciembed.papers.io import damaged_corpus, is_arrow_read_error
 from sciembed.papers.model import Paper
 
 STORE_COLUMNS = ("id", "title", "abstract", "sections")
@@ -60,10 +60,6 @@ def store_dir(corpus_root: Path) -> Path:
     return folder
 
 
-class DamagedCorpusError(SciembedInputError, OSError):
-    """A corpus's ``papers.parquet`` that cannot be read whole."""
-
-
 def build_store(parquet: Path, target: Path) -> Path:
     """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically.
 
@@ -78,16 +74,10 @@ def build_store(parquet: Path, target: Path) -> Path:
         return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS,
                                                               columns=list(STORE_COLUMNS)))
     except (pa.ArrowException, OSError) as err:
-        if isinstance(err, OSError) and err.errno is not None:
+        if not is_arrow_read_error(err):
             raise  # a disk or path error: the CLI's guard names it
         partial_of(target).unlink(missing_ok=True)
-        raise DamagedCorpusError(f"{parquet}: the corpus file is damaged and cannot be read ({_first_line(err)}); "
-                                 "re-run `sciembed corpus ingest` for this corpus (or restore the file from a "
-                                 "copy)") from err
-
-
-def _first_line(err: BaseException) -> str:
-    return (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+        raise damaged_corpus(parquet, err) from err
 
 
 def _store_stamp(target: Path) -> dict[str, int]:
@@ -137,11 +127,9 @@ def _rows(parquet: Path) -> int:
     try:
         return pq.ParquetFile(parquet).metadata.num_rows
     except (pa.ArrowException, OSError) as err:
-        if isinstance(err, OSError) and err.errno is not None:
+        if not is_arrow_read_error(err):
             raise
-        raise DamagedCorpusError(f"{parquet}: the corpus file is damaged and cannot be read ({_first_line(err)}); "
-                                 "re-run `sciembed corpus ingest` for this corpus (or restore the file from a "
-                                 "copy)") from err
+        raise damaged_corpus(parquet, err) from err
 
 
 class PaperStore(MappedRows):

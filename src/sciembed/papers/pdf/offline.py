@@ -50,7 +50,7 @@ SOURCE = "pdf-offline"
 _CONTEXT: Any = None
 _LIVE: set[Any] = set()  # parses in flight, for `stop_all_parses`
 _LIVE_LOCK = threading.Lock()
-_POLL_S = 0.25  # how often a wait for a child looks at the caller's deadline
+_POLL_S = 0.1  # how often a wait for a child looks at the caller's deadline
 _PR_SET_PDEATHSIG = 1
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,38 @@ def test_year_past_64_bits_is_one_counted_reject(tmp_path):
     assert (result.read, result.accepted, result.rejected) == (3, 1, 2)
     reasons = [r for r in read_papers(path) if isinstance(r, Rejection)]
     assert [r.loc.line for r in reasons] == [1, 2] and all("year" in r.message for r in reasons)
+
+
+def _surrogate_id_line(pid: str = "bad\\ud800") -> str:
+    return json.dumps({**own_record("x"), "id": "PLACE"}).replace("PLACE", pid)
+
+
+def test_lone_surrogate_in_an_id_is_one_counted_reject(tmp_path):
+    """Issue 33, defect 7: the rejection itself must be writable (rejects.jsonl), or the whole ingest fails."""
+    path = _write(tmp_path / "s.jsonl", [json.dumps(own_record("ok")), _surrogate_id_line(),
+                                         _surrogate_id_line("\\udfff")])
+    result = ingest([path], tmp_path / "out", progress=False)
+    assert (result.read, result.accepted, result.rejected) == (3, 1, 2)
+    written = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text("utf-8").splitlines()]
+    assert [r["id"] for r in written] == ["bad\\ud800", "\\udfff"] and all(r["line"] in (2, 3) for r in written)
+
+
+def test_corpus_ingest_cli_survives_a_surrogate_id_and_an_undecodable_file_name(tmp_path):
+    import os
+
+    from typer.testing import CliRunner
+
+    from sciembed.cli.main import app
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _write(folder / "a.jsonl", [json.dumps(own_record("ok")), _surrogate_id_line()])
+    odd = os.fsdecode(b"b\xff.jsonl")  # a name that is not UTF-8: Python reads it with surrogateescape
+    _write(folder / odd, [json.dumps(own_record("ok2")), _surrogate_id_line("\\ud801")])
+    result = CliRunner().invoke(app, ["corpus", "ingest", str(folder), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["accepted"] == 2 and manifest["counts"]["rejected"] == 2, manifest["counts"]
+    rejects = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text("utf-8").splitlines()]
+    assert sorted(Path(r["file"]).name for r in rejects) == ["a.jsonl", "b\\udcff.jsonl"]
+    assert sorted(r["id"] for r in rejects) == ["\\ud801", "bad\\ud800"]

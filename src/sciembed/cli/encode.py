@@ -9,7 +9,14 @@ import typer
 from sciembed.cli import encoder_options
 from sciembed.cli.options import FixedBatchSize, ModelSpec, VectorsOutDir, comma_list
 from sciembed.errors import SciembedInputError
-from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions, embeddings_options
+from sciembed.llm.cli_options import (
+    EmbeddingsApiKeyEnv,
+    EmbeddingsBaseUrl,
+    EmbeddingsDimensions,
+    EmbeddingsRetries,
+    EmbeddingsTimeout,
+    embeddings_options,
+)
 
 
 def encode_cmd(
@@ -36,6 +43,8 @@ def encode_cmd(
     embeddings_base_url: EmbeddingsBaseUrl = None,
     embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
     embeddings_dimensions: EmbeddingsDimensions = None,
+    embeddings_timeout: EmbeddingsTimeout = None,
+    embeddings_retries: EmbeddingsRetries = None,
 ) -> None:
     """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
     from rich.console import Console
@@ -45,7 +54,8 @@ def encode_cmd(
 
     load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
             "prefix": prefix, "metric": metric,
-            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions)}
+            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
+                                  embeddings_timeout, embeddings_retries)}
     try:
         result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,

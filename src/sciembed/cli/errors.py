@@ -43,13 +43,23 @@ def data_error_message(err: BaseException) -> str | None:
         return f"cannot write or read a file{where}: {err.strerror}"
     if isinstance(err, UnicodeDecodeError):
         return f"a file is not valid UTF-8 (byte {err.start}): {err.reason}"
-    if isinstance(err, pa.ArrowException):
-        return f"a Parquet / Arrow file is damaged or not what it should be: {err}"
+    if isinstance(err, pa.ArrowException) or (isinstance(err, OSError) and err.errno is None
+                                                and _raised_in_pyarrow(err)):
+        return f"a Parquet / Arrow file is damaged or not what it should be: {' '.join(str(err).split())}"
     if isinstance(err, duckdb.Error):
         return f"DuckDB could not read its input (a damaged or unexpected file?): {str(err).splitlines()[0]}"
     if isinstance(err, sqlite3.DatabaseError):
         return f"an SQLite file (embedding or LLM cache) is damaged: {err}"
     return None
+
+
+def _raised_in_pyarrow(err: BaseException) -> bool:
+    """Whether the innermost frame of `err` is pyarrow's: its damaged-file errors are plain OSErrors
+    ("Couldn't deserialize thrift", "Unexpected end of stream") without an errno."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and "pyarrow" in tb.tb_frame.f_code.co_filename
 
 
 class GuardedGroup(TyperGroup):

@@ -11,7 +11,14 @@ from sciembed.cli.deprecation import note, renamed
 from sciembed.cli.groups import alias, index_app
 from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, ResultsOutFile
 from sciembed.errors import SciembedInputError
-from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions, embeddings_options
+from sciembed.llm.cli_options import (
+    EmbeddingsApiKeyEnv,
+    EmbeddingsBaseUrl,
+    EmbeddingsDimensions,
+    EmbeddingsRetries,
+    EmbeddingsTimeout,
+    embeddings_options,
+)
 
 VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
@@ -73,6 +80,8 @@ def index(
     embeddings_base_url: EmbeddingsBaseUrl = None,
     embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
     embeddings_dimensions: EmbeddingsDimensions = None,
+    embeddings_timeout: EmbeddingsTimeout = None,
+    embeddings_retries: EmbeddingsRetries = None,
 ) -> None:
     """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
     from rich.console import Console
@@ -111,7 +120,8 @@ def index(
             metric=metric,
             cache_dir=cache_dir,
             trust_remote_code=trust_remote_code,
-            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions),
+            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
+                                 embeddings_timeout, embeddings_retries),
         )
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
@@ -198,6 +208,9 @@ def search(
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
                                        "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
                                        "RRF (default: a fusion.json saved in one of the index directories)."),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run Python code shipped in the index's model directory (only for models "
+        "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
@@ -218,14 +231,16 @@ def search(
     if output not in FORMATS:
         _fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
     try:
+        from sciembed.models.trust import trusting_code
         from sciembed.retrieval.learned_fusion import FusionSpec
 
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
         texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
         notes: list[str] = []
-        results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
-                                       aggregate=aggregate, fusion=spec, notes=notes)
+        with trusting_code(trust_remote_code):
+            results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
+                                           aggregate=aggregate, fusion=spec, notes=notes)
     except _known_errors() as err:
         _fail(str(err))
         return

@@ -159,6 +159,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
     """
     from sciembed.models import load_encoder
     from sciembed.models.openai_backend import endpoint_options
+    from sciembed.models.trust import run_time_trust
     from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
@@ -168,7 +169,7 @@ def serving_encoder(index_dir: Path, model: str | None, backend: str | None, qua
         quantize=quantize if backend else built["quantize"],
         max_seq_length=built.get("max_seq_length"), metric=built["metric"], prefix=built.get("prefix", ""),
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=trust_remote_code or bool(built.get("trust_remote_code")),
+        trust_remote_code=trust_remote_code or run_time_trust(),  # the user's choice, never the manifest's
         **(endpoint_options(built) if (backend or built["backend"]) == built["backend"] else {}),
     )
 

@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sciembed.ioutil.mapped_rows import BATCH_ROWS, MappedRows, write_rows
+from sciembed.ioutil.mapped_rows import BATCH_ROWS, MappedRows, partial_of, remove_stale_partials, write_rows
+from sciembed.papers.io import damaged_corpus, is_arrow_read_error
 from sciembed.papers.model import Paper
 
 STORE_COLUMNS = ("id", "title", "abstract", "sections")
@@ -60,28 +61,75 @@ def store_dir(corpus_root: Path) -> Path:
 
 
 def build_store(parquet: Path, target: Path) -> Path:
-    """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically."""
+    """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically.
+
+    A damaged Parquet file (a bad row group, a cut-off footer) is a `DamagedCorpusError` naming it and the
+    fix; the partial store is removed.
+    """
     # pre_buffer=False: pyarrow's read coalescing keeps buffered row groups while iter_batches walks them
     # (a first store build of 930,730 papers peaked at 2.7 GB with it, 354 MB without, same speed)
-    source = pq.ParquetFile(parquet, pre_buffer=False)
-    schema = pa.schema([source.schema_arrow.field(c) for c in STORE_COLUMNS])
-    return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS, columns=list(STORE_COLUMNS)))
+    try:
+        source = pq.ParquetFile(parquet, pre_buffer=False)
+        schema = pa.schema([source.schema_arrow.field(c) for c in STORE_COLUMNS])
+        return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS,
+                                                              columns=list(STORE_COLUMNS)))
+    except (pa.ArrowException, OSError) as err:
+        if not is_arrow_read_error(err):
+            raise  # a disk or path error: the CLI's guard names it
+        partial_of(target).unlink(missing_ok=True)
+        raise damaged_corpus(parquet, err) from err
+
+
+def _store_stamp(target: Path) -> dict[str, int]:
+    stat = target.stat()
+    return {"store_size": stat.st_size, "store_mtime_ns": stat.st_mtime_ns, "store_ctime_ns": stat.st_ctime_ns,
+            "store_inode": stat.st_ino}
+
+
+def _usable(target: Path, sidecar: Path, stamp: dict[str, int | str]) -> bool:
+    """Whether the store on disk is the one built for `stamp`, unchanged since, and opens whole.
+
+    The size, mtime and inode recorded after the build catch a store rewritten, truncated or swapped
+    since (a full checksum would read the whole, ~20 KB a paper, at every start); opening it reads the
+    Arrow footer, which a file cut short lacks.
+    """
+    try:
+        recorded = json.loads(sidecar.read_text())
+        if recorded != {**stamp, **_store_stamp(target)}:
+            return False
+        return len(PaperStore(target)) == recorded.get("rows", -1)
+    except (OSError, ValueError, pa.ArrowException):
+        return False
 
 
 def open_store(corpus_root: Path, papers_file: str = "papers.parquet") -> PaperStore:
-    """The corpus's store, built first when missing or older than its ``papers.parquet``."""
+    """The corpus's store, (re)built when missing, older than its ``papers.parquet``, changed or damaged.
+
+    Hidden partial files that killed builds left behind are removed first (`remove_stale_partials`).
+    """
     parquet = corpus_root / papers_file
     folder = store_dir(corpus_root)
     target = folder / STORE_FILE
     sidecar = folder / (STORE_FILE + ".json")
-    stamp = _stamp(parquet)
+    stamp = {**_stamp(parquet), "rows": _rows(parquet)}
     with open(folder / (STORE_FILE + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second rank waits here, then finds the file made
-        current = json.loads(sidecar.read_text()) if sidecar.exists() and target.exists() else None
-        if current != stamp:
+        remove_stale_partials(target)
+        if not (target.exists() and sidecar.exists() and _usable(target, sidecar, stamp)):
+            sidecar.unlink(missing_ok=True)
             build_store(parquet, target)
-            sidecar.write_text(json.dumps(stamp))
+            sidecar.write_text(json.dumps({**stamp, **_store_stamp(target)}))
     return PaperStore(target)
+
+
+def _rows(parquet: Path) -> int:
+    """Rows of `parquet` from its footer; a file without a readable footer is a `DamagedCorpusError`."""
+    try:
+        return pq.ParquetFile(parquet).metadata.num_rows
+    except (pa.ArrowException, OSError) as err:
+        if not is_arrow_read_error(err):
+            raise
+        raise damaged_corpus(parquet, err) from err
 
 
 class PaperStore(MappedRows):

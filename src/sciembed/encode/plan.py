@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sciembed.papers.io import damaged_corpus, is_arrow_read_error
 from sciembed.papers.model import Paper
 
 
@@ -35,15 +37,20 @@ def plan_shards(total_rows: int, shard_papers: int) -> list[Shard]:
 
 def read_rows(papers_path: str | Path, start: int, end: int) -> list[Paper]:
     """Papers of rows ``[start, end)``; only the row groups that the range touches are read."""
-    parquet = pq.ParquetFile(papers_path)
-    groups, first, offset = [], None, 0
-    for i in range(parquet.metadata.num_row_groups):
-        rows = parquet.metadata.row_group(i).num_rows
-        if offset < end and offset + rows > start:
-            groups.append(i)
-            first = offset if first is None else first
-        offset += rows
-    if not groups or first is None:
-        return []
-    table = parquet.read_row_groups(groups).slice(start - first, end - start)
+    try:
+        parquet = pq.ParquetFile(papers_path)
+        groups, first, offset = [], None, 0
+        for i in range(parquet.metadata.num_row_groups):
+            rows = parquet.metadata.row_group(i).num_rows
+            if offset < end and offset + rows > start:
+                groups.append(i)
+                first = offset if first is None else first
+            offset += rows
+        if not groups or first is None:
+            return []
+        table = parquet.read_row_groups(groups).slice(start - first, end - start)
+    except (pa.ArrowException, OSError) as err:
+        if not is_arrow_read_error(err):
+            raise
+        raise damaged_corpus(papers_path, err) from err
     return [Paper.from_dict(row) for row in table.to_pylist()]

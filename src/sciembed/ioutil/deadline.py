@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _local = threading.local()
 
@@ -44,3 +47,18 @@ def check(what: str = "the work") -> None:
     left = remaining()
     if left is not None and left <= 0:
         raise DeadlineExceeded(f"{what} ran past its time limit")
+
+
+def carried(work: Callable[..., T]) -> Callable[..., T]:
+    """`work` bound to this thread's deadline, for another thread to run (a pool worker sending a request)."""
+    at = getattr(_local, "at", None)
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        previous = getattr(_local, "at", None)
+        _local.at = at
+        try:
+            return work(*args, **kwargs)
+        finally:
+            _local.at = previous
+
+    return run

@@ -9,6 +9,7 @@ Subclasses name their `FAILURES` and build the request handler (`_handler`).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -105,3 +106,24 @@ def send(handler: BaseHTTPRequestHandler, status: int, payload: bytes, content_t
     handler.end_headers()
     with suppress(BrokenPipeError, ConnectionResetError):
         handler.wfile.write(payload)
+
+
+def send_dripped(handler: BaseHTTPRequestHandler, status: int, payload: bytes, content_type: str, *,
+                 header_s: float = 0.0, body_s: float = 0.0, step_s: float = 0.05) -> None:
+    """One answer written a few bytes at a time: its headers over `header_s` seconds, its body over `body_s`.
+
+    Each write comes well inside any per-read timeout, so only a deadline on the whole request stops the
+    client (issue 33: servers that send their headers slowly defeated `--llm-timeout`).
+    """
+    head = (f"HTTP/1.1 {status} OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(payload)}\r\n"
+            f"X-Padding: {'.' * 64}\r\n\r\n").encode()
+    with suppress(BrokenPipeError, ConnectionResetError):
+        for data, seconds in ((head, header_s), (payload, body_s)):
+            steps = max(1, int(seconds / step_s)) if seconds else 1
+            size = max(1, -(-len(data) // steps))
+            for start in range(0, len(data), size):
+                handler.wfile.write(data[start:start + size])
+                handler.wfile.flush()
+                if seconds:
+                    time.sleep(step_s)
+    handler.close_connection = True

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -24,12 +25,55 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 BATCH_ROWS = 1024  # rows per record batch written: a read finds its batch by binary search over the offsets
+STALE_AFTER_S = 300.0  # a partial file of a dead pid untouched this long is a killed run's leftover
 RELEASE_ROWS = 2048  # rows read between two MADV_DONTNEED of the map (~40 MB of 20 KB papers)
+
+
+def partial_of(path: Path) -> Path:
+    """The hidden file this process writes `path` into before renaming it: ``.NAME.<pid>.partial``.
+
+    A run killed while writing leaves it behind (the size of the whole file: ~20 KB a paper for the
+    paper store); the next writer of `path` removes those of processes that are gone
+    (`remove_stale_partials`).
+    """
+    remove_stale_partials(path)
+    return path.with_name(f".{path.name}.{os.getpid()}.partial")
+
+
+def remove_stale_partials(path: Path, idle_s: float = STALE_AFTER_S) -> list[Path]:
+    """Delete the ``.NAME.<pid>.partial`` files next to `path` whose process no longer runs; the removed.
+
+    Only files untouched for `idle_s` go: on a directory shared by several machines a pid may be another
+    host's live writer, which keeps its file's mtime fresh.
+    """
+    removed = []
+    for partial in Path(path).parent.glob(f".{Path(path).name}.*.partial"):
+        pid = partial.name[len(Path(path).name) + 2:-len(".partial")]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        try:
+            if time.time() - partial.stat().st_mtime < idle_s:
+                continue
+            partial.unlink()
+        except FileNotFoundError:  # another writer removed it first
+            continue
+        removed.append(partial)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def write_rows(path: Path, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Path:
     """Stream `batches` into `path` (uncompressed IPC file), atomically (a hidden partial, then rename)."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial = partial_of(path)
     with pa.OSFile(str(partial), "wb") as sink, ipc.new_file(sink, schema) as writer:
         for batch in batches:
             writer.write_batch(batch)
@@ -130,7 +174,7 @@ class TextWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+        self._partial = partial_of(self.path)
         self._sink = pa.OSFile(str(self._partial), "wb")
         self._writer = ipc.new_file(self._sink, self.SCHEMA)
         self._buffer: list[str] = []

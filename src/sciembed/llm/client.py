@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from sciembed.ioutil import deadline
+from sciembed.ioutil.http_deadline import bounded_client, within
 from sciembed.llm.cache import CachedReply, CacheKey, LLMCache, canonical_json, sha256_text
 from sciembed.llm.config import LLMConfig, Sampling
 from sciembed.llm.errors import LLMAuthError, LLMCacheMissError, LLMError, LLMResponseError
@@ -155,7 +157,7 @@ class LLMClient:
 
             pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="llm")
             try:
-                futures = [pool.submit(one, i) for i in misses]
+                futures = [pool.submit(deadline.carried(one), i) for i in misses]
                 wait(futures, return_when=FIRST_EXCEPTION)
                 failed = next((f for f in futures if f.done() and f.exception() is not None), None)
             finally:
@@ -175,8 +177,8 @@ class LLMClient:
             key = self.config.api_key()
             if key:
                 headers["Authorization"] = f"Bearer {key}"
-            self._http = httpx.Client(timeout=self.config.timeout_s, headers=headers,
-                                      limits=httpx.Limits(max_connections=self.config.concurrency))
+            self._http = bounded_client(timeout=self.config.timeout_s, headers=headers,
+                                        limits=httpx.Limits(max_connections=self.config.concurrency))
         return self._http
 
     def _post(self, url: str, body: dict[str, Any], parse: Callable[[bytes, int], T]) -> T:
@@ -185,6 +187,7 @@ class LLMClient:
         last = ""
         for attempt in range(attempts):
             wait_s = self.config.backoff_s * 2 ** attempt
+            deadline.check(f"the request to {url}")  # a caller's own budget (a server request) ends the retries
             try:
                 status, headers, raw = self._exchange(url, body)
             except httpx.TimeoutException:
@@ -214,10 +217,15 @@ class LLMClient:
     def _exchange(self, url: str, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
         """POST and read the reply within `timeout_s` in all and `max_reply_bytes` at most.
 
-        httpx's timeout bounds each read, so an endpoint trickling a byte a
-        second would hold a worker forever; the reply is streamed and both
-        bounds are checked as it arrives.
+        httpx's timeout bounds each read, so an endpoint trickling its headers or
+        body a byte a second would hold a worker forever: the whole exchange runs
+        `within` the timeout (every socket wait ends with it, `bounded_client`),
+        the reply is streamed and its size checked as it arrives.
         """
+        with within(self.config.timeout_s):
+            return self._bounded_exchange(url, body)
+
+    def _bounded_exchange(self, url: str, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
         limit, give_up = self.config.max_reply_bytes, time.monotonic() + self.config.timeout_s
         with self._client().stream("POST", url, json=body) as response:
             declared = response.headers.get("content-length", "")

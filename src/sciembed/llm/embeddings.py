@@ -5,7 +5,8 @@ An OpenAI-compatible embeddings server (OpenAI, text-embeddings-inference, vLLM,
 the texts in batches of ``batch_size`` from ``concurrency`` threads, with the chat client's
 timeouts, bounded reply size and retries on 429 / 5xx / timeouts (`LLMClient._post`). A reply is
 used only when it holds one vector per input, every ``index`` once, the same dimension throughout
-(the expected one when known) and finite numbers; anything else is an `LLMResponseError` naming the
+(the expected one when known), finite numbers and
+no all-zero vector; anything else is an `LLMResponseError` naming the
 URL and what was wrong. Vectors are not cached here: `sciembed.models.openai_backend` puts this
 client behind the embedding cache (`CachedEncoder`), keyed by a fingerprint of URL, model and
 dimensions.
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.ioutil import deadline
 from sciembed.llm.client import LLMClient, reply_json, token_count
 from sciembed.llm.config import LLMConfig
 from sciembed.llm.errors import LLMError, LLMResponseError
@@ -79,7 +81,7 @@ class EmbeddingsClient(LLMClient):
             return
         pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="embed")
         try:
-            futures = [pool.submit(work, i) for i in items]
+            futures = [pool.submit(deadline.carried(work), i) for i in items]  # a caller's budget holds there
             wait(futures, return_when=FIRST_EXCEPTION)
             failed = next((f for f in futures if f.done() and f.exception() is not None), None)
         finally:
@@ -134,4 +136,9 @@ def parse_embeddings(raw: bytes, status: int, url: str, count: int, dim: int | N
     out = np.asarray(rows, dtype=np.float64)
     if not np.isfinite(out.astype(np.float32)).all():
         raise LLMResponseError(f"{url} answered values beyond float32's range")
+    zero = np.flatnonzero(~out.any(axis=1))
+    if len(zero):  # no direction: every cosine with it is 0 (or NaN); a server that failed quietly sends these
+        raise LLMResponseError(f"{url} answered an all-zero embedding for input {int(zero[0])} ({len(zero)} of "
+                               f"{count} in this batch): a vector with no direction cannot be searched; check the "
+                               "server's logs")
     return out.astype(np.float32), tokens

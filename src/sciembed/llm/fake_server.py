@@ -24,10 +24,10 @@ from contextlib import suppress
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from sciembed.ioutil.fake_http import FakeHTTPServer, send
+from sciembed.ioutil.fake_http import FakeHTTPServer, send, send_dripped
 
 FAILURES = ("429", "500", "401", "timeout", "malformed", "no_choices", "empty", "wrong_count", "nan", "wrong_dim",
-            "shuffled")
+            "shuffled", "slow_headers", "drip", "zeros")
 _WORDS = ("the method improves retrieval of related papers", "results show a consistent gain on held-out data",
           "a simple model explains most of the variance", "the proposed approach scales to large corpora",
           "errors concentrate in long and noisy documents", "the benchmark separates strong from weak encoders")
@@ -133,15 +133,19 @@ class FakeLLMServer(FakeHTTPServer):
                     self._send(200, b'{"choices": [{"text": "unterminated')
                 elif failure == "no_choices":
                     self._json(200, {"id": "x", "object": "text_completion", "choices": []})
-                elif endpoint == "embeddings":
-                    if failure == "timeout":
-                        time.sleep(server.timeout_delay_s)
-                    self._json(200, _embeddings(body, server.embedding_dim, failure))
                 else:
                     if failure == "timeout":
                         time.sleep(server.timeout_delay_s)
-                    text = "  \n" if failure == "empty" else server.responder(endpoint, body)
-                    self._json(200, _completion(endpoint, body, text))
+                    if endpoint == "embeddings":
+                        data = _embeddings(body, server.embedding_dim, failure)
+                    else:
+                        text = "  \n" if failure == "empty" else server.responder(endpoint, body)
+                        data = _completion(endpoint, body, text)
+                    if failure in ("slow_headers", "drip"):  # each byte in time, the whole reply far too late
+                        send_dripped(self, 200, json.dumps(data).encode(), "application/json",
+                                     **{"header_s" if failure == "slow_headers" else "body_s": server.timeout_delay_s})
+                    else:
+                        self._json(200, data)
 
         return Handler
 
@@ -159,6 +163,8 @@ def _embeddings(body: dict[str, Any], default_dim: int, failure: str | None) -> 
         data[-1]["embedding"] = data[-1]["embedding"][:-1]
     elif failure == "shuffled":
         data.reverse()
+    elif failure == "zeros" and data:
+        data[0]["embedding"] = [0.0] * dim  # what a broken server sends for a text it could not embed
     tokens = sum(len(t.split()) for t in texts)
     return {"object": "list", "data": data, "model": body.get("model"),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}

@@ -167,7 +167,8 @@ def check_custom_code(source: str, trust_remote_code: bool) -> None:
     if found:
         raise ModelLoadError(
             f"model directory {source} would run its own Python code ({'; '.join(found[:3])}); "
-            "pass --trust-remote-code (trust_remote_code=True) only if you trust whoever wrote it")
+            "pass --trust-remote-code (or set SCIEMBED_TRUST_REMOTE_CODE=1; trust_remote_code=True) only if you "
+            "trust whoever wrote it")
 
 
 def load_sentence_transformer(
@@ -271,13 +272,16 @@ def load_encoder(
     base_url: str | None = None,
     api_key_env: str | None = None,
     dimensions: int | None = None,
+    timeout_s: float | None = None,
+    max_retries: int | None = None,
 ) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
 
     backend "openai": `name` is a model served at `base_url` (an OpenAI-compatible
     ``/v1/embeddings`` endpoint; `sciembed.models.openai_backend`), the API key read from
-    $`api_key_env` (default OPENAI_API_KEY), `dimensions` sent when given; `base_url`,
-    `api_key_env` and `dimensions` belong to this backend only.
+    $`api_key_env` (default OPENAI_API_KEY), `dimensions` sent when given, `timeout_s` bounding each whole
+    request and `max_retries` (defaults: `openai_encoder`'s); `base_url`, `api_key_env` and `dimensions`
+    belong to this backend only (the timeout and retries are ignored by the local backends).
 
     `trust_remote_code`: allow Python code shipped with the model (a local
     directory's custom modules, a hub model's modeling code); off, such a
@@ -305,6 +309,7 @@ def load_encoder(
     if backend == "openai":
         return _load_openai(name, base_url=base_url, api_key_env=api_key_env, dimensions=dimensions,
                             max_seq_length=max_seq_length, prefix=prefix, metric=metric, cache_dir=cache_dir,
+                            timeout_s=timeout_s, max_retries=max_retries,
                             unsupported={"quantize": quantize, "pooling": pooling, "adapter": adapter,
                                          "trust_remote_code": trust_remote_code, "device": device,
                                          "ta_join": ta_join not in (None, ". ") and ta_join})
@@ -379,7 +384,8 @@ def load_encoder(
 
 def _load_openai(name: str | None, *, base_url: str | None, api_key_env: str | None, dimensions: int | None,
                  max_seq_length: int | None, prefix: str, metric: str | None, cache_dir: Path | None,
-                 unsupported: dict[str, Any]) -> Encoder:
+                 unsupported: dict[str, Any], timeout_s: float | None = None,
+                 max_retries: int | None = None) -> Encoder:
     """The ``openai`` backend's encoder, behind the embedding cache when `cache_dir` is given (whose file for
     this fingerprint also tells the dimension, so a fully cached run sends nothing)."""
     from sciembed.models.cache import CachedEncoder, EmbeddingCache
@@ -392,7 +398,8 @@ def _load_openai(name: str | None, *, base_url: str | None, api_key_env: str | N
         raise ModelLoadError(f"backend 'openai' needs the embeddings server's URL for model {name!r} "
                              "(--embeddings-base-url, e.g. http://127.0.0.1:8080/v1)")
     encoder = openai_encoder(name, base_url=base_url, api_key_env=api_key_env, dimensions=dimensions,
-                             max_seq_length=max_seq_length, prefix=prefix, metric=metric)
+                             max_seq_length=max_seq_length, prefix=prefix, metric=metric, timeout_s=timeout_s,
+                             max_retries=max_retries)
     if cache_dir is None:
         return encoder
     stored = EmbeddingCache(cache_dir).stored_dim(encoder.fingerprint)

@@ -26,12 +26,20 @@ What differs from a local model, and how it is handled:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from sciembed.llm.config import DEFAULT_API_KEY_ENV, LLMConfig
+from sciembed.llm.config import (
+    DEFAULT_API_KEY_ENV,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    EMBEDDINGS_RETRIES_ENV,
+    EMBEDDINGS_TIMEOUT_ENV,
+    LLMConfig,
+)
 from sciembed.llm.embeddings import EmbeddingsClient
 from sciembed.models.encoder import check_metric, check_texts
 from sciembed.models.fingerprint import combine
@@ -153,10 +161,31 @@ def endpoint_options(described: dict[str, Any]) -> dict[str, Any]:
 
 def openai_encoder(model: str | None, *, base_url: str | None, api_key_env: str | None = None,
                    dimensions: int | None = None, max_seq_length: int | None = None, prefix: str = "",
-                   metric: str | None = None, concurrency: int = 4, timeout_s: float = 60.0,
-                   max_retries: int = 5) -> OpenAIEmbeddingEncoder:
-    """The encoder for `model` at `base_url`, the key read from $`api_key_env` (default OPENAI_API_KEY)."""
+                   metric: str | None = None, concurrency: int = 4, timeout_s: float | None = None,
+                   max_retries: int | None = None) -> OpenAIEmbeddingEncoder:
+    """The encoder for `model` at `base_url`, the key read from $`api_key_env` (default OPENAI_API_KEY).
+
+    `timeout_s` (the whole request) and `max_retries` are run-time settings, not part of an index: when not
+    given they come from $SCIEMBED_EMBEDDINGS_TIMEOUT / $SCIEMBED_EMBEDDINGS_RETRIES, else 60 s and 5.
+    """
+    timeout_s = timeout_s if timeout_s is not None else _env_number(EMBEDDINGS_TIMEOUT_ENV, DEFAULT_TIMEOUT_S, float)
+    max_retries = max_retries if max_retries is not None else _env_number(EMBEDDINGS_RETRIES_ENV, DEFAULT_RETRIES,
+                                                                          int)
     config = LLMConfig(base_url=base_url, model=model, api_key_env=api_key_env or DEFAULT_API_KEY_ENV,
                        concurrency=concurrency, timeout_s=timeout_s, max_retries=max_retries)
     return OpenAIEmbeddingEncoder(model or "", config, dimensions=dimensions, max_seq_length=max_seq_length,
                                   prefix=prefix, metric=metric or "cosine")
+
+
+def _env_number(name: str, default: float, kind: type) -> Any:
+    """The number in $`name`, else `default`; a value that is no positive number is a clear error."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < 0 or (kind is float and value == 0):
+        raise ValueError(f"${name}={raw!r}: expected a {'positive number' if kind is float else 'count >= 0'}")
+    return value

@@ -27,7 +27,7 @@ from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
-from sciembed.papers.readers.records import DUPLICATE_ID, MISSING_TITLE
+from sciembed.papers.readers.records import DUPLICATE_ID, MISSING_TITLE, writable
 from sciembed.papers.sections import count_words, using_header_rule
 
 REJECTS_FILE = "rejects.jsonl"
@@ -173,13 +173,13 @@ def ingest(
     if missing:
         raise FileNotFoundError(f"input not found: {', '.join(missing)}")
     out = Path(out)
-    result = IngestResult(out=out, inputs=[str(p) for p in inputs], fmt=fmt, header_rule=header_rule,
+    result = IngestResult(out=out, inputs=[writable(str(p)) for p in inputs], fmt=fmt, header_rule=header_rule,
                           max_reject_details=max_reject_details, extra_keys=list(extra_keys))
     cache = pdf.cache_dir if pdf is not None else None
     out_dir, cache_dir = out.resolve(), _resolved(cache) if cache is not None else None  # resolved once, not per file
     files = [(p, data) for p, data in walk_inputs(inputs)  # never our own output
              if not _inside(p, out_dir) and not (cache_dir is not None and _under(p, cache_dir))]
-    result.skipped_files = [str(p) for p, data in files if not data]
+    result.skipped_files = [writable(str(p)) for p, data in files if not data]
     data_files = _unique([p for p, data in files if data])
     with (staged_dir(out, overwrite=overwrite) as stage, using_limits(limits), using_pdf_backend(pdf) as pdf_reader,
           using_header_rule(sentence_veto=HEADER_RULES[header_rule]), using_extra_keys(extra_keys)):
@@ -237,7 +237,7 @@ def _read_all(
     ):
         for path, resolved in zip(data_files, formats, strict=True):
             bar.start_file(path.name)
-            counts = result.files[str(path)] = FileCounts(_label(resolved))
+            counts = result.files[writable(str(path))] = FileCounts(_label(resolved))
             for record in records_of(path, resolved or "auto"):
                 counts.read += 1
                 result.read += 1

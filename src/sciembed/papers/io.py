@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sciembed import __version__
+from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.papers.model import Paper
 from sciembed.papers.schema import arrow_schema
@@ -115,9 +116,30 @@ def write_parquet(papers: Iterable[Paper], path: str | Path) -> int:
     return writer.count
 
 
+class DamagedCorpusError(SciembedInputError, OSError):
+    """A corpus's ``papers.parquet`` that cannot be read whole (a damaged row group, a cut-off footer)."""
+
+
+def damaged_corpus(path: str | Path, err: BaseException) -> DamagedCorpusError:
+    """The one message for a papers file pyarrow cannot read: the file, what failed, and the fix."""
+    what = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+    return DamagedCorpusError(f"{path}: the corpus file is damaged and cannot be read ({what}); re-run `sciembed "
+                              "corpus ingest` for this corpus (or restore the file from a copy)")
+
+
+def is_arrow_read_error(err: BaseException) -> bool:
+    """Whether `err` is pyarrow failing on a file's content (not a disk or path error, which carry an errno)."""
+    return isinstance(err, pa.ArrowException | OSError) and getattr(err, "errno", None) is None
+
+
 def read_parquet(path: str | Path, columns: list[str] | None = None) -> Iterator[Paper]:
-    """Stream papers back from Parquet, one row group at a time."""
-    parquet = pq.ParquetFile(path)
-    for batch in parquet.iter_batches(batch_size=2000, columns=columns):
-        for row in batch.to_pylist():
-            yield Paper.from_dict(row)
+    """Stream papers back from Parquet, one row group at a time; a damaged file is a `DamagedCorpusError`."""
+    try:
+        parquet = pq.ParquetFile(path)
+        for batch in parquet.iter_batches(batch_size=2000, columns=columns):
+            for row in batch.to_pylist():
+                yield Paper.from_dict(row)
+    except (pa.ArrowException, OSError) as err:
+        if not is_arrow_read_error(err):
+            raise
+        raise damaged_corpus(path, err) from err

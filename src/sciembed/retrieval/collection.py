@@ -219,10 +219,15 @@ def snippet(text: str, query: str | None, width: int = 240) -> str:
     return ("… " if best_start else "") + cut + " …"
 
 
-def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
-    """The encoder an index was built with, loaded with the same settings."""
+def encoder_from_manifest(manifest: dict[str, Any], trust_remote_code: bool | None = None) -> Any:
+    """The encoder an index was built with, loaded with the same settings.
+
+    Whether the model's own code may run is never read from the manifest (a file an attacker with write
+    access can edit): it is `trust_remote_code` when given, else the run's choice (`run_time_trust`).
+    """
     from sciembed.models import load_encoder
     from sciembed.models.openai_backend import endpoint_options
+    from sciembed.models.trust import run_time_trust
 
     settings = manifest["encoder"]
     return load_encoder(
@@ -233,7 +238,7 @@ def encoder_from_manifest(manifest: dict[str, Any]) -> Any:
         prefix=settings["prefix"],
         metric=settings["metric"],
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=bool(settings.get("trust_remote_code")),  # the choice made when the index was built
+        trust_remote_code=run_time_trust() if trust_remote_code is None else trust_remote_code,
         **endpoint_options(settings),  # backend openai: the same server, key variable and dimensions
     )
 

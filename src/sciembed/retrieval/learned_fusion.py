@@ -23,6 +23,7 @@ against ``ranx.fuse`` in tests/retrieval/test_learned_fusion.py).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -57,15 +58,36 @@ class FusionSpec:
     model: str | None = None
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
+        if not isinstance(self.method, str) or self.method not in METHODS:
             raise FusionError(f"unknown fusion method {self.method!r}; expected one of {', '.join(METHODS)}")
         if self.method != "rrf" and self.norm not in NORMS:
             raise FusionError(f"fusion {self.method} needs a norm: one of {', '.join(NORMS)}")
-        if len(self.runs) < 2:
-            raise FusionError(f"a fusion needs at least two runs, got {self.runs}")
+        if not isinstance(self.runs, list) or len(self.runs) < 2:
+            raise FusionError(f"a fusion needs at least two runs, got {self.runs!r}")
+        bad = [r for r in self.runs if not isinstance(r, str) or not r.strip()]
+        if bad:
+            raise FusionError(f"runs: a run name is a non-empty text, got {bad[0]!r}")
+        twice = sorted({r for r in self.runs if self.runs.count(r) > 1})
+        if twice:
+            raise FusionError(f"runs: {', '.join(twice)} named twice (each run is fused once, with one weight)")
+        if not isinstance(self.params, dict):
+            raise FusionError(f"params: expected an object, got {self.params!r}")
+        if not isinstance(self.tuned, dict):
+            raise FusionError(f"tuned: expected an object, got {self.tuned!r}")
+        if self.method == "rrf":
+            if "k" in self.params and not _number(self.params["k"], above=0.0):
+                raise FusionError(f"params.k: RRF's k is a finite number above 0 (score 1 / (k + rank)), "
+                                  f"got {self.params['k']!r}")
+            return
         weights = self.params.get("weights")
         if self.method == "wsum" and (not isinstance(weights, list) or len(weights) != len(self.runs)):
             raise FusionError(f"wsum needs one weight per run ({len(self.runs)}), got {weights!r}")
+        if self.method == "wsum":
+            wrong = [w for w in weights if not _number(w, above=None)]
+            if wrong:
+                raise FusionError(f"params.weights: each weight is a finite number >= 0, got {wrong[0]!r}")
+            if not any(float(w) > 0 for w in weights):
+                raise FusionError(f"params.weights: at least one weight must be above 0, got {weights!r}")
 
     @property
     def label(self) -> str:
@@ -114,8 +136,20 @@ class FusionSpec:
         known = {"runs", "method", "norm", "params", "tuned", "model"}
         try:
             return cls(**{k: v for k, v in data.items() if k in known})
-        except TypeError as exc:
+        except (TypeError, FusionError) as exc:
             raise FusionError(f"{path}: {exc}") from exc
+
+
+def _number(value: Any, above: float | None) -> bool:
+    """Whether `value` is a finite JSON number (not a bool) that is > `above`, or >= 0 when `above` is None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        if not math.isfinite(value):
+            return False
+    except OverflowError:  # an integer beyond any float
+        return False
+    return value > above if above is not None else value >= 0
 
 
 def measured_default(runs: Sequence[str]) -> FusionSpec | None:

@@ -30,6 +30,7 @@ import numpy as np
 from sciembed.retrieval.ann import AnnParams
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read_meta
 from sciembed.retrieval.hits import Hits, check_exclude
+from sciembed.retrieval.paging import stable_prefix
 
 AGGREGATIONS = ("max", "mean", "sum")
 # Paper-to-paper: several query vectors (a paper's views, or PRISM's aspect queries) against every
@@ -228,6 +229,13 @@ class MultiVectorIndex:
         `search_views` scores every view of every paper for each set; equal
         scores come in row order here, by paper id there.
         """
+        if not self.dense.exact:  # approximate: pages must agree at their boundaries (`paging.stable_prefix`)
+            return stable_prefix(lambda depth: self._search_sets_once(query_sets, depth, excludes, accept, knobs), k,
+                                 len(query_sets))
+        return self._search_sets_once(query_sets, k, excludes, accept, knobs)
+
+    def _search_sets_once(self, query_sets: Sequence[np.ndarray], k: int, excludes: Sequence[set[str]],
+                          accept: Callable[[str], bool] | None, knobs: dict | None) -> list[ViewHitList]:
         sizes = [len(s) for s in query_sets]
         if not sum(sizes) or not self.num_views:
             return [[] for _ in query_sets]

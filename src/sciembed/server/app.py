@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
 
@@ -31,7 +33,7 @@ from sciembed.server.schemas import (
     SearchResponse,
 )
 from sciembed.server.settings import ServerSettings
-from sciembed.server.uploads import papers_from_dicts, papers_from_upload, read_upload
+from sciembed.server.uploads import papers_from_dicts, papers_from_upload, read_upload, remove_abandoned_uploads
 
 STATIC = files("sciembed.server") / "static"
 STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -53,6 +55,19 @@ def batched(collection: Collection, settings: ServerSettings) -> None:
     collection.gather_searches(settings.max_batch_texts, settings.search_wait_ms)
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Starting: remove the upload directories of servers killed before they could. Stopping: kill the PDF
+    parses in flight (their requests are answered or abandoned by now; a parse must not outlive the server)."""
+    from sciembed.papers.pdf.offline import stop_all_parses
+
+    await run_in_threadpool(remove_abandoned_uploads)
+    try:
+        yield
+    finally:
+        stop_all_parses()
+
+
 def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
     """A FastAPI app serving `collection` with `settings`' limits."""
     settings = settings or ServerSettings()
@@ -60,6 +75,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         title="sciembed",
         summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
         version="1",
+        lifespan=lifespan,
     )
     batched(collection, settings)
     app.state.collection = collection

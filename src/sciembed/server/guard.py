@@ -9,8 +9,10 @@ whose 422 details would describe the schema (issue 23, defect 20).
 - Writes (every POST/PUT/PATCH/DELETE but the two search routes): the API key,
   or 403 when none is configured and `allow_open_writes` is off.
 - Cross-site writes: a browser sends Origin on a cross-site POST; one that is
-  neither this host nor an allowed CORS origin gets 403 (a form post needs no
-  CORS preflight, so the CORS setting alone does not stop it).
+  neither this server's own origin (scheme, host and port, as the request
+  reached it) nor an allowed CORS origin gets 403 (a form post needs no CORS
+  preflight, so the CORS setting alone does not stop it). Another port or
+  scheme on the same host is another origin: a page there is not this server's.
 - Every response: nosniff, DENY framing, a same-origin CSP, no referrer.
 """
 
@@ -41,13 +43,29 @@ def host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+Origin = tuple[str, str, int]
+
+
+def origin_of(url: str) -> Origin | None:
+    """(scheme, host, port) of an origin or URL, the default port filled in; None when it is not one."""
+    try:
+        parts = urlsplit(url.strip().lower())
+        port = parts.port
+    except ValueError:  # a port that is no number or out of range
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port if port is not None else DEFAULT_PORTS[parts.scheme]
+
+
 class Guard:
     """The checks of the module docstring, in front of the app."""
 
     def __init__(self, app, settings: ServerSettings) -> None:
         self.app, self.settings = app, settings
         self.hosts = {host_name(h) for h in settings.allowed_hosts}
-        self.origins = {o.rstrip("/").lower() for o in settings.cors_origins}
+        self.origins = {origin_of(o) for o in settings.cors_origins} - {None}
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -55,7 +73,7 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         path, method = scope.get("path", ""), scope.get("method", "GET")
-        refusal = self.refusal(headers, path, method)
+        refusal = self.refusal(headers, path, method, scope.get("scheme") or "http")
         csp = DOCS_CSP if path.startswith(DOCS_PATHS) else CSP
 
         async def with_headers(message):
@@ -74,7 +92,8 @@ class Guard:
             return
         await self.app(scope, receive, with_headers)
 
-    def refusal(self, headers: dict[str, str], path: str, method: str) -> tuple[int, str, str] | None:
+    def refusal(self, headers: dict[str, str], path: str, method: str,
+                scheme: str = "http") -> tuple[int, str, str] | None:
         host = host_name(headers.get("host", ""))
         if "*" not in self.hosts and host not in self.hosts:
             return 421, "wrong_host", (f"this server does not answer for host {host!r}; the operator lists the "
@@ -82,7 +101,7 @@ class Guard:
         write = method in WRITE_METHODS and path not in READ_POSTS
         if write:
             origin = headers.get("origin")
-            if origin is not None and not self.same_site(origin, host):
+            if origin is not None and not self.same_origin(origin, f"{scheme}://{headers.get('host', '')}"):
                 return 403, "cross_origin", f"a write from origin {origin!r} (not this host, not a CORS origin)"
         key = self.settings.api_key
         needs_key = write or (self.settings.protect_reads and path not in OPEN_PATHS and method != "OPTIONS")
@@ -95,6 +114,8 @@ class Guard:
             return 401, "unauthorized", "missing or wrong API key (header X-API-Key)"
         return None
 
-    def same_site(self, origin: str, host: str) -> bool:
-        """The page that sent the request came from this server (or from an allowed CORS origin)."""
-        return origin.rstrip("/").lower() in self.origins or host_name(urlsplit(origin).netloc) == host
+    def same_origin(self, origin: str, reached_as: str) -> bool:
+        """The page that sent the request came from this server's origin (scheme, host and port as the request
+        reached it: `reached_as`), or from an allowed CORS origin."""
+        sent = origin_of(origin)
+        return sent is not None and (sent in self.origins or sent == origin_of(reached_as))

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +30,33 @@ from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.server.errors import ApiError
 
 SUFFIXES = (".tei.xml", ".pdf.json", ".json", ".jsonl", ".ndjson", ".xml", ".nxml")
+UPLOAD_PREFIX = "sciembed-upload-"  # + "<pid>-": the server that made the directory
+
+
+def remove_abandoned_uploads(root: str | Path | None = None) -> int:
+    """Delete the upload directories of servers that are gone (killed before they could); how many.
+
+    A directory is named ``sciembed-upload-<pid>-…`` after the server process that made it; only those
+    whose process no longer runs are removed.
+    """
+    removed = 0
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{UPLOAD_PREFIX}*-*"):
+        pid = folder.name[len(UPLOAD_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)) or not folder.is_dir():
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def is_pdf_upload(data: bytes) -> bool:
@@ -67,7 +96,7 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_pap
     if not data.strip():
         raise ApiError(400, "the upload is empty", "not_a_paper")
     label = upload_label(filename, data)
-    with tempfile.TemporaryDirectory(prefix="sciembed-upload-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{UPLOAD_PREFIX}{os.getpid()}-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)
         return bounded_records(path, fmt, label, max_papers, max_expanded_bytes)

@@ -28,6 +28,7 @@ PDF_RESOURCE_LIMIT = "pdf_resource_limit"
 GROBID_ERROR = "grobid_error"
 GROBID_TIMEOUT = "grobid_timeout"
 GROBID_BUSY = "grobid_busy"
+GROBID_REPLY_TOO_LARGE = "grobid_reply_too_large"
 NO_TEXT = "no_text"
 
 

@@ -6,7 +6,9 @@ GROBID: the multipart ``input`` PDF is looked up by its SHA-256 among the
 not know gets GROBID's 500. It records every request (form fields, file name,
 content type, hash) and the most requests in flight at once, and misbehaves on
 demand: ``fail_next(kind, times)`` with kind ``503`` (busy), ``slow`` (answers
-after ``slow_s``), ``malformed`` (XML that does not parse), ``500``, ``204``.
+after ``slow_s``), ``malformed`` (XML that does not parse), ``500``, ``204``,
+``slow_headers`` / ``drip`` (the answer's headers / body trickled over ``slow_s``,
+each piece in time) and ``huge`` (the real TEI padded by a comment to ``huge_bytes``).
 
 Run one by hand over the shared samples:
 ``python -m sciembed.papers.pdf.fake_grobid PDF_DIR TEI_DIR --port 8070``.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import threading
 import time
 from contextlib import suppress
 from email.parser import BytesParser
@@ -23,9 +26,9 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from sciembed.ioutil.fake_http import FakeHTTPServer, send
+from sciembed.ioutil.fake_http import FakeHTTPServer, send, send_dripped
 
-FAILURES = ("503", "slow", "malformed", "500", "204")
+FAILURES = ("503", "slow", "malformed", "500", "204", "slow_headers", "drip", "huge")
 MALFORMED = b'<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc>'
 
 
@@ -57,9 +60,11 @@ class FakeGrobid(FakeHTTPServer):
     NAME = "fake-grobid"
 
     def __init__(self, tei_by_sha256: dict[str, bytes], *, host: str = "127.0.0.1", port: int = 0,
-                 slow_s: float = 2.0) -> None:
+                 slow_s: float = 2.0, huge_bytes: int = 4 << 20) -> None:
         self.tei_by_sha256 = dict(tei_by_sha256)
         self.slow_s = slow_s
+        self.huge_bytes = huge_bytes
+        self._dripping = threading.local()  # the failure the handler thread writes its answer with
         super().__init__(host, port)
 
     @property
@@ -77,6 +82,7 @@ class FakeGrobid(FakeHTTPServer):
                 "filename": pdf[0], "content_type": pdf[1], "sha256": digest, "accept": headers.get("Accept"),
             })
         failure = self._next_failure()
+        self._dripping.kind = failure if failure in ("slow_headers", "drip") else None
         if failure == "slow":
             time.sleep(self.slow_s)
         elif failure == "503":
@@ -90,6 +96,8 @@ class FakeGrobid(FakeHTTPServer):
         tei = self.tei_by_sha256.get(digest)
         if tei is None:
             return 500, b"[BAD_INPUT_DATA] PDF to XML conversion failed with error code: 1"
+        if failure == "huge":
+            return 200, tei + b"\n<!--" + b"x" * max(0, self.huge_bytes - len(tei)) + b"-->\n"
         return 200, tei
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -115,7 +123,12 @@ class FakeGrobid(FakeHTTPServer):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with server._counted():
                     status, answer = server._answer(self.headers.get("Content-Type", ""), body, dict(self.headers))
-                self._send(status, answer)
+                drip = server._dripping.kind
+                if drip:
+                    send_dripped(self, status, answer, "application/xml",
+                                 **{"header_s" if drip == "slow_headers" else "body_s": server.slow_s})
+                else:
+                    self._send(status, answer)
 
         return Handler
 

@@ -15,6 +15,12 @@ The TEI of every PDF that GROBID parsed is kept in ``cache_dir`` as
 PDF under another name, sends nothing twice; ``grobid-options.json`` there
 records the options the cache was made with, and other options are refused.
 TEI that does not parse is never cached. The cached TEI is read by the TEI reader.
+
+What GROBID may cost is bounded like any outside call: ``timeout_s`` (``--pdf-timeout``)
+bounds the whole request, from connect to the reply's last byte, so a server that
+trickles its answer cannot hold a worker (`sciembed.ioutil.http_deadline`); the reply
+is read up to ``max_tei_bytes`` (the TEI reader's own limit on one file) and a longer
+one is refused before it is parsed or cached, so a later run asks GROBID again.
 """
 
 from __future__ import annotations
@@ -31,10 +37,13 @@ from typing import Any
 
 from lxml import etree
 
+from sciembed.ioutil.http_deadline import bounded_client, within
 from sciembed.papers.pdf.checks import (
     GROBID_BUSY,
     GROBID_ERROR,
+    GROBID_REPLY_TOO_LARGE,
     GROBID_TIMEOUT,
+    MB,
     NO_TEXT,
     PdfLimits,
     PdfProblem,
@@ -69,11 +78,13 @@ class GrobidOptions:
     retries: int = 5
     backoff_s: float = 5.0
     max_backoff_s: float = 60.0
+    max_tei_bytes: int = 20 * MB  # ReadLimits.max_record_bytes: what the TEI reader reads of one file
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"--grobid must be an http(s) URL, got {self.url!r}")
-        if self.workers < 1 or self.timeout_s <= 0 or self.retries < 0 or self.backoff_s < 0:
+        if self.workers < 1 or self.timeout_s <= 0 or self.retries < 0 or self.backoff_s < 0 or \
+                self.max_tei_bytes < 1:
             raise ValueError(f"GROBID options must be positive: {self}")
 
     def form(self) -> dict[str, Any]:
@@ -102,7 +113,7 @@ class GrobidClient:
 
         self.options = options
         self.cache_dir = Path(cache_dir)
-        self._http = httpx.Client(timeout=httpx.Timeout(options.timeout_s, connect=min(10.0, options.timeout_s)))
+        self._http = bounded_client(timeout=httpx.Timeout(options.timeout_s, connect=min(10.0, options.timeout_s)))
         self._lock = threading.Lock()
         self.counts: Counter[str] = Counter()
 
@@ -139,9 +150,12 @@ class GrobidClient:
         """The cached TEI of the PDF at `path`, asking GROBID when it is not cached; raises `PdfProblem`."""
         digest = check_bytes(path, limits)
         cached = self.cache_dir / f"{digest}.tei.xml"
-        if cached.exists():
+        if cached.exists() and cached.stat().st_size <= self.options.max_tei_bytes:
             self._count("from_cache")
             return cached
+        if cached.exists():  # cached by an older version without the bound: asked for again
+            cached.unlink(missing_ok=True)
+            self._count("oversized_cache_dropped")
         probe(path, limits)  # encrypted, broken or page bombs are refused here, not sent
         tei = self._post(path)
         tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -156,20 +170,17 @@ class GrobidClient:
         delay = self.options.backoff_s
         for attempt in range(self.options.retries + 1):
             try:
-                with open(path, "rb") as pdf:
-                    answer = self._http.post(
-                        self.endpoint, files={"input": (path.name, pdf, "application/pdf", {"Expires": "0"})},
-                        data=self.options.form(), headers={"Accept": "text/plain"},
-                    )
+                status, content = self._exchange(path)
             except httpx.TimeoutException as err:
                 self._count("timeouts")
-                raise PdfProblem(GROBID_TIMEOUT, f"GROBID did not answer within {self.options.timeout_s:g} s") from err
+                raise PdfProblem(GROBID_TIMEOUT, f"GROBID did not answer within {self.options.timeout_s:g} s "
+                                 "(the whole request)") from err
             except httpx.TransportError as err:  # connection refused / reset: the server may be restarting
                 status, detail = None, f"{type(err).__name__}: {err}"
             else:
-                status, detail = answer.status_code, answer.text[:200]
+                detail = content[:200].decode("utf-8", "replace")
                 if status == 200:
-                    return _checked_tei(answer.content)
+                    return _checked_tei(content)
                 if status == 204:
                     raise PdfProblem(NO_TEXT, "GROBID extracted no content from the PDF (HTTP 204)")
                 if status != 503:
@@ -183,6 +194,30 @@ class GrobidClient:
         if status == 503:
             raise PdfProblem(GROBID_BUSY, f"GROBID stayed busy (HTTP 503) through {self.options.retries} retries")
         raise PdfProblem(GROBID_ERROR, f"GROBID could not be reached after {self.options.retries} retries: {detail}")
+
+    def _exchange(self, path: Path) -> tuple[int, bytes]:
+        """POST the PDF; (status, reply) read within `timeout_s` in all and `max_tei_bytes` at most."""
+        limit = self.options.max_tei_bytes
+        with within(self.options.timeout_s), open(path, "rb") as pdf, self._http.stream(
+                "POST", self.endpoint, files={"input": (path.name, pdf, "application/pdf", {"Expires": "0"})},
+                data=self.options.form(), headers={"Accept": "text/plain"}) as answer:
+            declared = answer.headers.get("content-length", "")
+            if answer.status_code == 200 and declared.isdigit() and int(declared) > limit:
+                raise self._too_large(f"announced {int(declared):,} bytes")
+            parts, size = [], 0
+            for chunk in answer.iter_bytes():  # decoded: a compressed reply counts as it expands
+                size += len(chunk)
+                if size > limit:
+                    if answer.status_code != 200:
+                        break  # an error page: its start is enough for the message
+                    raise self._too_large(f"sent over {limit:,} bytes")
+                parts.append(chunk)
+            return answer.status_code, b"".join(parts)
+
+    def _too_large(self, what: str) -> PdfProblem:
+        self._count("too_large")
+        return PdfProblem(GROBID_REPLY_TOO_LARGE, f"GROBID {what} of TEI; the limit is "
+                          f"{self.options.max_tei_bytes:,} bytes (nothing was parsed or cached)")
 
     def close(self) -> None:
         self._http.close()

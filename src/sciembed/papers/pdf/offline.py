@@ -7,18 +7,30 @@ the run: each file is parsed in a process forked from a small fork server
 wall-clock limit after which it is killed. The page count the catalogue
 declares is checked before any page is laid out. The child returns the
 (not yet finalised) `Paper`, or a reason code and message.
+
+The child is killed at the file's limit or at the caller's deadline, whichever
+comes first (a server request that timed out stops its parse), and when the
+server stops (`stop_all_parses`). It also cannot outlive its process tree
+(the kernel kills it when the fork server exits: ``PR_SET_PDEATHSIG``) or use
+more CPU seconds than its limit allows (``RLIMIT_CPU``), should the process
+that waits for it be killed first.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import resource
+import signal
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil import deadline
 from sciembed.papers.model import Paper
 from sciembed.papers.pdf.checks import (
     ENCRYPTED_PDF,
@@ -36,6 +48,10 @@ from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SOURCE = "pdf-offline"
 _CONTEXT: Any = None
+_LIVE: set[Any] = set()  # parses in flight, for `stop_all_parses`
+_LIVE_LOCK = threading.Lock()
+_POLL_S = 0.1  # how often a wait for a child looks at the caller's deadline
+_PR_SET_PDEATHSIG = 1
 
 
 def _context() -> Any:
@@ -91,6 +107,9 @@ _TASKS = {"parse": parse, "pages": _page_count}
 
 def _child(task: str, path: str, paper_id: str, name: str, limits: PdfLimits, conn: Any) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limits.max_memory_bytes, limits.max_memory_bytes))
+    cpu_s = math.ceil(limits.timeout_s) + 2  # a backstop: the waiting thread kills it at timeout_s
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    _die_with_parent()
     try:
         result: Any = _TASKS[task](Path(path), paper_id, name, limits)
     except PdfProblem as err:
@@ -108,15 +127,53 @@ def _child(task: str, path: str, paper_id: str, name: str, limits: PdfLimits, co
     conn.close()
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent (the fork server) exits; elsewhere nothing."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def stop_all_parses() -> int:
+    """Kill every parse in flight (a stopping server); how many were killed."""
+    with _LIVE_LOCK:
+        children = list(_LIVE)
+    for child in children:
+        if child.is_alive():
+            child.kill()
+    return len(children)
+
+
+def _answered(receive: Any, limits: PdfLimits) -> bool:
+    """Wait for the child's answer up to the file's limit or this thread's deadline; whether it came.
+
+    `DeadlineExceeded` when the deadline ended the wait (the caller no longer wants the answer)."""
+    give_up = time.monotonic() + limits.timeout_s
+    while True:
+        left = deadline.remaining()
+        wait = give_up - time.monotonic()
+        if left is not None and left <= 0:
+            raise deadline.DeadlineExceeded("parsing the PDF ran past the request's time limit; stopped")
+        if wait <= 0:
+            return False
+        if receive.poll(min(wait, _POLL_S, left if left is not None else wait)):
+            return True
+
+
 def _bounded(task: str, path: Path, paper_id: str, name: str, limits: PdfLimits) -> Any:
     """`task` run in a child process under `limits`; a (reason, message) answer is raised as `PdfProblem`."""
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(task, str(path), paper_id, name, limits, send), daemon=True)
-    child.start()
+    with _LIVE_LOCK:
+        child.start()
+        _LIVE.add(child)
     send.close()
     try:
-        if not receive.poll(limits.timeout_s):
+        if not _answered(receive, limits):
             raise PdfProblem(PDF_TIMEOUT, f"parsing took longer than {limits.timeout_s:g} s; stopped")
         try:
             result = receive.recv()
@@ -128,6 +185,8 @@ def _bounded(task: str, path: Path, paper_id: str, name: str, limits: PdfLimits)
             child.kill()
         child.join(5)
         receive.close()
+        with _LIVE_LOCK:
+            _LIVE.discard(child)
     if isinstance(result, tuple):
         raise PdfProblem(*result)
     return result

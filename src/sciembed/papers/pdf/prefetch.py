@@ -4,6 +4,12 @@ Both PDF readers wait on something outside the process (a GROBID server, a
 child process parsing one file), so threads are enough to keep several files
 in flight; the readers' records still come out one file at a time, in the
 order ingest asks for them. At most 2 x `workers` files are started ahead.
+
+A path that was not announced (a server's upload) is worked on in the calling
+thread, under that thread's deadline (`sciembed.ioutil.deadline`: a request's
+budget reaches the parse and the GROBID call), after waiting for one of
+`workers` slots no longer than that deadline allows. Uploads therefore never
+queue behind abandoned ones in a pool thread the deadline cannot reach.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from sciembed.ioutil import deadline
 
 T = TypeVar("T")
 
@@ -29,6 +37,7 @@ class Prefetch(Generic[T]):
         self._pending: deque[Path] = deque()
         self._futures: dict[Path, Future[T]] = {}
         self._lock = threading.Lock()  # a server reads uploads from several threads
+        self._slots = threading.BoundedSemaphore(workers)  # unannounced paths worked on at once
 
     def announce(self, paths: Iterable[Path]) -> None:
         with self._lock:
@@ -46,11 +55,21 @@ class Prefetch(Generic[T]):
             self._futures[path] = self._started().submit(self.work, path)
 
     def get(self, path: Path) -> T:
-        """The result for `path` (raising what `work` raised); started now when it was not announced."""
+        """The result for `path` (raising what `work` raised); worked on now, in this thread, when it was
+        not announced (`DeadlineExceeded` when no slot frees up within this thread's deadline)."""
         with self._lock:
-            future = self._futures.pop(path, None) or self._started().submit(self.work, path)
+            future = self._futures.pop(path, None)
             self._fill()
-        return future.result()
+        if future is not None:
+            return future.result()
+        left = deadline.remaining()
+        if not self._slots.acquire(timeout=None if left is None else max(left, 0.0)):
+            raise deadline.DeadlineExceeded(f"waiting for one of {self.workers} {self.name} slots ran past the "
+                                            "time limit")
+        try:
+            return self.work(path)
+        finally:
+            self._slots.release()
 
     def close(self) -> None:
         with self._lock:

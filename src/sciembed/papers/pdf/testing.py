@@ -56,6 +56,13 @@ def text_pdf(pages: list[list[tuple[str, float, bool, float, float]]]) -> bytes:
     return build_pdf(objects)
 
 
+def dense_pdf(pages: int, lines: int = 60) -> bytes:
+    """`pages` pages of `lines` lines of words each: a valid PDF that takes the layout reader seconds (a few
+    tenths of a second a page), for tests of time limits."""
+    page = [(f"word{j} " * 12, 9.0, False, 50.0, 740.0 - 11 * j) for j in range(lines)]
+    return text_pdf([page] * pages)
+
+
 def paper_pdf() -> bytes:
     """A two-page one-column paper: title, abstract, numbered headings, a hyphenated word, page numbers,
     a running head, a footnote, references."""

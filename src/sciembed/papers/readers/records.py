@@ -25,6 +25,23 @@ UNKNOWN_FORMAT = "unknown_format"
 UNREADABLE_FILE = "unreadable_file"
 
 
+def writable(text: str | None) -> str | None:
+    """`text` with any lone surrogate written as its escape (``\\ud800``), so it encodes as UTF-8.
+
+    JSON allows ``"\\ud800"`` in an id and Linux allows undecodable bytes in a file name;
+    either reaches a rejection, which must still be writable to rejects.jsonl or a reply.
+    """
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    except AttributeError:  # not a string: left as it is
+        return text
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Loc:
     """Where a record sits: a file plus a line (JSON/JSONL) or an element path (XML)."""
@@ -32,6 +49,10 @@ class Loc:
     file: str
     line: int | None = None
     element: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "file", writable(self.file))  # a file name read with surrogateescape
+        object.__setattr__(self, "element", writable(self.element))
 
     def __str__(self) -> str:
         where = self.file
@@ -50,6 +71,11 @@ class Rejection:
     reason: str
     message: str
     id: str | None = None
+
+    def __post_init__(self) -> None:
+        # A rejection is written out (rejects.jsonl, an HTTP reply): what it quotes from the record must encode.
+        object.__setattr__(self, "message", writable(self.message))
+        object.__setattr__(self, "id", writable(self.id))
 
     def __str__(self) -> str:
         ident = f" (id {self.id!r})" if self.id else ""

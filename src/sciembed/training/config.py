@@ -241,6 +241,9 @@ class SIGRegConfig(_Strict):
     slices: int = Field(512, gt=0)
     knots: int = Field(17, ge=2)
     t_max: float = Field(3.0, gt=0)
+    # Epps–Pulley trapezoid weights: "lejepa" (LeJEPA's code, endpoints Δt / interior 2Δt: the paper's λ as
+    # printed) or "plain" (the textbook rule, half the statistic: λ 0.0025 here = 0.005 there), an ablation
+    trapezoid: Literal["lejepa", "plain"] = "lejepa"
 
 
 class JepaConfig(TrainConfig):
@@ -257,7 +260,9 @@ class JepaConfig(TrainConfig):
 class InfoNCELossConfig(_Strict):
     temperature_start: float = Field(0.05, gt=0)
     temperature_end: float = Field(0.1, gt=0)
-    denominator: Literal["cross_view", "same_view"] = "cross_view"
+    # "same_view": SciJEPA's Eq. 7 as printed (the other pairs' *context* views are the negatives), the default;
+    # "cross_view": the usual InfoNCE (other pairs' targets), the documented ablation (issue 32, item 8)
+    denominator: Literal["cross_view", "same_view"] = "same_view"
 
 
 class InfoNCEConfig(TrainConfig):

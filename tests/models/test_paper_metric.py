@@ -19,7 +19,7 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 def test_the_papers_baselines_default_to_euclidean():
     for name in ("specter", "specter2", "specter2_base", "scincl", "allenai/specter", "malteos/scincl",
-                 "allenai/specter2_base", "SPECTER2"):
+                 "allenai/specter2_base", "SPECTER2", "jinaai/jina-embeddings-v2-base-en"):
         assert paper_metric(name) == "l2", name
     for name in (None, "minilm", "sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"):
         assert paper_metric(name) is None, name

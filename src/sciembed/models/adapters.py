@@ -45,14 +45,19 @@ KNOWN_MODELS = {
 }
 
 
+# Hub models the papers rank by L2 without an alias here: PRISM's Jina row (`jina-embeddings-v2-base-en` among its
+# retrievers, psw0021/PRISM `Inference/inference_QoA.py`; every index `faiss.IndexFlatL2`)
+PAPER_METRICS = {"jinaai/jina-embeddings-v2-base-en": "l2"}
+
+
 def paper_metric(name: str | None) -> str | None:
     """The distance the papers rank `name` with: a known alias's or its base hub id's `metric` (SPECTER, SciNCL,
-    SPECTER2: "l2"), else None (the model card's, else cosine)."""
+    SPECTER2: "l2"), `PAPER_METRICS` (PRISM's Jina v2: "l2"), else None (the model card's, else cosine)."""
     key = (name or "").strip().lower()
     if not key or Path(key).expanduser().exists():
         return None
     known = KNOWN_MODELS.get(key) or next((m for m in KNOWN_MODELS.values() if m.base.lower() == key), None)
-    return known.metric if known is not None else None
+    return known.metric if known is not None else PAPER_METRICS.get(key)
 
 
 class AdapterLoadError(SciembedInputError, RuntimeError):

@@ -90,3 +90,26 @@ def test_a_saved_window_model_is_evaluated_on_its_training_windows():
     assert DenseRanker(saved).window_words == 716
     plain = SimpleNamespace(name="m", fingerprint="f", max_seq_length=8192, card=ModelCard())
     assert DenseRanker(plain).window_words == target_words(8192)
+
+
+def test_the_real_study_keeps_one_set_of_windows_for_every_model(monkeypatch, tmp_path):
+    """A window arm's card records its training budget; the real study still evaluates every dense model on the
+    windows of its evaluation budget (like-for-like), and BM25 on its own."""
+    import sciembed.evaluation as evaluation
+    import sciembed.models as models
+    from sciembed.experiments import real_study as rs
+
+    seen: list = []
+
+    def fake_evaluate(encoder, bench, *, window_tokens=None, **kwargs):
+        seen.append(window_tokens)
+        return SimpleNamespace(per_query={}, geometry=None)
+
+    monkeypatch.setattr(evaluation, "evaluate_encoder", fake_evaluate)
+    monkeypatch.setattr(models, "load_encoder", lambda *a, **k: SimpleNamespace(name="m"))
+    monkeypatch.setattr(rs, "_task_entry", lambda run, key: {"score": 0.0})
+    config = rs.RealStudyConfig(source=tmp_path)
+    tasks = rs.Tasks(citation=None, scitldr={})
+    for name, model in (("window", str(tmp_path / "model")), ("bm25", rs.BM25)):
+        rs._evaluated(name, model, config, rs.StudyPaths(tmp_path / name), tasks, say=lambda line: None)
+    assert seen == [config.evaluation.max_seq_length, None]

@@ -56,3 +56,10 @@ def test_with_an_exact_tokenizer_the_cut_is_the_limit():
     sent = encoder.clip("x" * 1000)
     assert encoder.count_tokens(sent) == 100
     assert encoder.clip("short") == "short"
+
+
+def test_the_cut_is_part_of_the_fingerprint():
+    exact, estimated = _encoder("text-embedding-3-small"), _encoder("text-embedding-3-small")
+    exact.tokenizer, estimated.tokenizer = _WordTokenizer(), None
+    assert exact.fingerprint != estimated.fingerprint
+    assert _encoder("BAAI/bge-small-en-v1.5").fingerprint == _encoder("BAAI/bge-small-en-v1.5").fingerprint

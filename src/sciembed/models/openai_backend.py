@@ -132,9 +132,11 @@ class OpenAIEmbeddingEncoder:
 
     @property
     def fingerprint(self) -> str:
-        return combine({"backend": BACKEND, "url": self.url, "model": self.name, "dimensions": self.dimensions,
-                        "max_seq_length": self.max_seq_length, "prefix": self.prefix,
-                        "normalize": self.metric == "cosine"})
+        fields = {"backend": BACKEND, "url": self.url, "model": self.name, "dimensions": self.dimensions,
+                  "max_seq_length": self.max_seq_length, "prefix": self.prefix, "normalize": self.metric == "cosine"}
+        if self.hard_limit:  # an exact cut and the estimate's send different texts: never share vectors
+            fields["cut"] = "tiktoken" if self.tokenizer is not None else f"estimate×{ESTIMATE_MARGIN}"
+        return combine(fields)
 
     def describe(self) -> dict[str, Any]:
         """Everything needed to load the same encoder again (no API key: only its variable's name)."""

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sciembed.evaluation.issues import BenchmarkError
-from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark, release_split
+from sciembed.evaluation.semantic import build_scirepeval_semantic_benchmark
+from sciembed.papers.scirepeval import release_split
 
 ROOT = Path(__file__).parent / "fixtures" / "scirepeval_semantic"
 

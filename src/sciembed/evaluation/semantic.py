@@ -369,18 +369,6 @@ def overall_scores_of(results: Mapping[str, Mapping[str, Mapping[str, float]]]) 
     return scores
 
 
-RELEASE_SPLITS = ("train", "evaluation")  # "auto": a config's train split, else its evaluation split
-
-
-def release_split(root: str | Path, config: str, split: str) -> str:
-    """The split a config's papers are drawn from: `split` itself, or for "auto" ``train`` where the release has it
-    and ``evaluation`` otherwise — several of SemCSE's twelve configs exist in ``allenai/scirepeval`` only as
-    evaluation files."""
-    if split != "auto":
-        return split
-    return next((s for s in RELEASE_SPLITS if (Path(root) / "scirepeval" / config / f"{s}.jsonl").is_file()), "train")
-
-
 def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *, per_dataset: int = 500,
                                         seed: int = 0, split: str = "auto", exclude: set[str] | None = None,
                                         queries_file: str | Path | None = None,
@@ -391,7 +379,7 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
     order, a paper already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000);
     clustering on SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
     ``scirepeval/scidocs_mag_mesh/evaluation.jsonl`` texts, each test paper's 5 nearest training papers."""
-    from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers
+    from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers, release_split
 
     if not datasets:
         raise BenchmarkError("name the SciRepEval configs to draw from (the paper draws 500 from each of 12)")

@@ -33,3 +33,13 @@ def test_bad_settings_name_the_file_and_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as info:
         FunnelConfig.from_yaml(path)
     assert str(path) in str(info.value)
+
+
+def test_s2full_funnel_holds_out_the_papers_two_percent_for_validation():
+    """Issue 32, item 9: 2,279 steps × 2,048 = 4.667M training pairs of 4.763M: ~2% validation, not 10%."""
+    from pathlib import Path
+
+    config = FunnelConfig.from_yaml(Path(__file__).resolve().parents[2] / "configs" / "funnel-s2full.yaml")
+    assert config.val_size == 0.02
+    assert abs(1 - 2279 * 2048 / 4_763_000 - config.val_size) < 0.003
+    assert config.test_size == 0.024 and config.min_test_anchors == 0

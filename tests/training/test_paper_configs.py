@@ -93,3 +93,12 @@ def test_s2full_learning_rate_is_the_papers():
         assert load_config(WindowConfig, CONFIGS / name).training.learning_rate == 5e-5, name
         line = next(t for t in (CONFIGS / name).read_text().splitlines() if t.strip().startswith("learning_rate:"))
         assert "the paper (Table 3)" in line, name
+
+
+def test_cosaemb_paper_configs_take_inter_triplets_from_specters_release():
+    """Issue 32, item 10: the paper's inter-document triplets are SPECTER's released ones, not corpus citations with
+    random negatives; the four SciBERT configs say so and name the folder a user must fetch."""
+    for name in ("cosaemb-scibert.yaml", "cosaemb-scibert-flat.yaml", "cosaemb-scibert-margins-small.yaml",
+                 "cosaemb-scibert-margins-large.yaml"):
+        data = load_config(CosaembConfig, CONFIGS / name).data
+        assert data.inter_source == "specter" and data.specter and "inter" in data.kinds, name

@@ -143,9 +143,10 @@ def queries_command(
     single_agent: bool = typer.Option(False, "--single-agent", help="One call returning JSON with three queries."),
     structured: bool = typer.Option(False, "--structured", help="Ask for JSON-schema structured output."),
     words: int = typer.Option(250, "--words", min=1, help="Word budget of extractive queries."),
-    decoding: Path | None = typer.Option(None, "--decoding", help="YAML decoding settings of the agents "
-                                         "(configs/decoding-prism-paper.yaml: PRISM's temperature 0, 2,000 tokens, "
-                                         "repetition penalty 1.2); default: temperature 0.7, 512 tokens, seeded."),
+    decoding: Path | None = typer.Option(None, "--decoding", help="YAML decoding settings of the agents. Default: "
+                                         "PRISM's (temperature 0, 2,000 tokens, repetition penalty 1.2, as "
+                                         "configs/decoding-prism-paper.yaml) for one sample; with --samples > 1, "
+                                         "temperature 0.7, 512 tokens, seeded (configs/decoding-sampled.yaml)."),
     split: str | None = typer.Option(None, "--split", rich_help_panel=_BENCHMARK,
                                      help="Only the query papers of this paper-to-paper benchmark split, exactly as "
                                           "`sciembed eval run --kind paper_to_paper CORPUS` builds it: val | test | "

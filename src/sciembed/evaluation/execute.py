@@ -133,8 +133,8 @@ def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:
 
 
 def triplet_geometry(task: TripletTask, scorer: DenseScorer) -> dict[str, float]:
-    """Alignment (query–positive), uniformity and isotropy on a fixed seeded sample of triplets."""
-    from sciembed.evaluation.geometry import alignment, spectrum, uniformity
+    """Alignment (query–positive), uniformity, isotropy and SSD on a fixed seeded sample of triplets."""
+    from sciembed.evaluation.geometry import alignment, singular_spectrum_deviation, spectrum, uniformity
 
     rng = np.random.default_rng(task.seed)
     n = len(task.triplets)
@@ -143,10 +143,14 @@ def triplet_geometry(task: TripletTask, scorer: DenseScorer) -> dict[str, float]
     sample = [task.triplets[i] for i in rows]
     q = scorer.embed([task.texts[a] for a, _, _ in sample])
     p = scorer.embed([task.texts[b] for _, b, _ in sample])
+    n_ = scorer.embed([task.texts[c] for _, _, c in sample])
     everyone = scorer.embed(sorted({task.texts[x] for t in sample for x in t}))
     spec = spectrum(everyone)
     return {"alignment": alignment(q, p), "uniformity": uniformity(everyone, seed=task.seed),
             "isotropy": spec["isotropy"], "top1_pc_share": 100.0 * spec["top_share"].get("1", math.nan),
+            # SciJEPA's SSD (a reconstruction, evaluation/geometry.py) over the sample's query, positive and
+            # negative embeddings, as its Fig. 2 (2,000 triplets: 6,000 embeddings)
+            "ssd": singular_spectrum_deviation(np.concatenate([q, p, n_])),
             "geometry_triplets": float(len(sample))}
 
 

@@ -21,6 +21,16 @@ intra-article mean ‖e_TA − e_body‖².
   share of each component and H its Shannon entropy (Roy & Vetterli, 2007). It is 1
   when variance is spread evenly over every direction the sample can span and
   tends to 1/min(n − 1, d) when one direction holds it all.
+- **SSD** (`singular_spectrum_deviation`), SciJEPA's "singular spectrum deviation" (its Fig. 2),
+  **a reconstruction**: the paper defines it only in words — the "deviation of the
+  dimension-normalized singular-value spectrum from an isotropic reference; lower values
+  indicate less dimensional concentration or anisotropy", citing Zuo et al. (2025) for it,
+  whose formula is not reachable here. Reconstructed as p_k = σ_k² / Σσ² over the singular
+  values of the **uncentred**, row-normalised embedding matrix, r = min(n, d), and
+  SSD = 1 − H(p) / ln r: 0 for a flat spectrum (the isotropic reference), 1 when every row
+  lies on one direction. Uncentred on purpose: a shared mean direction (anisotropy in the
+  sense of a narrow cone) is concentration SSD should see; the centred variant is
+  `spectrum`'s isotropy.
 """
 
 from __future__ import annotations
@@ -109,7 +119,26 @@ def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS, *, normalize: b
         "top_share": {str(k): float(p[:k].sum()) for k in top if k <= len(p)},
         "effective_rank": effective_rank,
         "isotropy": effective_rank / span if span > 0 else math.nan,
+        "ssd": singular_spectrum_deviation(x),  # uncentred, rows normalised: a reconstruction (module docstring)
     }
+
+
+def singular_spectrum_deviation(x: np.ndarray) -> float:
+    """SciJEPA's SSD, reconstructed (see the module docstring): 1 − H(p) / ln min(n, d) with p_k = σ_k² / Σσ² of
+    the uncentred, row-normalised matrix; 0 = flat spectrum, 1 = one direction. NaN for fewer than 2 rows or
+    dimensions (nothing to deviate from)."""
+    z = l2_normalize(np.asarray(x, dtype=np.float64))
+    if z.ndim != 2 or min(z.shape) < 2:
+        return math.nan
+    s = np.linalg.svd(z, compute_uv=False)
+    variance = s**2
+    total = variance.sum()
+    if total <= 0:
+        return math.nan
+    p = variance / total
+    nonzero = p[p > 0]
+    entropy = float(-(nonzero * np.log(nonzero)).sum())
+    return float(min(max(1.0 - entropy / math.log(min(z.shape)), 0.0), 1.0))
 
 
 def citation_geometry(

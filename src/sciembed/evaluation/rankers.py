@@ -65,6 +65,14 @@ def _exclusions(task: RetrievalTask, qids: Sequence[str]) -> list[str | None]:
     return out
 
 
+def default_window_tokens(encoder: Any) -> int:
+    """Body windows' token budget when none is given: the model card's ``window_tokens`` (a window-recipe model
+    records its training budget) or else the encoder's ``max_seq_length``."""
+    from sciembed.models.card import card_window_tokens
+
+    return card_window_tokens(getattr(encoder, "card", None)) or int(encoder.max_seq_length)
+
+
 def rank_task(ranker: Any, task: RetrievalTask, k: int, show_progress: bool = True) -> dict[str, Ranking]:
     """Rankings for every query of `task`: one index over all candidates, or one per pool."""
     qids = task.query_ids
@@ -126,7 +134,7 @@ class DenseRanker:
     def __post_init__(self) -> None:
         self.name = self.encoder.name
         self.fingerprint = self.encoder.fingerprint  # read once: in-memory models hash their weights per read
-        self.window_words = target_words(self.encoder.max_seq_length)
+        self.window_words = target_words(default_window_tokens(self.encoder))
         self.ta_join = getattr(self.encoder, "ta_join", ". ")  # what the model puts between title and abstract
 
     def config(self) -> dict[str, Any]:

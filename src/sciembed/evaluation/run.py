@@ -19,7 +19,7 @@ from sciembed.evaluation import metrics as M
 from sciembed.evaluation.full_list import METRIC as FULL_MRR
 from sciembed.evaluation.full_list import full_list_mrr
 from sciembed.evaluation.geometry import citation_geometry
-from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
+from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, default_window_tokens, rank_task
 from sciembed.evaluation.task import (
     BODY_MODES,
     SCENARIOS,
@@ -103,8 +103,9 @@ def evaluate_encoder(
     BEIR and pool benchmarks have a single scenario and ignore `scenarios` / `body_modes`.
     `index_dir`: candidate indexes are saved there and reused by later runs of the same
     encoder on the same benchmark (another encoder's index is refused, `IndexLoadError`).
-    `window_tokens`: token budget of the windowed body views (default: the encoder's
-    `max_seq_length`), so full sections at 8,192 tokens and 512-token windows share one run.
+    `window_tokens`: token budget of the windowed body views (default: the model card's ``window_tokens``, which
+    the window recipe records as its training budget, else the encoder's `max_seq_length`), so full sections at
+    8,192 tokens and 1,024-token windows share one run.
     `full_mrr`: add ``mrr_full``, MRR over every candidate (default: on citation benchmarks).
     BEIR folders and pools run through the executor `sciembed bench` uses (`execute.rank_and_score`: every
     candidate scored, ties in `ties.ordered` order, metrics over the full list, grades below `relevant_min`
@@ -203,7 +204,8 @@ def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_si
     from sciembed.evaluation.scorers import DenseScorer
 
     scorer = make_scorer(encoder, batch_size=batch_size, show_progress=show_progress)
-    window_words = target_words(window_tokens or getattr(getattr(scorer, "encoder", None), "max_seq_length", 512))
+    dense = getattr(scorer, "encoder", None)
+    window_words = target_words(window_tokens or (default_window_tokens(dense) if dense is not None else 512))
     [key] = benchmark.keys()
     task = benchmark.task(key, window_words)
     if isinstance(scorer, DenseScorer):  # a model card may ask for its recipe's input format (CoSAEmb)

@@ -370,15 +370,16 @@ def overall_scores_of(results: Mapping[str, Mapping[str, Mapping[str, float]]]) 
 
 
 def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *, per_dataset: int = 500,
-                                        seed: int = 0, split: str = "train", exclude: set[str] | None = None,
+                                        seed: int = 0, split: str = "auto", exclude: set[str] | None = None,
                                         queries_file: str | Path | None = None,
                                         summaries_file: str | Path | None = None) -> SemanticBenchmark:
     """SemCSE's own construction from the SciRepEval release layout: `per_dataset` papers (500) drawn with
-    the seed from the `split` split (train) of each listed ``allenai/scirepeval`` config, in order, a paper
-    already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000); clustering on
-    SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
+    the seed from the `split` split of each listed ``allenai/scirepeval`` config ("auto": ``train``, else
+    ``evaluation`` for the evaluation-only configs; the split used per config is in ``counts["splits"]``), in
+    order, a paper already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000);
+    clustering on SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
     ``scirepeval/scidocs_mag_mesh/evaluation.jsonl`` texts, each test paper's 5 nearest training papers."""
-    from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers
+    from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers, release_split
 
     if not datasets:
         raise BenchmarkError("name the SciRepEval configs to draw from (the paper draws 500 from each of 12)")
@@ -388,9 +389,11 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
     taken: set[str] = set()
     drawn: dict[str, int] = {}
     excluded = 0
+    splits: dict[str, str] = {}
     for i, config in enumerate(datasets):
+        splits[config] = release_split(root, config, split)
         try:
-            read = read_release_papers(root, config, split)
+            read = read_release_papers(root, config, splits[config])
         except SciRepEvalDataError as err:
             raise BenchmarkError(str(err)) from err
         if read.rejected:
@@ -413,7 +416,7 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
     tasks, source = _matching_tasks(papers, issues, where, queries_file, summaries_file)
     clustering = _scidocs_mag_clustering(Path(root), issues)
     counts = {"read": sum(drawn.values()), "usable": len(papers), "excluded_used_in_training": excluded,
-              "sampled": len(papers), "per_dataset": drawn}
+              "sampled": len(papers), "per_dataset": drawn, "splits": splits}
     return _benchmark(f"semantic:scirepeval:{len(datasets)}x{per_dataset}", papers, tasks, clustering, source,
                       issues, counts, {"scirepeval_root": str(root), "datasets": list(datasets),
                                        "per_dataset": per_dataset, "split": split, "seed": seed,

@@ -176,7 +176,9 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
                 label += f", WiSE-FT α {config.interpolate:g}"
         with stage("evaluate trained model"):
             trained = _load(str(model_dir), paths["cache"], budget)
-            runs.append(evaluate_encoder(trained, bench, body_modes=config.body_modes, show_progress=True))
+            # the base's windows, not the training budget its card records: every model reads the same windows
+            runs.append(evaluate_encoder(trained, bench, body_modes=config.body_modes, show_progress=True,
+                                         window_tokens=budget))
             runs[-1].model = f"{label}, {trained.max_seq_length} tokens)"
     with stage("evaluate bm25"):
         runs.append(evaluate_encoder("bm25", bench, body_modes=config.body_modes, show_progress=True))

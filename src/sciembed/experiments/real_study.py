@@ -295,8 +295,10 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
     if model != BM25:
         encoder = load_encoder(model, max_seq_length=e.max_seq_length, cache_dir=paths.cache)
     out: dict[str, Any] = {"model": model or "minilm", "tasks": {}}
+    # every dense model on the same windows (the evaluation budget), whatever training budget a card records
     run = evaluate_encoder(encoder, tasks.citation, scenarios=SCENARIOS, body_modes=(BODY_MODE,),
-                           batch_size=e.batch_size, show_progress=False, geometry=model != BM25)
+                           batch_size=e.batch_size, show_progress=False, geometry=model != BM25,
+                           window_tokens=e.max_seq_length if model != BM25 else None)
     for scenario in SCENARIOS:
         out["tasks"][f"acl_{scenario}"] = _task_entry(run, (scenario, BODY_MODE))  # TA→TA drops the mode
     if run.geometry:

@@ -16,7 +16,7 @@ A study config is YAML::
       both_random: {data.strategy: both_random}
       ...
     baselines: [base, specter2, bm25]
-    evaluation: {split: test, queries: anchors, window_tokens: null}
+    evaluation: {split: test, queries: anchors, window_tokens: null}   # null: the training budget
 
 A plain window config works as well (the four strategies are the arms). The
 study is resumable: an arm whose run directory holds a completed model is not
@@ -56,7 +56,9 @@ class EvaluationConfig(BaseModel):
 
     split: str = "test"
     queries: str = "anchors"
-    window_tokens: int | None = Field(None, gt=0)  # None: each model's max_seq_length
+    # body windows' token budget for every model (arms, base, baselines: one set of windows); None: the arms'
+    # training budget (model.max_seq_length), never a loaded model's own maximum (issue 32, item 1)
+    window_tokens: int | None = Field(None, gt=0)
     paper_log_seed: int = 0
     batch_size: int | None = Field(None, gt=0)  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
 
@@ -88,6 +90,13 @@ class StudyPlan:
     @property
     def shared(self) -> WindowConfig:
         return self.arms[0].config
+
+    @property
+    def window_tokens(self) -> int:
+        """The body windows' token budget every model is evaluated on: `evaluation.window_tokens`, else the
+        arms' training budget (0.7 × it words: 716 for S2Full's ModernBERT at 1,024 tokens, not 5,734 at the
+        8,192 a saved ModernBERT reads)."""
+        return int(self.config.evaluation.window_tokens or self.shared.model.max_seq_length)
 
 
 def load_study(path: Path | None, sets: dict[str, Any] | None = None) -> StudyPlan:
@@ -255,11 +264,11 @@ def run_study(
             continue
         log(f"[{label}] evaluating")
         run = evaluate_encoder(encoder, bench, show_progress=show_progress, batch_size=ev.batch_size,
-                               window_tokens=ev.window_tokens)
+                               window_tokens=plan.window_tokens)
         run.model = label
         model_runs.append(run)
         result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
-    report = write_runs_report(model_runs, bench, out / "report", name=EVAL_NAME, window_tokens=ev.window_tokens)
+    report = write_runs_report(model_runs, bench, out / "report", name=EVAL_NAME, window_tokens=plan.window_tokens)
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
     from sciembed.experiments.study_report import render_study

@@ -23,20 +23,41 @@ EXTRA = "specter2"
 
 @dataclass(frozen=True)
 class KnownModel:
-    """What an alias (`--model specter2`) expands to."""
+    """What an alias (`--model specter2`) expands to.
+
+    `metric`: the distance the model's authors and the papers that report it rank with. SPECTER, SciNCL and
+    SPECTER2 are compared by Euclidean distance on raw vectors — SciRepEval's evaluator (negative Euclidean
+    distance over each query's candidates) and PRISM's ``faiss.IndexFlatL2`` — so they default to "l2";
+    an explicit metric (``--metric``, a suite entry's ``distance``) still wins."""
 
     base: str
     adapter: str | None
     pooling: str
     ta_join: str  # ". " or "sep" (the tokenizer's separator token)
+    metric: str = "cosine"
 
 
 KNOWN_MODELS = {
-    "specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep"),
-    "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep"),
-    "specter": KnownModel("allenai/specter", None, "cls", "sep"),
-    "scincl": KnownModel("malteos/scincl", None, "cls", "sep"),
+    "specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep", "l2"),
+    "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep", "l2"),
+    "specter": KnownModel("allenai/specter", None, "cls", "sep", "l2"),
+    "scincl": KnownModel("malteos/scincl", None, "cls", "sep", "l2"),
 }
+
+
+# Hub models the papers rank by L2 without an alias here: PRISM's Jina row (`jina-embeddings-v2-base-en` among its
+# retrievers, psw0021/PRISM `Inference/inference_QoA.py`; every index `faiss.IndexFlatL2`)
+PAPER_METRICS = {"jinaai/jina-embeddings-v2-base-en": "l2"}
+
+
+def paper_metric(name: str | None) -> str | None:
+    """The distance the papers rank `name` with: a known alias's or its base hub id's `metric` (SPECTER, SciNCL,
+    SPECTER2: "l2"), `PAPER_METRICS` (PRISM's Jina v2: "l2"), else None (the model card's, else cosine)."""
+    key = (name or "").strip().lower()
+    if not key or Path(key).expanduser().exists():
+        return None
+    known = KNOWN_MODELS.get(key) or next((m for m in KNOWN_MODELS.values() if m.base.lower() == key), None)
+    return known.metric if known is not None else PAPER_METRICS.get(key)
 
 
 class AdapterLoadError(SciembedInputError, RuntimeError):

@@ -53,6 +53,18 @@ class ModelCard:
         return asdict(self)
 
 
+def card_window_tokens(card: ModelCard | None) -> int | None:
+    """The body windows' token budget a card asks evaluation to use (``extra.window_tokens``: S2Full's window
+    recipe records its training budget, so a ModernBERT saved to read 8,192 tokens is still evaluated on
+    716-word windows, 0.7 × 1,024), or None: the encoder's own ``max_seq_length``."""
+    value = (card.extra.get("window_tokens") if card is not None else None)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ModelCardError(f"model card window_tokens must be a positive integer, got {value!r}")
+    return value
+
+
 def write_model_card(model_dir: str | Path, card: ModelCard) -> Path:
     """Write ``sciembed_model.json`` into `model_dir` (atomically: temp file, then rename)."""
     path = Path(model_dir) / CARD_FILE

@@ -288,7 +288,8 @@ def load_encoder(
     model is refused. The choice is part of `describe()`, so indexes record it.
 
     `metric` None means: the model card's (``sciembed_model.json``, written by
-    recipes that train for Euclidean distance), else cosine. The card, if any,
+    recipes that train for Euclidean distance), else the papers' for a known model (SPECTER, SciNCL,
+    SPECTER2: Euclidean on raw vectors, `adapters.paper_metric`), else cosine. The card, if any,
     is the encoder's `card` attribute.
 
     backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
@@ -300,7 +301,7 @@ def load_encoder(
     as ``specter2`` (`KNOWN_MODELS`) fill base, adapter, pooling and join; explicit
     arguments win.
     """
-    from sciembed.models.adapters import KNOWN_MODELS
+    from sciembed.models.adapters import KNOWN_MODELS, paper_metric
     from sciembed.models.cache import CachedEncoder
     from sciembed.models.encoder import SentenceTransformerEncoder, check_metric
 
@@ -321,6 +322,7 @@ def load_encoder(
     if pooling is not None and pooling not in POOLINGS:
         raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(POOLINGS)}")
     display = name or "minilm"
+    known_metric = paper_metric(name)
     known = KNOWN_MODELS.get((name or "").strip().lower()) if name and not Path(name).expanduser().exists() else None
     if known is not None:
         name = known.base
@@ -331,7 +333,7 @@ def load_encoder(
         raise ValueError("adapters run on the torch backend only (backend='torch')")
     source = resolve_model_source(name)
     card = read_model_card(source) if Path(source).is_dir() else None
-    metric = check_metric(metric or (card.metric if card else "cosine"))
+    metric = check_metric(metric or (card.metric if card else known_metric or "cosine"))
     quantization = None
     if backend == "torch":
         model, source = load_sentence_transformer(name, device=device, trust_remote_code=trust_remote_code)

@@ -11,10 +11,14 @@ What differs from a local model, and how it is handled:
   model name, the requested ``dimensions``, the token budget, the prefix and the normalisation:
   another server or model never reuses cached vectors or an index. (A server that swaps the
   model behind the same name cannot be seen; a dimension change is caught and refused.)
-* **Tokens.** There is no tokenizer here: lengths are estimated as words / 0.7 (the estimate the
-  views use, `sciembed.views.tokens.approx_tokens`) and a text is cut to ``max_seq_length`` × 0.7
-  words before it is sent, so a server with a hard input limit never refuses a long view. Set
-  ``max_seq_length`` to the server's limit (default 512, text-embeddings-inference's usual).
+* **Tokens.** ``max_seq_length`` is the server's input limit: OpenAI's embedding models
+  (text-embedding-3-small/-large, ada-002) read 8,191 cl100k tokens — PRISM embeds segments and
+  whole papers cut at 8,192 tiktoken tokens — so they default to it (`OPENAI_MODELS`); any other
+  model defaults to 512 (text-embeddings-inference's usual). With `tiktoken` and its encoding at
+  hand a text is cut exactly to the limit; otherwise lengths are estimated as words / 0.7 (the
+  views' estimate, `sciembed.views.tokens.approx_tokens`, already above cl100k's ~1.3 tokens a word
+  on English prose) and, for a model with a hard limit known here, cut with a further
+  `ESTIMATE_MARGIN` (symbol-heavy text tokenises densely), so the server never refuses a long view.
 * **Failures.** Behind the cache, vectors are committed every `cache_every` texts: a run that
   fails half way (the server went away) resumes where it stopped.
 * **Dimension.** Known from ``dimensions``, from the cache file of this fingerprint, or else
@@ -46,8 +50,36 @@ from sciembed.models.fingerprint import combine
 
 BACKEND = "openai"
 DEFAULT_MAX_SEQ_LENGTH = 512
+# OpenAI's embedding models: (input limit in cl100k_base tokens, native dimension). PRISM: 8,192 tokens, 1,536-d
+OPENAI_MODELS = {"text-embedding-3-small": (8191, 1536), "text-embedding-3-large": (8191, 3072),
+                 "text-embedding-ada-002": (8191, 1536)}
+ESTIMATE_MARGIN = 0.95  # share of the estimated word budget sent to a hard-limit model without its tokenizer
 WORDS_PER_TOKEN = 0.7  # sciembed.views.tokens.approx_tokens: tokens ≈ words / 0.7
 PROBE_TEXT = "dimension probe"
+
+
+def known_model(model: str) -> tuple[int, int] | None:
+    """(token limit, native dimension) of an OpenAI embedding model (``openai/`` prefix allowed), else None."""
+    return OPENAI_MODELS.get(model.strip().lower().removeprefix("openai/"))
+
+
+def default_max_seq_length(model: str) -> int:
+    """The token budget when none is given: an OpenAI model's own input limit (8,191), else 512."""
+    known = known_model(model)
+    return known[0] if known else DEFAULT_MAX_SEQ_LENGTH
+
+
+def exact_tokenizer(model: str) -> Any | None:
+    """tiktoken's encoding for an OpenAI model when tiktoken and its encoding file are available (offline it
+    usually is not: the file is fetched on first use), else None: lengths are estimated."""
+    if known_model(model) is None:
+        return None
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding("cl100k_base")
+    except Exception:  # not installed, or the encoding file cannot be fetched
+        return None
 
 
 class OpenAIEmbeddingEncoder:
@@ -74,7 +106,9 @@ class OpenAIEmbeddingEncoder:
         self.prefix = prefix
         self.metric = check_metric(metric)
         self.batch_size = batch_size
-        self._max_seq_length = max_seq_length or DEFAULT_MAX_SEQ_LENGTH
+        self._max_seq_length = max_seq_length or default_max_seq_length(model)
+        self.tokenizer = exact_tokenizer(model)
+        self.hard_limit = known_model(model) is not None
         self._dim = dimensions
         if self._max_seq_length <= 0:
             raise ValueError(f"max_seq_length must be positive, got {self._max_seq_length}")
@@ -106,9 +140,11 @@ class OpenAIEmbeddingEncoder:
 
     @property
     def fingerprint(self) -> str:
-        return combine({"backend": BACKEND, "url": self.url, "model": self.name, "dimensions": self.dimensions,
-                        "max_seq_length": self.max_seq_length, "prefix": self.prefix,
-                        "normalize": self.metric == "cosine"})
+        fields = {"backend": BACKEND, "url": self.url, "model": self.name, "dimensions": self.dimensions,
+                  "max_seq_length": self.max_seq_length, "prefix": self.prefix, "normalize": self.metric == "cosine"}
+        if self.hard_limit:  # an exact cut and the estimate's send different texts: never share vectors
+            fields["cut"] = "tiktoken" if self.tokenizer is not None else f"estimate×{ESTIMATE_MARGIN}"
+        return combine(fields)
 
     def describe(self) -> dict[str, Any]:
         """Everything needed to load the same encoder again (no API key: only its variable's name)."""
@@ -120,13 +156,24 @@ class OpenAIEmbeddingEncoder:
                 "precision": "server"}
 
     def count_tokens(self, text: str) -> int:
-        """Estimated tokens (words / 0.7): the server's tokenizer is not available here."""
+        """Exact tokens with the model's tokenizer, else estimated (words / 0.7)."""
+        if self.tokenizer is not None:
+            return len(self.tokenizer.encode(text, disallowed_special=()))
         return math.ceil(len(text.split()) / WORDS_PER_TOKEN)
 
+    def word_budget(self) -> int:
+        """Words sent without a tokenizer: `max_seq_length` × 0.7, × `ESTIMATE_MARGIN` for a hard-limit model."""
+        margin = ESTIMATE_MARGIN if self.hard_limit else 1.0
+        return max(1, int(self.max_seq_length * WORDS_PER_TOKEN * margin))
+
     def clip(self, text: str) -> str:
-        """`text` with the prefix, cut to the words that fit `max_seq_length` by the estimate."""
+        """`text` with the prefix, cut to `max_seq_length` tokens (exactly with a tokenizer, else by the estimate)."""
+        if self.tokenizer is not None:
+            tokens = self.tokenizer.encode(self.prefix + text, disallowed_special=())
+            sent = self.tokenizer.decode(tokens[:self.max_seq_length])
+            return sent if sent.strip() else " "
         words = text.split()
-        budget = max(1, int(self.max_seq_length * WORDS_PER_TOKEN))
+        budget = self.word_budget()
         sent = self.prefix + (text if len(words) <= budget else " ".join(words[:budget]))
         return sent if sent.strip() else " "  # servers refuse an empty input
 

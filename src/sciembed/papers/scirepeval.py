@@ -55,6 +55,18 @@ def split_path(root: str | Path, config: str, split: str) -> Path:
     return path
 
 
+RELEASE_SPLITS = ("train", "evaluation")  # "auto": a config's train split, else its evaluation split
+
+
+def release_split(root: str | Path, config: str, split: str) -> str:
+    """The split a config's papers are drawn from: `split` itself, or for "auto" ``train`` where the release has it
+    and ``evaluation`` otherwise — several of SemCSE's twelve configs exist in ``allenai/scirepeval`` only as
+    evaluation files."""
+    if split != "auto":
+        return split
+    return next((s for s in RELEASE_SPLITS if (Path(root) / "scirepeval" / config / f"{s}.jsonl").is_file()), "train")
+
+
 def _paper_objects(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield record
     for slot in PAPER_SLOTS:

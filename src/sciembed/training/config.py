@@ -102,6 +102,10 @@ class ValidationConfig(_Strict):
     max_queries: int | None = Field(3000, gt=0)
     max_candidates: int | None = Field(30000, gt=0)
     sample_seed: int = 0
+    # token budget of the validation body windows (0.7 × it words); null: the training budget
+    # (model.max_seq_length), never the saved model's inference budget — S2Full's ModernBERT windows are
+    # 716 words (0.7 × 1,024), not 5,734 (0.7 × 8,192) (issue 32, item 1)
+    window_tokens: int | None = Field(None, gt=0)
 
 
 class TrainConfig(_Strict):
@@ -288,6 +292,9 @@ class SIGRegConfig(_Strict):
     slices: int = Field(512, gt=0)
     knots: int = Field(17, ge=2)
     t_max: float = Field(3.0, gt=0)
+    # Epps–Pulley trapezoid weights: "lejepa" (LeJEPA's code, endpoints Δt / interior 2Δt: the paper's λ as
+    # printed) or "plain" (the textbook rule, half the statistic: λ 0.0025 here = 0.005 there), an ablation
+    trapezoid: Literal["lejepa", "plain"] = "lejepa"
 
 
 class JepaConfig(TrainConfig):
@@ -304,7 +311,9 @@ class JepaConfig(TrainConfig):
 class InfoNCELossConfig(_Strict):
     temperature_start: float = Field(0.05, gt=0)
     temperature_end: float = Field(0.1, gt=0)
-    denominator: Literal["cross_view", "same_view"] = "cross_view"
+    # "same_view": SciJEPA's Eq. 7 as printed (the other pairs' *context* views are the negatives), the default;
+    # "cross_view": the usual InfoNCE (other pairs' targets), the documented ablation (issue 32, item 8)
+    denominator: Literal["cross_view", "same_view"] = "same_view"
 
 
 class InfoNCEConfig(TrainConfig):

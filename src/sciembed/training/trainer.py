@@ -220,6 +220,17 @@ def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
     publish(partial, target)
 
 
+def default_card(recipe: str, config: TrainConfig) -> Any:
+    """The card of a recipe that brings none: S2Full's window recipe records its training budget as the body
+    windows' ``window_tokens``, so ``sciembed eval`` reads 716-word windows (0.7 × 1,024) from a ModernBERT that
+    is saved to read 8,192 tokens (issue 32, item 1); other recipes get none (cosine, plain text)."""
+    if recipe != "window":
+        return None
+    from sciembed.models.card import ModelCard
+
+    return ModelCard(recipe=recipe, extra={"window_tokens": int(config.model.max_seq_length)})
+
+
 def run_training(
     recipe: str,
     config: TrainConfig,
@@ -250,12 +261,13 @@ def run_training(
         for line in lines:
             say(line)
     parts.summary["max_seq_length"] = token_budgets(parts.model)
+    card = parts.model_card if parts.model_card is not None else default_card(recipe, config)
     extra_callbacks: list[Any] = []
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
     if evaluate:
         def save_best(model: Any, target: Path) -> None:
-            save_model_atomically(model, target, parts.model_card)
+            save_model_atomically(model, target, card)
             if parts.after_save is not None:
                 parts.after_save(target)
 
@@ -300,7 +312,7 @@ def run_training(
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
-        save_model_atomically(parts.model, run.model, parts.model_card)
+        save_model_atomically(parts.model, run.model, card)
         if parts.after_save is not None:
             parts.after_save(run.model)
         exported = parts.export(run.root) if parts.export is not None else {}

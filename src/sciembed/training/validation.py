@@ -1,13 +1,13 @@
 """Validation during training: citation NDCG@10 on a held-out split, through the evaluation harness.
 
-A sentence-transformers evaluator, so the trainer calls it every
-``validation.every_steps`` steps and logs its metrics with the loss. Queries
-and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
-builds them (no training prefixes; body views are the paper log's windows), at the token budget
-the saved model will read, on a fixed-size seeded subsample of the split (``validation.max_queries``,
-``validation.max_candidates``), so its cost does not grow with the corpus. With
-``validation.self_retrieval`` (the default, S2Full's validation) each query paper is also among its own
-relevant candidates — the body must find its own title+abstract as well as the papers it is linked to;
+A sentence-transformers evaluator, so the trainer calls it every ``validation.every_steps`` steps and logs its
+metrics with the loss. Queries and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
+builds them (no training prefixes; body views are the paper log's windows), with the saved model's inference
+budget but body windows of the *training* budget (``validation.window_tokens`` overrides it: S2Full ModernBERT
+validates 716-word windows, 0.7 × 1,024, although the saved model reads 8,192 tokens), on a fixed-size seeded
+subsample of the split (``validation.max_queries``, ``validation.max_candidates``), so its cost does not grow with
+the corpus. With ``validation.self_retrieval`` (the default, S2Full's validation) each query paper is also among
+its own relevant candidates — the body must find its own title+abstract as well as the papers it is linked to;
 off, the query paper is never ranked, as in ``sciembed eval``.
 """
 
@@ -35,6 +35,7 @@ class CitationValidator(BaseEvaluator):
         benchmark = subsample(benchmark, config.max_queries, config.max_candidates, config.sample_seed)
         self.benchmark = SelfRetrieval(benchmark) if config.self_retrieval else benchmark
         self.scenarios = tuple(config.scenarios)
+        self.window_tokens = config.window_tokens
         self.name = config.split
         self.primary_metric = f"{self.scenarios[0]}_{METRIC}"
 
@@ -45,11 +46,11 @@ class CitationValidator(BaseEvaluator):
         from sciembed.models import wrap_sentence_transformer
         from sciembed.training.model import reading_as_saved
 
-        with reading_as_saved(model):  # validate the model as it will be saved and used
+        with reading_as_saved(model) as budgets:  # validate the model as it will be saved and used
             encoder = wrap_sentence_transformer(model, "training")
             run = evaluate_encoder(
                 encoder, self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,), show_progress=False,
-                geometry=False,
+                geometry=False, window_tokens=self.window_tokens_for(budgets),
             )
         metrics = {
             f"{scenario}_{METRIC}": float(run.aggregates[normalize_key((scenario, BODY_MODE))][METRIC])
@@ -58,6 +59,11 @@ class CitationValidator(BaseEvaluator):
         metrics = self.prefix_name_to_metrics(metrics, self.name)
         self.store_metrics_in_model_card_data(model, metrics, epoch, steps)
         return metrics
+
+    def window_tokens_for(self, budgets: dict[str, int]) -> int:
+        """The body windows' token budget: the configured one, else the training budget (the windows the
+        model learned from), never the inference budget a saved model inherits from its base."""
+        return int(self.window_tokens or budgets["training"])
 
 
 def subsample(benchmark: Any, max_queries: int | None, max_candidates: int | None, seed: int = 0) -> Any:

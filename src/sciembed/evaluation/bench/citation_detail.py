@@ -20,7 +20,9 @@ GEOMETRY_NOTE = ("Geometry (the S2Full paper's, d = 1 − cos, TA embeddings L2-
                  "over linked TA pairs; uniformity = log mean exp(−2·d²) over sampled TA pairs; intra-article = mean "
                  "d(TA, body) of one paper. W&I = Wang & Isola's squared-Euclidean alignment mean ‖eₐ−e_b‖² and "
                  "uniformity log mean exp(−2‖eᵢ−eⱼ‖²); isotropy = effective rank of the TA spectrum / min(n−1, d) "
-                 "(1 = variance spread evenly). See `sciembed.evaluation.geometry`.")
+                 "(1 = variance spread evenly); SSD = SciJEPA's singular spectrum deviation, a reconstruction: "
+                 "1 − H(p)/ln min(n, d) over the uncentred spectrum (0 = flat, 1 = one direction). "
+                 "See `sciembed.evaluation.geometry`.")
 
 
 def per_domain(results: dict[str, list[TaskResult]], domains: dict[str, str]) -> dict[str, dict[str, dict]]:
@@ -62,14 +64,16 @@ def _geometry_lines(geometry: dict[str, TaskResult]) -> list[str]:
     modes = sorted(k.split(".", 1)[1] for k in metrics if k.startswith("intra_article_alignment."))
     tops = sorted((k.rsplit(".", 1)[1] for k in metrics if k.startswith("spectrum.top_share.")), key=int)
     header = ["Model", "Pair alignment ↓", "Uniformity ↓", *[f"Intra-article ({mode}) ↓" for mode in modes],
-              "W&I align ↓", "W&I uniform ↓", *[f"Top-{t} PC var %" for t in tops], "Isotropy ↑"]
+              "W&I align ↓", "W&I uniform ↓", *[f"Top-{t} PC var %" for t in tops], "Isotropy ↑",
+              "SSD ↓ (reconstruction)"]
     rows = []
     for model, r in geometry.items():
         g = r.metrics
         rows.append([model, fmt(g.get("pair_alignment"), 3), fmt(g.get("uniformity"), 3),
                      *[fmt(g.get(f"intra_article_alignment.{mode}"), 3) for mode in modes],
                      fmt(g.get("wang_isola_alignment"), 3), fmt(g.get("wang_isola_uniformity"), 3),
-                     *[fmt(_pct(g.get(f"spectrum.top_share.{t}"))) for t in tops], fmt(g.get("spectrum.isotropy"), 3)])
+                     *[fmt(_pct(g.get(f"spectrum.top_share.{t}"))) for t in tops], fmt(g.get("spectrum.isotropy"), 3),
+                     fmt(g.get("spectrum.ssd"), 3)])
     first = next(iter(geometry.values())).metrics
     return ["## Geometry (TA embeddings, L2-normalised)", "",
             f"{int(first.get('pairs', 0))} linked pairs; uniformity over {int(first.get('uniformity_sample', 0))} "

@@ -25,7 +25,8 @@ class ModelEntry(BaseModel):
 
     name: str
     model: str  # path, hub id, "minilm", "bm25", or a recipe's run directory
-    distance: Literal["cosine", "l2", "dot"] | None = None  # None: the model card's metric, else cosine
+    # None: the model card's metric, else the papers' for SPECTER / SciNCL / SPECTER2 ("l2", raw vectors), else cosine
+    distance: Literal["cosine", "l2", "dot"] | None = None
     max_seq_length: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # passed to load_encoder as keyword arguments
     bm25_pool_statistics: Literal["collection", "pool"] = "collection"

@@ -32,7 +32,17 @@ AGENT_PROMPTS = {
 SINGLE_AGENT_PROMPT = "prism_single_agent"
 JSON_FIELDS = {"research_question_query": Aspect.RESEARCH_QUESTION, "method_query": Aspect.METHOD,
                "experiment_query": Aspect.EXPERIMENT}
-DEFAULT_SAMPLING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0})  # sample i sends seed i
+# PRISM's decoding (its released `Inference/inference_QoA.py`: temperature 0, max_tokens 2,000, repetition penalty
+# 1.2, sent to vLLM; configs/decoding-prism-paper.yaml holds the same): the default for one query set per paper.
+PAPER_SAMPLING = Sampling(temperature=0.0, max_tokens=2000, extra={"repetition_penalty": 1.2})
+# Repeated samples (--samples N > 1, mean ± std) need sampling: greedy decoding would repeat one answer N times.
+SAMPLED_DECODING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0})  # sample i sends seed i
+DEFAULT_SAMPLING = PAPER_SAMPLING
+
+
+def default_sampling(samples: int) -> Sampling:
+    """The agents' decoding when none is given: PRISM's for one sample, seeded sampling for repeated samples."""
+    return PAPER_SAMPLING if samples <= 1 else SAMPLED_DECODING
 
 
 def load_sampling(path: str | Path) -> Sampling:
@@ -47,7 +57,9 @@ def load_sampling(path: str | Path) -> Sampling:
     return validate_model(Sampling, data["sampling"], str(path), ValueError)
 
 
-MAX_PAPER_WORDS = 12_000  # long papers are cut so that the prompt fits a 16k-token context
+# PRISM's agents read the whole paper (`QueryOptimizer/agents.py` formats the full .mmd into the prompt; its LLMs
+# have 128k-token contexts): no cut by default. A number cuts papers to that many words (a small-context server).
+MAX_PAPER_WORDS: int | None = None
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
@@ -55,12 +67,13 @@ class SingleAgentParseError(LLMResponseError):
     """The single agent's reply holds no usable JSON object."""
 
 
-def paper_text(paper: Paper, max_words: int = MAX_PAPER_WORDS) -> str:
-    """The cleaned paper as the agents read it: title, abstract, then every section with its heading."""
+def paper_text(paper: Paper, max_words: int | None = MAX_PAPER_WORDS) -> str:
+    """The cleaned paper as the agents read it: title, abstract, then every section with its heading; whole unless
+    `max_words` cuts it."""
     parts = [paper.title.strip(), f"Abstract\n{paper.abstract.strip()}" if paper.abstract.strip() else ""]
     parts += [f"{s.heading}\n{s.text}".strip() for s in paper.sections]
-    words = "\n\n".join(p for p in parts if p).split(" ")
-    return " ".join(words[:max_words])
+    text = "\n\n".join(p for p in parts if p)
+    return text if max_words is None else " ".join(text.split(" ")[:max_words])
 
 
 def json_schema() -> dict[str, Any]:
@@ -99,11 +112,12 @@ def llm_query_sets(
     samples: int = 1,
     single_agent: bool = False,
     structured: bool = False,
-    sampling: Sampling = DEFAULT_SAMPLING,
+    sampling: Sampling | None = None,
 ) -> list[QuerySet]:
     """One `QuerySet` per (paper, sample), abstract query included; all calls of one aspect in one batch."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
+    sampling = sampling if sampling is not None else default_sampling(samples)
     model = client.config.model or "?"
     with_body = [p for p in papers if p.has_body]
     sets = {(p.id, s): QuerySet(p.id, {}, {}, p.title, s) for p in papers for s in range(samples)}

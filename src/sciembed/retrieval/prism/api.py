@@ -34,7 +34,8 @@ def generate_queries(
     sampling: Any = None,
 ) -> list[QuerySet]:
     """Aspect queries for the given papers (all when None): LLM agents when `llm` (an `LLMConfig`) is given,
-    with `sampling` (a `Sampling`; default the agents' `DEFAULT_SAMPLING`), else extractive. Unknown ids
+    with `sampling` (a `Sampling`; default PRISM's greedy decoding for one sample, seeded sampling for repeated
+    samples: `agents.default_sampling`), else extractive. Unknown ids
     raise `KeyError` naming them."""
     papers = CorpusDir(corpus).papers()
     ids = list(paper_ids) if paper_ids is not None else list(papers)
@@ -45,11 +46,11 @@ def generate_queries(
     if llm is None:
         return [extractive_queries(p, words) for p in chosen]
     from sciembed.llm import LLMClient
-    from sciembed.retrieval.prism.agents import DEFAULT_SAMPLING, llm_query_sets
+    from sciembed.retrieval.prism.agents import llm_query_sets
 
     with LLMClient(llm, progress=progress) as client:
         return llm_query_sets(chosen, client, aspects=aspects, samples=samples, single_agent=single_agent,
-                              structured=structured, sampling=sampling or DEFAULT_SAMPLING)
+                              structured=structured, sampling=sampling)
 
 
 def corpus_candidates(papers: Iterable[Paper], segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[Candidate]:

@@ -9,10 +9,10 @@ gradients are those of one process holding the whole micro-batch.
 
 Denominators:
 
-- ``cross_view`` (default): the context of pair i against every target of the micro-batch,
-  ``-log exp(s(c_i, t_i)/τ) / Σ_j exp(s(c_i, t_j)/τ)`` — the usual InfoNCE.
-- ``same_view``: the paper's printed form, negatives from the context view,
+- ``same_view`` (default): SciJEPA's Eq. 7 as printed, negatives from the context view,
   ``-log exp(s(c_i, t_i)/τ) / (exp(s(c_i, t_i)/τ) + Σ_{j≠i} exp(s(c_i, c_j)/τ))``.
+- ``cross_view``: the context of pair i against every target of the micro-batch,
+  ``-log exp(s(c_i, t_i)/τ) / Σ_j exp(s(c_i, t_j)/τ)`` — the usual InfoNCE, the documented ablation.
 
 Hand-written instead of sentence-transformers' MNRL because MNRL has a fixed scale and only the
 cross-view denominator.
@@ -43,7 +43,7 @@ class SectionInfoNCELoss(nn.Module):
         temperature_end: float = 0.1,
         warmup_steps: int = 0,
         total_steps: int = 1,
-        denominator: Denominator = "cross_view",
+        denominator: Denominator = "same_view",
         gather_across_devices: bool = True,
     ) -> None:
         super().__init__()

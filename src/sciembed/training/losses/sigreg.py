@@ -11,13 +11,15 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-# The trapezoid convention of the Epps–Pulley integral, as one constant.
+# The trapezoid convention of the Epps–Pulley integral (issue 32, item 8: an ambiguity the paper leaves implicit).
 # The statistic integrates over t in [-t_max, t_max]; its integrand is even in t, so it is computed on
 # [0, t_max] and doubled. LeJEPA's reference code folds that factor 2 into the trapezoid weights
-# (endpoints Δt, interior 2Δt); the plain trapezoid rule on [0, t_max] (endpoints Δt/2, interior Δt)
-# gives exactly half the value, i.e. it halves the effective λ. sciembed follows LeJEPA: 2.0.
-# Set to 1.0 for the plain rule (and double λ to keep the same regularisation strength).
-TRAPEZOID_SCALE = 2.0
+# (endpoints Δt, interior 2Δt): "lejepa", the default, the reading under which SciJEPA's λ values (taken with
+# LeJEPA's SIGReg) mean what they say. The plain trapezoid rule on [0, t_max] (endpoints Δt/2, interior Δt),
+# "plain", gives exactly half the value: λ = 0.0025 under "lejepa" equals λ = 0.005 under "plain" — the
+# documented ablation (`sigreg.trapezoid: plain`).
+TRAPEZOID_SCALES = {"lejepa": 2.0, "plain": 1.0}
+TRAPEZOID_SCALE = TRAPEZOID_SCALES["lejepa"]
 
 DEFAULT_SLICES = 512
 DEFAULT_KNOTS = 17
@@ -25,13 +27,14 @@ DEFAULT_T_MAX = 3.0
 STD_EPS = 1e-6
 
 
-def epps_pulley_weights(knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX) -> tuple[Tensor, Tensor]:
-    """Knots t on [0, t_max] and weights trapezoid × exp(−t²/2) (trapezoid scaled by `TRAPEZOID_SCALE`)."""
+def epps_pulley_weights(knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX,
+                        scale: float = TRAPEZOID_SCALE) -> tuple[Tensor, Tensor]:
+    """Knots t on [0, t_max] and weights trapezoid × exp(−t²/2) (trapezoid scaled by `scale`: 2 LeJEPA, 1 plain)."""
     t = torch.linspace(0.0, t_max, knots, dtype=torch.float64)
     dt = t_max / (knots - 1)
     trapezoid = torch.full((knots,), dt, dtype=torch.float64)
     trapezoid[[0, -1]] = dt / 2
-    weights = TRAPEZOID_SCALE * trapezoid * torch.exp(-0.5 * t**2)
+    weights = scale * trapezoid * torch.exp(-0.5 * t**2)
     return t.float(), weights.float()
 
 
@@ -80,13 +83,17 @@ class SIGReg(nn.Module):
     """
 
     def __init__(
-        self, slices: int = DEFAULT_SLICES, knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX, seed: int = 0
+        self, slices: int = DEFAULT_SLICES, knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX, seed: int = 0,
+        trapezoid: str = "lejepa",
     ) -> None:
         super().__init__()
         if slices < 1 or knots < 2 or t_max <= 0:
             raise ValueError(f"SIGReg needs slices ≥ 1, knots ≥ 2, t_max > 0 (got {slices}, {knots}, {t_max})")
+        if trapezoid not in TRAPEZOID_SCALES:
+            raise ValueError(f"trapezoid must be one of {', '.join(TRAPEZOID_SCALES)}, got {trapezoid!r}")
         self.slices, self.knots, self.t_max, self.seed = slices, knots, t_max, seed
-        t, weights = epps_pulley_weights(knots, t_max)
+        self.trapezoid = trapezoid
+        t, weights = epps_pulley_weights(knots, t_max, TRAPEZOID_SCALES[trapezoid])
         self.register_buffer("t", t, persistent=False)
         self.register_buffer("weights", weights, persistent=False)
         self.register_buffer("gaussian_cf", torch.exp(-0.5 * t**2), persistent=False)
@@ -115,7 +122,8 @@ class SIGReg(nn.Module):
             "slices": self.slices,
             "knots": self.knots,
             "t_max": self.t_max,
-            "trapezoid_scale": TRAPEZOID_SCALE,
+            "trapezoid": self.trapezoid,
+            "trapezoid_scale": TRAPEZOID_SCALES[self.trapezoid],
             "seed": self.seed,
         }
 

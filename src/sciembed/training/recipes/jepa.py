@@ -63,7 +63,7 @@ def build(config: JepaConfig, prepared: Prepared, corpus: str | Path | CorpusDir
     predictor = ResidualPredictor(model.get_embedding_dimension(), config.predictor.hidden)
     s = config.sigreg
     loss = PredictiveLoss(
-        model, predictor, target, s.weight, SIGReg(s.slices, s.knots, s.t_max, seed=config.seed)
+        model, predictor, target, s.weight, SIGReg(s.slices, s.knots, s.t_max, seed=config.seed, trapezoid=s.trapezoid)
     )
     ema = EMACallback(model, target, config.ema.momentum_start, config.ema.momentum_end)
     return RecipeParts(

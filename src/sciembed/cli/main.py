@@ -14,6 +14,7 @@ from sciembed.cli import (
     evaluate,
     ingest,
     inspect,
+    model,
     prism,
     search,
     serve,
@@ -35,8 +36,8 @@ app = GuardedTyper(
 
 for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules below
     app.add_typer(noun)
-for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, demo, beir, study, bench, prism,
-               summaries, serve):
+for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, model, demo, beir, study, bench,
+               prism, summaries, serve):
     module.register(app)
 
 LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+import typer
+
 from sciembed.cli import (
     beir,
     bench,
@@ -33,6 +35,22 @@ app = GuardedTyper(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+def _show_version(value: bool) -> None:
+    if value:
+        from sciembed import __version__
+
+        typer.echo(f"sciembed {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+                                 help="Print sciembed's version and exit."),
+) -> None:
+    """Full-text scientific paper embeddings and paper-to-paper retrieval."""
+
 
 for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules below
     app.add_typer(noun)

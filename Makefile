@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: demo test test-fast docs lint install install-dev browser clean
+.PHONY: demo test test-fast docs lint install install-dev browser clean dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,5 +54,18 @@ docs: install-dev
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks
 
+# A wheel in dist/, then installed into a fresh venv whose `sciembed` console script must run. The fresh venv
+# borrows this venv's dependencies (PYTHONPATH: its site-packages) so that nothing is downloaded.
+dist: install
+	rm -rf dist build runs/dist-venv
+	$(BIN)/pip wheel -q --no-deps --no-build-isolation -w dist .
+	$(PYTHON) -m venv runs/dist-venv
+	runs/dist-venv/bin/pip install -q --no-deps --no-index dist/sciembed-*.whl
+	PYTHONPATH=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") \
+		runs/dist-venv/bin/sciembed demo --help >/dev/null
+	PYTHONPATH=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") \
+		runs/dist-venv/bin/sciembed --version
+	@ls dist/*.whl
+
 clean:
-	rm -rf $(VENV) runs
+	rm -rf $(VENV) runs dist build

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from sciembed.evaluation.significance import paired_test
+from sciembed.ioutil.portable import portable
 
 METRICS = {"ndcg@10": "ndcg@10", "recall@100": "r@100", "mrr@50": "mrr@50"}
 
@@ -37,6 +38,7 @@ def summarize(results: dict, fusion: dict | None) -> dict:
     out: dict = {"benchmark": {k: bench.get(k) for k in ("name", "fingerprint", "candidates", "queries_per_split",
                                                          "relevant_per_split", "fusion_tuning")},
                  "encoder": cell["config"], "config": bench.get("config"), "splits": {}}
+    out = portable(out)  # a run written before results.json held relative paths: none of its machine's paths
     for split, methods in rows.items():
         table = {}
         for name, result in methods.items():

@@ -110,7 +110,8 @@ def test_killed_index_rebuild_is_refused_or_finished(synth, built_index, tmp_pat
 
     def rebuild(seed):  # kills land from the imports to the final manifest write (delay from the start)
         out = tmp_path / f"index-{seed}"
-        args = ["index", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta"]
+        args = ["index", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta",
+                "--overwrite"]
         return run_and_kill(args, out, seed, max_delay_s=12.0, timeout_s=240, ready=synth)
 
     outcomes = kill_each(SEEDS, rebuild)

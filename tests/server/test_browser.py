@@ -98,10 +98,17 @@ def test_search_similar_upload_and_screenshot(server, browser, shared_data, tmp_
 
     liked = browser.find_elements(By.CSS_SELECTOR, "#hits li.hit")[0]
     liked_id = liked.get_attribute("data-id")
+    liked_title = liked.find_element(By.CLASS_NAME, "title").text
+    assert browser.find_element(By.ID, "query").get_attribute("value")  # the text query stays while it is shown
     liked.find_element(By.CLASS_NAME, "similar").click()
-    wait_for(lambda: f"papers like {liked_id}" in status.text)
+    wait_for(lambda: f"papers like “{liked_title}”" in status.text)  # named by its title, not its id
+    assert liked_id not in status.text.split(":")[0]
+    assert browser.find_element(By.ID, "query").get_attribute("value") == ""  # no stale query text
     similar = [h.get_attribute("data-id") for h in browser.find_elements(By.CSS_SELECTOR, "#hits li.hit")]
     assert len(similar) == 10 and liked_id not in similar
+
+    picker = browser.find_element(By.ID, "file")
+    assert ".pdf" in picker.get_attribute("accept").split(",")  # the picker offers PDFs
 
     upload = shared_data / "formats" / "jats" / "elife06003.xml"
     browser.find_element(By.ID, "file").send_keys(str(upload))

@@ -47,8 +47,12 @@ def inspect_cmd(
         _fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")
     p = papers[paper]
     console.print(f"[bold]{p.id}[/bold]  {p.title}")
-    console.print(f"venue={p.venue!r} year={p.year} domain={p.domain!r} flags={list(p.flags)} "
-                  f"references={len(p.references)} ids={dict(p.external_ids.items())}")
+    short = f" ({p.venue_short})" if p.venue_short else ""
+    console.print(f"venue={p.venue!r}{short} year={p.year} domain={p.domain!r} flags={list(p.flags)} "
+                  f"references={len(p.references)} ids={dict(p.external_ids.items())}", highlight=False)
+    for n, author in enumerate(p.authors, 1):
+        console.print(f"author {n}: {author.name}" + (f" ({author.affiliation})" if author.affiliation else ""),
+                      highlight=False, markup=False)
     method, conclusion = method_section_index(p), conclusion_section_index(p)
     logged = choose_section(p, seed)
     table = Table("#", "heading", "role", "words", "selected as")

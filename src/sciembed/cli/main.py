@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+import typer
+
 from sciembed.cli import (
     beir,
     bench,
@@ -14,6 +16,7 @@ from sciembed.cli import (
     evaluate,
     ingest,
     inspect,
+    model,
     prism,
     search,
     serve,
@@ -33,10 +36,26 @@ app = GuardedTyper(
     pretty_exceptions_enable=False,
 )
 
+def _show_version(value: bool) -> None:
+    if value:
+        from sciembed import __version__
+
+        typer.echo(f"sciembed {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+                                 help="Print sciembed's version and exit."),
+) -> None:
+    """Full-text scientific paper embeddings and paper-to-paper retrieval."""
+
+
 for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules below
     app.add_typer(noun)
-for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, demo, beir, study, bench, prism,
-               summaries, serve):
+for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, model, demo, beir, study, bench,
+               prism, summaries, serve):
     module.register(app)
 
 LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)

@@ -9,7 +9,7 @@ import typer
 from sciembed.cli import encoder_options
 from sciembed.cli.deprecation import note, renamed
 from sciembed.cli.groups import alias, index_app
-from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, ResultsOutFile
+from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, Overwrite, ResultsOutFile
 from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import (
     EmbeddingsApiKeyEnv,
@@ -82,12 +82,18 @@ def index(
     embeddings_dimensions: EmbeddingsDimensions = None,
     embeddings_timeout: EmbeddingsTimeout = None,
     embeddings_retries: EmbeddingsRetries = None,
+    overwrite: Overwrite = False,
 ) -> None:
-    """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25)."""
+    """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25).
+
+    An existing index in --out is refused without --overwrite; with it the new index replaces the old one whole
+    when it is finished (no file of the old one is left).
+    """
     from rich.console import Console
 
     from sciembed.encode.store import is_vectors_dir
     from sciembed.models import load_encoder
+    from sciembed.retrieval.index_out import check_index_out, index_out_dir
     from sciembed.retrieval.multivector import check_aggregate
     from sciembed.retrieval.paper_index import build_paper_index
     from sciembed.views.kinds import IndexView, index_view
@@ -96,16 +102,18 @@ def index(
         _index_vectors(corpus, out, view, index_kind, aggregate, {
             "hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
             "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
-            "refine_k_factor": refine_k_factor})
+            "refine_k_factor": refine_k_factor}, overwrite)
         return
     view = view or IndexView.TA
     try:
         index_view(view)
         check_aggregate(aggregate)
+        check_index_out(out, overwrite=overwrite, resumable=bool(shard_papers) and model.lower() != "bm25")
         if model.lower() == "bm25":
             from sciembed.retrieval.paper_index import build_bm25_index
 
-            counts = build_bm25_index(corpus, view, out, target=target or 358, segment_tokens=segment_tokens)
+            with index_out_dir(out, overwrite=overwrite) as stage:
+                counts = build_bm25_index(corpus, view, stage, target=target or 358, segment_tokens=segment_tokens)
             Console().print(f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers with BM25: "
                             f"{counts.views} {view} views, {counts.ta_fallback} without body indexed by "
                             f"title+abstract, {counts.rejected} rejected (no text) -> {out}",
@@ -127,10 +135,11 @@ def index(
         ann = {"hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist, "pq_m": pq_m, "nprobe": nprobe,
                "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
                "refine_k_factor": refine_k_factor}
-        counts = build_paper_index(
-            corpus, encoder, view, out, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
-            segment_tokens=segment_tokens, index_kind=index_kind, ann=ann, shard_papers=shard_papers,
-        )
+        with index_out_dir(out, overwrite=overwrite, resumable=bool(shard_papers)) as stage:
+            counts = build_paper_index(
+                corpus, encoder, view, stage, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
+                segment_tokens=segment_tokens, index_kind=index_kind, ann=ann, shard_papers=shard_papers,
+            )
     except _known_errors() as err:
         _fail(str(err))
     from sciembed.retrieval.dense import read_meta
@@ -153,17 +162,19 @@ def index(
 
 
 def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
-                   ann: dict) -> None:
+                   ann: dict, overwrite: bool) -> None:
     """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
     from rich.console import Console
 
     from sciembed.retrieval.from_vectors import build_index_from_vectors
+    from sciembed.retrieval.index_out import index_out_dir
     from sciembed.retrieval.multivector import check_aggregate
 
     try:
         check_aggregate(aggregate)
-        counts = build_index_from_vectors(vectors, out, view=view, index_kind=index_kind, ann=ann,
-                                          aggregate=aggregate)
+        with index_out_dir(out, overwrite=overwrite) as stage:
+            counts = build_index_from_vectors(vectors, stage, view=view, index_kind=index_kind, ann=ann,
+                                              aggregate=aggregate)
     except _known_errors() as err:
         _fail(str(err))
     from sciembed.retrieval.dense import read_meta

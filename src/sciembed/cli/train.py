@@ -103,7 +103,7 @@ def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: in
 
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
                sets: list[str], flags: dict[str, Any], device_memory: int | None = None, estimate_for: str = "auto",
-               force: bool = False) -> None:
+               force: bool = False, push_to_hub: str | None = None, hub_private: bool = False) -> None:
     from rich.console import Console
 
     from sciembed.training.config import load_config, parse_overrides
@@ -129,6 +129,13 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
             return
         if out is None:
             _fail("--out is required (except with --dry-run)")
+        if push_to_hub is not None:
+            from sciembed.models.push import PushError, check_repo_id
+
+            try:
+                check_repo_id(push_to_hub)  # a malformed id fails now, not after hours of training
+            except PushError as err:
+                _fail(str(err))
         from sciembed.training.api import train
 
         model_dir = train(recipe, config, corpus, out, resume=resume,
@@ -158,6 +165,10 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
     if best:
         console.print(f"best validation: {best['metric']} {best['value']:.4f} at step {best['step']} -> {best['path']}",
                       highlight=False)
+    if push_to_hub is not None:
+        from sciembed.cli.model import push_and_report
+
+        push_and_report(model_dir, push_to_hub, hub_private)
 
 
 def make_command(recipe: str):
@@ -190,6 +201,10 @@ def make_command(recipe: str):
         device_memory: DeviceMemory = None,
         estimate_for: EstimateFor = "auto",
         force: ForceMemory = False,
+        push_to_hub: str | None = typer.Option(
+            None, "--push-to-hub", help="after training, upload the model to this hub repository (owner/name)"
+        ),
+        hub_private: bool = typer.Option(False, "--hub-private", help="create the --push-to-hub repository private"),
     ) -> None:
         flags = {
             "base_model": base_model,
@@ -206,7 +221,7 @@ def make_command(recipe: str):
             "max_time": parse_minutes(max_time),
         }
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags,
-                   parse_memory_size(device_memory), check_estimate_for(estimate_for), force)
+                   parse_memory_size(device_memory), check_estimate_for(estimate_for), force, push_to_hub, hub_private)
 
     return command
 

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -98,12 +98,14 @@ def _is_sciembed_output(path: Path) -> bool:
 
 
 @contextmanager
-def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
+def staged_dir(out: Path, overwrite: bool = False,
+               replaceable: Callable[[Path], bool] = _is_sciembed_output) -> Iterator[Path]:
     """Yield a fresh temporary directory that replaces `out` when the block ends without an error.
 
     Refuses an existing non-empty `out` unless `overwrite`, and even then one
-    that holds no manifest (it may be anything: a home directory, a dataset).
-    On an error the temporary directory is removed and `out` is untouched.
+    that `replaceable` does not accept (by default one that holds no manifest:
+    it may be anything, a home directory, a dataset). On an error the
+    temporary directory is removed and `out` is untouched.
     """
     out = Path(out)
     check_writable(out.parent)
@@ -113,7 +115,7 @@ def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         if out.exists() and any(out.iterdir()):
             if not overwrite:
                 raise OutputError(f"{out}: already exists; pass --overwrite to replace it")
-            if not _is_sciembed_output(out):
+            if not replaceable(out):
                 raise OutputError(f"{out}: holds files but no {MARKER}; not replacing what sciembed did not write")
         _remove_stale(out)
         temp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))

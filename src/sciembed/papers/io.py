@@ -24,7 +24,9 @@ from sciembed.papers.schema import arrow_schema
 
 # The corpus directory's shared files (its layout: `corpus/layout.py`), named here, in the lowest stage, because
 # ingest (papers/) writes them first and every later stage reads them.
-SCHEMA_VERSION = 1  # of a corpus directory: papers.parquet's PAPER_SCHEMA and manifest.json
+# Of a corpus directory: papers.parquet's PAPER_SCHEMA and manifest.json. 2 added `authors` and `venue_short`
+# (columns after the others); a version-1 corpus still reads, its papers without authors or short venue.
+SCHEMA_VERSION = 2
 PAPERS_FILE = "papers.parquet"
 MANIFEST_FILE = "manifest.json"
 

@@ -81,6 +81,18 @@ class Section:
 
 
 @dataclass(frozen=True, slots=True)
+class Author:
+    """A paper's author as the source names them, with their affiliation(s) where it gives them ("; "-joined)."""
+
+    name: str
+    affiliation: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Author:
+        return cls(name=data.get("name") or "", affiliation=data.get("affiliation") or None)
+
+
+@dataclass(frozen=True, slots=True)
 class Reference:
     """A bibliography entry: resolved to a corpus paper id when known, else raw."""
 
@@ -125,6 +137,11 @@ class Paper:
     (``empty_abstract``, ``no_body``); `source` names the reader and file it
     came from (``synthetic`` for generated papers); `raw_sections` counts the
     source's own sections (set by the readers; None where unknown).
+
+    `venue` is the source's own venue text, kept as it was read; `venue_short`
+    the proceedings' short name (ACL, EMNLP, NAACL, …: `papers/venues.py`)
+    where the source's venue text or its ACL Anthology id says it. `authors`
+    are in the source's order (empty where the source names none).
     """
 
     id: str = field(metadata={"key": True})  # required and non-empty in JSONL (papers/schema.py)
@@ -140,6 +157,8 @@ class Paper:
     flags: tuple[str, ...] = ()
     source: str | None = None
     raw_sections: RawSections | None = None
+    authors: tuple[Author, ...] = ()
+    venue_short: str | None = None
 
     @property
     def has_body(self) -> bool:
@@ -181,6 +200,8 @@ class Paper:
             "raw_sections": None if self.raw_sections is None else {
                 "count": self.raw_sections.count, "body_chars": self.raw_sections.body_chars,
                 "malformed_headings": self.raw_sections.malformed_headings},
+            "authors": [{"name": a.name, "affiliation": a.affiliation} for a in self.authors],
+            "venue_short": self.venue_short,
         }
 
     def strings(self) -> Iterator[Any]:
@@ -189,7 +210,9 @@ class Paper:
         For checks over all text (`readers.checks.value_problem`) that need no field names
         until one fails; kept next to `to_dict` so that the two list the same fields.
         """
-        yield from (self.id, self.title, self.abstract, self.venue, self.domain, self.source)
+        yield from (self.id, self.title, self.abstract, self.venue, self.domain, self.source, self.venue_short)
+        for a in self.authors:
+            yield from (a.name, a.affiliation)
         yield from self.fields_of_study
         yield from self.flags
         yield from self.external_ids.values()
@@ -216,4 +239,6 @@ class Paper:
             flags=tuple(data.get("flags") or ()),
             source=data.get("source"),
             raw_sections=RawSections.from_dict(data.get("raw_sections")),
+            authors=tuple(Author.from_dict(a) for a in data.get("authors") or ()),  # none in a schema-1 corpus
+            venue_short=data.get("venue_short") or None,
         )

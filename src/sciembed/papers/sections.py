@@ -598,6 +598,19 @@ def raw_section_stats(sections: Iterable[Section]) -> RawSections:
                        sum(malformed_heading(s.heading or "") for s in sections))
 
 
+def _short_venue(paper: Paper) -> str | None:
+    """The proceedings' short name from the paper's ACL Anthology ids (acl id, file stem, id) or venue text."""
+    from sciembed.papers.venues import short_venue, source_stem
+
+    return short_venue([paper.venue], [paper.external_ids.acl, source_stem(paper.source), paper.id])
+
+
+def _clean_authors(authors):
+    from sciembed.papers.authors import clean_authors  # authors.py builds on this module's clean_inline
+
+    return clean_authors(authors)
+
+
 def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_end") -> Paper:
     """Normalise a reader's paper and extract its body sections (see the module docstring).
 
@@ -628,6 +641,8 @@ def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_en
         abstract=abstract,
         sections=tuple(sections),
         venue=clean_inline(paper.venue) or None,
+        venue_short=paper.venue_short or _short_venue(paper),
+        authors=_clean_authors(paper.authors) if paper.authors else (),
         domain=clean_inline(paper.domain) or None,
         fields_of_study=tuple(dict.fromkeys(f for f in (clean_inline(x) for x in paper.fields_of_study) if f)),
         flags=tuple(dict.fromkeys(flags)),

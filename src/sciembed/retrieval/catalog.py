@@ -60,6 +60,8 @@ def paper_card(paper: Paper) -> dict[str, Any]:
         "abstract": paper.abstract,
         "year": paper.year,
         "venue": paper.venue,
+        "venue_short": paper.venue_short,
+        "authors": [{"name": a.name, "affiliation": a.affiliation} for a in paper.authors],
         "domain": paper.domain,
         "fields_of_study": list(paper.fields_of_study),
         "external_ids": {k: v for k, v in paper.external_ids.items()},
@@ -170,14 +172,23 @@ class Catalog:
         rows = self._read(f"SELECT id, title, year, venue, domain FROM papers WHERE id IN ({marks})", ids)
         return {r[0]: r[1:] for r in rows}
 
+    def people(self, ids: Sequence[str]) -> dict[str, tuple[list[str], str | None]]:
+        """id -> (author names, venue short name) from the papers' cards (empty for a card written before them)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._read(f"SELECT id, json_extract(card, '$.authors'), json_extract(card, '$.venue_short') "
+                          f"FROM papers WHERE id IN ({marks})", ids)
+        return {r[0]: ([a.get("name", "") for a in json.loads(r[1] or "[]")], r[2]) for r in rows}
+
     def titles(self) -> dict[str, str]:
         """id -> title of every paper the collection holds now."""
         return {r[0]: r[1] for r in self._read("SELECT id, title FROM papers")}
 
-    def filter_fields(self) -> dict[str, tuple[int | None, str, str]]:
-        """id -> (year, venue lower-cased, domain lower-cased), for filtering in memory."""
-        rows = self._read("SELECT id, year, venue, domain FROM papers")
-        return {r[0]: (r[1], (r[2] or "").lower(), (r[3] or "").lower()) for r in rows}
+    def filter_fields(self) -> dict[str, tuple[int | None, str, str, str]]:
+        """id -> (year, venue, domain, venue short name; text lower-cased), for filtering in memory."""
+        rows = self._read("SELECT id, year, venue, domain, json_extract(card, '$.venue_short') FROM papers")
+        return {r[0]: (r[1], (r[2] or "").lower(), (r[3] or "").lower(), (r[4] or "").lower()) for r in rows}
 
     def views(self, rows: Sequence[int]) -> dict[int, ViewInfo]:
         if not rows:

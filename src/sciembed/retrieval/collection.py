@@ -55,7 +55,8 @@ PaperSearch = Callable[["Collection", Paper, int, "Accept | None", dict[str, Any
 
 @dataclass(frozen=True)
 class Filters:
-    """Year range (inclusive), venue and domain (case-insensitive exact match)."""
+    """Year range (inclusive), venue and domain (case-insensitive exact match; a venue matches the source's
+    text or its short name: "emnlp" finds the papers whose venue text is "Natural Language Processing")."""
 
     year_min: int | None = None
     year_max: int | None = None
@@ -65,18 +66,18 @@ class Filters:
     def active(self) -> bool:
         return any(v not in (None, "") for v in (self.year_min, self.year_max, self.venue, self.domain))
 
-    def predicate(self, fields: dict[str, tuple[int | None, str, str]]) -> Accept | None:
+    def predicate(self, fields: dict[str, tuple[int | None, str, str, str]]) -> Accept | None:
         if not self.active():
             return None
         venue, domain = (self.venue or "").lower(), (self.domain or "").lower()
 
         def accept(paper_id: str) -> bool:
-            year, paper_venue, paper_domain = fields.get(paper_id, (None, "", ""))
+            year, paper_venue, paper_domain, short = fields.get(paper_id, (None, "", "", ""))
             if self.year_min is not None and (year is None or year < self.year_min):
                 return False
             if self.year_max is not None and (year is None or year > self.year_max):
                 return False
-            return (not venue or paper_venue == venue) and (not domain or paper_domain == domain)
+            return (not venue or venue in (paper_venue, short)) and (not domain or paper_domain == domain)
 
         return accept
 
@@ -92,6 +93,8 @@ class Hit:
     view: str  # kind of the view that matched: ta | window | section
     section: int | None  # body section it starts in (None for TA)
     snippet: str
+    authors: list[str] = field(default_factory=list)  # names, in the paper's order
+    venue_short: str | None = None  # the proceedings' short name (ACL, EMNLP, …)
 
 
 @dataclass
@@ -580,15 +583,17 @@ class Collection:
     def _hits(self, page: PaperHits, query: str | None) -> list[Hit]:
         with self._lock.read():  # rows are renumbered by a compaction: read them under the same lock as the search
             summaries = self.catalog.summaries([pid for pid, _, _ in page])
+            people = self.catalog.people([pid for pid, _, _ in page])
             views = self.catalog.views([row for _, _, row in page])
         hits = []
         for pid, score, row in page:
             title, year, venue, domain = summaries.get(pid, ("", None, None, None))
+            authors, short = people.get(pid, ([], None))
             view = views.get(row)
             hits.append(Hit(
                 id=pid, title=title, score=round(float(score), 6), year=year, venue=venue, domain=domain,
                 view=view.kind if view else "", section=view.section if view else None,
-                snippet=snippet(view.text, query) if view else "",
+                snippet=snippet(view.text, query) if view else "", authors=authors, venue_short=short,
             ))
         return hits
 
@@ -616,7 +621,8 @@ class Collection:
                 self.index.add([v.paper_id for v in all_views], vectors)
                 self.index.remove_rows(old_rows)
                 for paper, _ in pairs:
-                    self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower())
+                    self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower(),
+                                              (paper.venue_short or "").lower())
             replaced = len({self.index.paper_of_row(r) for r in old_rows})
             self._maybe_compact()
         added = len(pairs) - replaced

@@ -215,6 +215,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         notes.append("searched with the file's first paper")
         result = await searched(paper=paper, k=k, offset=offset, filters=filters)
         shown = {"id": paper.id, "title": paper.title, "year": paper.year, "venue": paper.venue,
+                 "venue_short": paper.venue_short, "authors": [a.name for a in paper.authors],
                  "sections": [{"heading": s.heading, "role": str(s.role)} for s in paper.sections]}
         return respond(result, notes, shown)
 

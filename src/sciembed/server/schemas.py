@@ -11,7 +11,8 @@ class SearchFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")
     year_min: int | None = Field(None, description="Earliest year (inclusive).")
     year_max: int | None = Field(None, description="Latest year (inclusive).")
-    venue: str | None = Field(None, description="Venue, case-insensitive exact match.")
+    venue: str | None = Field(None, description="Venue, case-insensitive exact match of the source's venue text or "
+                                                "its short name (ACL, EMNLP, NAACL, …).")
     domain: str | None = Field(None, description="Domain / field, case-insensitive exact match.")
 
 
@@ -42,6 +43,8 @@ class HitOut(BaseModel):
     view: str = Field(description="Kind of the paper's view that matched best (ta | window | section).")
     section: int | None = Field(description="Body section the matching view starts in (None for TA).")
     snippet: str
+    authors: list[str] = Field(default_factory=list, description="Author names, in the paper's order.")
+    venue_short: str | None = Field(None, description="The proceedings' short name (ACL, EMNLP, …) where known.")
 
 
 class SearchResponse(BaseModel):

@@ -1,10 +1,14 @@
-"""The trainable encoder: base transformer + mean pooling + optional two-layer projection head.
+"""The trainable encoder: base transformer + the recipe's pooling + optional two-layer projection head.
 
 Built from sentence-transformers modules, so the saved directory is a standard
 sentence-transformers model: ``SentenceTransformer(path)`` loads it and
-``sciembed eval`` accepts it. The base's own pooling/normalisation (if it is
-already a sentence-transformers model) is replaced by mean pooling, as S2Full
-trains it.
+``sciembed eval`` accepts it. Every module of the base is kept: its pooling
+(replaced only where the recipe pools another way, e.g. CLS for a mean-pooled
+base), its own layers after the pooling (a base's ``Dense``), and its
+``Normalize``. The ``Normalize`` is not trained through (losses that compare by
+cosine are unchanged by it; Euclidean and SIGReg losses must see raw vectors)
+but added back when the model is saved for cosine (`saving_base_tail`), so a
+plain sentence-transformers user gets unit vectors as from the base.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ if TYPE_CHECKING:
 ACTIVATIONS = {"gelu": "GELU", "relu": "ReLU", "tanh": "Tanh"}
 # Attribute of a training model holding the token budget its saved copy reads (see `set_token_budgets`).
 INFERENCE_LENGTH_ATTR = "sciembed_inference_max_seq_length"
+# Attributes of a training model: the base it was built from (a hub id or local path, for the model card) and
+# whether the base ended with a Normalize module (added back when it is saved for cosine: `saving_base_tail`).
+BASE_ATTR = "sciembed_base_model"
+NORMALIZE_ATTR = "sciembed_base_normalizes"
 
 
 def set_token_budgets(model: SentenceTransformer, transformer, config: ModelConfig) -> int:
@@ -75,13 +83,66 @@ def reading_as_saved(model: SentenceTransformer) -> Iterator[dict[str, int]]:
         model.max_seq_length = budgets["training"]
 
 
+def base_modules(loaded: SentenceTransformer, pooling: str) -> tuple[list, bool]:
+    """The base's modules to train with (transformer, pooling, its own layers after the pooling) and whether
+    it ends with a ``Normalize``. The base's pooling is kept when it pools the way the recipe asks (`pooling`:
+    "mean" or "cls"), else replaced; a base without a pooling module gets the recipe's."""
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling
+
+    transformer, rest = loaded[0], list(loaded)[1:]
+    normalizes = bool(rest) and isinstance(rest[-1], Normalize)
+    if normalizes:
+        rest = rest[:-1]
+    own_pool = rest[0] if rest and isinstance(rest[0], Pooling) else None
+    if own_pool is not None:
+        rest = rest[1:]
+    if own_pool is None or own_pool.pooling_mode not in (pooling, (pooling,), [pooling]):
+        own_pool = Pooling(transformer.get_embedding_dimension(), pooling_mode=pooling)
+    return [transformer, own_pool, *(m for m in rest if not isinstance(m, Normalize))], normalizes
+
+
+def output_dim(modules: list) -> int:
+    """The embedding size the last module that declares one produces."""
+    for module in reversed(modules):
+        get = getattr(module, "get_embedding_dimension", None)
+        if callable(get) and get():
+            return int(get())
+    raise ValueError("no module declares an embedding dimension")
+
+
+def remember_base(model: SentenceTransformer, source: str, normalizes: bool) -> None:
+    """Record what `saving_base_tail` and the model card need to know about the base."""
+    setattr(model, BASE_ATTR, source)
+    setattr(model, NORMALIZE_ATTR, normalizes)
+
+
+@contextmanager
+def saving_base_tail(model: SentenceTransformer) -> Iterator[bool]:
+    """Inside the block the model ends with the base's ``Normalize`` when the base had one and the model is
+    saved for cosine similarity (a Euclidean model, e.g. SemCSE's or CoSAEmb's triplets, keeps raw vectors).
+    Yields whether it was added; it is removed again after (training goes on without it)."""
+    from sentence_transformers.sentence_transformer.modules import Normalize
+
+    wanted = bool(getattr(model, NORMALIZE_ATTR, False)) and model.similarity_fn_name in (None, "cosine") \
+        and not isinstance(model[-1], Normalize)
+    if not wanted:
+        yield False
+        return
+    position = len(model)
+    model.append(Normalize())
+    try:
+        yield True
+    finally:
+        del model[position]
+
+
 def build_model(config: ModelConfig, device: str | None = None, pooling: str = "mean") -> SentenceTransformer:
     """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model.
 
     `pooling` is "mean" (S2Full) or "cls" (SPECTER, CoSAEmb)."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import Dense, Pooling, Transformer
+    from sentence_transformers.sentence_transformer.modules import Dense, Transformer
 
     from sciembed.models.loading import load_sentence_transformer
 
@@ -94,8 +155,8 @@ def build_model(config: ModelConfig, device: str | None = None, pooling: str = "
         raise ValueError(
             f"model.max_seq_length {config.max_seq_length} exceeds {source}'s {limit} position embeddings"
         )
-    dim = transformer.get_embedding_dimension()
-    modules = [transformer, Pooling(dim, pooling_mode=pooling)]
+    modules, normalizes = base_modules(loaded, pooling)
+    dim = output_dim(modules)
     head = config.projection
     if head is not None:
         act = getattr(torch.nn, ACTIVATIONS[head.activation])()
@@ -105,4 +166,5 @@ def build_model(config: ModelConfig, device: str | None = None, pooling: str = "
         ]
     model = SentenceTransformer(modules=modules, device=device or str(loaded.device))
     set_token_budgets(model, transformer, config)
+    remember_base(model, config.base or "minilm", normalizes)
     return model

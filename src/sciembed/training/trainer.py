@@ -193,23 +193,26 @@ def _trainer_class():
 SIMILARITY_OF_METRIC = {"cosine": "cosine", "l2": "euclidean"}  # sciembed metric -> sentence-transformers'
 
 
-def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
+def save_model_atomically(model: Any, target: Path, card: Any = None, readme_section: str | None = None) -> None:
     """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model.
 
     The copy reads the model's inference token budget (`training.model.inference_length`), not the
-    training one, and its ``similarity_fn_name`` matches the metric it was trained for, so a plain
-    ``SentenceTransformer(path)`` user compares vectors the right way. `card`: the recipe's
-    `ModelCard` (metric, input format), written inside before the rename."""
+    training one, its ``similarity_fn_name`` matches the metric it was trained for, so a plain
+    ``SentenceTransformer(path)`` user compares vectors the right way, and it ends with the base's
+    ``Normalize`` where the base had one and the model is for cosine (`training.model.saving_base_tail`).
+    `card`: the recipe's `ModelCard` (metric, input format), written inside before the rename;
+    `readme_section`: markdown added to sentence-transformers' README (`training.model_card.card_section`).
+    Files get the usual permissions (the umask's), not the owner-only ones of a temporary directory."""
     import shutil
 
     from sciembed.ioutil.atomic import publish
-    from sciembed.training.model import reading_as_saved
+    from sciembed.training.model import reading_as_saved, saving_base_tail
 
     partial = target.parent / f".{target.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     if card is not None:
         model.similarity_fn_name = SIMILARITY_OF_METRIC[card.metric]
-    with reading_as_saved(model) as budgets:
+    with reading_as_saved(model) as budgets, saving_base_tail(model):
         model.save(str(partial))
     if card is not None:
         from dataclasses import replace
@@ -217,6 +220,11 @@ def save_model_atomically(model: Any, target: Path, card: Any = None) -> None:
         from sciembed.models.card import write_model_card
 
         write_model_card(partial, replace(card, extra={**card.extra, "max_seq_length": budgets}))
+    if readme_section:
+        from sciembed.training.model_card import add_card_section
+
+        add_card_section(partial, readme_section)
+    readable(partial)
     publish(partial, target)
 
 
@@ -229,6 +237,19 @@ def default_card(recipe: str, config: TrainConfig) -> Any:
     from sciembed.models.card import ModelCard
 
     return ModelCard(recipe=recipe, extra={"window_tokens": int(config.model.max_seq_length)})
+
+
+def readable(root: Path) -> None:
+    """Give every file and folder under `root` the permissions the umask allows (0644 / 0755 under 022).
+
+    Some writers (temporary files renamed into place) leave files 0600: a model shared on a lab server or
+    copied into a container was then unreadable to anyone but its trainer."""
+    from sciembed.ioutil.atomic import _UMASK
+
+    for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            continue
+        path.chmod((0o777 if path.is_dir() else 0o666) & ~_UMASK)
 
 
 def run_training(
@@ -265,9 +286,19 @@ def run_training(
     extra_callbacks: list[Any] = []
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
+    record = run.read_recipe()
+
+    def readme_section() -> str:
+        from sciembed.training.model_card import card_section
+
+        history = trainer.state.log_history if trainer is not None else []
+        return card_section(parts.model, recipe, record,
+                            [e for e in history if any(k.startswith("eval_") for k in e)])
+
+    trainer = None
     if evaluate:
         def save_best(model: Any, target: Path) -> None:
-            save_model_atomically(model, target, card)
+            save_model_atomically(model, target, card, readme_section())
             if parts.after_save is not None:
                 parts.after_save(target)
 
@@ -292,6 +323,10 @@ def run_training(
     )
     trainer.remove_callback(PrinterCallback)
     trainer.remove_callback(ProgressCallback)
+    from sciembed.training.model_card import fill_card_data
+
+    examples = len(parts.dataset) if hasattr(parts.dataset, "__len__") else None
+    fill_card_data(parts.model, recipe, record, parts.loss, examples)
     started = time.perf_counter()
     start_step = 0
     finished = False
@@ -312,7 +347,7 @@ def run_training(
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
-        save_model_atomically(parts.model, run.model, card)
+        save_model_atomically(parts.model, run.model, card, readme_section())
         if parts.after_save is not None:
             parts.after_save(run.model)
         exported = parts.export(run.root) if parts.export is not None else {}

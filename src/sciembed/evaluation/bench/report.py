@@ -29,6 +29,7 @@ from sciembed.evaluation.bench.detail import fmt as _fmt
 from sciembed.evaluation.bench.p2p_detail import p2p_detail
 from sciembed.evaluation.bench.runner import SuiteRun, slug
 from sciembed.evaluation.bench.semantic_detail import semantic_detail
+from sciembed.ioutil.portable import portable
 
 HEADLINES = {  # which summary keys make a benchmark's columns; None = all of them
     "csfcube": ("all/ndcg%20", "background/ndcg%20", "method/ndcg%20", "result/ndcg%20"),
@@ -155,7 +156,8 @@ def write_suite_report(run: SuiteRun) -> Path:
                   "rows": {m.name: [value(run, m.name, c) for c in cols] for m in run.suite.models}},
         "details": {bname: d.data for bname, d in details.items()},
     }
-    (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
+    results = portable(json.loads(json.dumps(results, default=str)))  # paths relative to the repository
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     figure = heatmap(run, cols, out / "heatmap.png")
     lines = [f"# sciembed eval suite: {len(run.suite.models)} models × {len(run.benchmarks)} benchmarks", "",
              f"- wall time {run.seconds:.1f} s; cells computed {run.computed}, reused {len(run.cells) - run.computed}",

@@ -21,6 +21,7 @@ from sciembed.papers.model import Paper, Reference, Section, SectionRole
 from sciembed.papers.readers import ids, source
 from sciembed.papers.readers.records import Record
 from sciembed.papers.readers.source import read_xml_documents
+from sciembed.papers.readers.xml_authors import jats_authors
 from sciembed.papers.readers.xmltext import (
     child,
     children,
@@ -169,6 +170,7 @@ def parse(article: etree._Element, name: str) -> Paper:
         sections=_body(article),
         references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")),
         venue=_venue(article),
+        authors=jats_authors(meta),
         year=_year(meta),
         fields_of_study=_fields(meta),
         external_ids=ids.external_ids(doi_=doi, pmid_=pmid, pmc_=pmc, arxiv_=found.get("arxiv")),

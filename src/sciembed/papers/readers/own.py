@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sciembed.papers.model import ExternalIds, Paper, RawSections, Reference, Section
+from sciembed.papers.authors import authors_from_json
+from sciembed.papers.model import Author, ExternalIds, Paper, RawSections, Reference, Section
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import INVALID_RECORD, MISSING_ID, Loc, Record, Rejection
@@ -55,13 +56,14 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     known_id = str(raw_id) if raw_id not in (None, "") else None
     if known_id is None:
         return Rejection(loc, MISSING_ID, "record has no id")
+    authors, odd_authors = _authors(obj)
     try:
-        data = _PaperRecord.model_validate(obj)
+        data = _PaperRecord.model_validate(obj if authors is None else {**obj, "authors": authors})
     except ValidationError as err:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '<record>'}: {e['msg']}" for e in err.errors()]
         shown = "; ".join(problems[:3]) + (f"; … {len(problems) - 3} more" if len(problems) > 3 else "")
         return Rejection(loc, INVALID_RECORD, f"{len(problems)} invalid field(s): {shown}", known_id)
-    unknown = unknown_keys(obj)
+    unknown = unknown_keys(obj) or odd_authors
     return Paper(
         id=data.id,
         title=data.title or "",
@@ -79,7 +81,21 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
         source=data.source or f"{FORMAT}:{loc.file}",
         raw_sections=None if data.raw_sections is None else RawSections(**data.raw_sections.model_dump()),
+        authors=tuple(Author(a.name or "", a.affiliation) for a in data.authors),
+        venue_short=data.venue_short,
     )
+
+
+def _authors(obj: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, bool]:
+    """``authors`` as the validator takes them (a list of names or of objects with name parts and affiliations,
+    read by `authors_from_json`), and whether a value of another shape was left out (the paper is then flagged
+    `unknown_keys`, as before authors were read: such a record is never rejected for its authors)."""
+    if "authors" not in obj:
+        return None, False
+    found = authors_from_json(obj["authors"])
+    if found is None:
+        return [], obj["authors"] not in (None, "")
+    return [{"name": a.name, "affiliation": a.affiliation} for a in found], False
 
 
 # Keys a run declares expected (`sciembed corpus ingest --extra-keys`): ignored without flagging the paper.

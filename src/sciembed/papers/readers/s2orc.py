@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.papers import sections as sec
+from sciembed.papers.authors import authors_from_json
 from sciembed.papers.model import Paper, Reference
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.checks import dict_items, id_text, strings
@@ -131,6 +132,7 @@ def _parse_release(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         sections=sec.sections_from_paragraphs(paragraphs),
         references=tuple(_release_reference(b) for b in dict_items(entries, "bib_entries")),
         venue=meta.get("venue") or meta.get("journal") or None,
+        authors=authors_from_json(meta.get("authors")) or (),
         year=ids.year(meta.get("year")),
         fields_of_study=strings(fields, "fields_of_study"),
         external_ids=ids.external_ids(
@@ -228,6 +230,7 @@ def _parse_datasets(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         sections=sec.sections_from_paragraphs(paragraphs),
         references=tuple(_datasets_references(annotations, cut)),
         venue=venue or None,
+        authors=authors_from_json(obj.get("authors")) or (),
         year=ids.year(obj.get("year")),
         fields_of_study=tuple(
             dict.fromkeys(strings([f.get("category") if isinstance(f, dict) else f for f in fields], "s2fieldsofstudy"))

@@ -10,7 +10,9 @@ The header gives what it has: the venue is the ``monogr`` journal or
 proceedings title, else the meeting name, else the publisher (of
 ``publicationStmt`` or the ``monogr`` imprint); the year is the first year in
 the publication dates, else in any ``<date>`` of ``fileDesc``. GROBID never
-writes a field of study.
+writes a field of study. The venue's short name (`papers/venues.py`) comes from
+the file name when it is an ACL Anthology id, else from the title or meeting;
+the authors and their institutions from the header (`xml_authors.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sciembed.papers.model import Paper, Reference, Section
 from sciembed.papers.readers import ids, source
 from sciembed.papers.readers.records import Record
 from sciembed.papers.readers.source import read_xml_documents
+from sciembed.papers.readers.xml_authors import tei_authors
 from sciembed.papers.readers.xmltext import (
     child,
     children,
@@ -34,6 +37,7 @@ from sciembed.papers.readers.xmltext import (
     text_of,
 )
 from sciembed.papers.sections import clean_inline, clean_paragraphs
+from sciembed.papers.venues import short_venue
 
 FORMAT = "tei"
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -122,6 +126,8 @@ def parse(root: etree._Element, name: str) -> Paper:
     found = ids_by_type(descendants(source_desc, "idno"), "type")
     doi = ids.doi(found.get("doi"))
     monogr = next(iter(descendants(source_desc, "monogr")), None)
+    venue = _venue(monogr, find_path(header, "fileDesc", "publicationStmt"))
+    meeting = clean_inline(text_of(child(monogr, "meeting"), ("address",)))
     return Paper(
         id=doi or file_stem(name),
         title=_title(title_stmt, "a") or _title(source_desc, "a"),
@@ -129,7 +135,9 @@ def parse(root: etree._Element, name: str) -> Paper:
         or clean_inline(text_of(abstract, _SKIP)),
         sections=tuple(_body_sections(child(text, "body"))),
         references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
-        venue=_venue(monogr, find_path(header, "fileDesc", "publicationStmt")),
+        venue=venue,
+        venue_short=short_venue([venue, meeting], [file_stem(name)]),
+        authors=tei_authors(source_desc),
         year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr)
         or _when(child(header, "fileDesc")),
         external_ids=ids.external_ids(

@@ -16,7 +16,10 @@ function filters() {
   return { year_min: num("year-min"), year_max: num("year-max"), venue: text("venue"), domain: text("domain") };
 }
 
-async function run(request, offset) {
+// `label`: how the status line names a paper search (its title, not its id); never sent to the server.
+async function run(request, offset, label) {
+  if (label !== undefined) state.label = label;
+  if (!request.query) $("query").value = "";  // the box never shows a query that is not the one on screen
   state.request = request;
   state.offset = offset;
   state.k = Number($("k").value);
@@ -48,7 +51,7 @@ async function run(request, offset) {
 
 function describe(request, data) {
   if (request.query) return `“${request.query}”`;
-  if (request.paper_id) return `papers like ${request.paper_id}`;
+  if (request.paper_id) return `papers like “${state.label || request.paper_id}”`;
   return `papers like the uploaded “${data.paper ? data.paper.title : request.file.name}”`;
 }
 
@@ -77,12 +80,18 @@ function hitItem(hit) {
   const meta = document.createElement("div");
   meta.className = "meta";
   const view = hit.view === "ta" ? "title+abstract" : `${hit.view}${hit.section !== null ? " §" + (hit.section + 1) : ""}`;
-  for (const part of [hit.year, hit.venue, hit.domain, `score ${hit.score.toFixed(3)}`, `matched: ${view}`, hit.id]) {
+  const venue = hit.venue_short || hit.venue;
+  for (const part of [hit.year, venue, hit.domain, `score ${hit.score.toFixed(3)}`, `matched: ${view}`, hit.id]) {
     if (part === null || part === undefined || part === "") continue;
     const span = document.createElement("span");
     span.textContent = part;
+    if (part === venue && hit.venue_short && hit.venue) { span.title = hit.venue; span.className = "venue"; }
     meta.append(span);
   }
+  const authors = document.createElement("div");
+  authors.className = "authors";
+  const names = hit.authors || [];
+  authors.textContent = names.length > 6 ? `${names.slice(0, 6).join(", ")} and ${names.length - 6} more` : names.join(", ");
   const snip = document.createElement("p");
   snip.className = "snippet";
   snip.textContent = hit.snippet;
@@ -90,8 +99,8 @@ function hitItem(hit) {
   similar.type = "button";
   similar.className = "link similar";
   similar.textContent = "similar papers";
-  similar.addEventListener("click", () => run({ paper_id: hit.id }, 0));
-  li.append(title, meta, snip, similar);
+  similar.addEventListener("click", () => run({ paper_id: hit.id }, 0, hit.title || hit.id));
+  li.append(title, ...(names.length ? [authors] : []), meta, snip, similar);
   return li;
 }
 

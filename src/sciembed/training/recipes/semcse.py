@@ -112,11 +112,12 @@ class SummaryTexts:
 
 
 def build_model(config: SemCSEConfig, device: str | None = None):
-    """The base transformer with CLS or mean pooling and no normalisation (the paper's SciDeBERTa
+    """The base transformer with CLS or mean pooling, trained without normalisation (the paper's SciDeBERTa
     setup; MiniLM by default). Built from sentence-transformers modules, so the saved directory
-    carries its pooling."""
+    carries its pooling; the base's ``Normalize`` comes back on saving only for the cosine (InfoNCE) loss
+    (`training.model.saving_base_tail`): the triplet loss trains Euclidean distances of raw vectors."""
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from sentence_transformers.sentence_transformer.modules import Transformer
 
     from sciembed.models.loading import load_sentence_transformer
 
@@ -124,11 +125,12 @@ def build_model(config: SemCSEConfig, device: str | None = None):
     transformer = loaded[0]
     if not isinstance(transformer, Transformer):
         raise ValueError(f"{source}: first module is {type(transformer).__name__}, not a transformer")
-    from sciembed.training.model import set_token_budgets
+    from sciembed.training.model import base_modules, remember_base, set_token_budgets
 
-    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode=config.model.pooling)
-    model = SentenceTransformer(modules=[transformer, pooling], device=device or str(loaded.device))
+    modules, normalizes = base_modules(loaded, config.model.pooling)
+    model = SentenceTransformer(modules=modules, device=device or str(loaded.device))
     set_token_budgets(model, transformer, config.model)
+    remember_base(model, config.model.base or "minilm", normalizes)
     return model
 
 

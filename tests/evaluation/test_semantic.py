@@ -65,11 +65,20 @@ class BagOfWords:
 def test_gold_ranks_by_hand() -> None:
     q = np.array([[0.0, 0.0], [1.0, 0.0]])
     c = np.array([[0.0, 0.1], [1.0, 0.0], [0.0, -0.1]])
-    # l2: query 0 is 0.1 from candidates 0 and 2 (a tie counts for the gold one), 1.0 from candidate 1
-    assert gold_ranks(q, c, np.array([0, 0]), "l2").tolist() == [1, 2]
-    assert gold_ranks(q, c, np.array([1, 2]), "l2").tolist() == [3, 2]
+    # l2: query 0 is 0.1 from candidates 0 and 2, 1.0 from candidate 1; query 1 is 0 from candidate 1 and
+    # sqrt(1.01) from candidates 0 and 2. A tie counts half (the expected rank over random tie orders).
+    assert gold_ranks(q, c, np.array([0, 0]), "l2").tolist() == [1.5, 2.5]
+    assert gold_ranks(q, c, np.array([1, 2]), "l2").tolist() == [3.0, 2.5]
     # cosine ignores length: for query 1, candidate 1 is the only one pointing its way
     assert gold_ranks(q[1:], c, np.array([1]), "cosine").tolist() == [1]
+
+
+def test_a_constant_encoder_gets_the_chance_rank_not_rank_one() -> None:
+    """The issue's example: 100 identical vectors used to give mean rank 1.0, the best possible."""
+    x = np.ones((100, 8))
+    for metric in ("cosine", "l2"):
+        ranks = gold_ranks(x, x, np.arange(100), metric)
+        assert ranks.tolist() == [50.5] * 100  # (n + 1) / 2, the mean rank of a random order
 
 
 def test_overall_score_is_the_papers_formula() -> None:

@@ -44,12 +44,15 @@ def bench_cmd(
 def print_suite_run(run: Any, report: Path, console: Console, seconds: float | None = None) -> None:
     """The headline table (models × benchmark columns), what is missing, and where the report is."""
     from sciembed.evaluation.bench.report import columns, input_issues, value
+    from sciembed.evaluation.metrics import metric_label
 
     cols = columns(run)
-    table = Table(title="headline scores ×100")
+    table = Table(title="headline scores ×100 (each benchmark's primary metric, named under its column)")
     table.add_column("model")
     for b, k in cols:
-        table.add_column(f"{b}\n{k}", justify="right")
+        primary = getattr(run.benchmarks.get(b), "primary", None)
+        table.add_column(f"{b}\n{k}" + (f"\n{metric_label(primary)}" if isinstance(primary, str) else ""),
+                         justify="right")
     for m in run.suite.models:
         table.add_row(m.name, *["–" if (v := value(run, m.name, c)) is None else f"{v:.1f}" for c in cols])
     console.print(table)

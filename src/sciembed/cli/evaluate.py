@@ -269,9 +269,12 @@ def eval_table(runs) -> Table:
 
 def _success_table(runs, keys) -> Table:
     """Same-paper section retrieval: success@1, success@3 and MRR, ×100."""
+    from sciembed.evaluation.metrics import metric_label
     from sciembed.evaluation.task import key_label
 
-    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), ("mrr", "MRR"))
+    held = {m for run in runs for key in keys for m in run.aggregates.get(key, {})}
+    mrr = next((m for m in sorted(held) if m == "mrr" or m.startswith("mrr@")), "mrr")  # named by its cut
+    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), (mrr, metric_label(mrr)))
     table = Table(title="×100")
     table.add_column("Model")
     for key in keys:
@@ -296,7 +299,7 @@ def compare_command(
     seed: Seed = 42,
 ) -> None:
     from sciembed.evaluation import compare_runs
-    from sciembed.evaluation.metrics import METRIC_LABELS
+    from sciembed.evaluation.metrics import metric_label
 
     try:
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
@@ -313,7 +316,7 @@ def compare_command(
     for label, r in result.rows:
         star = " *" if r.significant(max_p) else ""
         colour = "green" if r.delta > 0 and star else "red" if r.delta < 0 and star else "default"
-        table.add_row(label, METRIC_LABELS.get(r.metric, r.metric), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
+        table.add_row(label, metric_label(r.metric), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
                       f"[{colour}]{100 * r.delta:+.1f}{star}[/{colour}]", f"{r.p_value:.3g}", str(r.n))
     console.print(table)
     for label, (n_a, n_b, paired) in result.unpaired.items():

@@ -98,7 +98,8 @@ def compare_runs(
     n_permutations: int = 1000,
     seed: int = 42,
 ) -> Comparison:
-    """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: every metric both hold (harness order first)."""
+    """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: every metric both hold
+    (harness order first)."""
     res_a, res_b = load_results(run_a), load_results(run_b)
     if metrics is None:
         shared = [m for m in res_a["metrics"] if m in res_b["metrics"]]  # mrr@100 and mrr are two metrics

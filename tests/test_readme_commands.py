@@ -10,7 +10,7 @@ Two checks:
   onnx --quantize`) must be an option of a command that section names or runs.
 * **execute** — the README commands listed in `EXECUTED` run, as written, on the real sample data
   (`shared/data/formats`, `unarxive-sample`, `scitldr/dev.jsonl`) in a temporary directory: paths are
-  mapped into it (`PATHS`) and `minilm` is replaced by a tiny random-init BERT (`sciembed.models.testing`)
+  mapped into it (`PATHS`) and `minilm` is replaced by a tiny random-init BERT (`fakes.models`)
   so the chain takes seconds. Executed: synth → ingest → corpus build (synthetic, the README's smoke
   chain), ingest of the formats and unarXive samples, inspect, stats, index (dense section, dense ta
   HNSW, BM25 segment), search by query and by paper, beir scitldr, eval on the built corpus and on a
@@ -245,7 +245,7 @@ EXPECT = {  # a few things each executed command must print
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     words = ["the", "of", "and", "a", "in", "to", "is", "for", "we", "on", "with", "model", "data", "method"]
     return build_tiny_bert(tmp_path_factory.mktemp("readme-model"), words)

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import HashingEncoder, build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
 from sciembed.ioutil.names import slug
-from sciembed.models.testing import HashingEncoder, build_tiny_bert
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
 

@@ -146,7 +146,7 @@ def _p2p_corpus(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "model", WORDS)
 

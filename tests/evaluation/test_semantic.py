@@ -136,7 +136,7 @@ def test_evaluate_with_a_transparent_encoder(tmp_path: Path) -> None:
 
 
 def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     papers = _papers()
     corpus = _corpus(tmp_path / "c", papers)
@@ -164,7 +164,7 @@ def _tiny_cls_model(root: Path, words: list[str]) -> Path:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     bert = build_tiny_bert(root / "bert", words)
     transformer = Transformer(str(bert), max_seq_length=64)
@@ -221,7 +221,7 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
                                                      "overall"}
     assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words | {"summary"}))
@@ -246,11 +246,11 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
 def test_suite_report_overall_score_is_the_papers_across_models(tmp_path: Path) -> None:
     """Two models through the suite's cell and report writer: the report's overall score is `overall_scores`
     of the same models' `evaluate_semantic` runs (the paper's formula, across the models of the report)."""
+    from fakes.models import HashingEncoder
     from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
     from sciembed.evaluation.bench.runner import compute_cell
     from sciembed.evaluation.benchmarks.adapters import SemanticAdapter
     from sciembed.evaluation.scorers import DenseScorer
-    from sciembed.models.testing import HashingEncoder
 
     bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
     bow = BagOfWords()
@@ -316,7 +316,7 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
     assert [p.id for p in again.papers] == ids
     run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
     assert run.results["clustering"]["pool"] == 12 and run.results["title2abstract"]["pool"] == 16
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))

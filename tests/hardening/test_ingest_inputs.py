@@ -10,8 +10,8 @@ import pytest
 from lxml import etree
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import deep_json, own_record, s2orc_record, tei, write_lines, zero_bomb
 from sciembed.cli.main import app
-from sciembed.fuzzing.hostile import deep_json, own_record, s2orc_record, tei, write_lines, zero_bomb
 from sciembed.papers.ingest import TooManyErrors, ingest
 from sciembed.papers.readers import Accepted, Rejection, read_papers
 from sciembed.papers.readers.limits import ReadLimits, using_limits

@@ -13,10 +13,10 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import own_record, write_lines
 from sciembed.cli.errors import data_error_message
 from sciembed.cli.main import app
 from sciembed.cli.search import truncation_note
-from sciembed.fuzzing.hostile import own_record, write_lines
 from sciembed.ioutil.atomic import OutputError, check_writable
 from sciembed.models.cache import CachedEncoder, EmbeddingCache
 from sciembed.papers.ingest import ingest

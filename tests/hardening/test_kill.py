@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.kill import run_and_kill, state_of
 from sciembed.cli.main import app
-from sciembed.fuzzing.kill import run_and_kill, state_of
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
 
@@ -89,8 +89,8 @@ def test_killed_corpus_build_never_passes_for_finished(synth, tmp_path):
 
 @pytest.fixture(scope="module")
 def built_index(synth, tmp_path_factory):
+    from fakes.models import build_tiny_bert
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
     from sciembed.retrieval.paper_index import build_paper_index
 
     root = tmp_path_factory.mktemp("kill-index")

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import own_record, write_lines
 from sciembed.cli.main import app
 from sciembed.corpus.build import BuildError, build_corpus
 from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.layout import CorpusDir
-from sciembed.fuzzing.hostile import own_record, write_lines
 from sciembed.ioutil.atomic import OutputError, output_lock, staged_dir
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic

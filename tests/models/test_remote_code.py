@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.models import ModelLoadError, load_encoder
-from sciembed.models.testing import build_tiny_bert
 
 MARKER_CODE = '''
 import pathlib

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes import pdfs as testing
+from fakes.grobid import FakeGrobid, pairs_from_dirs
 from sciembed.cli.main import app
 from sciembed.corpus.layout import CorpusDir
 from sciembed.papers.ingest import ingest
-from sciembed.papers.pdf import testing
-from sciembed.papers.pdf.fake_grobid import FakeGrobid, pairs_from_dirs
 from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions, GrobidUnavailable
 from sciembed.papers.readers import Accepted, read_papers
 

@@ -12,8 +12,8 @@ from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfparser import PDFParser
 from pdfminer.pdftypes import resolve1
 
+from fakes import pdfs as testing
 from sciembed.papers.ingest import ingest
-from sciembed.papers.pdf import testing
 from sciembed.papers.pdf.checks import PdfLimits
 from sciembed.papers.pdf.offline import OfflineBackend
 from sciembed.papers.pdf.structure import join_lines

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
-from sciembed.llm.fake_server import FakeLLMServer
-from sciembed.models.testing import build_tiny_bert
 from sciembed.papers.io import write_parquet
 
 from .conftest import paper

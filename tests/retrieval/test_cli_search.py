@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.models import load_encoder
-from sciembed.models.testing import build_tiny_bert
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section
 from sciembed.retrieval.paper_index import open_paper_index

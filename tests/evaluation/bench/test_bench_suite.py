@@ -9,11 +9,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.evaluation.bench import SuiteError, load_suite
 from sciembed.evaluation.bench.models import resolve_model
 from sciembed.models.card import ModelCard, write_model_card
-from sciembed.models.testing import build_tiny_bert
 
 runner = CliRunner()
 WORDS = ["alpha", "beta", "gamma", "delta", "parsing", "graphs", "tagging", "paper", "query", "about", "abstract",

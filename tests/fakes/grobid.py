@@ -9,7 +9,7 @@ demand: ``fail_next(kind, times)`` with kind ``503`` (busy), ``slow`` (answers
 after ``slow_s``), ``malformed`` (XML that does not parse), ``500``, ``204``.
 
 Run one by hand over the shared samples:
-``python -m sciembed.papers.pdf.fake_grobid PDF_DIR TEI_DIR --port 8070``.
+``PYTHONPATH=tests python -m fakes.grobid PDF_DIR TEI_DIR --port 8070``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from sciembed.ioutil.fake_http import FakeHTTPServer, send
+from fakes.http import FakeHTTPServer, send
 
 FAILURES = ("503", "slow", "malformed", "500", "204")
 MALFORMED = b'<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc>'

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sciembed.fuzzing import hostile
+from fakes.fuzzing import hostile
 
 # ---------------------------------------------------------------- seeds and mutations
 

@@ -84,10 +84,11 @@ def kills(n_seeds: int) -> dict:
         ingest([papers], root / "previous", progress=False)
         for s in range(n_seeds):
             fresh = root / f"fresh{s}"
-            run = run_and_kill(["ingest", str(papers), "--out", str(fresh), "--no-progress"], fresh, s, 1.0)
+            run = run_and_kill(["corpus", "ingest", str(papers), "--out", str(fresh), "--no-progress"], fresh, s, 1.0)
             outcomes["ingest"].append({"seed": s, "run": run, "left": state_of(fresh)})
             previous = shutil.copytree(root / "previous", root / f"prev{s}")
-            run = run_and_kill(["ingest", str(papers), "--out", str(previous), "--overwrite", "--no-progress"],
+            run = run_and_kill(["corpus", "ingest", str(papers), "--out", str(previous), "--overwrite",
+                                "--no-progress"],
                                previous, 100 + s, 1.0)
             outcomes["ingest --overwrite"].append({"seed": s, "run": run, "left": state_of(previous)})
             built = root / f"built{s}"

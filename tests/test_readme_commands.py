@@ -168,21 +168,15 @@ OLD_SPELLINGS_PASSAGE = re.compile(r"(?i)old spelling|spellings (this|that were)
 
 
 def deprecated_spellings(argv: list[str]) -> list[str]:
-    """What in `argv` is a hidden alias: an old top-level command, a group given no subcommand, a hidden option."""
-    from sciembed.cli.groups import DefaultingGroup
-
+    """What in `argv` is a hidden command or option (none exist today; this keeps it that way in the docs)."""
     command, found, i = typer.main.get_command(app), [], 0
     while _is_group(command) and i < len(argv):
         word = argv[i]
-        if word in command.commands:
-            command, i = command.commands[word], i + 1
-            if command.hidden:
-                found.append(f"command {word}")
-        elif isinstance(command, DefaultingGroup) and word != "--help":
-            found.append(f"{command.name} without a subcommand")
-            command = command.commands[command.default_command]
-        else:
+        if word not in command.commands:
             break
+        command, i = command.commands[word], i + 1
+        if command.hidden:
+            found.append(f"command {word}")
     hidden = {o for p in command.params if getattr(p, "hidden", False) for o in (*p.opts, *p.secondary_opts)}
     return found + [f"option {t}" for t in argv[i:] if t.split("=")[0] in hidden]
 

@@ -143,7 +143,7 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     (model / "training_papers.txt").write_text("p00\np01\np02\n")
-    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
                                       str(tmp_path / "r"), "--sample", "20"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r" / "results.json").read_text())
@@ -188,8 +188,9 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
     ranks, recorded = {}, {}
     for label, flags in {"own": [], "l2": ["--metric", "l2"], "mean": ["--pooling", "mean"]}.items():
         out = tmp_path / label
-        result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(out),
-                                          "--semantic-papers", "20", *flags])
+        result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                          str(out),
+                                          "--sample", "20", *flags])
         assert result.exit_code == 0, result.output
         (cell,) = json.loads((out / "results.json").read_text())["cells"]
         per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["task"] != "clustering"}
@@ -197,7 +198,8 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
         recorded[label] = (cell["config"]["pooling"], cell["config"]["encoder_metric"])
     assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
     assert ranks["own"] != ranks["l2"] and ranks["own"] != ranks["mean"]
-    bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
+    bad = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                   str(tmp_path / "x"),
                                    "--metric", "dot"])
     assert bad.exit_code == 2
 
@@ -225,7 +227,7 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
 
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words | {"summary"}))
-    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
                                       "-o", str(tmp_path / "r"), "--summaries-file", str(summaries)])
     assert result.exit_code == 0, result.output
     (cell,) = json.loads((tmp_path / "r" / "results.json").read_text())["cells"]
@@ -320,8 +322,9 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
 
     words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
-    result = CliRunner().invoke(app, ["eval", "--semantic", str(root), "-m", str(model), "-o", str(tmp_path / "r"),
-                                      "--semantic-datasets", "fos,mesh_descriptors", "--semantic-papers", "8"])
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(root), "-m", str(model), "-o",
+                                      str(tmp_path / "r"),
+                                      "--datasets", "fos,mesh_descriptors", "--sample", "8"])
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmarks"]["scirepeval_semantic"]
     assert written["config"]["clustering"] == "SciDocs MAG official train/test split"

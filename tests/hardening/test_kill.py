@@ -44,12 +44,13 @@ def test_killed_ingest_leaves_nothing_or_the_previous_corpus(synth, tmp_path):
         shutil.copytree(synth / "previous", tmp_path / f"previous-{seed}")
 
     def fresh(seed):
-        return run_and_kill(["ingest", source, "--out", str(tmp_path / f"fresh-{seed}"), "--no-progress"],
+        return run_and_kill(["corpus", "ingest", source, "--out", str(tmp_path / f"fresh-{seed}"), "--no-progress"],
                             tmp_path / f"fresh-{seed}", seed, max_delay_s=0.6)
 
     def over_previous(seed):
         out = tmp_path / f"previous-{seed}"
-        return run_and_kill(["ingest", source, "--out", str(out), "--overwrite", "--no-progress"], out, seed + 10,
+        return run_and_kill(["corpus", "ingest", source, "--out", str(out), "--overwrite", "--no-progress"], out,
+                            seed + 10,
                             max_delay_s=0.6)
 
     kill_each(SEEDS, fresh)
@@ -110,7 +111,7 @@ def test_killed_index_rebuild_is_refused_or_finished(synth, built_index, tmp_pat
 
     def rebuild(seed):  # kills land from the imports to the final manifest write (delay from the start)
         out = tmp_path / f"index-{seed}"
-        args = ["index", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta"]
+        args = ["index", "build", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta"]
         return run_and_kill(args, out, seed, max_delay_s=12.0, timeout_s=240, ready=synth)
 
     outcomes = kill_each(SEEDS, rebuild)

@@ -220,7 +220,7 @@ EXECUTED = [
     "sciembed index build /tmp/rd/ux --model minilm --view ta --index hnsw --out /tmp/rd/ux-index",
     "sciembed beir scitldr ../shared/data/scitldr/dev.jsonl --out runs/scitldr",
     # the eval section: "`--backend onnx --quantize` uses the ONNX int8 backend"
-    "sciembed eval run --kind beir runs/scitldr/title2abstract -m minilm --out runs/eval-t2a --no-geometry"
+    "sciembed eval run --kind beir runs/scitldr/title2abstract -m minilm --out runs/eval-t2a"
     " --backend onnx --quantize",
     "sciembed eval run runs/demo/corpus --model bm25 --model minilm --out runs/eval --cache-dir runs/cache",
     "sciembed eval compare RUN_A RUN_B --model-a bm25 --model-b minilm",

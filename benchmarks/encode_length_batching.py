@@ -37,7 +37,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "encode_length_batching.json"
 
 def acl_views(papers: int, seed: int, sample: int | None, corpus: Path | None) -> tuple[list[str], dict]:
     """Title+abstract and every section of a seeded sample of ACL papers (then `sample` of those views, seeded):
-    from `corpus` (the ACL TEI already ingested: ``sciembed ingest ../shared/data/acl-grobid/tei``) or ingested
+    from `corpus` (the ACL TEI already ingested: ``sciembed corpus ingest ../shared/data/acl-grobid/tei``) or ingested
     here from the TEI files."""
     from sciembed.papers.ingest import ingest
     from sciembed.papers.io import read_parquet

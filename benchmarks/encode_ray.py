@@ -1,7 +1,7 @@
 """Encoding throughput of `sciembed encode`: one process vs a Ray cluster of CPU actors, in one run.
 
 The corpus is the ACL papers (GROBID TEI) ingested once outside the repository (``--corpus``, e.g.
-``sciembed ingest ../shared/data/acl-grobid/tei --out ../ray-data/acl``); ``--papers N`` takes a seeded
+``sciembed corpus ingest ../shared/data/acl-grobid/tei --out ../ray-data/acl``); ``--papers N`` takes a seeded
 subset of its rows (the full corpus takes hours per arm on two CPU cores). Both arms encode the same
 papers with the same model (MiniLM), the same views, batch size and shard size; the Ray arm runs a
 local Ray instance (``--cpus`` CPUs, started once before the arms, as a standing cluster would be)

@@ -1,6 +1,6 @@
 """The first `sciembed eval` on a fresh install: cold numba cache vs warm vs warmed at install time.
 
-Each figure is a fresh process running ``sciembed eval CORPUS --model bm25 --scenario ta_ta`` with
+Each figure is a fresh process running ``sciembed eval run CORPUS --model bm25 --scenario ta_ta`` with
 ``NUMBA_CACHE_DIR`` pointed at:
 
 1. cold: an empty directory (what a fresh install without the warm-up step meets);
@@ -45,8 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        evaluate = [sys.executable, "-m", "sciembed.cli.main", "eval", str(args.corpus), "--model", "bm25",
-                    "--scenario", "ta_ta", "--no-geometry", "--no-rankings"]
+        evaluate = [sys.executable, "-m", "sciembed.cli.main", "eval", "run", str(args.corpus), "--model", "bm25",
+                    "--scenario", "ta_ta", "--run-depth", "0"]
         cold_dir, installed_dir = tmp / "numba-cold", tmp / "numba-installed"
         cold_dir.mkdir()
         installed_dir.mkdir()
@@ -59,7 +59,7 @@ def main() -> None:
             "after_install_warmup": timed([*evaluate, "--out", str(tmp / "e3")],
                                           env | {"NUMBA_CACHE_DIR": str(installed_dir)}),
         }
-    out = {"command": "sciembed eval CORPUS --model bm25 --scenario ta_ta --no-geometry --no-rankings",
+    out = {"command": "sciembed eval run CORPUS --model bm25 --scenario ta_ta --run-depth 0",
            "corpus": str(args.corpus), "results": results, "cpu_count": os.cpu_count(),
            "load_average": os.getloadavg(), "python": platform.python_version()}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,13 +1,13 @@
 """Long fuzz run over every reader, ingest's CLI, the edge loader, BEIR / pools loaders and config loading.
 
-The same targets as `tests/fuzz` (see `sciembed.fuzzing.driver`), driven by
+The same targets as `tests/fuzz` (see `fakes.fuzzing.driver`), driven by
 seeded random inputs for longer, plus SIGKILL runs of `ingest` and `corpus
 build` at random points. Writes inputs tried, crashes (must be 0, with the
 first examples), kill outcomes and the peak resident memory of this process.
 
     .venv/bin/python benchmarks/fuzz.py [--inputs 3000] [--kills 4] [--service 300] [--out benchmarks/results/fuzz.json]
 
-`--service N` also sends the service hostile HTTP requests (`sciembed.fuzzing.service`):
+`--service N` also sends the service hostile HTTP requests (`fakes.fuzzing.service`):
 the fixed probes of issue 23 and N seeded ones built from the same mutated inputs.
 """
 
@@ -18,16 +18,19 @@ import json
 import platform
 import random
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from sciembed.fuzzing import driver, hostile
-from sciembed.fuzzing.kill import run_and_kill, state_of
 from sciembed.ioutil.memory import peak_mb
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the fuzz driver lives with the tests
+from fakes.fuzzing import driver, hostile
+from fakes.fuzzing.kill import run_and_kill, state_of
 
 
 def fuzz(n_inputs: int, seed: int) -> dict:
@@ -81,10 +84,11 @@ def kills(n_seeds: int) -> dict:
         ingest([papers], root / "previous", progress=False)
         for s in range(n_seeds):
             fresh = root / f"fresh{s}"
-            run = run_and_kill(["ingest", str(papers), "--out", str(fresh), "--no-progress"], fresh, s, 1.0)
+            run = run_and_kill(["corpus", "ingest", str(papers), "--out", str(fresh), "--no-progress"], fresh, s, 1.0)
             outcomes["ingest"].append({"seed": s, "run": run, "left": state_of(fresh)})
             previous = shutil.copytree(root / "previous", root / f"prev{s}")
-            run = run_and_kill(["ingest", str(papers), "--out", str(previous), "--overwrite", "--no-progress"],
+            run = run_and_kill(["corpus", "ingest", str(papers), "--out", str(previous), "--overwrite",
+                                "--no-progress"],
                                previous, 100 + s, 1.0)
             outcomes["ingest --overwrite"].append({"seed": s, "run": run, "left": state_of(previous)})
             built = root / f"built{s}"
@@ -108,7 +112,7 @@ def main() -> None:
     result["fuzz"]["seconds"] = round(time.perf_counter() - started, 1)
     result["fuzz"]["peak_rss_mb"] = peak_mb()
     if args.service:
-        from sciembed.fuzzing.service import run_service_probes
+        from fakes.fuzzing.service import run_service_probes
 
         started = time.perf_counter()
         result["service"] = run_service_probes(args.service, args.seed)

@@ -1,8 +1,8 @@
-"""The ACL paper-to-paper test split, every method of one `sciembed eval --kind paper_to_paper` run, as one JSON.
+"""The ACL paper-to-paper test split, every method of one `sciembed eval run --kind paper_to_paper` run, as one JSON.
 
 Runs (unless ``--report`` points at a finished run directory)::
 
-    sciembed eval --kind paper_to_paper INGESTED_ACL -c configs/p2p-acl.yaml --tune-fusion \\
+    sciembed eval run --kind paper_to_paper INGESTED_ACL -c configs/p2p-acl.yaml --tune-fusion \\
         -m minilm --backend onnx --quantize --cache-dir CACHE --out RUN_DIR
 
 and writes ``benchmarks/results/p2p_acl.json``: per relevance split (references, citations) and
@@ -77,7 +77,8 @@ def goal(row: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, help="The ingested ACL corpus (sciembed ingest …/acl-grobid/tei).")
+    parser.add_argument("--corpus", type=Path,
+                        help="The ingested ACL corpus (sciembed corpus ingest …/acl-grobid/tei).")
     parser.add_argument("--cache", type=Path, help="Embedding cache directory.")
     parser.add_argument("--report", type=Path, help="A finished run directory (results.json, fusion/).")
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
@@ -90,7 +91,8 @@ def main() -> None:
         if args.corpus is None:
             parser.error("give --corpus (to run the evaluation) or --report RUN_DIR")
         run_dir = args.run_dir
-        command = [sys.executable, "-m", "sciembed.cli.main", "eval", "--kind", "paper_to_paper", str(args.corpus),
+        command = [sys.executable, "-m", "sciembed.cli.main", "eval", "run", "--kind", "paper_to_paper",
+                   str(args.corpus),
                    "-c", str(args.config), "--tune-fusion", "-m", "minilm", "--backend", "onnx",
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)

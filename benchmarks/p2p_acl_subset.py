@@ -2,7 +2,7 @@
 
 Seeds up to `--seeds` papers that cite or are cited inside the collection, keeps them with every paper they
 cite or that cites them (so their gold stays in the collection), and fills up with seeded random
-papers to `--papers`. Writes ``papers.parquet`` to `--out`: `sciembed eval OUT --paper-to-paper`
+papers to `--papers`. Writes ``papers.parquet`` to `--out`: `sciembed eval run --kind paper_to_paper OUT`
 then resolves citations inside the sub-collection (candidates = all its papers but the query).
 Scores on a sub-collection are higher than over the whole collection (fewer distractors); paired
 comparisons between methods on it are what it is for.

@@ -1,7 +1,7 @@
 """The offline PDF reader against GROBID's TEI of the same PDFs (``shared/data/formats/pdf`` + ``grobid-tei``).
 
 Both sides go through sciembed's readers and `finalize` (what a user of
-``sciembed ingest`` gets): the PDF through the offline reader, the TEI through
+``sciembed corpus ingest`` gets): the PDF through the offline reader, the TEI through
 the TEI reader. Per paper:
 
 - title exact: the two titles equal after whitespace normalisation (and, less strictly, ignoring case);

@@ -1,4 +1,4 @@
-"""Load test of `sciembed serve` on 127.0.0.1: requests/s, p50/p99, errors, server memory; then the same with a writer.
+"""Load test of `sciembed index serve` on 127.0.0.1: requests/s, p50/p99, errors, server memory; then with a writer.
 
     python benchmarks/serve.py --papers 100000 --clients 32 --seconds 60 --out benchmarks/results/serve.json
 
@@ -269,7 +269,8 @@ def main() -> None:
             port = probe.getsockname()[1]
         url = f"http://127.0.0.1:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-m", "sciembed.cli.main", "serve", str(root), "--port", str(port), "--host", "127.0.0.1",
+            [sys.executable, "-m", "sciembed.cli.main", "index", "serve", str(root), "--port", str(port), "--host",
+             "127.0.0.1",
              "--allow-open-writes"],  # the writer phase posts without a key
             env=os.environ.copy(),
             stderr=subprocess.PIPE,
@@ -305,7 +306,7 @@ def main() -> None:
     report = {
         "benchmark": "serve",
         "run_id": args.run_id,
-        "what": f"{args.clients} concurrent clients for {args.seconds:g} s against `sciembed serve` on 127.0.0.1, "
+        "what": f"{args.clients} concurrent clients for {args.seconds:g} s against `sciembed index serve` (local), "
         f"{args.papers:,} synthetic papers (seeded vectors; queries encoded by MiniLM; 10% by paper id); then the "
         f"same clients while a writer adds {args.add:,} papers in batches of {args.batch}",
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},

@@ -1,4 +1,4 @@
-"""Server memory with glibc's default malloc arenas vs the cap `sciembed serve` sets (2), in one run.
+"""Server memory with glibc's default malloc arenas vs the cap `sciembed index serve` sets (2), in one run.
 
     python benchmarks/serve_arenas.py --out benchmarks/results/serve_arenas.json
 
@@ -40,7 +40,7 @@ def one_run(label: str, arena_env: str | None, serve_args: str, tmp: Path) -> di
     memory, writer = report["server_memory"], report["writer"]
     grown = memory["after_writes_mb"] - memory["before_writes_mb"]
     return {
-        "malloc_arena_max": arena_env or "2 (sciembed serve's cap)",
+        "malloc_arena_max": arena_env or "2 (sciembed index serve's cap)",
         "seconds": round(time.perf_counter() - started, 1),
         "server_memory_mb": memory,
         "write_growth_mb": round(grown, 1),
@@ -63,7 +63,7 @@ def main() -> None:
     default, capped = runs["glibc_default"], runs["capped"]
     report = {
         "benchmark": "serve_arenas",
-        "what": "benchmarks/serve.py twice: glibc's default malloc arenas vs sciembed serve's cap of 2",
+        "what": "benchmarks/serve.py twice: glibc's default malloc arenas vs sciembed index serve's cap of 2",
         "serve_args": args.serve_args,
         "cpus": os.cpu_count(),
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],

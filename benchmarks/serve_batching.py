@@ -8,9 +8,9 @@ Every server is started and stopped by this script on 127.0.0.1, one at a
 time, on the same machine and the same seeded collections (`benchmarks/serve.py`'s
 synthetic papers with seeded vectors; every text query is really encoded):
 
-- ``before``: `sciembed serve` from the commit `--before-rev` (one torch forward
+- ``before``: `sciembed index serve` from the commit `--before-rev` (one torch forward
   per request), its sources unpacked with `git archive` into a temporary folder;
-- ``after``: this tree's `sciembed serve` (micro-batching, one encoder pool, LRU query cache);
+- ``after``: this tree's `sciembed index serve` (micro-batching, one encoder pool, LRU query cache);
 - ``after-onnx``: the same with ``--backend onnx --quantize`` (its collection carries the
   int8 encoder's fingerprint; the vectors are the same seeded ones);
 - ``main-onnx`` (with ``--main-rev``): the batching server of that commit, ONNX int8;
@@ -157,7 +157,8 @@ def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int,
     env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": str(threads)}
     env.pop("SCIEMBED_API_KEY", None)
-    server = subprocess.Popen(pinned([sys.executable, "-m", "sciembed.cli.main", "serve", str(collection), "--host",
+    serve = ["index", "serve"] if (Path(src) / "sciembed" / "cli" / "groups.py").is_file() else ["serve"]  # old revs
+    server = subprocess.Popen(pinned([sys.executable, "-m", "sciembed.cli.main", *serve, str(collection), "--host",
                                       "127.0.0.1", "--port", str(port), *extra], cpus),
                               env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

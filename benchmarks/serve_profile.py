@@ -1,4 +1,4 @@
-"""Where a loaded `sciembed serve` spends its CPU: py-spy samples of the server under N clients.
+"""Where a loaded `sciembed index serve` spends its CPU: py-spy samples of the server under N clients.
 
     python benchmarks/serve_profile.py --collection /work/i23-data/flat-onnx --clients 32 --seconds 30 \\
         --server-cpus 0 --client-cpus 1 --flags "--backend onnx --quantize" --out benchmarks/results/serve_profile.json
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=100_000, help="papers in it (ids s0..s{n-1})")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--flags", default="", help="extra `sciembed serve` flags")
+    parser.add_argument("--flags", default="", help="extra `sciembed index serve` flags")
     parser.add_argument("--threads", type=int, default=1, help="encoder threads (OMP_NUM_THREADS, --encode-threads)")
     parser.add_argument("--server-cpus", default=None)
     parser.add_argument("--client-cpus", default=None)

@@ -21,7 +21,6 @@ LAYERS = [
     {"training"},
     {"experiments", "server"},
     {"cli"},
-    {"fuzzing"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 NARROW = {("training", "evaluation"): {"sciembed.evaluation"}}  # (importer, imported) -> the only modules allowed

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.corpus.layout import CorpusDir
-from sciembed.models.testing import build_tiny_bert
 
 
 class EncodeHelpers:

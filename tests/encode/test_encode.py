@@ -24,7 +24,7 @@ runner = CliRunner(env={"COLUMNS": "200"})
 def corpus(tmp_path_factory, helpers) -> Path:
     """24 real ACL papers (GROBID TEI), ingested."""
     root = tmp_path_factory.mktemp("corpus")
-    result = runner.invoke(app, ["ingest", str(helpers.link_tei(root / "in", 24)), "--out", str(root / "c"),
+    result = runner.invoke(app, ["corpus", "ingest", str(helpers.link_tei(root / "in", 24)), "--out", str(root / "c"),
                                  "--no-progress"])
     assert result.exit_code == 0, result.output
     return root / "c"
@@ -97,13 +97,13 @@ def test_bad_arguments_exit_2_with_one_message(corpus, tiny, tmp_path):
 @pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf-pq"])
 def test_index_from_vectors_matches_the_corpus_index(vectors, corpus, tiny, tmp_path, kind):
     ann = ["--nlist", "4", "--pq-m", "8", "--refine", "flat"] if kind == "ivf-pq" else []
-    result = runner.invoke(app, ["index", str(vectors), "--view", "window", "--index", kind, "--out",
+    result = runner.invoke(app, ["index", "build", str(vectors), "--view", "window", "--index", kind, "--out",
                                  str(tmp_path / "a"), *ann])
     assert result.exit_code == 0, result.output
     assert "indexed 24 of 24 papers" in result.output and "0 without vectors" in result.output
     from_vectors = open_paper_index(tmp_path / "a")
     assert from_vectors.manifest["view"] == "window" and len(from_vectors.index) == 24
-    direct = runner.invoke(app, ["index", str(corpus), "--model", str(tiny), "--view", "window", "--out",
+    direct = runner.invoke(app, ["index", "build", str(corpus), "--model", str(tiny), "--view", "window", "--out",
                                  str(tmp_path / "b"), "--index", kind, *ann])
     assert direct.exit_code == 0, direct.output
     corpus_index = open_paper_index(tmp_path / "b")
@@ -113,19 +113,20 @@ def test_index_from_vectors_matches_the_corpus_index(vectors, corpus, tiny, tmp_
     same = [[p for p, _ in from_vectors.index.search_paper(q, 5)] == [p for p, _ in corpus_index.index.search_paper(
         q, 5)] for q in papers]
     assert sum(same) >= len(papers) - 1  # float noise of other batchings may swap one near-tie
-    search = runner.invoke(app, ["search", str(tmp_path / "a"), "--paper", papers[0], "--k", "3"])
+    search = runner.invoke(app, ["index", "search", str(tmp_path / "a"), "--paper", papers[0], "--k", "3"])
     assert search.exit_code == 0, search.output
 
 
 def test_ivf_pq_from_vectors_is_trained_on_a_seeded_sample(vectors, tmp_path):
     for name in ("a", "b"):
-        result = runner.invoke(app, ["index", str(vectors), "--view", "window", "--index", "ivf-pq", "--nlist", "4",
+        result = runner.invoke(app, ["index", "build", str(vectors), "--view", "window", "--index", "ivf-pq",
+                                     "--nlist", "4",
                                      "--pq-m", "8", "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
     files = sorted(p.name for p in (tmp_path / "a" / "index").iterdir())
     assert all((tmp_path / "a" / "index" / f).read_bytes() == (tmp_path / "b" / "index" / f).read_bytes()
                for f in files)
-    result = runner.invoke(app, ["index", str(vectors), "--out", str(tmp_path / "c")])
+    result = runner.invoke(app, ["index", "build", str(vectors), "--out", str(tmp_path / "c")])
     assert result.exit_code == 2 and "these vectors hold ta, window; pick one with --view" in result.output
 
 

@@ -59,7 +59,8 @@ def inputs(tmp_path_factory, helpers) -> Path:
 def corpora(local_ray, inputs, tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("corpora")
     for name, extra in (("one", []), ("ray", ["--ray", "auto"])):
-        result = runner.invoke(app, ["ingest", str(inputs), "--out", str(root / name), "--no-progress", *extra])
+        result = runner.invoke(app, ["corpus", "ingest", str(inputs), "--out", str(root / name), "--no-progress",
+                                     *extra])
         assert result.exit_code == 0, result.output
     return root / "one", root / "ray"
 

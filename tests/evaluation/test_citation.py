@@ -168,11 +168,12 @@ def test_full_list_mrr_does_not_depend_on_the_cut(bench, fake_encoder, model) ->
     encoder = fake_encoder if model == "fake" else "bm25"
     cut = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=1, show_progress=False, geometry=False)
     deep = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=100, show_progress=False, geometry=False)
-    full, at_1 = cut.per_query["ta_ta"]["mrr_full"], cut.per_query["ta_ta"]["mrr"]
+    full, at_1 = cut.per_query["ta_ta"]["mrr"], cut.per_query["ta_ta"]["mrr@1"]  # names carry the cut
     assert full == pytest.approx(deep.per_query["ta_ta"]["mrr"])  # 7 candidates: the top 100 is the full list
+    assert "mrr@100" not in deep.per_query["ta_ta"] and "map@1" in cut.per_query["ta_ta"]
     if model == "fake":
         assert any(full[q] > at_1[q] for q in full)  # a query whose first relevant paper is below rank 1
-    assert cut.aggregates["ta_ta"]["mrr_full"] == pytest.approx(sum(full.values()) / len(full))
+    assert cut.aggregates["ta_ta"]["mrr"] == pytest.approx(sum(full.values()) / len(full))
 
 
 def test_window_length_follows_window_tokens_not_max_seq_length(bench, fake_encoder) -> None:

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import HashingEncoder, build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
 from sciembed.ioutil.names import slug
-from sciembed.models.testing import HashingEncoder, build_tiny_bert
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
 
@@ -91,7 +91,8 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
                                                                                  "is", "about", "we", "study"})
     tiny = build_tiny_bert(tmp_path / "tiny", words, seed=0)
     out = tmp_path / "out"
-    result = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(out),
+    result = runner.invoke(app, ["eval", "run", str(corpus), "--kind", "paper_to_paper", "-m", str(tiny), "--out",
+                                 str(out),
                                  "--methods", "a2a,late,bm25,fused", "--tune-fusion", "--val-share", "0.5"])
     assert result.exit_code == 0, result.output
     saved = out / "fusion" / corpus.name / f"{slug(str(tiny))}.json"
@@ -100,11 +101,12 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     (cell,) = json.loads((out / "results.json").read_text())["cells"]
     notes = [n for r in cell["results"] if r["task"].startswith("fused/") for n in r["notes"]]
     assert notes and all(n.startswith("fusion tuned on val") for n in notes)
-    again = runner.invoke(app, ["eval", "--kind", "paper_to_paper", str(corpus), "-m", str(tiny), "--out",
+    again = runner.invoke(app, ["eval", "run", "--kind", "paper_to_paper", str(corpus), "-m", str(tiny), "--out",
                                 str(tmp_path / "o2"), "--methods", "a2a,fused", "--fusion", str(saved),
                                 "--val-share", "0.5"])
     assert again.exit_code == 0, again.output
-    bad = runner.invoke(app, ["eval", str(corpus), "--paper-to-paper", "-m", str(tiny), "--out", str(tmp_path / "o3"),
+    bad = runner.invoke(app, ["eval", "run", str(corpus), "--kind", "paper_to_paper", "-m", str(tiny), "--out",
+                              str(tmp_path / "o3"),
                               "--methods", "a2a,fused"])
     assert bad.exit_code == 2 and "needs a fusion" in bad.output
 

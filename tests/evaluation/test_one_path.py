@@ -58,7 +58,7 @@ def _bench(tmp_path: Path, kind: str, path: Path) -> dict[str, dict[str, float]]
     suite = tmp_path / f"suite-{kind}.yaml"
     suite.write_text(f"out: {tmp_path / ('bench-' + kind)}\nmodels:\n  - {{name: bm25, model: bm25}}\n"
                      f"benchmarks:\n  - {{name: b, kind: {kind}, path: {path}}}\n")
-    result = CliRunner().invoke(app, ["bench", str(suite)])
+    result = CliRunner().invoke(app, ["eval", "suite", str(suite)])
     assert result.exit_code == 0, result.output
     cell = json.loads((tmp_path / f"bench-{kind}" / "cells" / "bm25" / "b.json").read_text())
     [task] = cell["results"]
@@ -68,12 +68,10 @@ def _bench(tmp_path: Path, kind: str, path: Path) -> dict[str, dict[str, float]]
     return task["per_query"]
 
 
-def _eval(tmp_path: Path, flag: str, path: Path) -> dict[str, dict[str, float]]:
-    """The deprecated spelling (``--beir DIR``) on purpose: it must still work and name the new one."""
-    out = tmp_path / f"eval{flag}"
-    result = CliRunner().invoke(app, ["eval", flag, str(path), "-m", "bm25", "-o", str(out)])
+def _eval(tmp_path: Path, kind: str, path: Path) -> dict[str, dict[str, float]]:
+    out = tmp_path / f"eval-{kind}"
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", kind, str(path), "-m", "bm25", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert f"use `--kind {flag[2:]} PATH`" in result.output
     [cell] = json.loads((out / "results.json").read_text())["cells"]
     [task] = cell["results"]
     return task["per_query"]
@@ -84,7 +82,7 @@ def test_bench_and_eval_give_identical_numbers_with_ties(tmp_path: Path, kind: s
     beir = _write_beir(tmp_path / "beir")
     path = beir if kind == "beir" else _write_pools(tmp_path / "pools.jsonl", beir)
     bench = _bench(tmp_path, kind, path)
-    evaluated = _eval(tmp_path, f"--{kind}", path)
+    evaluated = _eval(tmp_path, kind, path)
     for metric in ("ndcg@10", "mrr", "recall@10"):
         assert bench[metric] == pytest.approx(evaluated[metric]), metric
     # the relevant document sorts last by id among its identical copies: id order would rank it 4th every time
@@ -146,7 +144,7 @@ def _p2p_corpus(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "model", WORDS)
 
@@ -202,10 +200,10 @@ def test_every_registered_benchmark_gives_identical_numbers_through_bench_and_ev
         suite = {"out": str(tmp_path / "bench" / kind), "models": [{"name": "m", "model": model}],
                  "benchmarks": [{"name": "b", "kind": kind, "path": str(path), **options}]}
         (tmp_path / f"{kind}.yaml").write_text(yaml.safe_dump(suite))
-        bench = CliRunner().invoke(app, ["bench", str(tmp_path / f"{kind}.yaml")])
+        bench = CliRunner().invoke(app, ["eval", "suite", str(tmp_path / f"{kind}.yaml")])
         assert bench.exit_code == 0, (kind, bench.output)
         out = tmp_path / "eval" / kind
-        evaluated = CliRunner().invoke(app, ["eval", "--kind", kind, str(path), "-m", model, "-o", str(out),
+        evaluated = CliRunner().invoke(app, ["eval", "run", "--kind", kind, str(path), "-m", model, "-o", str(out),
                                              *_flags(options)])
         assert evaluated.exit_code == 0, (kind, evaluated.output)
         from_bench, from_eval = _results(tmp_path / "bench" / kind / "results.json"), _results(out / "results.json")
@@ -214,11 +212,12 @@ def test_every_registered_benchmark_gives_identical_numbers_through_bench_and_ev
 
 def test_an_option_the_benchmark_does_not_read_is_an_error(tmp_path: Path) -> None:
     beir = _write_beir(tmp_path / "beir")
-    result = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o",
+                                      str(tmp_path / "o"),
                                       "--scenario", "ta_ta"])
     assert result.exit_code == 2
     assert "option(s) scenarios do not apply to kind beir" in result.output
-    bm25 = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
+    bm25 = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
                                     "--backend", "onnx"])
     assert bm25.exit_code == 2 and "do not apply to bm25" in bm25.output
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from fakes.models import HashingEncoder
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.evaluation.p2p_run import METHODS, P2PConfig, evaluate_paper_to_paper, load_p2p_config
 from sciembed.evaluation.paper_to_paper import load_paper_to_paper
 from sciembed.evaluation.scifullbench import load_scifullbench, parse_mmd
-from sciembed.models.testing import HashingEncoder
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.retrieval.prism import QuerySet, write_query_sets

@@ -65,11 +65,20 @@ class BagOfWords:
 def test_gold_ranks_by_hand() -> None:
     q = np.array([[0.0, 0.0], [1.0, 0.0]])
     c = np.array([[0.0, 0.1], [1.0, 0.0], [0.0, -0.1]])
-    # l2: query 0 is 0.1 from candidates 0 and 2 (a tie counts for the gold one), 1.0 from candidate 1
-    assert gold_ranks(q, c, np.array([0, 0]), "l2").tolist() == [1, 2]
-    assert gold_ranks(q, c, np.array([1, 2]), "l2").tolist() == [3, 2]
+    # l2: query 0 is 0.1 from candidates 0 and 2, 1.0 from candidate 1; query 1 is 0 from candidate 1 and
+    # sqrt(1.01) from candidates 0 and 2. A tie counts half (the expected rank over random tie orders).
+    assert gold_ranks(q, c, np.array([0, 0]), "l2").tolist() == [1.5, 2.5]
+    assert gold_ranks(q, c, np.array([1, 2]), "l2").tolist() == [3.0, 2.5]
     # cosine ignores length: for query 1, candidate 1 is the only one pointing its way
     assert gold_ranks(q[1:], c, np.array([1]), "cosine").tolist() == [1]
+
+
+def test_a_constant_encoder_gets_the_chance_rank_not_rank_one() -> None:
+    """The issue's example: 100 identical vectors used to give mean rank 1.0, the best possible."""
+    x = np.ones((100, 8))
+    for metric in ("cosine", "l2"):
+        ranks = gold_ranks(x, x, np.arange(100), metric)
+        assert ranks.tolist() == [50.5] * 100  # (n + 1) / 2, the mean rank of a random order
 
 
 def test_overall_score_is_the_papers_formula() -> None:
@@ -127,14 +136,14 @@ def test_evaluate_with_a_transparent_encoder(tmp_path: Path) -> None:
 
 
 def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     papers = _papers()
     corpus = _corpus(tmp_path / "c", papers)
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     (model / "training_papers.txt").write_text("p00\np01\np02\n")
-    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
                                       str(tmp_path / "r"), "--sample", "20"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r" / "results.json").read_text())
@@ -155,7 +164,7 @@ def _tiny_cls_model(root: Path, words: list[str]) -> Path:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     bert = build_tiny_bert(root / "bert", words)
     transformer = Transformer(str(bert), max_seq_length=64)
@@ -179,8 +188,9 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
     ranks, recorded = {}, {}
     for label, flags in {"own": [], "l2": ["--metric", "l2"], "mean": ["--pooling", "mean"]}.items():
         out = tmp_path / label
-        result = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(out),
-                                          "--semantic-papers", "20", *flags])
+        result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                          str(out),
+                                          "--sample", "20", *flags])
         assert result.exit_code == 0, result.output
         (cell,) = json.loads((out / "results.json").read_text())["cells"]
         per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["task"] != "clustering"}
@@ -188,7 +198,8 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
         recorded[label] = (cell["config"]["pooling"], cell["config"]["encoder_metric"])
     assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
     assert ranks["own"] != ranks["l2"] and ranks["own"] != ranks["mean"]
-    bad = CliRunner().invoke(app, ["eval", "--semantic", str(corpus), "-m", str(model), "-o", str(tmp_path / "x"),
+    bad = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
+                                   str(tmp_path / "x"),
                                    "--metric", "dot"])
     assert bad.exit_code == 2
 
@@ -212,11 +223,11 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
                                                      "overall"}
     assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words | {"summary"}))
-    result = CliRunner().invoke(app, ["eval", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
                                       "-o", str(tmp_path / "r"), "--summaries-file", str(summaries)])
     assert result.exit_code == 0, result.output
     (cell,) = json.loads((tmp_path / "r" / "results.json").read_text())["cells"]
@@ -237,11 +248,11 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
 def test_suite_report_overall_score_is_the_papers_across_models(tmp_path: Path) -> None:
     """Two models through the suite's cell and report writer: the report's overall score is `overall_scores`
     of the same models' `evaluate_semantic` runs (the paper's formula, across the models of the report)."""
+    from fakes.models import HashingEncoder
     from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
     from sciembed.evaluation.bench.runner import compute_cell
     from sciembed.evaluation.benchmarks.adapters import SemanticAdapter
     from sciembed.evaluation.scorers import DenseScorer
-    from sciembed.models.testing import HashingEncoder
 
     bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
     bow = BagOfWords()
@@ -307,12 +318,13 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
     assert [p.id for p in again.papers] == ids
     run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
     assert run.results["clustering"]["pool"] == 12 and run.results["title2abstract"]["pool"] == 16
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
-    result = CliRunner().invoke(app, ["eval", "--semantic", str(root), "-m", str(model), "-o", str(tmp_path / "r"),
-                                      "--semantic-datasets", "fos,mesh_descriptors", "--semantic-papers", "8"])
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(root), "-m", str(model), "-o",
+                                      str(tmp_path / "r"),
+                                      "--datasets", "fos,mesh_descriptors", "--sample", "8"])
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmarks"]["scirepeval_semantic"]
     assert written["config"]["clustering"] == "SciDocs MAG official train/test split"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sciembed.fuzzing import driver, hostile
+from fakes.fuzzing import driver, hostile
 from sciembed.papers.ingest import ingest
 
 FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None,

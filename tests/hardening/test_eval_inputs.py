@@ -70,7 +70,8 @@ def test_no_evaluable_query_stops_before_any_work(tmp_path):
                  b"q1\td1\t0\n")
     with pytest.raises(BenchmarkError, match="no query"):
         load_beir(root)
-    run = CliRunner().invoke(app, ["eval", "--kind", "beir", str(root), "-m", "bm25", "-o", str(tmp_path / "ev")])
+    run = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(root), "-m", "bm25", "-o",
+                                   str(tmp_path / "ev")])
     assert run.exit_code == 2 and "no query" in run.output and run.exception.__class__.__name__ == "SystemExit"
     assert not (tmp_path / "ev").exists()
 
@@ -100,7 +101,7 @@ def test_eval_prints_the_tie_count_of_a_constant_scorer(tmp_path):
     docs = [_j({"_id": f"d{i:04d}", "text": "alpha"}) for i in range(50)]
     root = _beir(tmp_path / "tie", docs, [_j({"_id": f"q{q}", "text": "alpha"}) for q in range(5)],
                  b"".join(f"q{q}\td0000\t1\n".encode() for q in range(5)))
-    run = CliRunner().invoke(app, ["eval", "--kind", "beir", str(root), "-m", "bm25", "-o", str(tmp_path / "ev"),
+    run = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(root), "-m", "bm25", "-o", str(tmp_path / "ev"),
                                    "--run-depth", "0"])
     text = " ".join(run.output.split())
     assert run.exit_code == 0, run.output

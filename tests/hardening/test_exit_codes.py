@@ -40,28 +40,28 @@ def bad(tmp_path_factory):
 
 
 CASES = {
-    "ingest-missing-input": ["ingest", "{r}/nope", "--out", "{r}/o1"],
-    "ingest-unknown-format": ["ingest", "{r}/syn/papers.jsonl.gz", "--out", "{r}/o2", "--format", "weird"],
-    "ingest-strict": ["ingest", "{r}/bad.json", "--out", "{r}/o3", "--strict", "--format", "jsonl"],
-    "inspect-unknown-paper": ["inspect", "{r}/ing", "--paper", "nonexistent"],
-    "stats-not-a-corpus": ["stats", "{r}/nope"],
+    "ingest-missing-input": ["corpus", "ingest", "{r}/nope", "--out", "{r}/o1"],
+    "ingest-unknown-format": ["corpus", "ingest", "{r}/syn/papers.jsonl.gz", "--out", "{r}/o2", "--format", "weird"],
+    "ingest-strict": ["corpus", "ingest", "{r}/bad.json", "--out", "{r}/o3", "--strict", "--format", "jsonl"],
+    "inspect-unknown-paper": ["corpus", "inspect", "{r}/ing", "--paper", "nonexistent"],
+    "stats-not-a-corpus": ["corpus", "stats", "{r}/nope"],
     "corpus-build-bad-config": ["corpus", "build", "{r}/ing", "-o", "{r}/b1", "--config", "{r}/lr.yaml"],
     "corpus-build-missing-edges": ["corpus", "build", "{r}/ing", "-o", "{r}/b2", "-e", "{r}/nope.csv"],
     "corpus-show-unbuilt": ["corpus", "show", "{r}/ing"],
     "eval-no-evaluable-query": ["eval", "run", "--kind", "beir", "{r}/beir", "-m", "bm25", "-o", "{r}/e1"],
-    "eval-pools-nothing-usable": ["eval", "--kind", "pools", "{r}/pools.jsonl", "-m", "bm25", "-o", "{r}/e2"],
-    "eval-unbuilt-corpus": ["eval", "{r}/ing", "-m", "bm25", "-o", "{r}/e3"],
-    "compare-not-a-run": ["compare", "{r}/nope", "{r}/nope"],
-    "index-not-a-corpus": ["index", "{r}/nope", "--out", "{r}/i1", "--model", "bm25"],
-    "search-not-an-index": ["search", "{r}/nope", "--query", "x"],
+    "eval-pools-nothing-usable": ["eval", "run", "--kind", "pools", "{r}/pools.jsonl", "-m", "bm25", "-o", "{r}/e2"],
+    "eval-unbuilt-corpus": ["eval", "run", "{r}/ing", "-m", "bm25", "-o", "{r}/e3"],
+    "compare-not-a-run": ["eval", "compare", "{r}/nope", "{r}/nope"],
+    "index-not-a-corpus": ["index", "build", "{r}/nope", "--out", "{r}/i1", "--model", "bm25"],
+    "search-not-an-index": ["index", "search", "{r}/nope", "--query", "x"],
     "train-lr-inf": ["train", "window", "--corpus", "{r}/ing", "--out", "{r}/t1", "--learning-rate", "inf"],
     "train-config-lr-inf": ["train", "window", "--corpus", "{r}/ing", "--out", "{r}/t2", "--config", "{r}/lr.yaml"],
     "beir-scitldr-not-json": ["beir", "scitldr", "{r}/bad.json", "-o", "{r}/s1"],
-    "bench-bad-suite": ["bench", "{r}/suite.yaml"],
+    "bench-bad-suite": ["eval", "suite", "{r}/suite.yaml"],
     "study-not-a-corpus": ["study", "s2full", "{r}/nope", "-o", "{r}/st"],
     "prism-not-a-corpus": ["prism", "{r}/nope", "--paper", "x"],
     "summaries-not-a-corpus": ["summaries", "generate", "{r}/nope", "-o", "{r}/sm.jsonl"],
-    "serve-not-an-index": ["serve", "{r}/nope"],
+    "serve-not-an-index": ["index", "serve", "{r}/nope"],
     "synth-out-is-a-file": ["synth", "--out", "{r}/bad.json", "--n-papers", "5"],
 }
 
@@ -85,7 +85,7 @@ def test_the_test_runner_goes_through_the_guard(bad, tmp_path):
         (damaged / f.name).write_bytes(f.read_bytes())
     parquet = damaged / "papers.parquet"
     parquet.write_bytes(parquet.read_bytes()[: parquet.stat().st_size // 2])  # truncated: raised deep in a stage
-    run = CliRunner().invoke(app, ["inspect", str(damaged), "--paper", "x"])
+    run = CliRunner().invoke(app, ["corpus", "inspect", str(damaged), "--paper", "x"])
     assert run.exit_code == 2 and "damaged" in run.output, run.output
 
 
@@ -96,7 +96,7 @@ def test_bad_beir_records_are_counted_and_shown_with_file_and_line(bad, tmp_path
                                         b'{"_id": "d3", "title": 5, "text": "x"}\n')
     (beir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "alpha"}) + "\n")
     (beir / "qrels" / "test.tsv").write_text("q1\td1\t1\nq1\td3\tinf\n")
-    run = CliRunner().invoke(app, ["eval", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "ev"),
+    run = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "ev"),
                                    "--run-depth", "0"])
     text = " ".join(run.output.split())
     assert run.exit_code == 0, run.output

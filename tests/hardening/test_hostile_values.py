@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sciembed.fuzzing.hostile import own_record
+from fakes.fuzzing.hostile import own_record
 from sciembed.papers.ingest import ingest
 from sciembed.papers.readers import Rejection, read_papers
 

@@ -10,8 +10,8 @@ import pytest
 from lxml import etree
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import deep_json, own_record, s2orc_record, tei, write_lines, zero_bomb
 from sciembed.cli.main import app
-from sciembed.fuzzing.hostile import deep_json, own_record, s2orc_record, tei, write_lines, zero_bomb
 from sciembed.papers.ingest import TooManyErrors, ingest
 from sciembed.papers.readers import Accepted, Rejection, read_papers
 from sciembed.papers.readers.limits import ReadLimits, using_limits
@@ -105,7 +105,7 @@ def test_max_errors_stops_early_and_writes_nothing(tmp_path):
     with pytest.raises(TooManyErrors, match="stopped after 5 rejected"):
         ingest([path], tmp_path / "out", progress=False, fmt="jsonl", max_errors=5)
     assert not (tmp_path / "out").exists()
-    run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--format", "jsonl",
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(path), "--out", str(tmp_path / "o"), "--format", "jsonl",
                                    "--max-errors", "3", "--no-progress"])
     assert run.exit_code == 2 and "max-errors 3" in run.output and not (tmp_path / "o").exists()
 
@@ -137,7 +137,7 @@ def test_fields_of_study_and_references_are_not_coerced(tmp_path):
 
 def test_unknown_keys_are_ignored_with_a_counted_warning(tmp_path):
     path = write_lines(tmp_path / "own.jsonl", [own_record("a", benchmark_id=7), own_record("b")])
-    run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
     assert run.exit_code == 0, run.output
     assert "read 2 = accepted 2 + rejected 0" in run.output and "1 record(s) carried keys" in run.output
     flags = pq.read_table(tmp_path / "o" / "papers.parquet").column("flags").to_pylist()
@@ -155,20 +155,20 @@ def test_keep_untitled_flags_and_titles_from_the_abstract(tmp_path):
 def test_untitled_rejections_name_the_option_and_a_long_stand_in_title_ends_at_a_word(tmp_path):
     sentence = "Word " * 60 + "end."  # a 304-character first sentence
     path = write_lines(tmp_path / "own.jsonl", [own_record("a", title="", abstract=sentence), own_record("b")])
-    run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
     assert run.exit_code == 0, run.output
     assert "1 paper(s) without a title were rejected (missing_title); pass --keep-untitled" in run.output
     assert "pass --keep-untitled to keep them" in (tmp_path / "o" / "ingest_report.md").read_text()
     (kept, _) = [r.paper for r in read_papers(path, keep_untitled=True)]
     assert kept.title == ("Word " * 40).strip() + "…" and len(kept.title) == 200  # whole words, then "…"
-    clean = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "k"), "--no-progress",
+    clean = CliRunner().invoke(app, ["corpus", "ingest", str(path), "--out", str(tmp_path / "k"), "--no-progress",
                                      "--keep-untitled"])
     assert clean.exit_code == 0 and "--keep-untitled" not in clean.output
 
 
 def test_an_ingest_that_accepts_nothing_exits_non_zero(tmp_path):
     path = write_lines(tmp_path / "x.jsonl", ["{}", "[1]"])
-    run = CliRunner().invoke(app, ["ingest", str(path), "--out", str(tmp_path / "o"), "--format", "jsonl"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(path), "--out", str(tmp_path / "o"), "--format", "jsonl"])
     assert run.exit_code == 2 and "no record was accepted" in run.output
     assert "ingest: done, 2 records read" in run.output  # not a terminal: a plain progress line instead of a bar
 

@@ -13,10 +13,10 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import own_record, write_lines
 from sciembed.cli.errors import data_error_message
 from sciembed.cli.main import app
 from sciembed.cli.search import truncation_note
-from sciembed.fuzzing.hostile import own_record, write_lines
 from sciembed.ioutil.atomic import OutputError, check_writable
 from sciembed.models.cache import CachedEncoder, EmbeddingCache
 from sciembed.papers.ingest import ingest
@@ -76,9 +76,9 @@ def test_damage_and_disk_errors_get_a_message():
 def test_unwritable_outputs_fail_before_any_work(corpus, tmp_path):
     with pytest.raises(OutputError, match="cannot write"):
         check_writable(__import__("pathlib").Path("/proc/sciembed-out/x"))
-    run = CliRunner().invoke(app, ["ingest", str(corpus / "papers.parquet"), "--out", "/proc/sciembed-out"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(corpus / "papers.parquet"), "--out", "/proc/sciembed-out"])
     assert run.exit_code == 2 and "cannot write" in run.output
-    run = CliRunner().invoke(app, ["eval", str(corpus), "-m", "bm25", "-o", "/proc/sciembed-eval"])
+    run = CliRunner().invoke(app, ["eval", "run", str(corpus), "-m", "bm25", "-o", "/proc/sciembed-eval"])
     assert run.exit_code == 2 and "cannot write" in run.output
     with pytest.raises(OutputError):
         build_paper_index(corpus, FakeEncoder(), "ta", "/proc/sciembed-index")
@@ -138,12 +138,12 @@ def test_non_finite_learning_rate_is_refused(value):
 
 
 def test_empty_and_file_queries(tmp_path):
-    run = CliRunner().invoke(app, ["search", str(tmp_path), "--query", "   "])
+    run = CliRunner().invoke(app, ["index", "search", str(tmp_path), "--query", "   "])
     assert run.exit_code == 2 and "query is empty" in run.output
     (tmp_path / "q.txt").write_text("")
-    run = CliRunner().invoke(app, ["search", str(tmp_path), "--query-file", str(tmp_path / "q.txt")])
+    run = CliRunner().invoke(app, ["index", "search", str(tmp_path), "--query-file", str(tmp_path / "q.txt")])
     assert run.exit_code == 2 and "query is empty" in run.output
-    run = CliRunner().invoke(app, ["search", str(tmp_path), "--query-file", "-"], input="a long query " * 5)
+    run = CliRunner().invoke(app, ["index", "search", str(tmp_path), "--query-file", "-"], input="a long query " * 5)
     assert run.exit_code == 2 and "no manifest.json" in run.output  # the stdin query was read, the index is missing
 
 

@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.kill import run_and_kill, state_of
 from sciembed.cli.main import app
-from sciembed.fuzzing.kill import run_and_kill, state_of
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
 
@@ -44,12 +44,13 @@ def test_killed_ingest_leaves_nothing_or_the_previous_corpus(synth, tmp_path):
         shutil.copytree(synth / "previous", tmp_path / f"previous-{seed}")
 
     def fresh(seed):
-        return run_and_kill(["ingest", source, "--out", str(tmp_path / f"fresh-{seed}"), "--no-progress"],
+        return run_and_kill(["corpus", "ingest", source, "--out", str(tmp_path / f"fresh-{seed}"), "--no-progress"],
                             tmp_path / f"fresh-{seed}", seed, max_delay_s=0.6)
 
     def over_previous(seed):
         out = tmp_path / f"previous-{seed}"
-        return run_and_kill(["ingest", source, "--out", str(out), "--overwrite", "--no-progress"], out, seed + 10,
+        return run_and_kill(["corpus", "ingest", source, "--out", str(out), "--overwrite", "--no-progress"], out,
+                            seed + 10,
                             max_delay_s=0.6)
 
     kill_each(SEEDS, fresh)
@@ -89,8 +90,8 @@ def test_killed_corpus_build_never_passes_for_finished(synth, tmp_path):
 
 @pytest.fixture(scope="module")
 def built_index(synth, tmp_path_factory):
+    from fakes.models import build_tiny_bert
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
     from sciembed.retrieval.paper_index import build_paper_index
 
     root = tmp_path_factory.mktemp("kill-index")
@@ -110,7 +111,7 @@ def test_killed_index_rebuild_is_refused_or_finished(synth, built_index, tmp_pat
 
     def rebuild(seed):  # kills land from the imports to the final manifest write (delay from the start)
         out = tmp_path / f"index-{seed}"
-        args = ["index", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta",
+        args = ["index", "build", str(synth / "previous"), "--model", str(bert), "--out", str(out), "--view", "ta",
                 "--overwrite"]
         return run_and_kill(args, out, seed, max_delay_s=12.0, timeout_s=240, ready=synth)
 

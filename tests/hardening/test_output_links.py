@@ -31,10 +31,10 @@ def test_index_refuses_links_in_its_output(planted, tmp_path, shared_data):
     out, victim = planted
     runner = CliRunner()
     corpus = tmp_path / "corpus"
-    assert runner.invoke(app, ["ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
+    assert runner.invoke(app, ["corpus", "ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
                                "--no-progress"]).exit_code == 0
     for model in ("bm25", "minilm"):
-        ran = runner.invoke(app, ["index", str(corpus), "--out", str(out), "--model", model])
+        ran = runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), "--model", model])
         assert ran.exit_code == 2 and "symbolic link" in ran.output, ran.output
         assert untouched(victim)
 
@@ -57,6 +57,6 @@ def tiny_beir(root):
 def test_eval_refuses_links_in_its_output(planted, tmp_path):
     out, victim = planted
     beir = tiny_beir(tmp_path / "beir")
-    ran = CliRunner().invoke(app, ["eval", "--beir", str(beir), "--model", "bm25", "-o", str(out)])
+    ran = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "--model", "bm25", "-o", str(out)])
     assert ran.exit_code == 2 and "symbolic link" in ran.output, ran.output
     assert untouched(victim)

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes.fuzzing.hostile import own_record, write_lines
 from sciembed.cli.main import app
 from sciembed.corpus.build import BuildError, build_corpus
 from sciembed.corpus.config import FunnelConfig
 from sciembed.corpus.layout import CorpusDir
-from sciembed.fuzzing.hostile import own_record, write_lines
 from sciembed.ioutil.atomic import OutputError, output_lock, staged_dir
 from sciembed.papers.ingest import ingest
 from sciembed.synth import write_synthetic
@@ -54,7 +54,7 @@ def test_ingest_refuses_an_existing_corpus_and_overwrite_leaves_nothing_stale(in
     out = tmp_path / "corpus"
     ingest([src], out, progress=False)
     (out / "pairs.parquet").write_text("stale")
-    run = CliRunner().invoke(app, ["ingest", str(src), "--out", str(out), "--no-progress"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(src), "--out", str(out), "--no-progress"])
     assert run.exit_code == 2 and "--overwrite" in run.output
     ingest([src], out, progress=False, overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == ["ingest_report.md", "manifest.json", "papers.parquet",
@@ -68,7 +68,7 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
     with output_lock(out):
         with pytest.raises(OutputError, match="another sciembed run"):
             ingest([src], out, progress=False)
-        run = CliRunner().invoke(app, ["ingest", str(src), "--out", str(out), "--no-progress"])
+        run = CliRunner().invoke(app, ["corpus", "ingest", str(src), "--out", str(out), "--no-progress"])
         # the message may wrap at the terminal width (long temp paths): compare with whitespace joined
         assert run.exit_code == 2 and "another sciembed run" in " ".join(run.output.split())
     assert not out.exists()

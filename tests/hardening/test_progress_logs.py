@@ -39,7 +39,7 @@ def test_a_command_redirected_to_a_file_logs_its_progress(tmp_path):
     log = tmp_path / "synth.log"
     with open(log, "w") as handle:  # a file, not a terminal: rich would draw nothing here
         done = subprocess.run([sys.executable, "-m", "sciembed.cli.main", "synth", "--out", str(tmp_path / "s"),
-                               "--papers", "300"], stdout=handle, stderr=subprocess.STDOUT, timeout=300,
+                               "--n-papers", "300"], stdout=handle, stderr=subprocess.STDOUT, timeout=300,
                               env={**os.environ, "SCIEMBED_PROGRESS_EVERY_S": "0"})
     text = log.read_text()
     assert done.returncode == 0, text
@@ -55,7 +55,7 @@ def test_lines_in_a_detached_log_are_not_wrapped_at_80_columns(shared_data, tmp_
     for name, code in (("script", "from sciembed.cli.main import main; main()"),
                        ("app", "from sciembed.cli.main import app; app()")):  # the control: rich's default
         target = out.with_name(out.name + name)
-        done = subprocess.run([sys.executable, "-c", code, "ingest", str(shared_data / "formats" / "jats"),
+        done = subprocess.run([sys.executable, "-c", code, "corpus", "ingest", str(shared_data / "formats" / "jats"),
                                "--out", str(target)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               env=env, timeout=120)
         assert done.returncode == 0, done.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.llm_server import FakeLLMServer
 from sciembed.llm import (
     LLMAuthError,
     LLMCache,
@@ -22,7 +23,6 @@ from sciembed.llm import (
     load_prompt,
 )
 from sciembed.llm.cache import CacheFileError
-from sciembed.llm.fake_server import FakeLLMServer
 
 CONTINUATION = load_prompt("semcse_continuation")
 QUERY = load_prompt("semantic_query")

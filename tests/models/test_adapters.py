@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.models import ModelLoadError, load_encoder
-from sciembed.models.testing import build_tiny_bert
 
 pytest.importorskip("adapters")  # the `specter2` extra; `make test` installs it
 

@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
+from fakes.models import HashingEncoder
 from sciembed.ioutil.deadline import DeadlineExceeded, deadline
 from sciembed.models.batching import MicroBatcher, Overloaded
-from sciembed.models.testing import HashingEncoder
 
 
 class Recording(HashingEncoder):

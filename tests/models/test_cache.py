@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.models import CachedEncoder, load_encoder
 from sciembed.models.cache import CacheError, EmbeddingCache
-from sciembed.models.testing import build_tiny_bert
 
 WORDS = [
     "graph",

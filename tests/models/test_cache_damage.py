@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fakes.models import HashingEncoder
 from sciembed.models import CachedEncoder
 from sciembed.models.cache import CacheError
-from sciembed.models.testing import HashingEncoder
 
 TEXTS = ["graph neural network", "protein folding model", "sparse attention kernel"]
 

@@ -27,8 +27,8 @@ def test_bad_cards(tmp_path: Path, content: str, message: str) -> None:
 
 
 def test_load_encoder_takes_metric_from_card(tmp_path: Path) -> None:
+    from fakes.models import build_tiny_bert
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
 
     model_dir = build_tiny_bert(tmp_path / "m", ["paper", "model"])
     assert load_encoder(str(model_dir)).metric == "cosine"

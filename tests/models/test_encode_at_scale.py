@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.models import load_encoder
 from sciembed.models.batch_size import CPU_BATCH, MAX_BATCH, auto_batch_size, batch_for, per_text_bytes
 from sciembed.models.encoder import check_precision
-from sciembed.models.testing import build_tiny_bert
 
 WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "retrieval",
          "internationalization")

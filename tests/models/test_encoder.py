@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.models import Encoder, ModelLoadError, load_encoder, resolve_model_source, wrap_sentence_transformer
 from sciembed.models.fingerprint import directory_fingerprint
-from sciembed.models.testing import build_tiny_bert
 
 
 def unarxive_abstracts(shared_data: Path, n: int) -> list[str]:

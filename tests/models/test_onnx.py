@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.models import load_encoder, onnx_backend
-from sciembed.models.testing import build_tiny_bert
 
 WORDS = [
     "graph",

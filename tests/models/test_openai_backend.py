@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer, fake_embedding
 from sciembed.cli.main import app
 from sciembed.llm import LLMAuthError, LLMResponseError
 from sciembed.llm.config import LLMConfig
-from sciembed.llm.fake_server import FakeLLMServer, fake_embedding
 from sciembed.models import CachedEncoder, load_encoder
 from sciembed.models.openai_backend import OpenAIEmbeddingEncoder
 from sciembed.papers.io import write_parquet

@@ -8,9 +8,9 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.models import ModelLoadError, load_encoder
-from sciembed.models.testing import build_tiny_bert
 
 MARKER_CODE = '''
 import pathlib
@@ -49,11 +49,11 @@ def test_trusted_custom_code_runs_and_the_choice_is_recorded(tmp_path, shared_da
     (st / "RAN").unlink()
     corpus = tmp_path / "corpus"
     runner = CliRunner()
-    assert runner.invoke(app, ["ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
+    assert runner.invoke(app, ["corpus", "ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
                                "--no-progress"]).exit_code == 0
-    refused = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "i1"), "--model", str(st)])
+    refused = runner.invoke(app, ["index", "build", str(corpus), "--out", str(tmp_path / "i1"), "--model", str(st)])
     assert refused.exit_code == 2 and "--trust-remote-code" in refused.output
-    built = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "i2"), "--model", str(st),
+    built = runner.invoke(app, ["index", "build", str(corpus), "--out", str(tmp_path / "i2"), "--model", str(st),
                                 "--trust-remote-code"])
     assert built.exit_code == 0, built.output
     manifest = json.loads((tmp_path / "i2" / "manifest.json").read_text())

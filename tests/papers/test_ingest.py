@@ -152,7 +152,8 @@ def test_strict_stops_at_the_first_bad_record(tmp_path):
     assert err.value.rejection.reason == "malformed_json" and err.value.rejection.loc.line == 2
     assert str(err.value).startswith(f"{inputs}:2: malformed_json:")
     assert not (tmp_path / "out" / "manifest.json").exists()  # never looks like a finished corpus
-    run = CliRunner().invoke(app, ["ingest", str(inputs), "--out", str(tmp_path / "cli"), "--strict", "--no-progress"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(inputs), "--out", str(tmp_path / "cli"), "--strict",
+                                   "--no-progress"])
     assert run.exit_code == 2
     assert "malformed_json" in run.output and ":2:" in " ".join(run.output.split())
 
@@ -160,7 +161,7 @@ def test_strict_stops_at_the_first_bad_record(tmp_path):
 def test_cli_prints_the_balance_and_real_samples_ingest(shared_data, tmp_path):
     out = tmp_path / "samples"
     samples = [str(shared_data / "formats"), str(shared_data / "unarxive-sample")]  # the full-text samples
-    run = CliRunner().invoke(app, ["ingest", *samples, "--out", str(out), "--no-progress"])
+    run = CliRunner().invoke(app, ["corpus", "ingest", *samples, "--out", str(out), "--no-progress"])
     assert run.exit_code == 0, run.output
     match = re.search(r"read (\d+) = accepted (\d+) \+ rejected (\d+)", run.output)
     assert match and int(match.group(1)) == int(match.group(2)) + int(match.group(3))
@@ -236,12 +237,13 @@ def test_header_rule_s2full_reaches_ingest(tmp_path):
     headings = {}
     for rule in ("sciembed", "s2full"):
         out = tmp_path / rule
-        run = CliRunner().invoke(app, ["ingest", str(src), "--out", str(out), "--format", "s2orc", "--no-progress",
+        run = CliRunner().invoke(app, ["corpus", "ingest", str(src), "--out", str(out), "--format", "s2orc",
+                                       "--no-progress",
                                        "--header-rule", rule])
         assert run.exit_code == 0, run.output
         (paper,) = list(read_parquet(out / "papers.parquet"))
         headings[rule] = [s.heading for s in paper.sections]
         assert json.loads((out / "manifest.json").read_text())["header_rule"] == rule
     assert headings == {"sciembed": [""], "s2full": ["What Is Machine Learning"]}
-    bad = CliRunner().invoke(app, ["ingest", str(src), "--out", str(tmp_path / "x"), "--header-rule", "nope"])
+    bad = CliRunner().invoke(app, ["corpus", "ingest", str(src), "--out", str(tmp_path / "x"), "--header-rule", "nope"])
     assert bad.exit_code == 2

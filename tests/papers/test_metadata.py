@@ -54,7 +54,7 @@ RECORDS = [
 
 def test_join_counts_and_fields(tmp_path):
     out = tmp_path / "corpus"
-    run = CliRunner().invoke(app, ["ingest", str(_papers(tmp_path)), "--out", str(out), "--no-progress",
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(_papers(tmp_path)), "--out", str(out), "--no-progress",
                                    "--metadata", str(_metadata(tmp_path, RECORDS))])
     assert run.exit_code == 0, run.output
     assert "joined 3, missing 1, conflicting 1" in " ".join(run.output.split())
@@ -86,7 +86,7 @@ def test_bad_metadata_is_one_message_before_any_work(tmp_path):
                                             r"corpusid"):
         MetadataJoin.load(bad)
     out = tmp_path / "never"
-    run = CliRunner().invoke(app, ["ingest", str(_papers(tmp_path)), "--out", str(out), "--no-progress",
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(_papers(tmp_path)), "--out", str(out), "--no-progress",
                                    "--metadata", str(bad)])
     assert run.exit_code == 2 and "malformed metadata" in run.output
     assert not (out / "manifest.json").exists()

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from fakes import pdfs as testing
+from fakes.grobid import FakeGrobid, pairs_from_dirs
 from sciembed.cli.main import app
 from sciembed.corpus.layout import CorpusDir
 from sciembed.papers.ingest import ingest
-from sciembed.papers.pdf import testing
-from sciembed.papers.pdf.fake_grobid import FakeGrobid, pairs_from_dirs
 from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions, GrobidUnavailable
 from sciembed.papers.readers import Accepted, read_papers
 
@@ -139,13 +139,15 @@ def test_a_dead_server_stops_the_run_before_reading(tmp_path):
 
 def test_cli_ingest_with_grobid(grobid, shared_data, tmp_path):
     out = tmp_path / "corpus"
-    run = CliRunner().invoke(app, ["ingest", str(shared_data / "formats" / "pdf"), "--out", str(out), "--grobid",
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(shared_data / "formats" / "pdf"), "--out", str(out),
+                                   "--grobid",
                                    grobid.url, "--no-progress"])
     assert run.exit_code == 0, run.output
     assert "read 2 = accepted 2 + rejected 0" in run.output and "GROBID" in run.output
     assert (tmp_path / "corpus.grobid-tei").is_dir()  # the cache sits next to the corpus
     records = [r for r in read_papers(shared_data / "formats" / "pdf" / "N18-3011.pdf") if isinstance(r, Accepted)]
     assert records  # without --grobid the same file is read offline
-    dead = CliRunner().invoke(app, ["ingest", str(shared_data / "formats" / "pdf"), "--out", str(tmp_path / "x"),
+    dead = CliRunner().invoke(app, ["corpus", "ingest", str(shared_data / "formats" / "pdf"), "--out",
+                                    str(tmp_path / "x"),
                                     "--grobid", "http://127.0.0.1:9", "--no-progress"])
     assert dead.exit_code == 2 and "does not answer" in dead.output

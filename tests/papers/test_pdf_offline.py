@@ -12,8 +12,8 @@ from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfparser import PDFParser
 from pdfminer.pdftypes import resolve1
 
+from fakes import pdfs as testing
 from sciembed.papers.ingest import ingest
-from sciembed.papers.pdf import testing
 from sciembed.papers.pdf.checks import PdfLimits
 from sciembed.papers.pdf.offline import OfflineBackend
 from sciembed.papers.pdf.structure import join_lines
@@ -131,7 +131,7 @@ def test_cli_reads_pdfs_offline_and_says_so(shared_data, tmp_path):
     folder.mkdir()
     (folder / "paper.pdf").write_bytes(testing.paper_pdf())
     (folder / "empty.pdf").write_bytes(b"")
-    run = CliRunner().invoke(app, ["ingest", str(folder), "--out", str(tmp_path / "out"), "--no-progress",
+    run = CliRunner().invoke(app, ["corpus", "ingest", str(folder), "--out", str(tmp_path / "out"), "--no-progress",
                                    "--pdf-timeout", "30", "--pdf-max-pages", "50", "--pdf-workers", "2"])
     assert run.exit_code == 0, run.output
     assert "read 2 = accepted 1 + rejected 1" in run.output and "empty_file 1" in run.output

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sciembed.models.testing import HashingEncoder
+from fakes.models import HashingEncoder
 from sciembed.papers.model import Paper, Section, SectionRole
 
 

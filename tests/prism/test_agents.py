@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from fakes.llm_server import FakeLLMServer
 from sciembed.llm import LLMCacheMissError, LLMClient, LLMConfig, LLMError
-from sciembed.llm.fake_server import FakeLLMServer
 from sciembed.retrieval.prism.agents import SingleAgentParseError, llm_query_sets, parse_single_agent
 
 from .conftest import paper

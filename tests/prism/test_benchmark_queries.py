@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer
+from fakes.models import HashingEncoder
 from sciembed.cli.main import app
 from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
 from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
-from sciembed.llm.fake_server import FakeLLMServer
-from sciembed.models.testing import HashingEncoder
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
 from sciembed.retrieval.prism.queries import read_query_sets

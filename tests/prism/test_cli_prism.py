@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
-from sciembed.llm.fake_server import FakeLLMServer
-from sciembed.models.testing import build_tiny_bert
 from sciembed.papers.io import write_parquet
 
 from .conftest import paper
@@ -36,7 +36,7 @@ def setup(tmp_path_factory):
 
 def test_prism_search_json_and_table(setup):
     corpus, tiny = setup
-    result = runner.invoke(app, ["prism", str(corpus), "--paper", "p0", "--model", str(tiny), "--format", "json",
+    result = runner.invoke(app, ["prism", str(corpus), "--paper", "p0", "--model", str(tiny), "--output-format", "json",
                                  "--k", "3"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{"):])
@@ -69,7 +69,7 @@ def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):
                                  "--samples", "2"])
     assert result.exit_code == 0 and "cache:fake-model 6" in result.output, result.output
     searched = runner.invoke(app, ["prism", str(corpus), "--paper", "p1", "--queries", str(out), "--sample", "1",
-                                   "--model", str(tiny), "--format", "json"])
+                                   "--model", str(tiny), "--output-format", "json"])
     assert searched.exit_code == 0, searched.output
     assert json.loads(searched.output[searched.output.index("{"):])["query_sources"]["method"] == "cache:fake-model"
 
@@ -93,7 +93,7 @@ def test_prism_queries_with_the_papers_decoding_settings(setup, tmp_path):
 
 def test_eval_paper_to_paper_on_scifullbench(setup, tmp_path):
     _, tiny = setup
-    result = runner.invoke(app, ["eval", "--kind", "scifullbench", str(FIXTURE), "-m", str(tiny), "--out",
+    result = runner.invoke(app, ["eval", "run", "--kind", "scifullbench", str(FIXTURE), "-m", str(tiny), "--out",
                                  str(tmp_path), "--methods", "a2a,late_interaction,prism_extractive,bm25,hybrid"])
     assert result.exit_code == 0, result.output
     assert "prism_extractive" in result.output and "input problems" in result.output

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sciembed.models.testing import HashingEncoder
+from fakes.models import HashingEncoder
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.retrieval.prism import Aspect, PrismIndex, extractive_queries, read_query_sets, write_query_sets
 from sciembed.retrieval.prism.index import Candidate, abstract_text

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.models import load_encoder
-from sciembed.models.testing import build_tiny_bert
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section
 from sciembed.retrieval.paper_index import open_paper_index
@@ -146,10 +146,10 @@ def test_batch_search_bm25_kind_formats_and_hybrid(corpus, tiny, tmp_path):
     # --method compares views in a dense index: on BM25 alone it is an error, never silently ignored
     result = runner.invoke(app, ["index", "search", str(lexical), "--papers", str(ids), "--method", "late"])
     assert result.exit_code == 2 and "is a BM25 index" in result.output
-    # the old spellings still run and say where the new ones are
-    result = runner.invoke(app, ["search", str(dense), "--papers", str(ids), "--format", "trec", "--method", "max"])
+    # an old method name still runs and says the new one; the old top-level command and --format are gone
+    result = runner.invoke(app, ["index", "search", str(dense), "--papers", str(ids), "--output-format", "trec",
+                                 "--method", "max"])
     assert result.exit_code == 0, result.output
-    for note in ("`sciembed search` is deprecated; use `sciembed index search`",
-                 "`--format` is deprecated; use `--output-format`",
-                 "`--method max` is deprecated; use `--method max_sim`"):
-        assert note in " ".join(result.output.split()), result.output
+    assert "`--method max` is deprecated; use `--method max_sim`" in " ".join(result.output.split()), result.output
+    for old in (["search", str(dense), "--papers", str(ids)], ["index", "search", str(dense), "--format", "trec"]):
+        assert runner.invoke(app, old).exit_code == 2

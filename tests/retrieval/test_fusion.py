@@ -28,7 +28,10 @@ def test_rrf_dedupe_counts_a_paper_once_per_list():
 
 
 def test_rrf_ties_depth_and_k():
-    assert [p for p, _ in rrf_scores({"x": ["b"], "y": ["a"]})] == ["a", "b"]  # equal scores: by id
+    from sciembed.retrieval.ties import ordered
+
+    tied = [p for p, _ in rrf_scores({"x": ["b"], "y": ["a"]})]  # equal scores: seeded-hash order, never by id
+    assert tied == [p for p, _ in ordered([("a", 1.0), ("b", 1.0)])]
     assert len(rrf({"x": list("abcdef")}, depth=3)) == 3
     assert rrf_scores({"x": ["a"]}, k=0)[0][1] == pytest.approx(1.0)
     with pytest.raises(ValueError):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from fakes.models import build_tiny_bert
 from sciembed.corpus.layout import CorpusDir
 from sciembed.models import load_encoder
-from sciembed.models.testing import build_tiny_bert
 from sciembed.papers.ingest import ingest
 from sciembed.retrieval.collection import Collection
 from sciembed.retrieval.paper_index import build_paper_index

@@ -114,7 +114,7 @@ def test_compact_endpoint_cli_lock_and_automatic(index_dir):
     churn(index_dir)
     collection = Collection.open(index_dir)
     try:
-        refused = CliRunner().invoke(cli, ["compact", str(index_dir)])
+        refused = CliRunner().invoke(cli, ["index", "compact", str(index_dir)])
         assert refused.exit_code == 2 and "open in another process" in refused.output
         client = TestClient(create_app(collection, ServerSettings(api_key=KEY)), base_url="http://localhost")
         assert client.post("/compact").status_code == 401
@@ -126,7 +126,7 @@ def test_compact_endpoint_cli_lock_and_automatic(index_dir):
         assert client.post("/search", json={"query": "winds", "k": 10}).json()["hits"] == first
     finally:
         collection.close()
-    ran = CliRunner().invoke(cli, ["compact", str(index_dir)])
+    ran = CliRunner().invoke(cli, ["index", "compact", str(index_dir)])
     assert ran.exit_code == 0 and "rows ->" in ran.output, ran.output + repr(ran.exception)
     auto = Collection.open(index_dir, auto_compact=0.001)
     try:
@@ -163,5 +163,5 @@ def test_cli_search_sees_live_updates_and_settles_an_interrupted_compaction(inde
     ranked = [h["paper_id"] for h in json.loads(like.output)[0]["hits"]]
     assert sorted(ranked[:2]) == ["live-3", "live-4"]  # the other live papers first (live-0, -2: its title twins)
     assert len(ranked) == papers - 3 and not {*deleted, "live-0", "live-2"} & set(ranked)
-    gone = CliRunner().invoke(cli, ["search", str(index_dir), "--paper", "live-5"])
+    gone = CliRunner().invoke(cli, ["index", "search", str(index_dir), "--paper", "live-5"])
     assert gone.exit_code == 2 and "in none of the indexes" in gone.output

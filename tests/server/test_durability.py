@@ -49,7 +49,7 @@ def free_port() -> int:
 def test_server_killed_during_an_add(index_dir):
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "sciembed.cli.main", "serve", str(index_dir), "--port", str(port),
+        [sys.executable, "-m", "sciembed.cli.main", "index", "serve", str(index_dir), "--port", str(port),
          "--allow-open-writes"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy(),
     )

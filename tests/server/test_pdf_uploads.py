@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from fakes import pdfs as testing
+from fakes.grobid import FakeGrobid, pairs_from_dirs
 from sciembed.cli.serve import use_pdf_reader
-from sciembed.papers.pdf import testing
-from sciembed.papers.pdf.fake_grobid import FakeGrobid, pairs_from_dirs
 from sciembed.papers.readers.pdf import set_default_backend
 from sciembed.server import ServerSettings, create_app
 from sciembed.server.uploads import upload_label

@@ -131,8 +131,8 @@ def test_api_key_on_writes_and_optionally_on_reads(collection):
 
 
 def test_an_index_built_with_another_model_is_refused(index_dir, tmp_path):
+    from fakes.models import build_tiny_bert
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
     from sciembed.retrieval.dense import IndexLoadError
 
     other = load_encoder(str(build_tiny_bert(tmp_path / "other", ["spectra", "planet"], seed=1)))

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sciembed.llm.fake_server import FakeLLMServer
+from fakes.llm_server import FakeLLMServer
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer
 from sciembed.cli.main import app
 from sciembed.llm import LLMClient, LLMConfig, Sampling
-from sciembed.llm.fake_server import FakeLLMServer
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper
 from sciembed.summaries import Summary, read_summaries, write_summaries

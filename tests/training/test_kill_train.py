@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from typer.testing import CliRunner
 
+from fakes.fuzzing.kill import run_and_kill
 from sciembed.cli.main import app
-from sciembed.fuzzing.kill import run_and_kill
 from sciembed.training.rundir import RunDir
 
 SETTINGS = ["model.max_seq_length=64", "model.projection={hidden: 24, out: 16}", "training.batch_size=10",

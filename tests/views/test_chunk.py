@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sciembed.models.testing import build_tiny_bert
+from fakes.models import build_tiny_bert
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.papers.readers import Accepted, read_papers
 from sciembed.views.chunk import (

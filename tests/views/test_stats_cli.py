@@ -46,7 +46,7 @@ def test_length_stats_by_hand():
 
 def test_stats_cli_writes_json_and_png(tmp_path):
     corpus = _corpus(tmp_path)
-    result = runner.invoke(app, ["stats", str(corpus)])
+    result = runner.invoke(app, ["corpus", "stats", str(corpus)])
     assert result.exit_code == 0, result.output
     assert "words per window" in result.output
     stats = json.loads((corpus / "stats.json").read_text())
@@ -56,11 +56,11 @@ def test_stats_cli_writes_json_and_png(tmp_path):
 
 def test_inspect_cli_shows_roles_and_views(tmp_path):
     corpus = _corpus(tmp_path)
-    result = runner.invoke(app, ["inspect", str(corpus), "--paper", "a"])
+    result = runner.invoke(app, ["corpus", "inspect", str(corpus), "--paper", "a"])
     assert result.exit_code == 0, result.output
     assert "introduction" in result.output and "method" in result.output
     assert "window" in result.output and "chunks" in result.output
-    ta_only = runner.invoke(app, ["inspect", str(corpus), "--paper", "b"])
+    ta_only = runner.invoke(app, ["corpus", "inspect", str(corpus), "--paper", "b"])
     assert "TA-only" in ta_only.output
-    missing = runner.invoke(app, ["inspect", str(corpus), "--paper", "zzz"])
+    missing = runner.invoke(app, ["corpus", "inspect", str(corpus), "--paper", "zzz"])
     assert missing.exit_code == 2 and "not found" in missing.output

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sciembed.cli.groups import alias, eval_app
+from sciembed.cli.groups import eval_app
 from sciembed.cli.options import CacheDir, Overwrite, SuiteOutDir
 
 console = Console()
@@ -24,15 +24,10 @@ def bench_cmd(
     cache_dir: CacheDir = None,
     baseline: str | None = typer.Option(None, help="Model the others are tested against (default: the first)."),
     overwrite: Overwrite = False,
-    cache: Path | None = typer.Option(None, hidden=True),
-    force: bool = typer.Option(False, "--force", hidden=True),
 ) -> None:
     """Run every model on every benchmark; finished (model, benchmark) cells are reused (--overwrite: recompute)."""
-    from sciembed.cli.deprecation import renamed
     from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
 
-    cache_dir = renamed(ctx, "cache", "--cache-dir", cache, cache_dir)
-    overwrite = renamed(ctx, "force", "--overwrite", force, overwrite)
     start = time.perf_counter()
     suite = load_suite(suite_file, {"out": str(out) if out else None, "cache": str(cache_dir) if cache_dir else None,
                                     "baseline": baseline})
@@ -44,12 +39,15 @@ def bench_cmd(
 def print_suite_run(run: Any, report: Path, console: Console, seconds: float | None = None) -> None:
     """The headline table (models × benchmark columns), what is missing, and where the report is."""
     from sciembed.evaluation.bench.report import columns, input_issues, value
+    from sciembed.evaluation.metrics import metric_label
 
     cols = columns(run)
-    table = Table(title="headline scores ×100")
+    table = Table(title="headline scores ×100 (each benchmark's primary metric, named under its column)")
     table.add_column("model")
     for b, k in cols:
-        table.add_column(f"{b}\n{k}", justify="right")
+        primary = getattr(run.benchmarks.get(b), "primary", None)
+        table.add_column(f"{b}\n{k}" + (f"\n{metric_label(primary)}" if isinstance(primary, str) else ""),
+                         justify="right")
     for m in run.suite.models:
         table.add_row(m.name, *["–" if (v := value(run, m.name, c)) is None else f"{v:.1f}" for c in cols])
     console.print(table)
@@ -77,4 +75,3 @@ def print_suite_run(run: Any, report: Path, console: Console, seconds: float | N
 
 def register(app: typer.Typer) -> None:
     eval_app.command("suite")(bench_cmd)
-    alias(app, "bench", bench_cmd)

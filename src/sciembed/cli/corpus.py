@@ -8,16 +8,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import CorpusOutDir, FunnelConfigFile, Overwrite, SeedOverride
 from sciembed.errors import SciembedInputError
 
 console = Console()
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
 
 
 def _size(value: str | None, option: str) -> int | float | None:
@@ -31,7 +27,7 @@ def _size(value: str | None, option: str) -> int | float | None:
     try:
         return float(value)
     except ValueError:
-        _fail(f"{option} {value!r}: expected a fraction like 0.1 or a paper count like 500")
+        fail(f"{option} {value!r}: expected a fraction like 0.1 or a paper count like 500")
     return None
 
 
@@ -81,7 +77,7 @@ def build_cmd(
         )
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
     except SciembedInputError as err:
-        _fail(str(err))
+        fail(str(err))
     _print_summary(result.manifest, console)
     console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "
                   "funnel.json, funnel.md, degree_distribution.png, domain_pairs.png")
@@ -94,9 +90,9 @@ def show_cmd(corpus: Path = typer.Argument(..., help="Built corpus directory."))
     try:
         manifest = CorpusDir(corpus).manifest()
     except CorpusError as err:
-        _fail(str(err))
+        fail(str(err))
     if manifest.get("kind") != "built":
-        _fail(f"{corpus}: not a built corpus (run `sciembed corpus build` first)")
+        fail(f"{corpus}: not a built corpus (run `sciembed corpus build` first)")
     _print_summary(manifest, console)
 
 

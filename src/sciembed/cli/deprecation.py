@@ -1,8 +1,6 @@
-"""Old option spellings kept for a release: they still work and say what replaced them."""
+"""Whether an option was given on the command line, and the note an old value name prints (`--method max`)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import typer
 from rich.console import Console
@@ -19,14 +17,3 @@ def was_given(ctx: typer.Context, name: str) -> bool:
 
 def note(old: str, new: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"note: `{old}` is deprecated; use `{new}`", highlight=False)
-
-
-def renamed(ctx: typer.Context, old: str, new: str, old_value: Any, new_value: Any, old_flag: str | None = None) -> Any:
-    """`new_value`, or `old_value` (with a note naming `new`) when only the old option was given.
-
-    `old` is the hidden parameter's name; `old_flag` its spelling when that is not ``--`` + the name.
-    """
-    if not was_given(ctx, old):
-        return new_value
-    note(old_flag or f"--{old.replace('_', '-')}", new)
-    return old_value

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -25,6 +25,20 @@ from sciembed.errors import SciembedInputError
 
 DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM, errno.EIO}
 PATH_ERRORS = {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
+
+def fail(message: str) -> NoReturn:
+    """The one way a command reports bad input: ``error: <message>`` on stderr (markup escaped), exit code 2."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    raise typer.Exit(2)
+
+
+def known_errors() -> tuple[type[Exception], ...]:
+    """What a search or serving command turns into one `fail` line: sciembed's input errors and bad values."""
+    return SciembedInputError, ValueError
+
 
 def is_input_error(err: BaseException) -> bool:
     """Whether `err` is one of sciembed's own input errors (any `SciembedInputError`)."""

@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sciembed.cli.groups import alias, eval_app
+from sciembed.cli.errors import fail
+from sciembed.cli.groups import eval_app
 from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
@@ -30,30 +31,6 @@ COMPARE_HELP = (
 _BENCH = "Benchmark options (each applies to the kinds named)"
 _MODEL = "Model options (dense models)"
 
-# deprecated spelling -> (new spelling, entry field or None, kind it selects or None)
-ALIASES = {
-    "beir": ("--kind beir PATH", "path", "beir"),
-    "pools": ("--kind pools PATH", "path", "pools"),
-    "section_retrieval": ("--kind section_retrieval PATH", "path", "section_retrieval"),
-    "semantic": ("--kind semantic PATH", "path", "semantic"),
-    "scifullbench": ("--kind scifullbench PATH", "path", "scifullbench"),
-    "paper_to_paper": ("--kind paper_to_paper PATH", None, "paper_to_paper"),
-    "p2p_queries": ("--queries-file", "queries_file", "paper_to_paper"),
-    "p2p_qrels": ("--qrels-file", "qrels_file", "paper_to_paper"),
-    "p2p_config": ("-c/--config", "config", None),
-    "queries": ("--query-mode", "query_mode", None),
-    "paper_log_seed": ("--seed", "seed", None),
-    "semantic_seed": ("--seed", "seed", None),
-    "section_sample": ("--sample", "sample", None),
-    "semantic_papers": ("--sample", "sample", None),
-    "semantic_queries": ("--queries-file", "queries_file", None),
-    "exclude_papers": ("--exclude", "exclude", None),
-    "semantic_summaries": ("--summaries-file", "summaries_file", "semantic"),
-    "semantic_datasets": ("--datasets", None, "semantic"),
-    "p2p_seed": ("--seed", "seed", "paper_to_paper"),
-    "k": ("--run-depth", None, None),
-    "rankings": ("--run-depth 0", None, None),
-}
 ENTRY_OPTIONS = {"split": "split", "scenario": "scenarios", "body_mode": "body_modes", "query_mode": "query_mode",
                  "seed": "seed", "sample": "sample", "section_title": "section_title", "relevant_min": "relevant_min",
                  "task": "tasks", "queries_file": "queries_file", "qrels_file": "qrels_file", "exclude": "exclude",
@@ -65,14 +42,6 @@ MODEL_OPTIONS = ("backend", "quantize", "device", "pooling", "ta_join", "adapter
 EMBEDDINGS_OPTIONS = {"embeddings_base_url": "base_url", "embeddings_api_key_env": "api_key_env",
                       "embeddings_dimensions": "dimensions"}  # --backend openai -> load_encoder's keywords
 METRICS = ("cosine", "l2")
-REMOVED = {"index_dir": "candidate indexes are no longer kept; --cache-dir keeps every vector",
-           "domain_baseline": "the per-domain figure (benchmarks/<name>/ndcg_by_domain.png) is sorted by the "
-                              "first -m model; give that one first"}
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
@@ -81,49 +50,21 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return was_given(ctx, name)
 
 
-def benchmark_entry(ctx: typer.Context, path: Path | None, kind: str | None, values: dict) -> dict:
-    """The suite entry the command line describes: only options actually given, deprecated spellings mapped."""
-    from sciembed.cli.deprecation import note
-
-    entry: dict = {"name": "", "kind": kind, "path": str(path) if path is not None else None}
-    for old, (new, field, selects) in ALIASES.items():
-        if not _given(ctx, old):
-            continue
-        note(f"--{old.replace('_', '-')}", new)
-        if selects is not None:
-            if entry["kind"] not in (None, selects):
-                _fail(f"--{old.replace('_', '-')} selects kind {selects}, but --kind {entry['kind']} was given")
-            entry["kind"] = selects
-        if field == "path":
-            if entry["path"] is not None and path is not None:
-                _fail(f"give the benchmark once: PATH {path} and --{old.replace('_', '-')} {values[old]}")
-            entry["path"] = str(values[old])
-        elif field is not None:
-            entry[field] = str(values[old]) if isinstance(values[old], Path) else values[old]
-        elif old == "semantic_datasets":
-            entry["datasets"] = comma_list(values[old])
-    for option, why in REMOVED.items():
-        if _given(ctx, option):
-            _fail(f"--{option.replace('_', '-')} is no longer supported: {why}")
+def benchmark_entry(ctx: typer.Context, path: Path, kind: str | None, values: dict) -> dict:
+    """The suite entry the command line describes: only the options actually given."""
+    entry: dict = {"name": Path(path).name or (kind or "citation"), "kind": kind or "citation", "path": str(path)}
     for option, field in ENTRY_OPTIONS.items():
         if _given(ctx, option):
             value = values[option]
             if option in LISTS:
                 value = comma_list(value)
             entry[field] = str(value) if isinstance(value, Path) else value
-    entry["kind"] = entry["kind"] or "citation"
-    if entry.get("geometry") is False and entry["kind"] != "citation":  # old scripts' --no-geometry: now the default
-        note("--no-geometry", "nothing: geometry is off by default and only citation benchmarks measure it")
-        del entry["geometry"]
-    if entry["path"] is None:
-        _fail(f"give the {entry['kind']} benchmark's PATH")
-    entry["name"] = Path(entry["path"]).name or entry["kind"]
     return entry
 
 
 def eval_command(
     ctx: typer.Context,
-    path: Path | None = typer.Argument(None, help="The benchmark: a built corpus, a BEIR folder, a pools file, …"),
+    path: Path = typer.Argument(..., help="The benchmark: a built corpus, a BEIR folder, a pools file, …"),
     model: ModelSpecs = ...,
     out: OutDir = ...,
     kind: str | None = typer.Option(None, "--kind", help="Benchmark kind (default citation); see --help above."),
@@ -193,30 +134,6 @@ def eval_command(
     embeddings_base_url: EmbeddingsBaseUrl = None,
     embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
     embeddings_dimensions: EmbeddingsDimensions = None,
-    # deprecated spellings, kept for a release (each prints its new spelling)
-    beir: Path | None = typer.Option(None, hidden=True),
-    pools: Path | None = typer.Option(None, hidden=True),
-    section_retrieval: Path | None = typer.Option(None, hidden=True),
-    semantic: Path | None = typer.Option(None, hidden=True),
-    scifullbench: Path | None = typer.Option(None, hidden=True),
-    paper_to_paper: bool = typer.Option(False, "--paper-to-paper", hidden=True),
-    p2p_queries: Path | None = typer.Option(None, hidden=True),
-    p2p_qrels: Path | None = typer.Option(None, hidden=True),
-    p2p_config: Path | None = typer.Option(None, hidden=True),
-    queries: str | None = typer.Option(None, hidden=True),
-    paper_log_seed: int | None = typer.Option(None, hidden=True),
-    semantic_seed: int | None = typer.Option(None, hidden=True),
-    section_sample: int | None = typer.Option(None, hidden=True),
-    semantic_papers: int | None = typer.Option(None, hidden=True),
-    semantic_queries: Path | None = typer.Option(None, hidden=True),
-    exclude_papers: Path | None = typer.Option(None, hidden=True),
-    semantic_summaries: Path | None = typer.Option(None, hidden=True),
-    semantic_datasets: str | None = typer.Option(None, hidden=True),
-    p2p_seed: int | None = typer.Option(None, hidden=True),
-    k: int | None = typer.Option(None, hidden=True),
-    rankings: bool = typer.Option(True, hidden=True),
-    index_dir: Path | None = typer.Option(None, hidden=True),
-    domain_baseline: str | None = typer.Option(None, hidden=True),
 ) -> None:
     from sciembed.cli.bench import print_suite_run
     from sciembed.evaluation.bench import Suite, run_suite, write_suite_report
@@ -226,17 +143,13 @@ def eval_command(
 
     values = dict(locals())
     entry = benchmark_entry(ctx, path, kind, values)
-    if _given(ctx, "k"):
-        run_depth = k
-    if _given(ctx, "rankings") and not rankings:
-        run_depth = 0
     options = {name: values[name] for name in MODEL_OPTIONS if _given(ctx, name)}
     options.update({key: values[name] for name, key in EMBEDDINGS_OPTIONS.items() if values[name] is not None})
     given = sorted(options) + [name for name in ("max_seq_length", "metric") if values[name] is not None]
     if given and all(m.lower() == "bm25" for m in model):
-        _fail(f"model option(s) {', '.join(given)} do not apply to bm25")
+        fail(f"model option(s) {', '.join(given)} do not apply to bm25")
     if metric is not None and metric not in METRICS:
-        _fail(f"--metric {metric!r}: expected one of {', '.join(METRICS)}")
+        fail(f"--metric {metric!r}: expected one of {', '.join(METRICS)}")
     dense = {"options": options, "distance": metric}
     models = [{"name": m, "model": m, "max_seq_length": max_seq_length, **(dense if m.lower() != "bm25" else {})}
               for m in model]
@@ -269,9 +182,12 @@ def eval_table(runs) -> Table:
 
 def _success_table(runs, keys) -> Table:
     """Same-paper section retrieval: success@1, success@3 and MRR, ×100."""
+    from sciembed.evaluation.metrics import metric_label
     from sciembed.evaluation.task import key_label
 
-    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), ("mrr", "MRR"))
+    held = {m for run in runs for key in keys for m in run.aggregates.get(key, {})}
+    mrr = next((m for m in sorted(held) if m == "mrr" or m.startswith("mrr@")), "mrr")  # named by its cut
+    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), (mrr, metric_label(mrr)))
     table = Table(title="×100")
     table.add_column("Model")
     for key in keys:
@@ -296,14 +212,14 @@ def compare_command(
     seed: Seed = 42,
 ) -> None:
     from sciembed.evaluation import compare_runs
-    from sciembed.evaluation.metrics import METRIC_LABELS
+    from sciembed.evaluation.metrics import metric_label
 
     try:
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
                               metrics=tuple(metric) if metric else None, max_p=max_p,
                               n_permutations=permutations, seed=seed)
     except (SciembedInputError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
         return
     console = Console()
     title = f"{result.model_b} (B) vs {result.model_a} (A), ×100, {result.test} test, * p ≤ {max_p}"
@@ -313,7 +229,7 @@ def compare_command(
     for label, r in result.rows:
         star = " *" if r.significant(max_p) else ""
         colour = "green" if r.delta > 0 and star else "red" if r.delta < 0 and star else "default"
-        table.add_row(label, METRIC_LABELS.get(r.metric, r.metric), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
+        table.add_row(label, metric_label(r.metric), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
                       f"[{colour}]{100 * r.delta:+.1f}{star}[/{colour}]", f"{r.p_value:.3g}", str(r.n))
     console.print(table)
     for label, (n_a, n_b, paired) in result.unpaired.items():
@@ -326,4 +242,3 @@ def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
     eval_app.command("run", help=EVAL_HELP)(eval_command)
     eval_app.command("compare", help=COMPARE_HELP)(compare_command)
-    alias(app, "compare", compare_command, help=COMPARE_HELP)

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sciembed.cli.groups import alias, corpus_app
+from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import CorpusOutDir, Overwrite, comma_list
 from sciembed.errors import SciembedInputError
 
@@ -140,4 +140,3 @@ def _pdf_summary(pdf: dict) -> str:
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
     corpus_app.command("ingest")(ingest_cmd)
-    alias(app, "ingest", ingest_cmd)

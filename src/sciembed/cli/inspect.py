@@ -7,19 +7,14 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from sciembed.cli.groups import alias, corpus_app
+from sciembed.cli.errors import fail
+from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import PaperLogSeed, StatsOutDir
 from sciembed.corpus.layout import CorpusDir, CorpusError
 
 console = Console()
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 def _preview(text: str, words: int = 40) -> str:
@@ -42,9 +37,9 @@ def inspect_cmd(
     try:
         papers = CorpusDir(corpus).papers([paper])
     except CorpusError as err:
-        _fail(str(err))
+        fail(str(err))
     if paper not in papers:
-        _fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")
+        fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")
     p = papers[paper]
     console.print(f"[bold]{p.id}[/bold]  {p.title}")
     short = f" ({p.venue_short})" if p.venue_short else ""
@@ -93,7 +88,7 @@ def stats_cmd(
         papers = corpus_dir.iter_papers()
         stats = length_stats(papers, target_words(max_seq_length))
     except CorpusError as err:
-        _fail(str(err))
+        fail(str(err))
     out = out or corpus
     out.mkdir(parents=True, exist_ok=True)
     synthetic = corpus_dir.manifest().get("synthetic", False) if corpus_dir.manifest_path.exists() else False
@@ -113,5 +108,3 @@ def stats_cmd(
 def register(app: typer.Typer) -> None:
     corpus_app.command("inspect")(inspect_cmd)
     corpus_app.command("stats")(stats_cmd)
-    alias(app, "inspect", inspect_cmd)
-    alias(app, "stats", stats_cmd)

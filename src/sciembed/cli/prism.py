@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
-from sciembed.cli.deprecation import renamed
+from sciembed.cli.errors import fail
 from sciembed.cli.options import CacheDir, ConfigFile, ModelSpec, OutFile, Seed
 from sciembed.llm.cli_options import (
     DEFAULT_API_KEY_ENV,
@@ -45,14 +45,6 @@ _BENCHMARK = "Benchmark query papers (the paper-to-paper benchmark `eval run --k
 app = typer.Typer(cls=_SearchByDefault, help=PRISM_HELP, no_args_is_help=True, add_completion=False)
 
 
-def _fail(message: str) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
-
-
 def _errors() -> tuple[type[Exception], ...]:
     from sciembed.corpus.layout import CorpusError
     from sciembed.llm import LLMError
@@ -78,10 +70,8 @@ def search_command(
     segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size (tokens)."),
     abstract_format: str = typer.Option("ta", "--abstract-format", help="ta | prism ('Title: …\\nAbstract: …')."),
     output: str = typer.Option("table", "--output-format", help="table | json"),
-    old_format: str | None = typer.Option(None, "--format", hidden=True),
 ) -> None:
     """PRISM's fused ranking for one paper, with which aspect list found each hit (and at which ranks)."""
-    output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
     from rich.console import Console
     from rich.table import Table
 
@@ -89,7 +79,7 @@ def search_command(
     from sciembed.retrieval.prism.queries import read_query_sets
 
     if output not in ("table", "json"):
-        _fail(f"--output-format {output!r}: expected table or json")
+        fail(f"--output-format {output!r}: expected table or json")
     try:
         from sciembed.models import load_encoder
 
@@ -99,7 +89,7 @@ def search_command(
                                       dedupe=dedupe, use_abstract=not no_abstract, segment_tokens=segment_tokens,
                                       abstract_format=abstract_format, show_progress=True)
     except _errors() as err:
-        _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
+        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
         return
     if output == "json":
         print(json.dumps({"paper": paper, "title": titles.get(paper, ""), "query_sources": result.sources,
@@ -180,14 +170,14 @@ def queries_command(
     ids = list(paper)
     if papers_file:
         if not papers_file.is_file():
-            _fail(f"{papers_file}: no such file")
+            fail(f"{papers_file}: no such file")
         ids += [line.split()[0] for line in papers_file.read_text().splitlines() if line.strip()]
     if split is None:
         stray = [f"--{n.replace('_', '-')}" for n in ("seed", "val_share", "min_gold") if was_given(ctx, n)]
         if stray:
-            _fail(f"{', '.join(stray)} choose a benchmark's query papers: give --split too")
+            fail(f"{', '.join(stray)} choose a benchmark's query papers: give --split too")
     elif ids:
-        _fail("give the papers once: --split (a benchmark's query papers) or --paper / --papers, not both")
+        fail("give the papers once: --split (a benchmark's query papers) or --paper / --papers, not both")
     use_llm = llm_requested(llm_base_url, llm_cache, llm_cache_only)
     try:
         from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
@@ -198,7 +188,7 @@ def queries_command(
         if split is not None:
             ids = query_paper_ids(corpus, split=split, seed=seed, val_share=val_share, min_gold=min_gold)
             if not ids:
-                _fail(f"the {split} split of {corpus} has no query papers (seed {seed}, val share {val_share})")
+                fail(f"the {split} split of {corpus} has no query papers (seed {seed}, val share {val_share})")
         sampling = load_sampling(decoding) if decoding is not None else None
         config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
                             llm_timeout, llm_retries) if use_llm else None
@@ -206,7 +196,7 @@ def queries_command(
                                 structured=structured, words=words, sampling=sampling,
                                 **({"aspects": aspects} if aspects is not None else {}))
     except _errors() as err:
-        _fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
+        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
         return
     n = write_query_sets(sets, out)
     sources: dict[str, int] = {}

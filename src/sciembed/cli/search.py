@@ -7,10 +7,10 @@ from pathlib import Path
 import typer
 
 from sciembed.cli import encoder_options
-from sciembed.cli.deprecation import note, renamed
-from sciembed.cli.groups import alias, index_app
+from sciembed.cli.deprecation import note
+from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.groups import index_app
 from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, Overwrite, ResultsOutFile
-from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import (
     EmbeddingsApiKeyEnv,
     EmbeddingsBaseUrl,
@@ -25,18 +25,6 @@ VIEW_HELP = ("ta: title+abstract; window: a window at every section header; sect
              "chunks of the encoder's budget; segment: PRISM's ~3,000-token segments; fulltext: the whole paper "
              "as one view (BM25)")
 FORMATS = ("table", "json", "trec")
-
-
-def _fail(message: str) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
-
-
-def _known_errors() -> tuple[type[Exception], ...]:
-    return SciembedInputError, ValueError
 
 
 def index(
@@ -140,8 +128,8 @@ def index(
                 corpus, encoder, view, stage, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
                 segment_tokens=segment_tokens, index_kind=index_kind, ann=ann, shard_papers=shard_papers,
             )
-    except _known_errors() as err:
-        _fail(str(err))
+    except known_errors() as err:
+        fail(str(err))
     from sciembed.retrieval.dense import read_meta
     from sciembed.retrieval.paper_index import read_manifest
 
@@ -175,8 +163,8 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
         with index_out_dir(out, overwrite=overwrite) as stage:
             counts = build_index_from_vectors(vectors, stage, view=view, index_kind=index_kind, ann=ann,
                                               aggregate=aggregate)
-    except _known_errors() as err:
-        _fail(str(err))
+    except known_errors() as err:
+        fail(str(err))
     from sciembed.retrieval.dense import read_meta
 
     built = read_meta(out / "index").get("index", {})
@@ -214,7 +202,6 @@ def search(
                                       "(late interaction) | max_sim | naive_sum | max_sim_prism_code (the names of "
                                       "`eval run --kind paper_to_paper`; default: best view pair)."),
     output: str = typer.Option("table", "--output-format", help="table | json | trec"),
-    old_format: str | None = typer.Option(None, "--format", hidden=True),
     out: ResultsOutFile = None,
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
                                        "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
@@ -224,23 +211,22 @@ def search(
         "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
-    output = renamed(ctx, "old_format", "--output-format", old_format, output, "--format")
     method = _method_name(method)
     from sciembed.retrieval.batch import read_paper_ids, read_query_texts, search_batch
 
     if query_file is not None:
         if query is not None:
-            _fail("give --query or --query-file, not both")
+            fail("give --query or --query-file, not both")
         query = read_query_file(query_file)
     if query is not None and not query.strip():
-        _fail("the query is empty: an empty text has no meaning to rank by")
+        fail("the query is empty: an empty text has no meaning to rank by")
     given = [name for name, value in (("--query", query), ("--paper", paper), ("--papers", papers),
                                       ("--queries", queries)) if value is not None]
     if len(given) != 1:
-        _fail("give exactly one of --query TEXT or --paper ID (or --papers FILE / --queries FILE)"
+        fail("give exactly one of --query TEXT or --paper ID (or --papers FILE / --queries FILE)"
               + (f"; got {', '.join(given)}" if given else ""))
     if output not in FORMATS:
-        _fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
+        fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
     try:
         from sciembed.models.trust import trusting_code
         from sciembed.retrieval.learned_fusion import FusionSpec
@@ -252,8 +238,8 @@ def search(
         with trusting_code(trust_remote_code):
             results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
                                            aggregate=aggregate, fusion=spec, notes=notes)
-    except _known_errors() as err:
-        _fail(str(err))
+    except known_errors() as err:
+        fail(str(err))
         return
     if notes:
         from rich.console import Console
@@ -318,7 +304,7 @@ def read_query_file(path: Path) -> str:
         raw = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
         return raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        _fail(f"--query-file {path}: {err}")
+        fail(f"--query-file {path}: {err}")
     return ""
 
 
@@ -351,4 +337,3 @@ def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
     index_app.command("build")(index)
     index_app.command("search")(search)
-    alias(app, "search", search)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.groups import alias, index_app
+from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.groups import index_app
 from sciembed.cli.options import ServeBatchSize, ServedModelSpec
 
 
@@ -72,7 +73,6 @@ def serve(
     import uvicorn
     from rich.console import Console
 
-    from sciembed.cli.search import _fail, _known_errors
     from sciembed.retrieval.collection import Collection
     from sciembed.server import ServerSettings, create_app
     from sciembed.server.settings import LOCAL_HOSTS
@@ -80,13 +80,13 @@ def serve(
     console = Console(stderr=True)
     api_key = os.environ.get(api_key_env) or None
     if protect_reads and not api_key:
-        _fail(f"--protect-reads needs an API key in ${api_key_env}")
+        fail(f"--protect-reads needs an API key in ${api_key_env}")
     faiss.omp_set_num_threads(workers_threads)
     import torch
 
     torch.set_num_threads(encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
     if quantize and backend != "onnx":
-        _fail("--quantize needs --backend onnx")
+        fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
     try:
         encoder = None
@@ -94,8 +94,8 @@ def serve(
             encoder = serving_encoder(index_dir, model, backend, quantize, trust_remote_code)
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
         collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=auto_compact)
-    except _known_errors() as err:
-        _fail(str(err))
+    except known_errors() as err:
+        fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
     settings = ServerSettings(
         max_body_bytes=int(max_body_mb * (1 << 20)), max_k=max_k, timeout_s=timeout, api_key=api_key,
@@ -117,13 +117,13 @@ def serve(
 
 def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):
     """Similar papers through the learned fusion of the served index and its companions (`FusedPaperSearch`)."""
-    from sciembed.cli.search import _fail, saved_fusion
+    from sciembed.cli.search import saved_fusion
     from sciembed.retrieval.fused_search import FusedPaperSearch
     from sciembed.retrieval.learned_fusion import FusionSpec
     from sciembed.retrieval.paper_index import read_manifest
 
     if not fused_with:
-        _fail("--fusion needs the companion indexes it fuses: --fused-with DIR (repeatable)")
+        fail("--fusion needs the companion indexes it fuses: --fused-with DIR (repeatable)")
     spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion([index_dir, *fused_with])
     return FusedPaperSearch(spec, fused_with, read_manifest(index_dir)["view"])  # None: the measured default
 
@@ -131,7 +131,6 @@ def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | N
 def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
     """Uploaded PDFs go to GROBID at `grobid` (checked now: a dead server stops the start), else offline."""
     from sciembed.cli.ingest import pdf_backend
-    from sciembed.cli.search import _fail
     from sciembed.papers.readers.pdf import set_default_backend
 
     backend = pdf_backend(index_dir, grobid, 10, False, None, 60.0, 300)
@@ -139,7 +138,7 @@ def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
         try:
             backend.client.check()
         except (OSError, ValueError) as err:
-            _fail(str(err))
+            fail(str(err))
     set_default_backend(backend)
 
 
@@ -180,13 +179,12 @@ def compact(
     """Rewrite a served collection without its deleted / replaced rows (no server may have it open)."""
     from rich.console import Console
 
-    from sciembed.cli.search import _fail, _known_errors
     from sciembed.retrieval.compaction import compact_dir
 
     try:
         result = compact_dir(index_dir)
-    except _known_errors() as err:
-        _fail(str(err))
+    except known_errors() as err:
+        fail(str(err))
     Console().print(f"compacted {index_dir}: {result.rows_before:,} rows -> {result.rows_after:,} "
                     f"({result.papers:,} papers) in {result.seconds:.1f} s", highlight=False)
 
@@ -194,5 +192,3 @@ def compact(
 def register(app: typer.Typer) -> None:
     index_app.command("serve")(serve)
     index_app.command("compact")(compact)
-    alias(app, "serve", serve)
-    alias(app, "compact", compact)

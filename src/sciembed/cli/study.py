@@ -10,15 +10,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.errors import fail
 from sciembed.cli.options import RealStudyConfigFile, StudyConfigFile, StudyOutDir
 from sciembed.errors import SciembedInputError
 
 study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 @study_app.command("s2full")
@@ -44,7 +40,7 @@ def s2full_cmd(
         result = run_study(plan, corpus, out, log=lambda line: console.print(escape(line), highlight=False),
                            show_progress=progress)
     except SciembedInputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     table = Table(title="NDCG@10 ×100 (windowed | full body)")
     table.add_column("Model")
@@ -83,7 +79,7 @@ def real_cmd(
         found = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
                                only=tuple(arms))
     except SciembedInputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if results is not None:
         import json

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sciembed.cli.errors import fail
 from sciembed.cli.options import CorpusOutDir, OutFile, SamplingSeed, Seed
 from sciembed.errors import SciembedInputError
 from sciembed.llm.cli_options import (
@@ -28,11 +29,6 @@ from sciembed.llm.cli_options import (
 
 app = typer.Typer(help="Summaries of papers for SemCSE: LLM continuations, extractive pseudo-summaries, SciTLDR.",
                   no_args_is_help=True)
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 @app.command("generate")
@@ -71,22 +67,22 @@ def generate_command(
     try:
         papers = list(CorpusDir(corpus).iter_papers())
     except CorpusError as err:
-        _fail(str(err))
+        fail(str(err))
         return
     if limit:
         papers = papers[:limit]
     if not papers:
-        _fail(f"{corpus}: the corpus has no papers")
+        fail(f"{corpus}: the corpus has no papers")
     report: dict = {"corpus": str(corpus), "papers": len(papers)}
     try:
         if from_file is not None:
             read = read_summaries(from_file, (p.id for p in papers))
             report |= {"mode": "from-file", "from": str(from_file), **read.counts()}
             if read.rejected and not allow_rejects:
-                _fail(f"{from_file}: {sum(read.rejected.values())} of {read.read} lines rejected: {read.problems()} "
+                fail(f"{from_file}: {sum(read.rejected.values())} of {read.read} lines rejected: {read.problems()} "
                       "(--allow-rejects keeps the rest)")
             if not read.summaries:
-                _fail(f"{from_file}: no usable summary among {read.read} lines")
+                fail(f"{from_file}: no usable summary among {read.read} lines")
             summaries = read.summaries
         elif llm_requested(llm_base_url, llm_cache, llm_cache_only):
             from sciembed.llm import LLMClient
@@ -106,7 +102,7 @@ def generate_command(
             summaries, counts = generate_extractive_summaries(papers, stems, samples)
             report |= {"mode": "extractive-pseudo", **counts.as_dict()}
     except (SciembedInputError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
         return
     if min_per_paper:
         summaries, added = fill_to_minimum(papers, summaries, min_per_paper)
@@ -148,7 +144,7 @@ def queries_command(
     try:
         papers = list(CorpusDir(corpus).iter_papers())[:limit]
     except CorpusError as err:
-        _fail(str(err))
+        fail(str(err))
         return
     empty = 0
     try:
@@ -162,7 +158,7 @@ def queries_command(
                                        "(offline fallback, not LLM queries)[/yellow]")
             records = tfidf_query_records(papers)
     except (SciembedInputError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
         return
     write_queries(records, out)
     skipped = len(papers) - len(records) - empty
@@ -182,7 +178,7 @@ def scitldr_command(
     try:
         manifest = import_scitldr(source, out)
     except SciTldrError as err:
-        _fail(str(err))
+        fail(str(err))
         return
     c = manifest["counts"]
     Console().print(f"read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']}; "
@@ -206,7 +202,7 @@ def semcse_release_command(
     try:
         manifest = import_semcse_release(source, out, abstracts)
     except SummaryFileError as err:
-        _fail(str(err))
+        fail(str(err))
         return
     c, s = manifest["counts"], manifest["summaries"]
     Console().print(f"papers: read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']} "
@@ -229,7 +225,7 @@ def semcse_mix_command(
     try:
         manifest = build_semcse_mix(root, out, seed=seed)
     except SciRepEvalDataError as err:
-        _fail(str(err))
+        fail(str(err))
         return
     for config, c in manifest["semcse_mix"].items():
         Console().print(f"{config}: {c['drawn']:,} of {c['quota']:,} drawn ({c['papers']:,} papers in the split, "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typer
 
-from sciembed.cli.deprecation import renamed
 from sciembed.cli.options import OutDir, Seed
 
 
@@ -12,7 +11,6 @@ def synth(
     ctx: typer.Context,
     out: OutDir = ...,
     papers: int = typer.Option(2000, "--n-papers", min=1, help="Number of papers."),
-    old_papers: int | None = typer.Option(None, "--papers", min=1, hidden=True),
     seed: Seed = 0,
     citations_per_paper: float | None = typer.Option(
         None, "--citations-per-paper", help="In-corpus citations per paper (default 6)."
@@ -26,7 +24,6 @@ def synth(
     ),
 ) -> None:
     """Generate a SYNTHETIC full-text corpus: papers.jsonl.gz, edges.csv, SYNTHETIC.md, synth_manifest.json."""
-    papers = renamed(ctx, "old_papers", "--n-papers", old_papers, papers, "--papers")
     import json
 
     from pydantic import ValidationError

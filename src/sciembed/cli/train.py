@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from sciembed.cli.errors import fail
 from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, check_estimate_for, parse_memory_size
 from sciembed.cli.options import RecipeConfigFile, RunOutDir, SeedOverride, TrainBatchSize, comma_list
 
@@ -59,14 +60,6 @@ def parse_minutes(value: str | None) -> float | None:
     return minutes
 
 
-def _fail(message: str) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
-
-
 def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.corpus.layout import CorpusError
     from sciembed.models.loading import ModelLoadError
@@ -115,7 +108,7 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         overrides.update({FLAG_KEYS[k]: v for k, v in flags.items() if v is not None})
         config = load_config(recipe_config(recipe), config_path, overrides)
         if config.recipe != recipe:
-            _fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
+            fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
         if dry_run:
             from sciembed.ioutil.memory import current_mb
             from sciembed.training.schedule_report import schedule
@@ -128,21 +121,21 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
             dry_run_memory(console, config, data_bytes, device_memory, estimate_for)
             return
         if out is None:
-            _fail("--out is required (except with --dry-run)")
+            fail("--out is required (except with --dry-run)")
         if push_to_hub is not None:
             from sciembed.models.push import PushError, check_repo_id
 
             try:
                 check_repo_id(push_to_hub)  # a malformed id fails now, not after hours of training
             except PushError as err:
-                _fail(str(err))
+                fail(str(err))
         from sciembed.training.api import train
 
         model_dir = train(recipe, config, corpus, out, resume=resume,
                           say=lambda line: console.print(line, highlight=False),
                           device_memory=device_memory, force_memory=force, estimate_target=estimate_for)
     except _user_errors() as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     import json
 

@@ -98,10 +98,12 @@ def compare_runs(
     n_permutations: int = 1000,
     seed: int = 42,
 ) -> Comparison:
-    """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: the harness metrics both hold."""
+    """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: every metric both hold
+    (harness order first)."""
     res_a, res_b = load_results(run_a), load_results(run_b)
     if metrics is None:
-        metrics = tuple(m for m in METRICS if m in res_a["metrics"] and m in res_b["metrics"])
+        shared = [m for m in res_a["metrics"] if m in res_b["metrics"]]  # mrr@100 and mrr are two metrics
+        metrics = tuple(sorted(shared, key=lambda m: (m not in METRICS, METRICS.index(m) if m in METRICS else 0)))
     fp_a, fp_b = res_a["benchmark"]["fingerprint"], res_b["benchmark"]["fingerprint"]
     if fp_a != fp_b:
         raise BenchmarkError(

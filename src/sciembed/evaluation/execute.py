@@ -73,11 +73,20 @@ def ranking_metrics(task: RankingTask, rankings: Mapping[str, Ranking]) -> dict[
 
 
 def first_relevant_rank(ranking: Ranking, qrels: Mapping[str, int], relevant_min: int) -> float:
-    """1-based rank of the best-placed relevant candidate over the full list (by hand: ranx has no rank metric)."""
-    for rank, (doc, _) in enumerate(ranking, 1):
-        if qrels.get(doc, 0) >= relevant_min:
-            return float(rank)
-    return math.nan
+    """Expected 1-based rank of the best-placed relevant candidate over the full list, under a random order of
+    equal scores (by hand: ranx has no rank metric).
+
+    With g candidates tied at the best relevant score, r of them relevant, the first relevant one among them
+    sits on average at (g + 1) / (r + 1) within the group (`models.distance.gold_ranks`' rule for r = 1), so a
+    constant scorer gets the chance rank, whatever the hash order puts first.
+    """
+    best = next((score for doc, score in ranking if qrels.get(doc, 0) >= relevant_min), None)
+    if best is None:
+        return math.nan
+    better = sum(1 for _, score in ranking if score > best)
+    group = [doc for doc, score in ranking if score == best]
+    relevant = sum(1 for doc in group if qrels.get(doc, 0) >= relevant_min)
+    return better + (len(group) + 1) / (relevant + 1)
 
 
 def _means(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
@@ -108,7 +117,8 @@ def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str
 
 
 def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:
-    """Accuracy of score(q, pos) > score(q, neg); geometry on a seeded sample of `geometry_sample` triplets."""
+    """Accuracy of score(q, pos) > score(q, neg), a tie counting half; geometry on a seeded sample of
+    `geometry_sample` triplets."""
     q = [task.texts[a] for a, _, _ in task.triplets]
     p = [task.texts[b] for _, b, _ in task.triplets]
     n = [task.texts[c] for _, _, c in task.triplets]
@@ -122,7 +132,7 @@ def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:
         matrix = scorer.scores([task.texts[a] for a in queries], [task.texts[d] for d in ids])
         pos = np.array([matrix[row[a], column[b]] for a, b, _ in task.triplets])
         neg = np.array([matrix[row[a], column[c]] for a, _, c in task.triplets])
-    correct = (pos > neg).astype(float)
+    correct = (pos > neg) + 0.5 * (pos == neg)  # a tie counts half: expected accuracy over tie orders
     keys = [f"{a}|{b}|{c}" for a, b, c in task.triplets]
     per_query = {"accuracy": {k: 100.0 * v for k, v in zip(keys, correct, strict=True)}}
     metrics = {"accuracy": 100.0 * float(correct.mean()) if len(correct) else math.nan}

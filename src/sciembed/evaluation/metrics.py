@@ -1,15 +1,17 @@
 """Ranking metrics through ranx: per query, macro means, per-domain means.
 
 Metrics are ranx's: NDCG@10 (primary), MRR, Recall@1/10/100 and MAP, with
-binary relevance (a judgement ≥ 1 is relevant). MRR and MAP are computed over
-the retrieved list, i.e. the top-k the runner kept (k = 100 by default), so they
-are MRR@k and MAP@k. ranx re-sorts runs by score and breaks ties arbitrarily;
-we hand it rank-derived scores so the order the runner fixed (score, then id)
-is the order that is scored.
+binary relevance (a judgement ≥ 1 is relevant). MRR and MAP depend on where a
+ranking is cut, so their names carry the cut: ``mrr`` and ``map`` are over the
+full candidate list, ``mrr@100`` and ``map@100`` over the top 100 a runner kept
+(`with_cut`). ranx re-sorts runs by score and breaks ties arbitrarily; we hand it
+rank-derived scores so the order the runner fixed (score, then a seeded hash of
+the candidate id: `sciembed.retrieval.ties`) is the order that is scored.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections import defaultdict
@@ -19,18 +21,39 @@ import numpy as np
 
 METRICS: tuple[str, ...] = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")
 PRIMARY = "ndcg@10"
-EXTRA_METRICS: tuple[str, ...] = ("mrr_full",)  # added by the runner, not computed by ranx here
+CUT_DEPENDENT = ("mrr", "map")  # whose value changes with the cut: named mrr@k / map@k when a list is cut
 METRIC_LABELS = {
     "ndcg@10": "NDCG@10",
-    "mrr": "MRR",
+    "mrr": "MRR (full list)",
     "recall@1": "R@1",
     "recall@10": "R@10",
     "recall@100": "R@100",
-    "map": "MAP",
-    "mrr_full": "MRR (full list)",  # `sciembed.evaluation.full_list`, citation benchmarks
+    "map": "MAP (full list)",
     "hit_rate@1": "S@1",  # success@k: a relevant document in the top k (same-paper section retrieval)
     "hit_rate@3": "S@3",
 }
+
+
+def with_cut(metrics: Sequence[str], k: int | None) -> tuple[str, ...]:
+    """The names rankings cut at `k` are scored under: ``mrr`` -> ``mrr@k``, ``map`` -> ``map@k``.
+
+    `k` None: the rankings are full lists, and the plain names (full-list MRR and MAP) stay.
+    """
+    if k is None:
+        return tuple(metrics)
+    return tuple(f"{m}@{k}" if m in CUT_DEPENDENT else m for m in metrics)
+
+
+def metric_label(name: str) -> str:
+    """How tables print a metric: ``NDCG@10``, ``MRR@100``, ``MRR (full list)``; unknown names as they are."""
+    if name in METRIC_LABELS:
+        return METRIC_LABELS[name]
+    match = re.fullmatch(r"(mrr|map|ndcg|recall|precision)@(\d+)", name)
+    if match:
+        short = {"recall": "R", "precision": "P"}.get(match[1], match[1].upper())
+        return f"{short}@{match[2]}"
+    return name
+
 
 Ranking = Sequence[tuple[str, float]]
 DOC_CODE_WIDTH = 12  # room for 10^12 distinct documents

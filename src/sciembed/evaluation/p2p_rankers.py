@@ -1,7 +1,8 @@
 """The paper-to-paper methods as rankers: the indexes a run's views need, and one ranking per (method, query).
 
 Every ranking holds at most `top_k` distinct papers, the query paper's exclusions never among
-them, equal scores in `ties.ordered`'s seeded-hash order.
+them, equal scores in `ties.ordered`'s seeded-hash order; an index searched for the top k is searched
+past every candidate tied with the k-th (`ties.past_ties`), so the hash decides which tied papers are kept.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from sciembed.evaluation.p2p_config import P2PConfig
 from sciembed.evaluation.p2p_views import RunViews, TextVectors
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
-from sciembed.evaluation.ties import ordered
+from sciembed.evaluation.ties import ordered, past_ties
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.multivector import MultiVectorIndex
@@ -40,8 +41,16 @@ def top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> R
 
 
 def dense_top(index: DenseIndex, ids: list[str], vector: np.ndarray, excluded: list[str], k: int) -> Ranking:
-    scores, rows = index.search_rows(vector, k + len(excluded) + 1)
-    return top([(ids[r], s) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0], excluded, k)
+    """The top `k` papers of one query vector, none of `excluded`, ties at the cut resolved in seeded order."""
+    skip = set(excluded)
+
+    def search(_: Sequence[int], depth: int) -> list[Ranking]:
+        scores, rows = index.search_rows(vector, depth + len(skip))
+        hits = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] not in skip]
+        return [hits[:depth]]
+
+    [hits] = past_ties(search, [0], k, len(index))
+    return top(hits, excluded, k)
 
 
 class MethodRankers:
@@ -135,7 +144,14 @@ def rank_bm25(views: RunViews, k: int) -> dict[str, Ranking]:
 
     bm25 = BM25Index()
     bm25.add(views.ids, views.c_full)
-    hits = bm25.search([full_text(views.queries[q]) for q in views.qids], k + 5)
+    texts = [full_text(views.queries[q]) for q in views.qids]
+
+    def search(rows: Sequence[int], depth: int) -> list[Ranking]:
+        found = bm25.search([texts[i] for i in rows], depth + max(len(views.exclusions[q]) for q in views.qids))
+        return [[h for h in hits if h[0] not in views.exclusions[views.qids[i]]][:depth]
+                for i, hits in zip(rows, found, strict=True)]
+
+    hits = past_ties(search, range(len(views.qids)), k, len(views.ids)) if views.qids else []
     return {q: top(h, views.exclusions[q], k) for q, h in zip(views.qids, hits, strict=True)}
 
 

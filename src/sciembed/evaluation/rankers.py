@@ -5,8 +5,10 @@ Both rankers follow the same rules, so scores differ only by model:
 - the query's own id (``task.exclude``) is never retrieved;
 - with ``task.pools`` each query ranks only its own candidate list, through an
   index of that list alone (for BM25 the term statistics are then the pool's);
-- rankings are sorted by score, ties ordered by a seeded hash of the candidate id (evaluation/ties.py), then cut to k;
-  a pool is never cut: each query ranks its whole pool (full-list metrics).
+- rankings are sorted by score, ties ordered by a seeded hash of the candidate id (`sciembed.retrieval.ties`),
+  then cut to k — after every candidate tied with the k-th one was fetched (`past_ties`), so the hash, not
+  the index's row order, decides which tied candidates make the cut; a pool is never cut: each query ranks
+  its whole pool (full-list metrics).
 
 Dense texts are encoded once per run (distinct texts across all scenarios in
 one `encode` call), so a caching encoder reports exactly what the run encoded.
@@ -26,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.task import RetrievalTask
-from sciembed.evaluation.ties import ordered
+from sciembed.evaluation.ties import ordered, past_ties
 from sciembed.views import target_words
 
 Ranking = list[tuple[str, float]]
@@ -73,20 +75,32 @@ def default_window_tokens(encoder: Any) -> int:
     return card_window_tokens(getattr(encoder, "card", None)) or int(encoder.max_seq_length)
 
 
+def rank_positions(ranker: Any, index: Any, task: RetrievalTask, positions: Sequence[int], k: int
+                   ) -> list[Ranking]:
+    """The top `k` of the queries at `positions` over one index of all candidates, ties resolved before the cut.
+
+    BM25's candidates sharing no term with the query follow at score 0 in tie order, as the executor ranks them.
+    """
+    depth = min(k, len(task.doc_ids))
+    positions = list(positions)
+    hits = past_ties(lambda rows, d: ranker.search(index, task, [positions[i] for i in rows], d),
+                     range(len(positions)), depth, len(task.doc_ids))
+    if getattr(ranker, "kind", "") != "bm25":
+        return [_ordered(h, depth) for h in hits]
+    order = [d for d, _ in ordered((d, 0.0) for d in task.doc_ids)]
+    qids = [task.query_ids[i] for i in positions]
+    return [_unscored_tail(_ordered(h, depth), order, x, depth)
+            for h, x in zip(hits, _exclusions(task, qids), strict=True)]
+
+
 def rank_task(ranker: Any, task: RetrievalTask, k: int, show_progress: bool = True) -> dict[str, Ranking]:
     """Rankings for every query of `task`: one index over all candidates, or one per pool."""
     qids = task.query_ids
     if task.pools is None:
-        depth = min(k + 1, len(task.doc_ids))  # one spare so a tie at the cut is broken by id, not by the index
-        if not depth or not qids:
+        if not task.doc_ids or not qids:
             return {q: [] for q in qids}
         index = ranker.index(task.doc_ids, task.doc_texts, task.candidates)
-        hits = ranker.search(index, task, range(len(qids)), depth)
-        if getattr(ranker, "kind", "") != "bm25":
-            return {q: _ordered(h, k) for q, h in zip(qids, hits, strict=True)}
-        order = [d for d, _ in ordered((d, 0.0) for d in task.doc_ids)]
-        return {q: _unscored_tail(_ordered(h, k), order, x, k)
-                for q, h, x in zip(qids, hits, _exclusions(task, qids), strict=True)}
+        return dict(zip(qids, rank_positions(ranker, index, task, range(len(qids)), k), strict=True))
     from sciembed.models.progress import progress_bar
 
     text_of = dict(zip(task.doc_ids, task.doc_texts, strict=True))

@@ -106,7 +106,10 @@ def evaluate_encoder(
     `window_tokens`: token budget of the windowed body views (default: the model card's ``window_tokens``, which
     the window recipe records as its training budget, else the encoder's `max_seq_length`), so full sections at
     8,192 tokens and 1,024-token windows share one run.
-    `full_mrr`: add ``mrr_full``, MRR over every candidate (default: on citation benchmarks).
+    Rankings are cut at `k`: where that is shorter than a query's candidate list, MRR and MAP are
+    named with the cut (``mrr@100``, ``map@100``, `metrics.with_cut`); plain ``mrr`` and ``map`` are
+    always full-list figures.
+    `full_mrr`: add ``mrr``, MRR over every candidate, to cut rankings (default: on citation benchmarks).
     BEIR folders and pools run through the executor `sciembed bench` uses (`execute.rank_and_score`: every
     candidate scored, ties in `ties.ordered` order, metrics over the full list, grades below `relevant_min`
     not relevant); `k` then only bounds the rankings kept for run files (pools are kept whole).
@@ -153,8 +156,9 @@ def evaluate_encoder(
         t0 = time.perf_counter()
         rankings = rank_task(ranker, task, k, show_progress)
         t1 = time.perf_counter()
-        score_into(run, task, rankings)
-        if full_mrr and task.pools is None:
+        cut = is_cut(task, k)
+        score_into(run, task, rankings, M.with_cut(task.metrics, k if cut else None))
+        if full_mrr and cut:
             add_metric(run, task, FULL_MRR, full_list_mrr(ranker, task))
         search_s += t1 - t0
         metric_s += time.perf_counter() - t1
@@ -234,9 +238,17 @@ def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_si
     return run
 
 
-def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking]) -> None:
-    """Per-query scores, macro means and per-domain means of one scenario, stored in `run`."""
-    per_query = M.per_query_scores(task.qrels, rankings, task.metrics)
+def is_cut(task: RetrievalTask, k: int) -> bool:
+    """Whether rankings of `k` candidates leave some of a query's candidates out (pools are never cut)."""
+    if task.pools is not None:
+        return False
+    return k < len(task.doc_ids) - (1 if any(task.exclude.values()) else 0)
+
+
+def score_into(run: ModelRun, task: RetrievalTask, rankings: dict[str, Ranking],
+               metrics: Sequence[str] | None = None) -> None:
+    """Per-query scores (`metrics`, default the task's), macro means and per-domain means of one scenario."""
+    per_query = M.per_query_scores(task.qrels, rankings, task.metrics if metrics is None else metrics)
     run.rankings[task.key] = rankings
     run.qrels[task.key] = task.qrels
     run.per_query[task.key] = per_query

@@ -285,7 +285,7 @@ class SemanticRun:
     model: str
     metric: str
     results: dict[str, dict[str, float]]  # task -> metric -> value
-    per_query_ranks: dict[str, list[int]]
+    per_query_ranks: dict[str, list[float]]
     seconds: float
     pooling: str | None = None  # set by --pooling; None: the model's own
     anisotropy: dict[str, Any] = field(default_factory=dict)  # spectrum of unnormalised, mean-centred TA vectors
@@ -316,7 +316,7 @@ def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int | 
         return vectors[[texts[t] for t in items]]
 
     results: dict[str, dict[str, float]] = {}
-    per_query: dict[str, list[int]] = {}
+    per_query: dict[str, list[float]] = {}
     for task_name, task in bench.tasks.items():
         ranks = gold_ranks(rows(task.queries), rows(task.candidates), task.gold, encoder.metric)
         results[task_name] = {"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),

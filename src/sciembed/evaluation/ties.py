@@ -1,32 +1,20 @@
-"""Tie-breaking that cannot favour the relevant documents, and tie counting.
+"""Tie counting for reports; the tie order itself is `sciembed.retrieval.ties` (one order for search and evaluation).
 
-Sorting equal scores by document id let a constant scorer reach NDCG@10 = 100
-whenever the relevant document had the smallest id. Equal scores are ordered
-by a seeded hash of the document id instead: a fixed, reproducible order that
-is unrelated to ids' spelling and to relevance. A run reports how many ranked
-documents shared their score with the one ranked just above them.
+Equal scores are ordered by a seeded hash of the document id (never by id, which let a
+constant scorer reach NDCG@10 = 100 whenever the relevant document had the smallest id).
+A run reports how many ranked documents shared their score with the one ranked just above them.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
 from sciembed.evaluation.issues import Issue
+from sciembed.retrieval.ties import TIE_SEED, ordered, past_ties, tie_key
 
-TIE_SEED = 0
-
-
-def tie_key(doc_id: str, seed: int = TIE_SEED) -> bytes:
-    """A seeded pseudo-random sort key for equal scores (blake2b of seed and id)."""
-    return hashlib.blake2b(f"{seed}:{doc_id}".encode(), digest_size=8).digest()
-
-
-def ordered(scores: Iterable[tuple[str, float]], seed: int = TIE_SEED) -> list[tuple[str, float]]:
-    """Score descending; equal scores in seeded-hash order."""
-    return sorted(scores, key=lambda item: (-item[1], tie_key(item[0], seed)))
+__all__ = ["TIE_SEED", "count_ties", "ordered", "past_ties", "tie_key", "tie_notes"]
 
 
 def _tied(a: float, b: float, unscored: float | None) -> bool:

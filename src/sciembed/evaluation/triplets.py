@@ -10,7 +10,8 @@ Two released shapes are read:
   "abstract"}, "pos": {...}, "neg": {...}}``.
 
 Accuracy = share of triplets with d(q, pos) < d(q, neg) under the model's
-distance (ties count as wrong). Geometry (alignment of query and positive,
+distance (a tie counts half: the expected accuracy under a random order of equal scores, so a
+constant encoder scores 50, what random vectors score). Geometry (alignment of query and positive,
 uniformity, isotropy) uses a fixed sample of 2,000 triplets drawn with the seed.
 """
 

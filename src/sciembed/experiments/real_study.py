@@ -282,10 +282,15 @@ def _interpolated(name: str, arm: ArmSpec, config: RealStudyConfig, paths: Study
 
 def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: StudyPaths, tasks: Tasks,
                say: Callable[[str], None]) -> dict[str, Any]:
-    """Per task: score (NDCG@10 ×100), n queries and per-query scores; cached in ``evals/<name>.json``."""
+    """Per task: score (NDCG@10 ×100), n queries and per-query scores; cached in ``evals/<name>.json``
+    (recomputed when the evaluation protocol changed since: `bench.runner.PROTOCOL`)."""
+    from sciembed.evaluation.bench.runner import PROTOCOL
+
     cached = paths.evals / f"{name}.json"
     if cached.is_file():
-        return json.loads(cached.read_text())
+        kept = json.loads(cached.read_text())
+        if kept.get("protocol") == PROTOCOL:
+            return kept
     from sciembed.evaluation import evaluate_encoder
     from sciembed.models import load_encoder
 
@@ -294,7 +299,7 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
     encoder: Any = BM25
     if model != BM25:
         encoder = load_encoder(model, max_seq_length=e.max_seq_length, cache_dir=paths.cache)
-    out: dict[str, Any] = {"model": model or "minilm", "tasks": {}}
+    out: dict[str, Any] = {"model": model or "minilm", "protocol": PROTOCOL, "tasks": {}}
     # every dense model on the same windows (the evaluation budget), whatever training budget a card records
     run = evaluate_encoder(encoder, tasks.citation, scenarios=SCENARIOS, body_modes=(BODY_MODE,),
                            batch_size=e.batch_size, show_progress=False, geometry=model != BM25,

@@ -54,7 +54,7 @@ def _significance(models: dict[str, ModelRun], reference: str, name: str, key: s
 def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
                  reference: str, skipped: dict[str, str], report_path: Path, detail: Path,
                  synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
-    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, mrr_full) from the evaluated runs
+    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr) from the evaluated runs
     (distinct model names) and the benchmark's description; `report_path`: the evaluation's report.md,
     `detail`: its citation detail page (``benchmarks/<name>.md``, its figures in the folder of that name)."""
     models = {run.model: run for run in runs}
@@ -71,11 +71,11 @@ def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: 
         rows = []
         for name, m in models.items():
             ndcg = [_value(m, _key(s, mode), "ndcg@10") for s in SCENARIO_ORDER]
-            mrr = [_value(m, _key(s, mode), "mrr_full") for s in SCENARIO_ORDER]
+            mrr = [_value(m, _key(s, mode), "mrr") for s in SCENARIO_ORDER]
             rows.append([name + (" (strategy)" if name in arms else ""), *map(_fmt, ndcg), *map(_fmt, mrr)])
             rows_out.append({"model": name, "strategy": name in arms, "body_mode": mode,
                              **{f"{s}_ndcg@10": v for s, v in zip(SCENARIO_ORDER, ndcg, strict=True)},
-                             **{f"{s}_mrr_full": v for s, v in zip(SCENARIO_ORDER, mrr, strict=True)}})
+                             **{f"{s}_mrr": v for s, v in zip(SCENARIO_ORDER, mrr, strict=True)}})
         lines += [f"## {'Windowed' if mode == 'windowed' else 'Full-section'} body text (×100; MRR over the full "
                   "candidate list)", "", *_table(header, rows), ""]
     if reference in models:

@@ -1,5 +1,6 @@
 """The LLM layer: one OpenAI-compatible client (completions + chat), an on-disk cache, versioned
-prompt templates, shared CLI options, and a fake server for tests. Lower stages never import it."""
+prompt templates and shared CLI options (the fake server for tests is tests/fakes/llm_server.py).
+Lower stages never import it."""
 
 from sciembed.llm.cache import LLMCache
 from sciembed.llm.client import CallStats, LLMClient, LLMReply, LLMRequest

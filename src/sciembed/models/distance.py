@@ -2,8 +2,9 @@
 
 The semantic benchmark and SemCSE's validation ask "at which rank does the one correct partner
 come?", over the whole pool — not top-k lists — so this counts, block by block, the candidates
-that score strictly better than the gold one (ties favour the gold candidate), instead of
-searching or sorting.
+that score strictly better than the gold one and those tied with it, instead of searching or
+sorting. A tie counts half: the rank is the expected rank under a random order of equal scores,
+1 + better + tied / 2, so a constant encoder gets the chance rank (n + 1) / 2, never rank 1.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ def scores(queries: np.ndarray, candidates: np.ndarray, metric: str) -> np.ndarr
 
 
 def gold_ranks(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray, metric: str) -> np.ndarray:
-    """For query i, the 1-based rank of ``candidates[gold[i]]`` among all candidates."""
+    """For query i, the expected 1-based rank of ``candidates[gold[i]]`` among all candidates.
+
+    Expected over a random order of equal scores: 1 + (candidates strictly better) + (others tied) / 2.
+    """
     gold = np.asarray(gold, dtype=np.int64)
     if len(gold) != len(queries):
         raise ValueError(f"{len(queries)} queries but {len(gold)} gold indices")
-    ranks = np.empty(len(queries), dtype=np.int64)
+    ranks = np.empty(len(queries), dtype=np.float64)
     for start in range(0, len(queries), BLOCK):
         block = scores(queries[start:start + BLOCK], candidates, metric)
         own = block[np.arange(len(block)), gold[start:start + BLOCK]]
-        ranks[start:start + BLOCK] = 1 + (block > own[:, None]).sum(1)
+        better = (block > own[:, None]).sum(1)
+        tied = (block == own[:, None]).sum(1) - 1  # the gold candidate ties itself
+        ranks[start:start + BLOCK] = 1 + better + tied / 2
     return ranks

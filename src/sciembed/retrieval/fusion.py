@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sciembed.retrieval.ties import tie_key
+
 RRF_K = 60
 
 
@@ -45,7 +47,7 @@ class FusedHit:
 def rrf(
     lists: Mapping[str, Sequence[str]], k: int = RRF_K, *, dedupe: bool = False, depth: int | None = None
 ) -> list[FusedHit]:
-    """Fuse named ranked lists of paper ids (best first); result sorted by score, ties by paper id.
+    """Fuse named ranked lists of paper ids (best first); result sorted by score, ties in seeded-hash order.
 
     `depth` cuts the fused list (PRISM keeps 300).
     """
@@ -61,7 +63,7 @@ def rrf(
             hit = fused.setdefault(paper, FusedHit(paper, 0.0))
             hit.score += 1.0 / (k + rank)
             hit.found_by.setdefault(name, []).append(rank)
-    ordered = sorted(fused.values(), key=lambda h: (-h.score, h.paper_id))
+    ordered = sorted(fused.values(), key=lambda h: (-h.score, tie_key(h.paper_id)))
     return ordered[:depth] if depth is not None else ordered
 
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.errors import SciembedInputError
+from sciembed.retrieval.ties import ordered as ties_ordered
 
 FUSION_FILE = "fusion.json"
 MEASURED_FUSION = Path(__file__).with_name("measured_fusion.json")  # the default where no fusion.json was tuned
@@ -173,7 +174,7 @@ def _normalise(scores: np.ndarray, norm: str | None) -> np.ndarray:
 
 
 def fuse_one(spec: FusionSpec, rankings: Mapping[str, Ranking], depth: int | None = None) -> Ranking:
-    """The fused ranking of one query from its per-run rankings (best first); ties by paper id."""
+    """The fused ranking of one query from its per-run rankings (best first); ties in seeded-hash order."""
     missing = [r for r in spec.runs if r not in rankings]
     if missing:
         raise FusionError(f"fusion {spec.label} needs runs {missing}; got {sorted(rankings)}")
@@ -184,7 +185,7 @@ def fuse_one(spec: FusionSpec, rankings: Mapping[str, Ranking], depth: int | Non
             continue
         if spec.method == "rrf":
             k = float(spec.params.get("k", 60))
-            ordered = sorted(ranking, key=lambda x: (-x[1], x[0]))
+            ordered = ties_ordered(ranking)
             contribution = {d: 1.0 / (k + rank) for rank, (d, _) in enumerate(ordered, 1)}
         else:
             weight = 1.0 if spec.method == "combsum" else float(spec.params["weights"][i])
@@ -192,7 +193,7 @@ def fuse_one(spec: FusionSpec, rankings: Mapping[str, Ranking], depth: int | Non
             contribution = {d: weight * float(v) for (d, _), v in zip(ranking, values, strict=True)}
         for doc, value in contribution.items():
             fused[doc] = fused.get(doc, 0.0) + value
-    ordered = sorted(fused.items(), key=lambda x: (-x[1], x[0]))
+    ordered = ties_ordered(fused.items())
     return ordered[:depth] if depth is not None else ordered
 
 

@@ -31,6 +31,7 @@ from sciembed.retrieval.ann import AnnParams
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read_meta
 from sciembed.retrieval.hits import Hits, check_exclude
 from sciembed.retrieval.paging import stable_prefix
+from sciembed.retrieval.ties import ordered, tie_key, top_positions
 
 AGGREGATIONS = ("max", "mean", "sum")
 # Paper-to-paper: several query vectors (a paper's views, or PRISM's aspect queries) against every
@@ -174,7 +175,7 @@ class MultiVectorIndex:
         for hits in self.search(vectors, k, exclude=[paper_id] * len(vectors), aggregate=aggregate):
             for pid, score in hits:
                 best[pid] = max(score, best.get(pid, -np.inf))
-        return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+        return ordered(best.items())[:k]
 
     def search_views(
         self,
@@ -250,7 +251,7 @@ class MultiVectorIndex:
                     if pid not in best or score > best[pid][0]:
                         best[pid] = (score, row)
             start += n
-            ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+            ranked = sorted(best.items(), key=lambda item: (-item[1][0], tie_key(item[0])))[:k]
             results.append([(pid, score, row) for pid, (score, row) in ranked])
         return results
 
@@ -301,16 +302,16 @@ class MultiVectorIndex:
         return hits
 
     def _ranked(self, scores: np.ndarray, k: int, accept: Callable[[str], bool] | None) -> list[int]:
-        """Positions of the best k finite scores (ties by paper id) whose papers `accept` takes."""
-        finite = np.flatnonzero(np.isfinite(scores))
+        """Positions of the best k finite scores (ties in seeded-hash order of paper ids) whose papers `accept`
+        takes."""
+        finite = int(np.isfinite(scores).sum())
         wanted = k
         while True:
-            m = min(len(finite), 4 * wanted if accept else wanted)
-            top = finite[np.argpartition(-scores[finite], m - 1)[:m]] if 0 < m < len(finite) else finite
-            ranked = sorted(top.tolist(), key=lambda i: (-scores[i], self._papers[i]))
+            m = min(finite, 4 * wanted if accept else wanted)
+            ranked = top_positions(scores, m, self._papers)
             if accept is not None:
                 ranked = [i for i in ranked if accept(self._papers[i])]
-            if len(ranked) >= k or m == len(finite):
+            if len(ranked) >= k or m == finite:
                 return ranked[:k]
             wanted *= 4
 
@@ -404,13 +405,7 @@ class MultiVectorIndex:
         return results
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
-        finite = int(np.isfinite(scores).sum())
-        k = min(k, finite)
-        if k == 0:
-            return []
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        top = sorted(top, key=lambda i: (-scores[i], self._papers[i]))
-        return [(self._papers[i], float(scores[i])) for i in top if np.isfinite(scores[i])][:k]
+        return [(self._papers[i], float(scores[i])) for i in top_positions(scores, k, self._papers)]
 
     def save(self, path: str | Path, fingerprint: str) -> None:
         self.dense.save(path, fingerprint, extra={"kind": "multivector", "aggregate": self.aggregate})

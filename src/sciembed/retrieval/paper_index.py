@@ -27,6 +27,7 @@ from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.ties import ordered
 from sciembed.views import View, ta_text, ta_view, target_words
 from sciembed.views.fit import encoder_budget, truncation_row
 from sciembed.views.kinds import MULTI_SECTION, IndexView, index_view, paper_views
@@ -246,7 +247,7 @@ class BM25PaperIndex:
             for pid, score in hits:
                 if pid not in ex:
                     best.setdefault(pid, score)
-            out.append(sorted(best.items(), key=lambda x: (-x[1], x[0]))[:k])
+            out.append(ordered(best.items())[:k])  # equal scores in seeded-hash order
         return out
 
     def paper_text(self, paper_id: str) -> str:

@@ -9,11 +9,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.evaluation.bench import SuiteError, load_suite
 from sciembed.evaluation.bench.models import resolve_model
 from sciembed.models.card import ModelCard, write_model_card
-from sciembed.models.testing import build_tiny_bert
 
 runner = CliRunner()
 WORDS = ["alpha", "beta", "gamma", "delta", "parsing", "graphs", "tagging", "paper", "query", "about", "abstract",
@@ -54,7 +54,7 @@ def _suite(tmp_path: Path, fixtures: Path, run_dir: Path) -> Path:
 
 def test_suite_runs_reports_and_resumes(tmp_path, fixtures, run_dir):
     suite = _suite(tmp_path, fixtures, run_dir)
-    first = runner.invoke(app, ["bench", str(suite)])
+    first = runner.invoke(app, ["eval", "suite", str(suite)])
     assert first.exit_code == 0, first.output
     assert "cells computed 8, reused 0" in first.output
     assert "missing benchmark absent" in first.output
@@ -71,7 +71,7 @@ def test_suite_runs_reports_and_resumes(tmp_path, fixtures, run_dir):
     assert (out / "benchmarks" / "csfcube.md").is_file()
     results = json.loads((out / "results.json").read_text())
     assert results["missing_benchmarks"].keys() == {"absent"}
-    second = runner.invoke(app, ["bench", str(suite)])
+    second = runner.invoke(app, ["eval", "suite", str(suite)])
     assert second.exit_code == 0, second.output
     assert "cells computed 0, reused 8" in second.output
     assert json.loads((out / "results.json").read_text())["table"] == results["table"]
@@ -92,10 +92,10 @@ def test_bad_suite_is_one_message_and_exit_2(tmp_path):
                                    "benchmarks": []}))
     with pytest.raises(SuiteError, match=r"2 problem\(s\): models.0.distance"):
         load_suite(bad)
-    result = runner.invoke(app, ["bench", str(bad)])
+    result = runner.invoke(app, ["eval", "suite", str(bad)])
     assert result.exit_code == 2 and "models.0.distance" in result.output
     required = tmp_path / "required.yaml"
     required.write_text(yaml.safe_dump({"models": [{"name": "m", "model": "bm25"}],
                                         "benchmarks": [{"name": "x", "kind": "beir", "path": str(tmp_path / "no")}]}))
-    result = runner.invoke(app, ["bench", str(required), "--out", str(tmp_path / "o")])
+    result = runner.invoke(app, ["eval", "suite", str(required), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "benchmark x cannot be loaded" in result.output

@@ -169,7 +169,8 @@ def write_suite_report(run: SuiteRun) -> Path:
         vals = [value(run, m.name, c) for c in cols]
         rows.append([m.name, *[_fmt(v) for v in vals]])
     lines += ["## Headline scores ×100", "",
-              "Each benchmark's primary metric per task (NDCG@10 for retrieval, NDCG%20 for CSFCube, accuracy for "
+              "Each benchmark's primary metric per task (NDCG@10 for retrieval and paper-to-paper, NDCG%20 for "
+              "CSFCube, S@1 for section retrieval, MRR for SciTLDR, mean rank for the semantic benchmark, accuracy for "
               "triplets, the probe score for SciRepEval's classification/regression) and the averages the "
               "benchmark defines (SciRepEval: type averages and the overall mean over tasks).", "",
               *table(header, rows), ""]

@@ -24,8 +24,9 @@ from sciembed.evaluation.issues import BenchmarkError
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.ioutil.names import slug
 
-# bump when a metric definition changes: every cell is then recomputed (2: ties in seeded-hash order, not by id)
-PROTOCOL = 2
+# bump when a metric definition changes: every cell is then recomputed (2: ties in seeded-hash order, not by id;
+# 3: ties at a cut resolved before it, gold ranks the expected rank over tie orders, mrr@k / map@k named by cut)
+PROTOCOL = 3
 
 
 @dataclass

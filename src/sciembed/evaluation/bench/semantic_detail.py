@@ -14,10 +14,10 @@ from typing import Any
 from sciembed.evaluation.bench.detail import Detail, done_results, fmt, table
 from sciembed.evaluation.bench.runner import SuiteRun
 
-OVERALL_NOTE = ("Ranks are 1-based positions of the correct partner in the whole pool (ties count for the gold "
-                "candidate), by each model's own distance. The overall score is, per task, 0.5 + 0.5·(v − median)/"
-                "(best − median) over the models of this report, clipped at 0, averaged over tasks: it changes when "
-                "the set of models changes.")
+OVERALL_NOTE = ("Ranks are 1-based positions of the correct partner in the whole pool (a tie counts half: "
+                "the expected rank under a random order of equal scores), by each model's own distance. The overall "
+                "score is, per task, 0.5 + 0.5·(v − median)/(best − median) over the models of this report, clipped "
+                "at 0, averaged over tasks: it changes when the set of models changes.")
 
 
 def semantic_detail(run: SuiteRun, bname: str, bench: Any, folder: Path) -> Detail:

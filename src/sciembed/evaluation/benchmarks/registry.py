@@ -79,9 +79,9 @@ BENCHMARKS: dict[str, BenchmarkKind] = {
         _kind("paper_to_paper", "whole papers as queries: a corpus with directed citations, a qrels file or an "
                                 "ingested collection (PRISM)",
               paper_to_paper, ("split", "min_gold", "queries_file", "qrels_file", "config", "llm_queries",
-                               "methods", "seed", "fusion", "tune_fusion", "val_share", "query_splits"), "recall@100"),
+                               "methods", "seed", "fusion", "tune_fusion", "val_share", "query_splits"), "ndcg@10"),
         _kind("scifullbench", "SciFullBench release folder (paper-to-paper)", scifullbench,
-              ("config", "llm_queries", "methods"), "recall@100"),
+              ("config", "llm_queries", "methods"), "ndcg@10"),
     )
 }
 KIND_NAMES = tuple(BENCHMARKS)

@@ -11,7 +11,7 @@ from the request body, ``POST /v1/embeddings`` with deterministic hashed bag-of-
 short) and ``shuffled`` (a valid reply in reverse order, each item with its ``index``). A ``responder`` callable
 ``(endpoint, body) -> str`` replaces the default text (e.g. JSON replies for a chat agent).
 
-Run one by hand: ``python -m sciembed.llm.fake_server --port 8000``.
+Run one by hand: ``PYTHONPATH=tests python -m fakes.llm_server --port 8000``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from contextlib import suppress
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from sciembed.ioutil.fake_http import FakeHTTPServer, send, send_dripped
+from fakes.http import FakeHTTPServer, send, send_dripped
 
 FAILURES = ("429", "500", "401", "timeout", "malformed", "no_choices", "empty", "wrong_count", "nan", "wrong_dim",
             "shuffled", "slow_headers", "drip", "zeros")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sciembed.fuzzing import hostile
+from fakes.fuzzing import hostile
 
 # ---------------------------------------------------------------- seeds and mutations
 
@@ -167,7 +167,8 @@ def check_ingest_cli(paths: list[Path], out: Path) -> str | None:
 
     from sciembed.cli.main import app
 
-    result = CliRunner().invoke(app, ["ingest", *map(str, paths), "--out", str(out), "--no-progress", "--overwrite"])
+    result = CliRunner().invoke(app, ["corpus", "ingest", *map(str, paths), "--out", str(out), "--no-progress",
+                                      "--overwrite"])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         return _crash(result.exception)
     if result.exit_code not in (0, 2):

@@ -11,7 +11,7 @@ after ``slow_s``), ``malformed`` (XML that does not parse), ``500``, ``204``,
 each piece in time) and ``huge`` (the real TEI padded by a comment to ``huge_bytes``).
 
 Run one by hand over the shared samples:
-``python -m sciembed.papers.pdf.fake_grobid PDF_DIR TEI_DIR --port 8070``.
+``PYTHONPATH=tests python -m fakes.grobid PDF_DIR TEI_DIR --port 8070``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from sciembed.ioutil.fake_http import FakeHTTPServer, send, send_dripped
+from fakes.http import FakeHTTPServer, send, send_dripped
 
 FAILURES = ("503", "slow", "malformed", "500", "204", "slow_headers", "drip", "huge")
 MALFORMED = b'<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc>'

@@ -1,4 +1,4 @@
-"""What the stand-in HTTP servers for tests share (`llm.fake_server`, `papers.pdf.fake_grobid`).
+"""What the stand-in HTTP servers for tests share (`fakes.llm_server`, `fakes.grobid`).
 
 A stdlib ``ThreadingHTTPServer`` on a free local port, started in a daemon
 thread; a queue of failures to play on the next requests (``fail_next``) or on

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sciembed.fuzzing import driver, hostile
+from fakes.fuzzing import driver, hostile
 
 KEY = "fuzz-key"
 
@@ -29,7 +29,7 @@ class ServiceProbe:
     def __init__(self, root: Path, slow_s: float = 10.0) -> None:
         from fastapi.testclient import TestClient
 
-        from sciembed.models.testing import HashingEncoder
+        from fakes.models import HashingEncoder
         from sciembed.papers.ingest import ingest
         from sciembed.retrieval.collection import Collection
         from sciembed.retrieval.paper_index import build_paper_index

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test servers live with the tests
+
 SHARED = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PROBES: dict[str, tuple[str, Callable[[Path], Any]]] = {}
 
@@ -93,7 +95,7 @@ def surrogate_id(tmp: Path) -> dict[str, Any]:
 @probe("8", "index search without --trust-remote-code on an index built with it, its seal deleted")
 def model_code(tmp: Path) -> dict[str, Any]:
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
 
     st, marker = tmp / "st", tmp / "RAN"
     load_encoder(str(build_tiny_bert(tmp / "model", ["alpha", "beta"], seed=0))).model.save(str(st))
@@ -128,7 +130,7 @@ def _timed(fn: Callable[[], Any]) -> dict[str, Any]:
 @probe("9", "LLM chat, --llm-timeout 1 s, to a server that drips its headers over 6 s")
 def llm_slow_headers(tmp: Path) -> dict[str, Any]:
     from sciembed.llm import LLMClient, LLMConfig, LLMRequest, Sampling, load_prompt
-    from sciembed.llm.fake_server import FakeLLMServer
+    from fakes.llm_server import FakeLLMServer
 
     with FakeLLMServer(timeout_delay_s=6.0).running() as server:
         server.fail_next("slow_headers")
@@ -142,7 +144,7 @@ def llm_slow_headers(tmp: Path) -> dict[str, Any]:
 @probe("5", "/v1/embeddings (timeout 1 s, no retries): headers dripped over 6 s; then an all-zero vector")
 def embeddings(tmp: Path) -> dict[str, Any]:
     from sciembed.llm import LLMConfig
-    from sciembed.llm.fake_server import FakeLLMServer
+    from fakes.llm_server import FakeLLMServer
     from sciembed.models.openai_backend import OpenAIEmbeddingEncoder
 
     with FakeLLMServer(timeout_delay_s=6.0).running() as server:
@@ -157,7 +159,7 @@ def embeddings(tmp: Path) -> dict[str, Any]:
 
 def _grobid_ingest(tmp: Path, name: str, failure: str, **options: Any) -> dict[str, Any]:
     from sciembed.papers.ingest import ingest
-    from sciembed.papers.pdf.fake_grobid import FakeGrobid, pairs_from_dirs
+    from fakes.grobid import FakeGrobid, pairs_from_dirs
     from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
 
     formats = SHARED / "formats"
@@ -257,7 +259,7 @@ def abandoned_upload(tmp: Path) -> dict[str, Any]:
 
     from sciembed.corpus.layout import CorpusDir
     from sciembed.models import load_encoder
-    from sciembed.models.testing import build_tiny_bert
+    from fakes.models import build_tiny_bert
     from sciembed.papers.ingest import ingest
     from sciembed.papers.pdf import testing
     from sciembed.retrieval.collection import Collection

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
-from sciembed.llm.fake_server import FakeLLMServer
+from fakes.llm_server import FakeLLMServer
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.retrieval.prism.agents import PAPER_SAMPLING, SAMPLED_DECODING, default_sampling, paper_text

@@ -94,8 +94,8 @@ def surrogate_id(tmp: Path) -> dict[str, Any]:
 
 @probe("8", "index search without --trust-remote-code on an index built with it, its seal deleted")
 def model_code(tmp: Path) -> dict[str, Any]:
-    from sciembed.models import load_encoder
     from fakes.models import build_tiny_bert
+    from sciembed.models import load_encoder
 
     st, marker = tmp / "st", tmp / "RAN"
     load_encoder(str(build_tiny_bert(tmp / "model", ["alpha", "beta"], seed=0))).model.save(str(st))
@@ -129,8 +129,8 @@ def _timed(fn: Callable[[], Any]) -> dict[str, Any]:
 
 @probe("9", "LLM chat, --llm-timeout 1 s, to a server that drips its headers over 6 s")
 def llm_slow_headers(tmp: Path) -> dict[str, Any]:
-    from sciembed.llm import LLMClient, LLMConfig, LLMRequest, Sampling, load_prompt
     from fakes.llm_server import FakeLLMServer
+    from sciembed.llm import LLMClient, LLMConfig, LLMRequest, Sampling, load_prompt
 
     with FakeLLMServer(timeout_delay_s=6.0).running() as server:
         server.fail_next("slow_headers")
@@ -143,8 +143,8 @@ def llm_slow_headers(tmp: Path) -> dict[str, Any]:
 
 @probe("5", "/v1/embeddings (timeout 1 s, no retries): headers dripped over 6 s; then an all-zero vector")
 def embeddings(tmp: Path) -> dict[str, Any]:
-    from sciembed.llm import LLMConfig
     from fakes.llm_server import FakeLLMServer
+    from sciembed.llm import LLMConfig
     from sciembed.models.openai_backend import OpenAIEmbeddingEncoder
 
     with FakeLLMServer(timeout_delay_s=6.0).running() as server:
@@ -158,8 +158,8 @@ def embeddings(tmp: Path) -> dict[str, Any]:
 
 
 def _grobid_ingest(tmp: Path, name: str, failure: str, **options: Any) -> dict[str, Any]:
-    from sciembed.papers.ingest import ingest
     from fakes.grobid import FakeGrobid, pairs_from_dirs
+    from sciembed.papers.ingest import ingest
     from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
 
     formats = SHARED / "formats"
@@ -257,9 +257,9 @@ def store_damage(tmp: Path) -> dict[str, Any]:
 def abandoned_upload(tmp: Path) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
+    from fakes.models import build_tiny_bert
     from sciembed.corpus.layout import CorpusDir
     from sciembed.models import load_encoder
-    from fakes.models import build_tiny_bert
     from sciembed.papers.ingest import ingest
     from sciembed.papers.pdf import testing
     from sciembed.retrieval.collection import Collection

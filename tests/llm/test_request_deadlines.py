@@ -13,10 +13,10 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
+from fakes.llm_server import FakeLLMServer
 from sciembed.cli.main import app
 from sciembed.ioutil import deadline
 from sciembed.llm import LLMClient, LLMConfig, LLMError, LLMRequest, LLMResponseError, Sampling, load_prompt
-from fakes.llm_server import FakeLLMServer
 from sciembed.models import load_encoder
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper

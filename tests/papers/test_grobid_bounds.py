@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from sciembed.papers.ingest import ingest
 from fakes.grobid import FakeGrobid, pairs_from_dirs
+from sciembed.papers.ingest import ingest
 from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
 
 PDF = "N18-3011.pdf"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from sciembed.cli.main import app
 from fakes.llm_server import FakeLLMServer
+from sciembed.cli.main import app
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section, SectionRole
 from sciembed.retrieval.prism.agents import PAPER_SAMPLING, SAMPLED_DECODING, default_sampling, paper_text

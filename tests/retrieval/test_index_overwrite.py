@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sciembed.cli.main import app
 from fakes.models import build_tiny_bert
+from sciembed.cli.main import app
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section
 from sciembed.retrieval.index_out import check_index_out

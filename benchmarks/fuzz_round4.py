@@ -257,11 +257,11 @@ def store_damage(tmp: Path) -> dict[str, Any]:
 def abandoned_upload(tmp: Path) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
+    from fakes import pdfs as testing
     from fakes.models import build_tiny_bert
     from sciembed.corpus.layout import CorpusDir
     from sciembed.models import load_encoder
     from sciembed.papers.ingest import ingest
-    from sciembed.papers.pdf import testing
     from sciembed.retrieval.collection import Collection
     from sciembed.retrieval.paper_index import build_paper_index
     from sciembed.server import ServerSettings, create_app

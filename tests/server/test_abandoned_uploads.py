@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from fakes import pdfs as testing
 from sciembed.ioutil import deadline
-from sciembed.papers.pdf import offline, testing
+from sciembed.papers.pdf import offline
 from sciembed.papers.pdf.checks import PdfLimits
 from sciembed.papers.pdf.offline import OfflineBackend
 from sciembed.papers.readers.pdf import set_default_backend

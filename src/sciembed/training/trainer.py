@@ -286,7 +286,8 @@ def run_training(
     extra_callbacks: list[Any] = []
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
-    record = run.read_recipe()
+    # only rank 0 writes recipe.json (and saves the model its card describes): other ranks must not read it
+    record = run.read_recipe() if int(os.environ.get("RANK", "0")) == 0 else {}
 
     def readme_section() -> str:
         from sciembed.training.model_card import card_section

@@ -73,9 +73,9 @@ def test_searching_an_index_runs_model_code_only_when_the_user_says_so(tmp_path,
     st = planted_model(tmp_path, ran)
     runner = CliRunner()
     corpus, index = tmp_path / "corpus", tmp_path / "index"
-    assert runner.invoke(app, ["ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
+    assert runner.invoke(app, ["corpus", "ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
                                "--no-progress"]).exit_code == 0
-    built = runner.invoke(app, ["index", str(corpus), "--out", str(index), "--model", str(st),
+    built = runner.invoke(app, ["index", "build", str(corpus), "--out", str(index), "--model", str(st),
                                 "--trust-remote-code"])
     assert built.exit_code == 0, built.output
     ran.unlink()

@@ -27,9 +27,11 @@ def test_learning_rate_zero_scores_exactly_the_base(tiny_corpus, tmp_path):
     })  # the recipe's [TA] / [BODY] training prefixes stay on: evaluation must not depend on them
     model_dir = train("window", config, tiny_corpus, tmp_path / "null")
     bench = build_citation_benchmark(tiny_corpus, split="test")
-    base = evaluate_encoder(load_encoder(None), bench, body_modes=("windowed",), show_progress=False, geometry=False)
+    # the same body windows for both (a window-recipe card asks for windows of its training budget by default)
+    base = evaluate_encoder(load_encoder(None), bench, body_modes=("windowed",), show_progress=False, geometry=False,
+                            window_tokens=256)
     null = evaluate_encoder(load_encoder(str(model_dir)), bench, body_modes=("windowed",), show_progress=False,
-                            geometry=False)
+                            geometry=False, window_tokens=256)
     assert load_encoder(str(model_dir)).max_seq_length == 256
     assert dict(null.aggregates) == dict(base.aggregates)
     assert null.per_query == base.per_query

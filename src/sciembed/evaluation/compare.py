@@ -68,8 +68,11 @@ def pick_model(results: dict[str, Any], name: str | None, where: str) -> dict[st
     models = results["models"]
     if name is None:
         return models[0]
+    from sciembed.ioutil.portable import portable_path
+
+    wanted = {name, portable_path(name)}  # results files store paths relative to the repository
     for m in models:
-        if name in (m["name"], m["model"]):
+        if wanted & {m["name"], m["model"]}:
             return m
     raise BenchmarkError(f"{where}: no model {name!r}; it holds {', '.join(m['name'] for m in models)}")
 

@@ -115,5 +115,7 @@ def test_search_sets_answers_each_set_as_search_views_max(kind):
     together = index.search_sets(sets, 7, excludes)
     for query_set, exclude, hits in zip(sets, excludes, together, strict=True):
         alone = index.search_views(query_set, 7, "max", exclude=sorted(exclude))
-        assert [(p, round(s, 5)) for p, s, _ in hits] == [(p, round(s, 5)) for p, s, _ in alone]
+        assert [p for p, _, _ in hits] == [p for p, _, _ in alone]
+        # one search of many sets and one of a single set run different BLAS batch shapes: float32 last digits
+        assert [s for _, s, _ in hits] == pytest.approx([s for _, s, _ in alone], abs=1e-5)
         assert not exclude & {p for p, _, _ in hits}

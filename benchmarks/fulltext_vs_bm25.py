@@ -114,9 +114,37 @@ def p2p_table(run_dir: Path) -> dict[str, Any]:
     return out
 
 
-def training_rows(arms: dict[str, str]) -> dict[str, Any]:
-    """Per trained arm: CPU-hours (the run's process time where recorded, else wall × threads), examples seen
-    and the val learning curve (examples seen → val NDCG@10) from its curves/."""
+def val_scores(study: Path, name: str, model: str | None) -> dict[str, float]:
+    """The training validator's val NDCG@10 ×100 (the learning curve's measure) of one saved model, cached."""
+    cached = study / "evals" / f"val_{name}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text())
+    from sentence_transformers import SentenceTransformer
+
+    from sciembed.models.loading import resolve_model_source
+    from sciembed.training.config import ValidationConfig
+    from sciembed.training.validation import CitationValidator
+
+    validator = CitationValidator(study / "corpus", ValidationConfig(
+        every_steps=1, scenarios=("body_ta", "ta_ta", "body_body"), self_retrieval=False))
+    if model == "bm25":
+        from sciembed.evaluation import evaluate_encoder, normalize_key
+
+        run = evaluate_encoder("bm25", validator.benchmark, scenarios=validator.scenarios, body_modes=("windowed",),
+                               show_progress=False, geometry=False)
+        out = {f"{s}_ndcg@10": round(100 * float(run.aggregates[normalize_key((s, "windowed"))]["ndcg@10"]), 2)
+               for s in validator.scenarios}
+    else:
+        scores = validator(SentenceTransformer(resolve_model_source(model), device="cpu"))
+        out = {k.removeprefix("val_"): round(100 * v, 2) for k, v in scores.items()}
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(out) + "\n")
+    return out
+
+
+def training_rows(study: Path, arms: dict[str, str]) -> dict[str, Any]:
+    """Per trained arm: wall time, examples seen, its val scores at the start (its base) and at the end (the
+    saved model), and the val learning curve (examples seen → val NDCG@10) from its curves/."""
     out = {}
     for name, model in arms.items():
         run = Path(model).parent
@@ -127,14 +155,19 @@ def training_rows(arms: dict[str, str]) -> dict[str, Any]:
         s = json.loads(summary_path.read_text())
         per_step = s.get("schedule", {}).get("examples_per_step") or s.get("composition", {}).get("batch_size")
         curve = []
-        for path in sorted((run / "curves").glob("*.csv")):
+        path = run / "curves" / "validation.csv"
+        if path.is_file() and per_step:
             with path.open() as f:
                 for row in csv.DictReader(f):
-                    keys = [k for k in row if k.startswith("eval_") and "ndcg@10" in k and row[k]]
-                    if keys and per_step:
-                        curve.append({"examples_seen": int(float(row["step"])) * int(per_step),
-                                      **{k.removeprefix("eval_"): round(100 * float(row[k]), 2) for k in keys}})
+                    keys = [k for k in row if k.startswith("val_") and row[k]]
+                    step = int(float(row["step"]))
+                    curve.append({"step": step, "examples_seen": step * int(per_step),
+                                  **{k.removeprefix("val_"): round(100 * float(row[k]), 2) for k in keys}})
+        recipe = json.loads((run / "recipe.json").read_text()) if (run / "recipe.json").is_file() else {}
+        base = (recipe.get("config") or {}).get("model", {}).get("base")
         out[name] = {"trained": True, "steps": s.get("global_step"), "max_steps": s.get("max_steps"),
+                     "val_start": val_scores(study, f"{name}_base", base),
+                     "val_end": val_scores(study, name, model),
                      "examples_seen": (s.get("global_step") or 0) * int(per_step or 0),
                      "wall_seconds_last_session": s.get("session_seconds"), "hard_negatives": s.get("hard_negatives"),
                      "learning_curve": curve}
@@ -180,7 +213,9 @@ def main() -> None:
         "protocol": {"acl": "test split, every linked test paper a query, NDCG@10 ×100; MiniLM-based models read "
                             "256 tokens (179-word body windows), static models and BM25 358-word windows",
                      "test": "paired Student t-test (ranx) on per-query NDCG@10, two-sided"},
-        "training": training_rows(arms),
+        "training": training_rows(args.study, arms),
+        "val_references": {"base": val_scores(args.study, "base", None),
+                           "bm25": val_scores(args.study, "bm25", "bm25")},
     }
     if args.p2p is not None:
         result["paper_to_paper"] = p2p_table(args.p2p)

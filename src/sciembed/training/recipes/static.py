@@ -15,7 +15,6 @@ a second round, e.g. with negatives mined by the first).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.config import StaticConfig
@@ -52,27 +51,8 @@ def build_static_model(config: StaticConfig, device: str | None = None):
 
 
 def build(config: StaticConfig, prepared: window.Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
-    from datasets import Dataset
-
-    from sciembed.training.collator import PlanCollator
     from sciembed.training.data import ViewTexts
-    from sciembed.training.sampler import PlanBatchSampler
-    from sciembed.training.trainer import make_loss
 
-    model = build_static_model(config)
-    evaluator: Any = None
-    if config.validation.every_steps > 0:
-        from sciembed.training.validation import CitationValidator
-
-        evaluator = CitationValidator(corpus, config.validation)
-    plan = prepared.plan
-    return RecipeParts(
-        model=model,
-        dataset=Dataset.from_dict(plan.columns()),
-        collator=PlanCollator(preprocess_fn=model.preprocess, texts=ViewTexts(prepared.data, prepared.window_words)),
-        batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
-        loss=make_loss(model, config.training),
-        epoch_of_step=window.epoch_of_step(plan),
-        evaluator=evaluator,
-        summary=prepared.summary() | {"encoder": "static (model2vec StaticEmbedding)"},
-    )
+    return window.plan_parts(config, prepared, corpus, build_static_model(config),
+                             ViewTexts(prepared.data, prepared.window_words),
+                             prepared.summary() | {"encoder": "static (model2vec StaticEmbedding)"})

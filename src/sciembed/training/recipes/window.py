@@ -114,12 +114,7 @@ def add_prefix_tokens(model: Any, prefixes: list[str]) -> list[str]:
 
 
 def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
-    from datasets import Dataset
-
-    from sciembed.training.collator import PlanCollator
     from sciembed.training.model import build_model
-    from sciembed.training.sampler import PlanBatchSampler
-    from sciembed.training.trainer import make_loss
 
     model = build_model(config.model)
     prefixes = config.data.prefixes
@@ -131,6 +126,18 @@ def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusD
         ta_prefix=prefixes.ta if prefixes else "",
         body_prefix=prefixes.body if prefixes else "",
     )
+    return plan_parts(config, prepared, corpus, model, texts, prepared.summary())
+
+
+def plan_parts(config: Any, prepared: Prepared, corpus: str | Path | CorpusDir, model: Any, texts: ViewTexts,
+               summary: dict[str, Any]) -> RecipeParts:
+    """The trainer's parts for a planned citation-pair run on `model` (the window and static recipes)."""
+    from datasets import Dataset
+
+    from sciembed.training.collator import PlanCollator
+    from sciembed.training.sampler import PlanBatchSampler
+    from sciembed.training.trainer import make_loss
+
     evaluator = None
     if config.validation.every_steps > 0:
         from sciembed.training.validation import CitationValidator
@@ -145,5 +152,5 @@ def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusD
         loss=make_loss(model, config.training),
         epoch_of_step=epoch_of_step(plan),
         evaluator=evaluator,
-        summary=prepared.summary(),
+        summary=summary,
     )

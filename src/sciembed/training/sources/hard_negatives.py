@@ -31,9 +31,6 @@ from sciembed.training.data import Ragged, TrainingData
 from sciembed.views import ta_text
 from sciembed.views.simple import full_text
 
-MINERS = ("bm25", "model")
-
-
 @dataclass(frozen=True)
 class MinedNegatives:
     """Per training paper (by index), candidate negative papers, best (hardest) first."""

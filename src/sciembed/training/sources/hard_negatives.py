@@ -31,6 +31,7 @@ from sciembed.training.data import Ragged, TrainingData
 from sciembed.views import ta_text
 from sciembed.views.simple import full_text
 
+
 @dataclass(frozen=True)
 class MinedNegatives:
     """Per training paper (by index), candidate negative papers, best (hardest) first."""

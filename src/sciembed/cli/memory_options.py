@@ -42,12 +42,16 @@ DeviceMemory = Annotated[str | None, typer.Option(
          "else the host's RAM). A run estimated above it stops before loading the model.")]
 EstimateFor = Annotated[str, typer.Option(
     "--estimate-for", rich_help_panel=_PANEL,
-    help="auto | cuda | cpu: the device the estimate assumes (auto: CUDA when visible, else CPU).")]
+    help="auto | cuda | cpu | a100 | h100 | h200 | l4: the device the estimate assumes (auto: CUDA when "
+         "visible, else CPU); a named GPU also sets the memory and prints the run's time on it with --dry-run.")]
 ForceMemory = Annotated[bool, typer.Option(
     "--force", rich_help_panel=_PANEL, help="Train even when the memory estimate exceeds the device memory.")]
 
 
 def check_estimate_for(value: str) -> str:
-    if value not in ("auto", "cuda", "cpu"):
-        raise typer.BadParameter(f"--estimate-for {value!r}: expected auto, cuda or cpu")
+    from sciembed.training.compute_estimate import DEVICES
+
+    choices = ("auto", "cuda", "cpu", *DEVICES)
+    if value not in choices:
+        raise typer.BadParameter(f"--estimate-for {value!r}: expected {', '.join(choices)}")
     return value

@@ -80,7 +80,8 @@ def _user_errors() -> tuple[type[Exception], ...]:
     )
 
 
-def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: int | None, estimate_for: str) -> None:
+def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: int | None, estimate_for: str,
+                   memory_label: str = "--device-memory") -> None:
     """Print the peak-memory estimate (with and without checkpointing) and the host-memory estimate."""
     from sciembed.training.memory_estimate import MemoryEstimateError, device_memory_of, estimate, host_estimate
 
@@ -89,9 +90,26 @@ def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: in
     except MemoryEstimateError as exc:
         console.print(str(exc), highlight=False)
         return
-    limit, label = (device_memory, "--device-memory") if device_memory is not None else device_memory_of(est.target)
+    limit, label = (device_memory, memory_label) if device_memory is not None else device_memory_of(est.target)
     console.print(est.report(limit, label))
     console.print("\n".join(host_estimate(config, est, data_bytes).lines()), highlight=False)
+
+
+def dry_run_compute(console: Any, config: Any, steps: int, device: Any) -> None:
+    """Print the schedule's FLOPs and its time on `device` (every named GPU when None)."""
+    from sciembed.training.compute_estimate import estimate_compute
+    from sciembed.training.memory_estimate import MemoryEstimateError
+
+    if config.recipe == "static":
+        console.print("compute: a static model has no matmuls to count; its time is measured, not estimated",
+                      highlight=False)
+        return
+    try:
+        lines = estimate_compute(config, steps).lines(device)
+    except MemoryEstimateError as exc:
+        console.print(str(exc).replace("memory estimate", "compute estimate"), highlight=False)
+        return
+    console.print("\n".join(lines), highlight=False)
 
 
 def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | None, resume: bool, dry_run: bool,
@@ -99,6 +117,7 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
                force: bool = False, push_to_hub: str | None = None, hub_private: bool = False) -> None:
     from rich.console import Console
 
+    from sciembed.training.compute_estimate import DEVICES
     from sciembed.training.config import load_config, parse_overrides
     from sciembed.training.recipes import recipe_config, recipe_module
 
@@ -109,6 +128,10 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         config = load_config(recipe_config(recipe), config_path, overrides)
         if config.recipe != recipe:
             fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
+        device, flags_memory = None, device_memory
+        if estimate_for in DEVICES:  # a named GPU: CUDA with that GPU's memory
+            device, estimate_for = DEVICES[estimate_for], "cuda"
+            device_memory = device_memory if device_memory is not None else device.memory
         if dry_run:
             from sciembed.ioutil.memory import current_mb
             from sciembed.training.schedule_report import schedule
@@ -117,8 +140,11 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
             prepared = recipe_module(recipe).prepare(config, corpus)
             data_bytes = max(current_mb() - before, 0) * 2**20
             console.print(prepared.report())
-            console.print("\n".join(schedule(config, prepared.length()).lines()), highlight=False)
-            dry_run_memory(console, config, data_bytes, device_memory, estimate_for)
+            plan = schedule(config, prepared.length())
+            console.print("\n".join(plan.lines()), highlight=False)
+            dry_run_memory(console, config, data_bytes, device_memory, estimate_for,
+                           device.name if device is not None and flags_memory is None else "--device-memory")
+            dry_run_compute(console, config, plan.steps, device)
             return
         if out is None:
             fail("--out is required (except with --dry-run)")

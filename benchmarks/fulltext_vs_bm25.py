@@ -165,12 +165,93 @@ def training_rows(study: Path, arms: dict[str, str]) -> dict[str, Any]:
                                   **{k.removeprefix("val_"): round(100 * float(row[k]), 2) for k in keys}})
         recipe = json.loads((run / "recipe.json").read_text()) if (run / "recipe.json").is_file() else {}
         base = (recipe.get("config") or {}).get("model", {}).get("base")
+        val_start, val_end = val_scores(study, f"{name}_base", base), val_scores(study, name, model)
         out[name] = {"trained": True, "steps": s.get("global_step"), "max_steps": s.get("max_steps"),
-                     "val_start": val_scores(study, f"{name}_base", base),
-                     "val_end": val_scores(study, name, model),
+                     "val_start": val_start, "val_end": val_end,
                      "examples_seen": (s.get("global_step") or 0) * int(per_step or 0),
                      "wall_seconds_last_session": s.get("session_seconds"), "hard_negatives": s.get("hard_negatives"),
-                     "learning_curve": curve}
+                     "learning_curve": curve, "plateau": plateau(with_ends(curve, val_start, val_end, s)),
+                     "compute": compute_row(recipe, s.get("global_step") or 0,
+                                            s.get("session_seconds") if not s.get("resumed_from_step") else None)}
+    return out
+
+
+def with_ends(curve: list[dict[str, Any]], start: dict[str, float], end: dict[str, float],
+              summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The learning curve with the base (step 0) and the saved model (its last step) added where missing."""
+    steps = {p["step"] for p in curve}
+    last = summary.get("global_step") or 0
+    return ([] if 0 in steps else [{"step": 0, **start}]) + curve + ([] if last in steps else [{"step": last, **end}])
+
+
+def plateau(curve: list[dict[str, Any]], within: float = 1.0) -> dict[str, Any] | None:
+    """Where a learning curve flattens: the first step whose mean val NDCG@10 (over its scenarios) is within
+    `within` points of the curve's best, and what the last third of the curve still added."""
+    means = [(p["step"], sum(v for k, v in p.items() if k.endswith("ndcg@10")) /
+              max(sum(k.endswith("ndcg@10") for k in p), 1)) for p in curve]
+    if len(means) < 2:
+        return None
+    best = max(m for _, m in means)
+    first = next(step for step, m in means if m >= best - within)
+    cut = means[len(means) * 2 // 3:]
+    return {"measure": "mean val NDCG@10 over the curve's scenarios", "within_points": within,
+            "best": round(best, 2), "flat_from_step": first, "last_third_gain": round(cut[-1][1] - cut[0][1], 2),
+            "points": len(means)}
+
+
+def compute_row(recipe: dict[str, Any], steps: int, wall_seconds: float | None) -> dict[str, Any] | None:
+    """FLOPs of the steps a transformer arm ran (`train --dry-run`'s count) and the FLOP/s it reached here."""
+    from sciembed.training.compute_estimate import estimate_compute
+    from sciembed.training.config import load_config
+    from sciembed.training.recipes import recipe_config
+
+    name = recipe.get("recipe")
+    if name in (None, "static") or not steps:
+        return None
+    config = load_config(recipe_config(name), None, flatten(recipe["config"]))
+    est = estimate_compute(config, steps)
+    row: dict[str, Any] = {"flops": est.flops, "cpu_hours": round((wall_seconds or 0) / 3600, 2)}
+    if wall_seconds:
+        row["achieved_flops_per_s_here"] = round(est.flops / wall_seconds)
+    return row
+
+
+def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested config as `--set` overrides (``training.batch_size`` → value)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and key not in ("hard_negatives", "projection", "prefixes"):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def next_ten_x(training: dict[str, Any], config_path: Path) -> dict[str, Any]:
+    """What 10× the planned transformer schedule costs: FLOPs, hours on each named GPU (assumed utilisation) and
+    on this CPU at the FLOP/s the trained arms reached here (measured)."""
+    from sciembed.training.compute_estimate import estimate_compute
+    from sciembed.training.config import load_config
+    from sciembed.training.recipes import recipe_config
+
+    planned = max((r.get("max_steps") or 0) for r in training.values() if r.get("compute"))
+    rates = [r["compute"]["achieved_flops_per_s_here"] for r in training.values()
+             if (r.get("compute") or {}).get("achieved_flops_per_s_here")]
+    examples = 10 * planned * load_config(recipe_config("window"), config_path, {}).training.batch_size
+    out: dict[str, Any] = {"config": relative(config_path), "planned_steps": planned, "examples": examples}
+    gpu = {"training.loss": "cached_mnrl", "training.batch_size": 512, "training.mini_batch_size": 128}
+    for label, changes in (("as_configured", {}), ("gpu", gpu),
+                           ("gpu_modernbert_512_tokens", {**gpu, "model.base": "answerdotai/ModernBERT-base",
+                                                          "model.max_seq_length": 512})):
+        config = load_config(recipe_config("window"), config_path, changes)
+        steps = examples // config.training.batch_size  # the same examples at any batch size
+        est = estimate_compute(config, steps).to_dict()
+        if rates:
+            est["hours_on_this_cpu"] = round(est["flops"] / min(rates) / 3600, 1)
+        out[label] = {"overrides": changes, **est}
+    out["command"] = (f"sciembed train window -c {relative(config_path)} --corpus runs/fulltext/corpus --dry-run "
+                      "--estimate-for h100 --set training.epochs=20 --set training.loss=cached_mnrl "
+                      "--set training.batch_size=512")
     return out
 
 
@@ -201,7 +282,7 @@ def main() -> None:
     parser.add_argument("--study", type=Path, required=True, help="A `sciembed study real` directory.")
     parser.add_argument("--arm", action="append", default=[], help="NAME=MODEL_DIR (repeatable).")
     parser.add_argument("--p2p", type=Path, help="A finished `sciembed eval suite configs/bench-fulltext.yaml` run.")
-    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true", help="keep the encode speeds of the existing file")
     args = parser.parse_args()
     arms = dict(a.split("=", 1) for a in args.arm)
     evals = citation_rows(args.study, arms, print)
@@ -213,7 +294,8 @@ def main() -> None:
         "protocol": {"acl": "test split, every linked test paper a query, NDCG@10 ×100; MiniLM-based models read "
                             "256 tokens (179-word body windows), static models and BM25 358-word windows",
                      "test": "paired Student t-test (ranx) on per-query NDCG@10, two-sided"},
-        "training": training_rows(args.study, arms),
+        "training": (training := training_rows(args.study, arms)),
+        "next_10x": next_ten_x(training, REPO / "configs" / "window-hardneg-acl.yaml"),
         "val_references": {"base": val_scores(args.study, "base", None),
                            "bm25": val_scores(args.study, "bm25", "bm25")},
     }
@@ -221,6 +303,8 @@ def main() -> None:
         result["paper_to_paper"] = p2p_table(args.p2p)
     if not args.skip_speed:
         result["encode_speed"] = encode_speed(args.study, arms)
+    elif OUT.is_file() and "encode_speed" in (previous := json.loads(OUT.read_text())):
+        result["encode_speed"] = previous["encode_speed"]  # measured by an earlier run (quiet box), kept
     OUT.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {relative(OUT)}")
 

@@ -64,6 +64,11 @@ def test_time_budget_stops_and_saves(tiny_bert, tiny_corpus, tmp_path):
     assert stopped in (1, 2)  # the first step past 0.6 s (each step sleeps 0.7 s after the budget check)
     assert summary["global_step"] == stopped and not summary["completed"]
     assert (model_dir / "modules.json").is_file()
+    # the next session resumes it with its own budget (none here) and finishes the same schedule
+    resumed = cfg.model_copy(update={"training": cfg.training.model_copy(update={"max_time_minutes": None})})
+    train("window", resumed, tiny_corpus, tmp_path / "run", resume=True)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["completed"] and summary["global_step"] == 50
 
 
 def test_schedule_counts_steps_epochs_and_warmup(tiny_corpus):

@@ -165,7 +165,8 @@ class CurvesCallback(TrainerCallback):
 
 
 class TimeBudgetCallback(TrainerCallback):
-    """Stop at the first step past `minutes` of this session; the run then saves its model as at a normal end."""
+    """Stop at the first step past `minutes` of this session with a checkpoint of that step (so `--resume`
+    continues exactly there); the run then saves its model as at a normal end."""
 
     def __init__(self, minutes: float, summary: dict[str, Any]) -> None:
         self.seconds = 60.0 * minutes
@@ -179,6 +180,7 @@ class TimeBudgetCallback(TrainerCallback):
     def on_step_end(self, args, state, control, **kwargs):
         if time.perf_counter() - self._start >= self.seconds and state.global_step < state.max_steps:
             control.should_training_stop = True
+            control.should_save = True
             self.summary["time_budget"]["stopped_at_step"] = state.global_step
 
 

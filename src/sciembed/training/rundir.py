@@ -32,6 +32,7 @@ RESUMABLE_CHANGES = (
     "checkpoint.every_steps",
     "checkpoint.keep",
     "training.log_every_steps",
+    "training.max_time_minutes",  # a new session's time budget: when to stop, not what a step does
     "training.dataloader_workers",
     "training.return_freed_memory",
     "validation.every_steps",

@@ -130,6 +130,7 @@ def test_a_live_copy_of_the_query_paper_ranks_first(fused_collection, three_inde
     for name in ("bm25", "a2a"):
         ranking = search._companion(collection, search.companions[name], name, copy, 10)
         assert ranking[0][0] == pid, name
+    collection.compact()  # the catalog's copy of live papers' text survives compaction
     collection.close()
     # after a restart the overlay is rebuilt from the catalog
     again = Collection.open(served, paper_search=FusedPaperSearch(SPEC, [three_indexes["bm25"], three_indexes["ta"]],

@@ -70,14 +70,16 @@ class BM25Overlay:
         from scipy import sparse
 
         self.remove([p.id for p in papers])
+        new = []
         for paper in papers:
             texts = [v.text for v in companion_views(self.one, paper)]
             if not texts:
                 continue
-            weights = self.bm25.term_weights(texts)
+            new.append(self.bm25.term_weights(texts))
             self.papers[paper.id] = list(range(len(self._ids), len(self._ids) + len(texts)))
             self._ids += [paper.id] * len(texts)
-            self._matrix = weights if self._matrix is None else sparse.vstack([self._matrix, weights], format="csr")
+        if new:  # one copy per call (a start takes in every live paper at once)
+            self._matrix = sparse.vstack(([] if self._matrix is None else [self._matrix]) + new, format="csr")
 
     def remove(self, ids: list[str]) -> None:
         for pid in ids:
@@ -125,11 +127,15 @@ class DenseOverlay:
     def put(self, collection: Collection, papers: list[Paper],
             vectors: dict[str, np.ndarray | None]) -> None:
         self.remove([p.id for p in papers])
+        ids, rows = [], []
         for paper in papers:
             found = vectors.get(paper.id)
             if found is not None and len(found):
-                self.index.add([paper.id] * len(found), found)
+                ids += [paper.id] * len(found)
+                rows.append(found)
                 self.papers[paper.id] = len(found)
+        if rows:
+            self.index.add(ids, np.concatenate(rows))
 
     def remove(self, ids: list[str]) -> None:
         for pid in ids:

@@ -14,6 +14,11 @@ requests/s, errors and the box's load average (`os.getloadavg()`) before and aft
 "before" is this repository's server at `--before-rev` (`git archive`), "after" the working tree's; both
 serve a fresh copy of the same collection, one after the other, `--rounds` times alternating (before,
 after, before, after, …) so that a change of the box's load shows in both.
+
+`--profile` runs one phase per server instead, instrumented by `write_timing.py` (loaded into the server
+through a `sitecustomize`): where each add's time went (encode wait + pass, catalog commit, index write
+lock) and how many write chunks each write turn of the micro-batcher took. Instrumented phases are
+slower; their latencies are not the benchmark's.
 """
 
 from __future__ import annotations
@@ -98,13 +103,45 @@ async def mixed(url: str, n_clients: int, seconds: float, papers: list[dict], qu
             "errors": len(errors), "error_examples": errors[:5]}
 
 
+def profiled_sources(src: Path, scratch: Path, label: str) -> Path:
+    """A source folder for the server: `src`'s package plus a sitecustomize that installs `write_timing`."""
+    folder = scratch / f"profiled-{label}"
+    folder.mkdir()
+    (folder / "sciembed").symlink_to(src / "sciembed")
+    (folder / "sitecustomize.py").write_text(f"import sys\nsys.path.insert(0, {str(HERE)!r})\nimport write_timing\n")
+    return folder
+
+
+def summarise_timing(path: Path) -> dict:
+    """Per-add parts (p50 / p99 / max ms) and the write turns' sizes, from `write_timing`'s lines."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    adds = [r for r in lines if "add_ms" in r]
+    turns = [r for r in lines if "write_turn_chunks" in r]
+    parts = sorted({k for r in adds for k in r})
+
+    def spread(values: list[float]) -> dict:
+        return {"p50": round(float(np.percentile(values, 50)), 1), "p99": round(float(np.percentile(values, 99)), 1),
+                "max": round(max(values), 1)} if values else {}
+
+    return {"adds": len(adds), "per_add_ms": {k: spread([r[k] for r in adds if k in r]) for k in parts},
+            "write_turns": len(turns),
+            "chunks_per_write_turn": spread([r["write_turn_chunks"] for r in turns]),
+            "write_chunks_left_queued_after_a_turn": spread([r["write_chunks_left_queued"] for r in turns])}
+
+
 def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers: list[dict], queries: list[str],
             indexed: list[str], round_no: int) -> dict:
     import httpx
 
     copy = scratch / f"{label}-{round_no}"
     shutil.copytree(collection, copy, ignore=shutil.ignore_patterns("*.lock"))
-    server, url, startup = sciembed_server(src, copy, ["--allow-open-writes"], args.threads)
+    timing = scratch / f"timing-{label}.jsonl"
+    if args.profile:
+        os.environ["SCIEMBED_WRITE_TIMING"] = str(timing)
+    try:
+        server, url, startup = sciembed_server(src, copy, ["--allow-open-writes"], args.threads)
+    finally:
+        os.environ.pop("SCIEMBED_WRITE_TIMING", None)
     try:
         for query in queries[:5]:
             httpx.post(url + "/search", json={"query": query}, timeout=120)
@@ -117,11 +154,13 @@ def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers
         row["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
         row["startup_s"] = round(startup, 1)
         row["papers_after"] = httpx.get(url + "/stats", timeout=60).json()["papers"]
-        print(label, round_no, json.dumps(row), flush=True)
-        return row
     finally:
         stop(server)
         shutil.rmtree(copy, ignore_errors=True)
+    if args.profile:  # the server has flushed its lines by now
+        row["inside_the_server"] = summarise_timing(timing)
+    print(label, round_no, json.dumps(row), flush=True)
+    return row
 
 
 def main() -> None:
@@ -135,6 +174,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", action="store_true", help="one instrumented phase per server (write_timing.py)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "serve_writes.json")
     args = parser.parse_args()
 
@@ -148,6 +188,9 @@ def main() -> None:
         scratch = Path(tmp)
         (scratch / "before").mkdir()
         sources = {"before": before_sources(args.before_rev, scratch / "before"), "after": REPO / "src"}
+        if args.profile:
+            sources = {label: profiled_sources(src, scratch, label) for label, src in sources.items()}
+            args.rounds = 1
         for round_no in range(args.rounds):
             for label in ("before", "after"):
                 runs[label].append(measure(label, sources[label], args.collection, scratch, args, papers, queries,
@@ -155,7 +198,8 @@ def main() -> None:
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     report = {
-        "benchmark": "serve_writes",
+        "benchmark": "serve_writes" + (" --profile (instrumented: latencies are not the benchmark's)"
+                                       if args.profile else ""),
         "issue": 33,
         "what": f"{args.clients} clients for {args.seconds:g} s against `sciembed index serve` over {len(titles):,} "
                 f"real ACL papers (GROBID TEI, {json.loads((args.collection / 'manifest.json').read_text())['view']} "

@@ -63,8 +63,10 @@ def percentiles(values: list[float]) -> dict:
 
 
 async def mixed(url: str, n_clients: int, seconds: float, papers: list[dict], queries: list[str],
-                indexed: list[str], write_every: int, seed: int, tag: str) -> dict:
-    """`n_clients` clients, each sending a one-paper add every `write_every`-th request on average, else a search."""
+                indexed: list[str], write_every: int, seed: int, tag: str, writers: int = 0) -> dict:
+    """`n_clients` clients, each sending a one-paper add every `write_every`-th request on average, else a search;
+    with `writers`, that many clients only add and the others only search (the searchers stay as many
+    however long the adds take)."""
     import aiohttp
 
     latencies: dict[str, list[float]] = {"search": [], "add": []}
@@ -75,7 +77,8 @@ async def mixed(url: str, n_clients: int, seconds: float, papers: list[dict], qu
     async def one(session: aiohttp.ClientSession, worker: int) -> None:
         rng = np.random.default_rng(seed * 1000 + worker)
         while time.perf_counter() < deadline:
-            if rng.random() < 1 / write_every and (i := next(next_paper, None)) is not None:
+            adding = worker < writers if writers else rng.random() < 1 / write_every
+            if adding and (i := next(next_paper, None)) is not None:
                 kind, path = "add", "/papers"
                 body = {"papers": [{**papers[i], "id": f"{papers[i]['id']}{tag}"}]}
             else:
@@ -148,7 +151,7 @@ def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers
         load_before = [round(x, 2) for x in os.getloadavg()]
         cpu0 = server_cpu_s(server)
         row = asyncio.run(mixed(url, args.clients, args.seconds, papers, queries, indexed, args.write_every,
-                                args.seed + round_no, f"~{label}{round_no}"))
+                                args.seed + round_no, f"~{label}{round_no}", args.writers))
         row["server_cpu_s"] = round(server_cpu_s(server) - cpu0, 2)
         row["load_average_before"] = load_before
         row["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
@@ -171,6 +174,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--write-every", type=int, default=10, help="one request in this many is a one-paper add")
+    parser.add_argument("--writers", type=int, default=0,
+                        help="clients that only add (the others only search); 0: every client mixes (--write-every)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=0)
@@ -203,8 +208,10 @@ def main() -> None:
         "issue": 33,
         "what": f"{args.clients} clients for {args.seconds:g} s against `sciembed index serve` over {len(titles):,} "
                 f"real ACL papers (GROBID TEI, {json.loads((args.collection / 'manifest.json').read_text())['view']} "
-                f"view, MiniLM): one request in {args.write_every} a one-paper POST /papers (real held-out ACL "
-                "papers), the others searches (held-out titles; 1 in 10 by paper id); before and after, "
+                f"view, MiniLM): " + (f"{args.writers} clients adding one paper per POST /papers back to back, the "
+                                       "others searching" if args.writers else f"one request in {args.write_every} "
+                                       "a one-paper POST /papers, the others searches") +
+                " (real held-out ACL papers; held-out titles as queries, 1 in 10 by paper id); before and after, "
                 f"alternating, {args.rounds} rounds",
         "before": {"rev": args.before_rev, "runs": runs["before"]},
         "after": {"rev": f"{head} (working tree)", "runs": runs["after"]},

@@ -159,6 +159,7 @@ class FusedPaperSearch:
             vectors = overlay.index.views_of(paper.id) if live else overlay.vectors(collection, paper)
             if vectors is None:
                 return []
-            hits = one.index.search_views(vectors, deeper, method, exclude=[paper.id])
+            exact = method == "max_sim" or one.index.dense.exact  # late needs every view's score (flat)
+            hits = one.index.search_views(vectors, deeper, method, exclude=[paper.id]) if exact else []
             snapshot = [(pid, score) for pid, score, _ in hits]
         return merge(snapshot, overlay.search(vectors, depth, method, paper.id), overlay.papers, depth)

@@ -60,8 +60,48 @@ def test_writes_take_turns_with_searches_and_are_never_mixed_in():
     for t in threads:
         t.join()
     kinds = [{text.split()[0] for text in batch} for batch in inner.batches]
-    assert all(len(k) == 1 for k in kinds)  # a forward pass holds searches or one write chunk, never both
-    assert sum(k == {"write"} for k in kinds) == 3 and sum(inner.sizes) == 48 + 40
+    assert all(len(k) == 1 for k in kinds)  # a forward pass holds searches or writes, never both
+    assert sum(inner.sizes) == 48 + 40 and max(inner.sizes) <= 32
+    chunks = [{text.split()[1] for text in batch} for batch, k in zip(inner.batches, kinds, strict=True)
+              if k == {"write"}]
+    assert sorted(w for c in chunks for w in c) == ["0", "1", "2"]  # each 16-text chunk whole, in one pass
+    batcher.close()
+
+
+class HoldFirst(Recording):
+    """Records every call; holds the first one until released, so that requests queue behind it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def encode(self, texts, **kwargs):
+        if not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(10)
+        return super().encode(texts, **kwargs)
+
+
+def test_queued_one_paper_writes_share_the_next_write_turn():
+    """Five one-paper adds queued behind a forward pass are encoded together next, not one per turn with a
+    search batch between each (issue 33: a one-paper add waited for every add queued before it)."""
+    inner = HoldFirst()
+    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0)
+    held = threading.Thread(target=batcher.encode, args=(["search held by the worker"],))
+    held.start()
+    assert inner.entered.wait(10)
+    threads = [threading.Thread(target=batcher.encode, args=([f"write {i}"],), kwargs={"shed": False})
+               for i in range(5)]
+    threads += [threading.Thread(target=batcher.encode, args=([f"query {i}"],)) for i in range(10)]
+    for t in threads:
+        t.start()
+    while batcher.queued() < 15:
+        time.sleep(0.01)
+    inner.release.set()
+    for t in [held, *threads]:
+        t.join()
+    assert sorted(inner.batches[1]) == [f"write {i}" for i in range(5)]  # one turn for all five
+    assert sorted(inner.batches[2]) == sorted(f"query {i}" for i in range(10)) and len(inner.batches) == 3
     batcher.close()
 
 

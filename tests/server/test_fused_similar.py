@@ -105,3 +105,52 @@ def test_search_by_paper_uses_the_measured_default_and_says_so(three_indexes):
     rrf_notes: list[str] = []  # two indexes are not the measured runs: RRF, said as such
     search_batch(dirs[:2], papers=[pid], k=10, notes=rrf_notes)
     assert rrf_notes == ["fused by RRF (k=60): no fusion.json in the index directories"]
+
+
+def _copy_of(built_index: Path, pid: str, new_id: str):
+    from dataclasses import replace
+
+    from sciembed.corpus.layout import CorpusDir
+
+    original = next(p for p in CorpusDir(built_index.parent / "corpus").iter_papers() if p.id == pid)
+    return replace(original, id=new_id)
+
+
+def test_a_live_copy_of_the_query_paper_ranks_first(fused_collection, three_indexes, built_index):
+    """The companions are snapshots: a verbatim copy added live must still be found by every fused run."""
+    collection, served = fused_collection
+    pid = sorted(collection.index.papers)[3]
+    copy = _copy_of(built_index, pid, "live-copy")
+    assert collection.add_papers([copy])["added"] == 1
+    assert collection.search(paper_id=pid, k=5).hits[0].id == "live-copy"
+    # the copy as the query (by id: its full text comes from the catalog) finds the original first
+    assert collection.search(paper_id="live-copy", k=5).hits[0].id == pid
+    # each companion ranks the copy first, with the original's own scores (same text, same statistics)
+    search = collection.paper_search
+    for name in ("bm25", "a2a"):
+        ranking = search._companion(collection, search.companions[name], name, copy, 10)
+        assert ranking[0][0] == pid, name
+    collection.compact()  # the catalog's copy of live papers' text survives compaction
+    collection.close()
+    # after a restart the overlay is rebuilt from the catalog
+    again = Collection.open(served, paper_search=FusedPaperSearch(SPEC, [three_indexes["bm25"], three_indexes["ta"]],
+                                                                  "ta+section"))
+    try:
+        assert again.search(paper_id=pid, k=5).hits[0].id == "live-copy"
+        assert again.delete("live-copy")
+        assert "live-copy" not in [h.id for h in again.search(paper_id=pid, k=20).hits]
+        assert not again.paper_search.overlays["bm25"].papers and not again.paper_search.overlays["a2a"].papers
+    finally:
+        again.close()
+
+
+def test_a_live_replacement_is_scored_by_its_new_text(fused_collection, built_index):
+    """A paper re-added with another paper's text is ranked by the new text, not the snapshot's."""
+    collection, _ = fused_collection
+    ids = sorted(collection.index.papers)
+    pid, other = ids[3], ids[10]
+    collection.add_papers([_copy_of(built_index, pid, other)])  # `other` now holds pid's text
+    assert collection.search(paper_id=pid, k=5).hits[0].id == other
+    bm25 = collection.paper_search.companions["bm25"]
+    ranking = collection.paper_search._companion(collection, bm25, "bm25", collection.catalog.live_paper(other), 10)
+    assert ranking[0][0] == pid

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+from scipy import sparse
+
 from sciembed.retrieval.hits import Hits, check_exclude
 
 
@@ -42,6 +45,7 @@ class BM25Index:
         self._rows_of: dict[str, list[int]] = {}
         self._retriever = None
         self._tokenizer = None
+        self._avg_len = 0.0
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -67,6 +71,58 @@ class BM25Index:
         tokens = self._tokenizer.tokenize(self._texts, update_vocab=True, return_as="tuple", show_progress=False)
         self._retriever = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
         self._retriever.index(tokens, show_progress=False)
+        self._avg_len = float(np.mean([len(ids) for ids in tokens.ids])) if tokens.ids else 0.0
+
+    def term_weights(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """BM25 weights (idf × term-frequency part) of texts that are *not* in the index, one row per text.
+
+        Scored with the index's own statistics (documents, document frequencies, mean length), as bm25s
+        scores its documents: a text identical to an indexed one gets that one's row exactly. Words the
+        index never saw have no column (no query can ask for them). `query_counts(q) @ rows.T` = scores.
+        """
+        from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+
+        if self._retriever is None:
+            self._build()
+        retriever, tokenizer = self._retriever, self._tokenizer
+        indptr = retriever.scores["indptr"]
+        n_docs, n_vocab = retriever.scores["num_docs"], len(indptr) - 1
+        idf_of, tfc_of = _select_idf_scorer(retriever.idf_method), _select_tfc_scorer(retriever.method)
+        stop = set(tokenizer.stopwords or ())
+        ids = tokenizer.tokenize(list(texts), update_vocab=False, return_as="ids", show_progress=False)
+        data, cols, starts = [], [], [0]
+        for text, own in zip(texts, ids, strict=True):
+            words = tokenizer.splitter(text.lower() if tokenizer.lower else text)
+            length = max(1, sum(w not in stop for w in words))  # unknown words count towards the length too
+            terms, tf = np.unique(np.asarray(own, dtype=np.int64), return_counts=True)
+            df = indptr[terms + 1] - indptr[terms]
+            idf = np.array([idf_of(int(d), N=n_docs) for d in df], dtype=np.float32)
+            weights = idf * tfc_of(tf_array=tf.astype(np.float32), l_d=length, l_avg=self._avg_len, k1=self.k1,
+                                   b=self.b, delta=retriever.delta)
+            if retriever.nonoccurrence_array is not None:  # BM25L / BM25+: bm25s keeps the same offset
+                weights = weights - retriever.nonoccurrence_array[terms]
+            data.append(weights)
+            cols.append(terms)
+            starts.append(starts[-1] + len(terms))
+        return sparse.csr_matrix((np.concatenate(data) if data else np.zeros(0, np.float32),
+                                  np.concatenate(cols) if cols else np.zeros(0, np.int64), starts),
+                                 shape=(len(starts) - 1, n_vocab), dtype=np.float32)
+
+    def query_counts(self, queries: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """Per query: how often each known word occurs (bm25s sums a repeated query word once per
+        occurrence), and the score every document gets for words it lacks (0 but for BM25L / BM25+)."""
+        if self._retriever is None:
+            self._build()
+        n_vocab = len(self._retriever.scores["indptr"]) - 1
+        ids = self._tokenizer.tokenize(list(queries), update_vocab=False, return_as="ids", show_progress=False)
+        rows = [np.asarray(q, dtype=np.int64) for q in ids]
+        counts = sparse.csr_matrix((np.ones(sum(len(r) for r in rows), np.float32),
+                                    np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                                    np.cumsum([0, *(len(r) for r in rows)])), shape=(len(rows), n_vocab))
+        counts.sum_duplicates()
+        absent = self._retriever.nonoccurrence_array
+        base = np.array([absent[r].sum() if absent is not None else 0.0 for r in rows], dtype=np.float32)
+        return counts, base
 
     def search(self, queries: Sequence[str], k: int, exclude: Sequence[str | None] | None = None) -> Hits:
         """Top-k (id, score) per query text, best first; `exclude[i]` never appears."""

@@ -5,6 +5,8 @@ One file, ``collection.sqlite``, next to an index directory's ``index/``:
     papers(id, title, year, venue, domain, card)   card: JSON (abstract, sections with roles, ids)
     views(row, paper_id, kind, section, text, vector, removed)
     meta(key, value)                                base_rows: rows held by index/ itself
+    live_papers(id, paper)                          papers added live: their text (zlib JSON), for the
+                                                    companions of a fused search (`retrieval/live_overlay.py`)
 
 Rows below ``base_rows`` live in the faiss file (vector NULL here); rows added
 by live updates carry their vector, so a restart replays them into the index
@@ -24,6 +26,7 @@ import json
 import os
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +52,7 @@ CREATE TABLE IF NOT EXISTS views (
 );
 CREATE INDEX IF NOT EXISTS views_paper ON views (paper_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live_papers (id TEXT PRIMARY KEY, paper BLOB NOT NULL);
 """
 
 
@@ -77,6 +81,13 @@ def paper_card(paper: Paper) -> dict[str, Any]:
 
 def _paper_row(paper: Paper) -> tuple:
     return (paper.id, paper.title, paper.year, paper.venue, paper.domain, json.dumps(paper_card(paper)))
+
+
+def _live_row(paper: Paper) -> tuple:
+    """The text of a paper added live (references left out: no view reads them), zlib-compressed JSON."""
+    data = paper.to_dict()
+    data["references"] = []
+    return (paper.id, zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 3))
 
 
 def _view_row(row: int, view: View, vector: np.ndarray | None) -> tuple:
@@ -206,6 +217,15 @@ class Catalog:
         vectors = np.frombuffer(b"".join(r[2] for r in found), dtype=np.float32).reshape(len(found), dim)
         return [r[0] for r in found], [r[1] for r in found], vectors
 
+    def live_papers(self) -> list[Paper]:
+        """The papers added live (since the base index was built) that the collection still holds."""
+        return [Paper.from_dict(json.loads(zlib.decompress(r[0]))) for r in
+                self._read("SELECT paper FROM live_papers ORDER BY id")]
+
+    def live_paper(self, paper_id: str) -> Paper | None:
+        rows = self._read("SELECT paper FROM live_papers WHERE id = ?", (paper_id,))
+        return Paper.from_dict(json.loads(zlib.decompress(rows[0][0]))) if rows else None
+
     def removed_rows(self) -> list[int]:
         return [r[0] for r in self._read("SELECT row FROM views WHERE removed = 1 ORDER BY row")]
 
@@ -229,6 +249,7 @@ class Catalog:
             if old:
                 con.executemany("UPDATE views SET removed = 1 WHERE row = ?", [(r,) for r in old])
             con.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?, ?)", [_paper_row(p) for p in papers])
+            con.executemany("INSERT OR REPLACE INTO live_papers VALUES (?, ?)", [_live_row(p) for p in papers])
             con.executemany(
                 "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
                 [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)],
@@ -250,6 +271,7 @@ class Catalog:
             rows = [r[0] for r in con.execute("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
             con.execute("UPDATE views SET removed = 1 WHERE paper_id = ?", (paper_id,))
             con.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+            con.execute("DELETE FROM live_papers WHERE id = ?", (paper_id,))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

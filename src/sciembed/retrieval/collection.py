@@ -337,6 +337,13 @@ class Collection:
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
         self._fields = catalog.filter_fields()
         self._gatherer: Gatherer | None = None  # set by `gather_searches` (the service)
+        self._tell_search("attach")
+
+    def _tell_search(self, event: str, *args: Any) -> None:
+        """Let a paper search that follows live papers (`FusedPaperSearch`: attach, added, removed) see a change."""
+        hook = getattr(self.paper_search, event, None)
+        if hook is not None:
+            hook(self, *args)
 
     @classmethod
     def open(
@@ -624,6 +631,7 @@ class Collection:
                     self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower(),
                                               (paper.venue_short or "").lower())
             replaced = len({self.index.paper_of_row(r) for r in old_rows})
+            self._tell_search("added", [p for p, _ in pairs])
             self._maybe_compact()
         added = len(pairs) - replaced
         return {"added": added, "replaced": replaced, "views": len(all_views), "skipped_no_text": skipped}
@@ -638,6 +646,7 @@ class Collection:
             with self._lock.write():
                 self.index.remove_rows(rows)
                 self._fields.pop(paper_id, None)
+            self._tell_search("removed", paper_id)
             self._maybe_compact()
         return True
 

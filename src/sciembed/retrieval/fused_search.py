@@ -8,10 +8,11 @@ index is ``a2a``, a ``section`` / ``ta+section`` one ``late``) and read-only com
 directories answer the others, so ``POST /search`` with a ``paper_id`` ranks exactly as
 ``sciembed index search SERVED COMPANION… --paper ID --method late --fusion FILE`` does.
 
-A paper added to the served collection after the companions were built is searched by its text
-where a companion can do that (BM25 over its full text, a dense TA companion with the served
-encoder's vectors); a companion that cannot contributes nothing for it. Papers deleted from the
-collection are never returned, whatever a companion still holds.
+The companions are snapshots: a paper added to the served collection after they were built takes part
+in every companion's run through a live overlay (`retrieval/live_overlay.py`: BM25 weights under the
+snapshot's statistics, dense vectors in a small exact index), as a candidate and as a query; the
+collection tells this search of every add and delete (`attach`, `added`, `removed`). Papers deleted
+from the collection are never returned, whatever a companion still holds.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from sciembed.papers.model import Paper
 from sciembed.retrieval.batch import FUSION_DEPTH, _Loaded, _open, _papers, run_name
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
+from sciembed.retrieval.live_overlay import BM25Overlay, DenseOverlay, merge
 from sciembed.retrieval.paper_index import index_views
-from sciembed.views.simple import full_text, ta_text
 
 if TYPE_CHECKING:
     from sciembed.retrieval.collection import Accept, Collection, PaperHits
@@ -69,6 +70,33 @@ class FusedPaperSearch:
                               f"{self.served!r} and the companion indexes {sorted(self.companions)}: "
                               f"missing {missing}")
         self._lock = threading.Lock()  # companion indexes (BM25, faiss) are searched one request at a time
+        self.overlays: dict[str, BM25Overlay | DenseOverlay] = {  # the papers added live since they were built
+            name: BM25Overlay(one) if one.kind == "bm25" else DenseOverlay(one)
+            for name, one in self.companions.items()}
+
+    # ------------------------------------------------------------ live papers (called by the Collection)
+
+    def attach(self, collection: Collection) -> None:
+        """Take in the papers added live before this start (kept in the collection's catalog)."""
+        self.added(collection, collection.catalog.live_papers())
+
+    def added(self, collection: Collection, papers: Sequence[Paper]) -> None:
+        papers = list(papers)
+        if not papers:
+            return
+        vectors = {name: {p.id: overlay.vectors(collection, p) for p in papers}
+                   for name, overlay in self.overlays.items() if isinstance(overlay, DenseOverlay)}
+        with self._lock:
+            for name, overlay in self.overlays.items():
+                if isinstance(overlay, DenseOverlay):
+                    overlay.put(collection, papers, vectors[name])
+                else:
+                    overlay.put(collection, papers)
+
+    def removed(self, collection: Collection, paper_id: str) -> None:
+        with self._lock:
+            for overlay in self.overlays.values():
+                overlay.remove([paper_id])
 
     @property
     def label(self) -> str:
@@ -111,12 +139,27 @@ class FusedPaperSearch:
 
     def _companion(self, collection: Collection, one: _Loaded, name: str, paper: Paper,
                    depth: int) -> list[tuple[str, float]]:
-        if paper.id in one.titles:
-            return _papers(one, [paper.id], [[paper.id]], depth, "late" if name == "late" else None)[0]
-        if one.kind == "bm25":
-            text = full_text(paper)
-            return one.index.search_texts([text], depth, [[paper.id]])[0] if text.strip() else []
-        if name == "a2a" and one.index.fingerprint == getattr(collection.encoder, "fingerprint", None):
-            text = ta_text(paper)
-            return one.index.search(collection.encode([text]), depth)[0] if text.strip() else []
-        return []
+        """The companion's ranking for `paper`, its snapshot and its overlay of live papers merged."""
+        overlay = self.overlays[name]
+        live = paper.id in overlay.papers
+        if live:  # searched by its stored full text (a request by id brings only title and abstract)
+            paper = collection.catalog.live_paper(paper.id) or paper
+        deeper = depth + len(overlay.papers.keys() & one.titles.keys())  # stale snapshot entries are dropped
+        if isinstance(overlay, BM25Overlay):
+            text = one.index.paper_text(paper.id) if paper.id in one.titles and not live else overlay.query_text(paper)
+            if not text.strip():
+                return []
+            snapshot = one.index.search_texts([text], deeper, [[paper.id]])[0]
+            return merge(snapshot, overlay.search(text, depth, paper.id), overlay.papers, depth)
+        method = "late" if name == "late" else "max_sim"
+        if paper.id in one.titles and not live:
+            vectors = one.index.views_of(paper.id)
+            snapshot = _papers(one, [paper.id], [[paper.id]], deeper, "late" if name == "late" else None)[0]
+        else:
+            vectors = overlay.index.views_of(paper.id) if live else overlay.vectors(collection, paper)
+            if vectors is None:
+                return []
+            exact = method == "max_sim" or one.index.dense.exact  # late needs every view's score (flat)
+            hits = one.index.search_views(vectors, deeper, method, exclude=[paper.id]) if exact else []
+            snapshot = [(pid, score) for pid, score, _ in hits]
+        return merge(snapshot, overlay.search(vectors, depth, method, paper.id), overlay.papers, depth)

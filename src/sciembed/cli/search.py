@@ -98,7 +98,7 @@ def index(
         check_aggregate(aggregate)
         check_index_out(out, overwrite=overwrite, resumable=bool(shard_papers) and model.lower() != "bm25")
         if model.lower() == "bm25":
-            from sciembed.retrieval.paper_index import build_bm25_index
+            from sciembed.retrieval.bm25_paper import build_bm25_index
 
             with index_out_dir(out, overwrite=overwrite) as stage:
                 counts = build_bm25_index(corpus, view, stage, target=target or 358, segment_tokens=segment_tokens)

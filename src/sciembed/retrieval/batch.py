@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.errors import SciembedInputError
+from sciembed.retrieval.bm25_paper import open_bm25_index
 from sciembed.retrieval.catalog import CATALOG, Catalog
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import paper_method
-from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
+from sciembed.retrieval.paper_index import open_paper_index, read_manifest
 from sciembed.retrieval.titles import TitleTwins
 from sciembed.views.kinds import MULTI_SECTION, IndexView
 

@@ -20,7 +20,9 @@ from sciembed.llm.cli_options import (
     embeddings_options,
 )
 
-VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
+VIEW_HELP = ("default (no --view): the full-text index, BM25 over full text + dense title+abstract + dense "
+             "section pieces in one directory, searched with the measured fusion; ta: title+abstract; window: a "
+             "window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
              "chunks of the encoder's budget; segment: PRISM's ~3,000-token segments; fulltext: the whole paper "
              "as one view (BM25)")
@@ -33,8 +35,9 @@ def index(
                                   "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
     out: IndexOutDir = ...,
     model: IndexModelSpec = "minilm",
-    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
-    backend: str = encoder_options.BACKEND,
+    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (--model bm25: default ta; from vectors: "
+                                    "their only kind)"),
+    backend: str = encoder_options.INDEX_BACKEND,
     quantize: bool = encoder_options.QUANTIZE,
     max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
     prefix: str = encoder_options.PREFIX,
@@ -72,7 +75,9 @@ def index(
     embeddings_retries: EmbeddingsRetries = None,
     overwrite: Overwrite = False,
 ) -> None:
-    """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25).
+    """Encode a corpus' papers and write a searchable index: by default the full-text one (BM25 full text + dense
+    title+abstract + dense section pieces, one directory); `--view ta` etc.: one view, exact, HNSW or IVF-PQ
+    (`--model bm25`: BM25).
 
     An existing index in --out is refused without --overwrite; with it the new index replaces the old one whole
     when it is finished (no file of the old one is left).
@@ -92,7 +97,12 @@ def index(
             "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
             "refine_k_factor": refine_k_factor}, overwrite)
         return
+    if view is None and model.lower() != "bm25":
+        _index_fulltext(corpus, out, model, backend, quantize, max_seq_length, prefix, metric, batch_size, cache_dir,
+                        trust_remote_code, overwrite)
+        return
     view = view or IndexView.TA
+    backend, quantize = encoder_options.resolve_backend(backend, quantize, model)
     try:
         index_view(view)
         check_aggregate(aggregate)
@@ -149,6 +159,41 @@ def index(
                       f"({100 * cut['share_tokens_cut']:.1f}%) never encoded", highlight=False, soft_wrap=True)
 
 
+def _index_fulltext(corpus: Path, out: Path, model: str, backend: str, quantize: bool, max_seq_length: int | None,
+                    prefix: str, metric: str | None, batch_size: int | None, cache_dir: Path | None,
+                    trust_remote_code: bool, overwrite: bool) -> None:
+    """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory."""
+    from rich.console import Console
+
+    from sciembed.models import load_encoder
+    from sciembed.retrieval.fulltext_index import build_fulltext_index
+    from sciembed.retrieval.index_out import check_index_out, index_out_dir
+
+    console = Console(stderr=True)
+    backend, quantize = encoder_options.resolve_backend(backend, quantize, model)
+    try:
+        check_index_out(out, overwrite=overwrite)
+        encoder = load_encoder(model, backend=backend, quantize=quantize, max_seq_length=max_seq_length,
+                               prefix=prefix, metric=metric, cache_dir=cache_dir, trust_remote_code=trust_remote_code)
+        console.print(f"full-text index: BM25 over full text + {encoder.name} ({backend}"
+                      f"{' int8' if quantize else ''}) over title+abstract and section pieces", highlight=False)
+        extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
+        with index_out_dir(out, overwrite=overwrite) as stage:
+            counts = build_fulltext_index(corpus, encoder, stage, batch_size=batch_size, extra=extra,
+                                          say=lambda line: console.print(line, highlight=False, soft_wrap=True))
+    except known_errors() as err:
+        fail(str(err))
+    from sciembed.retrieval.paper_index import read_manifest
+
+    manifest = read_manifest(out)
+    views, timings = manifest["views"], manifest["timings"]
+    Console().print(
+        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: BM25 over {views['bm25_texts']} full "
+        f"texts, {views['ta']} title+abstract and {views['pieces']} section pieces ({counts.ta_fallback} without "
+        f"body), {counts.rejected} rejected (no text), in {timings['total_s']:.0f} s -> {out} (search it with "
+        f"`sciembed index search {out} --query TEXT` or `--paper ID`)", highlight=False, soft_wrap=True)
+
+
 def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
                    ann: dict, overwrite: bool) -> None:
     """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
@@ -186,8 +231,9 @@ def _method_name(method: str | None) -> str | None:
 
 def search(
     ctx: typer.Context,
-    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build`; several are "
-                                                       "fused by RRF (e.g. a BM25 and a dense index: hybrid search)."),
+    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build` (a full-text "
+                                                       "index is one); several are fused by RRF (e.g. a BM25 and a "
+                                                       "dense index: hybrid search)."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
@@ -260,11 +306,13 @@ def search(
 
 def saved_fusion(index_dirs: list[Path]):
     """The fusion saved with the indexes (a ``fusion.json`` in one of several index directories), else None."""
+    from sciembed.retrieval.fulltext_index import expand_index_dirs
     from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
 
-    if len(index_dirs) < 2:
+    parts, _ = expand_index_dirs(index_dirs)
+    if len(parts) < 2:
         return None
-    found = [d / FUSION_FILE for d in index_dirs if (d / FUSION_FILE).is_file()]
+    found = [d / FUSION_FILE for d in dict.fromkeys([*map(Path, index_dirs), *parts]) if (d / FUSION_FILE).is_file()]
     return FusionSpec.load(found[0]) if found else None
 
 

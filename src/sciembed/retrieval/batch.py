@@ -7,6 +7,9 @@ once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusi
 ``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
 A collection `sciembed index serve` has updated is searched as it stands (its live adds and deletes included).
 
+A full-text index (`sciembed index build` without ``--view``: `retrieval.fulltext_index`) is its three
+parts, searched as those three directories with ``--method late`` for query papers.
+
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
 (`late`, `max_sim`, `naive_sum`, `max_sim_prism_code`) a dense index compares all of the query paper's views with all
 of every candidate's views (`MultiVectorIndex.search_views`).
@@ -24,6 +27,7 @@ from typing import Any
 from sciembed.errors import SciembedInputError
 from sciembed.retrieval.bm25_paper import open_bm25_index
 from sciembed.retrieval.catalog import CATALOG, Catalog
+from sciembed.retrieval.fulltext_index import expand_index_dirs
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import paper_method
@@ -173,6 +177,9 @@ def search_batch(
     """
     if (papers is None) == (texts is None):
         raise ValueError("give exactly one of papers or texts")
+    index_dirs, fulltext = expand_index_dirs(index_dirs)
+    if fulltext and method is None and papers is not None:
+        method = "late"  # the full-text index's pieces answer `late`, the run the measured fusion fuses
     method = paper_method(method) if method is not None else None
     loaded = [_open(Path(p), aggregate) for p in index_dirs]
     bm25 = [str(p) for p, one in zip(index_dirs, loaded, strict=True) if one.kind == "bm25"]
@@ -210,12 +217,15 @@ def search_batch(
         qids = list(papers)
     else:
         qids = [q for q, _ in texts]
+        encoded: dict[str, Any] = {}  # one encoding per encoder (a full-text index's two dense parts share it)
         for one in loaded:
             if one.kind == "bm25":
                 per_index.append(one.index.search_texts([t for _, t in texts], depth))
             else:
-                vectors = _encoder(one).encode([t for _, t in texts], show_progress=False)
-                per_index.append(one.index.search(vectors, depth))
+                key = json.dumps(one.manifest.get("encoder"), sort_keys=True)
+                if key not in encoded:
+                    encoded[key] = _encoder(one).encode([t for _, t in texts], show_progress=False)
+                per_index.append(one.index.search(encoded[key], depth))
     if len(loaded) == 1:
         return list(zip(qids, per_index[0], strict=True)), titles
     fused = []

@@ -56,6 +56,11 @@ def index_views(paper: Paper, kind: str, target: int, **sizes: int) -> tuple[lis
     return [], "rejected"
 
 
+def piece_limits(manifest: dict[str, Any]) -> dict[str, int | None]:
+    """The section pieces an index directory keeps per paper (None: all), as `index_views` takes them."""
+    return {"per_section": manifest.get("pieces_per_section"), "sections": manifest.get("piece_sections")}
+
+
 def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
                   ) -> tuple[list[View], dict[str, str], IndexCounts]:
     views: list[View] = []

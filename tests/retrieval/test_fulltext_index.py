@@ -119,3 +119,48 @@ def test_auto_backend_is_onnx_int8_only_where_measured(monkeypatch):
     assert resolve_backend("torch", False, "minilm") == ("torch", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert resolve_backend("auto", False, "minilm") == ("torch", False)
+
+
+def test_search_asks_a_running_server(fulltext_index, tmp_path):
+    import shutil
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from sciembed.retrieval.collection import Collection
+    from sciembed.retrieval.fused_search import FusedPaperSearch
+    from sciembed.server import ServerSettings, create_app
+
+    copy = Path(shutil.copytree(fulltext_index, tmp_path / "idx"))
+    served, companions = served_parts(copy, [])
+    collection = Collection.open(served, paper_search=FusedPaperSearch(None, companions, "ta+section"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(collection, ServerSettings(max_k=20)), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        pid = sorted(collection.index.papers)[5]
+        url = f"http://127.0.0.1:{port}"
+        found = runner.invoke(app, ["index", "search", "--server", url, "--paper", pid, "--k", "5",
+                                    "--output-format", "json"])
+        assert found.exit_code == 0, found.output
+        hits = json.loads(found.output)[0]["hits"]
+        expected, _ = search_batch([copy], papers=[pid], k=5)
+        assert [h["paper_id"] for h in hits] == [d for d, _ in expected[0][1]]
+        text = runner.invoke(app, ["index", "search", "--server", url, "--query", "exoplanet atmospheres"])
+        assert text.exit_code == 0 and "query: exoplanet atmospheres" in text.output, text.output
+        both = runner.invoke(app, ["index", "search", str(copy), "--server", url, "--query", "x"])
+        assert both.exit_code == 2 and "one of them" in both.output
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        collection.close()
+    gone = runner.invoke(app, ["index", "search", "--server", f"http://127.0.0.1:{port}", "--query", "x"])
+    assert gone.exit_code == 2 and "is `sciembed index serve` running there?" in " ".join(gone.output.split())

@@ -231,9 +231,9 @@ def _method_name(method: str | None) -> str | None:
 
 def search(
     ctx: typer.Context,
-    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build` (a full-text "
-                                                       "index is one); several are fused by RRF (e.g. a BM25 and a "
-                                                       "dense index: hybrid search)."),
+    index_dirs: list[Path] | None = typer.Argument(None, help="Index directories from `sciembed index build` (a "
+                                                   "full-text index is one); several are fused by RRF (e.g. a BM25 "
+                                                   "and a dense index: hybrid search). Not with --server."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
@@ -255,10 +255,13 @@ def search(
     trust_remote_code: bool = typer.Option(
         False, "--trust-remote-code", help="Run Python code shipped in the index's model directory (only for models "
         "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
+    server: str | None = typer.Option(None, "--server", help="URL of a running `sciembed index serve` (e.g. "
+                                      "http://127.0.0.1:8000): it answers with its loaded model and index, no load "
+                                      "here ($SCIEMBED_API_KEY is sent when set)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     method = _method_name(method)
-    from sciembed.retrieval.batch import read_paper_ids, read_query_texts, search_batch
+    from sciembed.retrieval.query_files import read_paper_ids, read_query_texts
 
     if query_file is not None:
         if query is not None:
@@ -273,8 +276,26 @@ def search(
               + (f"; got {', '.join(given)}" if given else ""))
     if output not in FORMATS:
         fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
+    if (server is None) == (not index_dirs):
+        fail("give index directories or --server URL (one of them)")
+    if server is not None:
+        given = [f for f, v in (("--method", method), ("--aggregate", aggregate), ("--fusion", fusion)) if v]
+        if given:
+            fail(f"{', '.join(given)}: the server searches as it was started; not with --server")
+        from sciembed.cli.remote import ServerError, search_server
+
+        try:
+            paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
+            texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
+            results, titles = search_server(server, texts=texts, papers=paper_ids, k=k)
+        except (ServerError, *known_errors()) as err:
+            fail(str(err))
+            return
+        _show(results, titles, output, out, query, paper)
+        return
     try:
         from sciembed.models.trust import trusting_code
+        from sciembed.retrieval.batch import search_batch
         from sciembed.retrieval.learned_fusion import FusionSpec
 
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
@@ -291,6 +312,11 @@ def search(
         from rich.console import Console
 
         Console(stderr=True).print("note: " + "; ".join(notes), highlight=False, soft_wrap=True)
+    _show(results, titles, output, out, query, paper)
+
+
+def _show(results, titles, output: str, out: Path | None, query: str | None, paper: str | None) -> None:
+    """Print the rankings (or write them to --out) in the chosen format."""
     text = _render(results, titles, output, single=query is not None or paper is not None,
                    header=f"query: {query}" if query is not None else
                    f"papers like {paper}: {titles.get(paper or '', '')}")

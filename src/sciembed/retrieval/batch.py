@@ -81,6 +81,14 @@ def _open_served(path: Path, aggregate: str | None) -> _Loaded:
 
 
 def _encoder(loaded: _Loaded) -> Any:
+    """The index's query encoder: ONNX Runtime alone for an ONNX-built index where it applies (no
+    sentence-transformers import: `models.onnx_query`), else the full encoder the manifest names."""
+    from sciembed.models.onnx_query import onnx_query_encoder
+
+    cache = loaded.manifest.get("cache_dir")
+    light = onnx_query_encoder(loaded.manifest.get("encoder") or {}, Path(cache) if cache else None)
+    if light is not None and light.fingerprint == loaded.index.fingerprint:
+        return light
     from sciembed.retrieval.collection import encoder_from_manifest
 
     encoder = encoder_from_manifest(loaded.manifest)

@@ -134,7 +134,9 @@ def search_batch(
     if fusion is None and len(loaded) > 1:
         fusion = measured_default(names) if papers is not None else None
         if notes is not None:
-            notes.append(f"fused by RRF (k={rrf_k}): no fusion.json in the index directories" if fusion is None else
+            rrf_why = "no fusion.json in the index directories" if papers is not None else \
+                "text queries; the measured fusion ranks query papers"
+            notes.append(f"fused by RRF (k={rrf_k}): {rrf_why}" if fusion is None else
                          f"fused by {fusion.label}, the fusion measured best on real papers (ACL val split, "
                          "MiniLM; docs/p2p.md); tune one for your collection with `sciembed eval run --kind "
                          "paper_to_paper --tune-fusion` and save it as fusion.json in an index directory")

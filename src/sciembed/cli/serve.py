@@ -89,6 +89,8 @@ def serve(
     if quantize and backend != "onnx":
         fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
+    if fusion is None and (index_dir / "fusion.json").is_file() and not (index_dir / "index").exists():
+        fusion = index_dir / "fusion.json"  # tuned for a full-text index and saved beside its parts
     index_dir, fused_with = served_parts(index_dir, fused_with)
     try:
         encoder = None

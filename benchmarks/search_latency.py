@@ -159,7 +159,7 @@ def p2p_parts(abstracts, ids, views, bm25, texts, ta, own, spec, queries: list[i
     """Fused p2p per query paper, each stage timed (CPU time of this process, and wall)."""
     from sciembed.retrieval.learned_fusion import fuse_one
 
-    stages: dict[str, list[float]] = {"a2a": [], "bm25": [], "late": [], "fusion": [], "fused_wall": []}
+    stages: dict[str, list[float]] = {"a2a": [], "bm25": [], "late": [], "fuse": [], "fused_wall": []}
     for n, i in enumerate(queries):
         pid = ids[i]
         w0, c0 = time.perf_counter(), time.process_time()
@@ -173,10 +173,10 @@ def p2p_parts(abstracts, ids, views, bm25, texts, ta, own, spec, queries: list[i
         fuse_one(spec, {"a2a": dense, "bm25": lexical, "late": late}, depth=k)
         c4, w4 = time.process_time(), time.perf_counter()
         if n >= 3:  # warm-up
-            for name, value in (("a2a", c1 - c0), ("bm25", c2 - c1), ("late", c3 - c2), ("fusion", c4 - c3),
+            for name, value in (("a2a", c1 - c0), ("bm25", c2 - c1), ("late", c3 - c2), ("fuse", c4 - c3),
                                 ("fused_wall", w4 - w0)):
                 stages[name].append(1000 * value)
-    cpu = [a + b + c + d for a, b, c, d in zip(stages["a2a"], stages["bm25"], stages["late"], stages["fusion"],
+    cpu = [a + b + c + d for a, b, c, d in zip(stages["a2a"], stages["bm25"], stages["late"], stages["fuse"],
                                                strict=True)]
     return {"fused_cpu": summary(cpu), **{name: summary(v) for name, v in stages.items()}}
 

@@ -34,7 +34,10 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def build(corpus: Path, out: Path, *extra: str):
-    return runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), *extra])
+    """`index build` of one view (title+abstract unless `extra` names another; the full-text default is tested in
+    test_fulltext_index.py)."""
+    view = [] if "--view" in extra or "bm25" in extra else ["--view", "ta"]
+    return runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), *view, *extra])
 
 
 def files_under(root: Path) -> set[str]:

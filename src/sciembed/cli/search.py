@@ -98,6 +98,11 @@ def index(
             "refine_k_factor": refine_k_factor}, overwrite)
         return
     if view is None and model.lower() != "bm25":
+        given = [flag for flag, value in (("--shard-papers", shard_papers), ("--index", index_kind != "flat"),
+                                          ("--aggregate", aggregate != "max"), ("--target", target)) if value]
+        if given:
+            fail(f"{', '.join(given)}: an option of one view; the full-text default (no --view) builds its own "
+                 "parts (add --view ta, section, … to use it)")
         _index_fulltext(corpus, out, model, backend, quantize, max_seq_length, prefix, metric, batch_size, cache_dir,
                         trust_remote_code, overwrite)
         return

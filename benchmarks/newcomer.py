@@ -3,7 +3,7 @@ default), three searches (by text, by paper id, by text again), then the warm qu
 
 Every step is the `sciembed` command a user types, run as a subprocess, so each time includes what the user
 waits for (Python start, imports, model and index loads). The load average is recorded before and after each
-step: the box is shared.
+step, and each command's CPU seconds beside its wall time: the box is shared.
 
     nice -n 10 .venv/bin/python benchmarks/newcomer.py [--limit 600] [--work runs/newcomer]
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -36,14 +37,17 @@ def sciembed() -> list[str]:
 def step(name: str, args: list[str], log: list[dict], env: dict[str, str]) -> subprocess.CompletedProcess:
     """Run one `sciembed` command, timed; its output lines kept (the progress lines: estimate and ETA)."""
     load = os.getloadavg()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([*sciembed(), *args], capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     lines = (done.stdout + done.stderr).splitlines()
-    log.append({"step": name, "command": "sciembed " + " ".join(args), "seconds": round(seconds, 2),
+    log.append({"step": name, "command": "sciembed " + " ".join(args), "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
                 "exit_code": done.returncode, "load_average_before": load, "load_average_after": os.getloadavg(),
                 "output_head": lines[:12], "output_tail": lines[-8:]})
-    print(f"{name}: {seconds:.1f} s (exit {done.returncode}, load {load[0]:.1f})", flush=True)
+    print(f"{name}: {seconds:.1f} s, CPU {cpu:.1f} s (exit {done.returncode}, load {load[0]:.1f})", flush=True)
     if done.returncode != 0:
         print(done.stdout + done.stderr, file=sys.stderr)
         raise SystemExit(f"{name} failed")
@@ -131,6 +135,7 @@ def main() -> None:
                                if "on this machine" in line), None),
         "serve_ready_s": round(serve_ready_s, 1),
         "warm_cli_query_s": [w["seconds"] for w in log if w["step"].startswith("search --server (warm)")],
+        "warm_cli_query_cpu_s": [w["cpu_seconds"] for w in log if w["step"].startswith("search --server (warm)")],
         "warm_http_query_ms": http_ms, "goal_warm_query_s": 1.0,
         "steps": log, "cpus": os.cpu_count(), "load_average_start": started, "load_average_end": os.getloadavg(),
     }

@@ -103,8 +103,10 @@ def index(
         if given:
             fail(f"{', '.join(given)}: an option of one view; the full-text default (no --view) builds its own "
                  "parts (add --view ta, section, … to use it)")
+        endpoint = embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
+                                      embeddings_timeout, embeddings_retries)
         _index_fulltext(corpus, out, model, backend, quantize, max_seq_length, prefix, metric, batch_size, cache_dir,
-                        trust_remote_code, overwrite)
+                        trust_remote_code, overwrite, endpoint)
         return
     view = view or IndexView.TA
     backend, quantize = encoder_options.resolve_backend(backend, quantize, model)
@@ -166,7 +168,7 @@ def index(
 
 def _index_fulltext(corpus: Path, out: Path, model: str, backend: str, quantize: bool, max_seq_length: int | None,
                     prefix: str, metric: str | None, batch_size: int | None, cache_dir: Path | None,
-                    trust_remote_code: bool, overwrite: bool) -> None:
+                    trust_remote_code: bool, overwrite: bool, endpoint: dict) -> None:
     """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory."""
     from rich.console import Console
 
@@ -179,7 +181,8 @@ def _index_fulltext(corpus: Path, out: Path, model: str, backend: str, quantize:
     try:
         check_index_out(out, overwrite=overwrite)
         encoder = load_encoder(model, backend=backend, quantize=quantize, max_seq_length=max_seq_length,
-                               prefix=prefix, metric=metric, cache_dir=cache_dir, trust_remote_code=trust_remote_code)
+                               prefix=prefix, metric=metric, cache_dir=cache_dir, trust_remote_code=trust_remote_code,
+                               **endpoint)
         console.print(f"full-text index: BM25 over full text + {encoder.name} ({backend}"
                       f"{' int8' if quantize else ''}) over title+abstract and section pieces", highlight=False)
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}

@@ -27,6 +27,7 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
+from sciembed.ioutil.checksums import seal
 from sciembed.retrieval.bm25_paper import save_bm25_index
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.retrieval.paper_index import MANIFEST, IndexCounts, save_paper_index
@@ -159,7 +160,7 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
                 "views": {"ta": len(ta_texts), "pieces": len(piece_texts), "bm25_texts": len(bm25_texts)},
                 "pieces": {"per_section": PIECES_PER_SECTION, "sections": PIECE_SECTIONS, "piece_tokens": budget},
                 "timings": timings}
-    write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2))
+    write_text_atomic(out / MANIFEST, json.dumps(seal(manifest), indent=2))
     return counts
 
 

@@ -44,7 +44,8 @@ def step(name: str, args: list[str], log: list[dict], env: dict[str, str]) -> su
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     lines = (done.stdout + done.stderr).splitlines()
-    log.append({"step": name, "command": "sciembed " + " ".join(args), "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+    log.append({"step": name, "command": "sciembed " + " ".join(args), "seconds": round(seconds, 2),
+                "cpu_seconds": round(cpu, 2),
                 "exit_code": done.returncode, "load_average_before": load, "load_average_after": os.getloadavg(),
                 "output_head": lines[:12], "output_tail": lines[-8:]})
     print(f"{name}: {seconds:.1f} s, CPU {cpu:.1f} s (exit {done.returncode}, load {load[0]:.1f})", flush=True)

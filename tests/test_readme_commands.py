@@ -214,6 +214,8 @@ EXECUTED = [
     "sciembed index build /tmp/ux --model minilm --view section --out /tmp/ix",
     'sciembed index search /tmp/ix --query "transmission spectroscopy of exoplanet atmospheres" --k 5',
     "sciembed index search /tmp/ix --paper 2212.11867 --k 5 --aggregate mean",
+    "sciembed index build /tmp/ux --model minilm --out /tmp/ix-full",  # the full-text default (docs/search.md)
+    "sciembed index search /tmp/ix-full --paper 2212.11867 --k 5",
     "sciembed corpus ingest ../shared/data/unarxive-sample --out runs/ux",
     "sciembed index build runs/ux --model bm25 --view segment --out runs/ix-bm25",
     "sciembed corpus ingest ../shared/data/unarxive-sample --out /tmp/rd/ux",
@@ -232,6 +234,8 @@ EXPECT = {  # a few things each executed command must print
     "sciembed corpus ingest ../shared/data/unarxive-sample --out /tmp/ux": "read 49 = accepted 49 + rejected 0",
     "sciembed corpus inspect": "High-Resolution Transmission Spectroscopy",
     "sciembed index search /tmp/ix --paper": "papers like 2212.11867",
+    "sciembed index build /tmp/ux --model minilm --out /tmp/ix-full": "BM25 over 49 full texts",
+    "sciembed index search /tmp/ix-full --paper": "papers like 2212.11867",
     "sciembed beir scitldr": "tldr2paper: 1453 queries",
     "sciembed eval compare": "(B) vs bm25 (A)",
 }

@@ -113,8 +113,9 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
 
 def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
     from sciembed.retrieval.batch import search_batch
+    from sciembed.retrieval.bm25_paper import build_bm25_index
     from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
-    from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index, read_manifest
+    from sciembed.retrieval.paper_index import build_paper_index, read_manifest
 
     encoder = HashingEncoder()
     build_bm25_index(corpus, "fulltext", tmp_path / "bm25")

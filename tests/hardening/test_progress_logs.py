@@ -64,3 +64,17 @@ def test_lines_in_a_detached_log_are_not_wrapped_at_80_columns(shared_data, tmp_
     assert any(line.startswith("wrote ") and line.endswith("ingest_report.md") for line in runs["script"])
     assert max(len(line) for line in runs["script"]) > 80
     assert max(len(line) for line in runs["app"]) <= 80 and len(runs["app"]) > len(runs["script"])
+
+
+def test_every_piped_progress_line_has_an_eta(capsys, monkeypatch):
+    from rich.progress import TextColumn
+
+    monkeypatch.setattr(progress_module, "is_terminal", lambda: False)
+    bar = make_progress(TextColumn("{task.description}"))
+    bar.every_s = 0.0
+    with bar:
+        task = bar.add_task("encode", total=100)
+        bar._tasks[task].start -= 30.0  # 30 s spent on the first quarter: 90 s left
+        bar.advance(task, 25)
+    lines = capsys.readouterr().err.splitlines()
+    assert "ETA" not in lines[0] and lines[1].endswith(", ETA 1 min 30 s"), lines

@@ -164,7 +164,7 @@ def test_index_build_and_search_with_backend_openai(server, tmp_path):
     write_parquet(papers, tmp_path / "corpus" / "papers.parquet")
     out, cache = tmp_path / "index", tmp_path / "cache"
     result = runner.invoke(app, ["index", "build", str(tmp_path / "corpus"), "-o", str(out), "--backend", "openai",
-                                 "-m", "fake-embed", "--embeddings-base-url", server.url,
+                                 "--view", "ta", "-m", "fake-embed", "--embeddings-base-url", server.url,
                                  "--embeddings-dimensions", "24", "--cache-dir", str(cache)])
     assert result.exit_code == 0, result.output
     assert "indexed 5 of 5 papers" in result.output

@@ -76,7 +76,7 @@ def test_searching_an_index_runs_model_code_only_when_the_user_says_so(tmp_path,
     assert runner.invoke(app, ["corpus", "ingest", str(shared_data / "unarxive-sample"), "--out", str(corpus),
                                "--no-progress"]).exit_code == 0
     built = runner.invoke(app, ["index", "build", str(corpus), "--out", str(index), "--model", str(st),
-                                "--trust-remote-code"])
+                                "--view", "ta", "--trust-remote-code"])
     assert built.exit_code == 0, built.output
     ran.unlink()
     forget_marker_module()

@@ -40,3 +40,33 @@ def test_titles_find_their_abstracts_in_real_papers(shared_data):
     hits = index.search([r["metadata"]["title"] for r in records], 1)
     top1 = sum(h[0][0] == pid for h, pid in zip(hits, ids, strict=True) if h)
     assert top1 >= 0.8 * len(ids)
+
+
+def test_saved_index_answers_as_built_without_rebuilding(tmp_path, monkeypatch):
+    texts = ["apple banana apple", "banana cherry", "cherry date", "the apple of my eye"]
+    index = BM25Index()
+    index.add(["d0", "d1", "d2", "d0"], texts)
+    queries = ["apple banana", "cherry", "eye apple", "zebra"]
+    expected = index.search(queries, 3, exclude=[None, "d1", None, None])
+    index.save(tmp_path / "bm25")
+    assert (tmp_path / "bm25" / "params.index.json").is_file()  # bm25s's own format
+    monkeypatch.setattr(BM25Index, "_build", lambda self: pytest.fail("a loaded index must not be rebuilt"))
+    loaded = BM25Index.load(tmp_path / "bm25")
+    assert loaded.search(queries, 3, exclude=[None, "d1", None, None]) == expected
+    assert loaded.rows("d0") == [0, 3] and loaded.text(3) == "the apple of my eye"
+    with pytest.raises(ValueError, match="read-only"):
+        loaded.add(["d9"], ["more"])
+
+
+@pytest.mark.parametrize("with_stats", [True, False])
+def test_a_loaded_index_weights_live_texts_as_the_built_one(tmp_path, with_stats):
+    texts = ["apple banana apple", "banana cherry", "cherry date", "the apple of my eye"]
+    index = BM25Index()
+    index.add(["d0", "d1", "d2", "d3"], texts)
+    live = ["banana cherry", "apple date date"]
+    expected = index.term_weights(live).toarray()
+    index.save(tmp_path / "bm25")
+    if not with_stats:  # saved before the mean length was kept: counted once from the corpus
+        (tmp_path / "bm25" / "stats.json").unlink()
+    loaded = BM25Index.load(tmp_path / "bm25")
+    assert loaded.term_weights(live).toarray() == pytest.approx(expected)

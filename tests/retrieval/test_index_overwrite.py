@@ -11,8 +11,9 @@ from fakes.models import build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section
+from sciembed.retrieval.bm25_paper import open_bm25_index
 from sciembed.retrieval.index_out import check_index_out
-from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index
+from sciembed.retrieval.paper_index import open_paper_index
 
 runner = CliRunner(env={"COLUMNS": "200"})
 WORDS = ["graph", "neural", "protein", "folding", "galaxy", "spectra", "soil", "gene", "network", "model"]
@@ -33,7 +34,10 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def build(corpus: Path, out: Path, *extra: str):
-    return runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), *extra])
+    """`index build` of one view (title+abstract unless `extra` names another; the full-text default is tested in
+    test_fulltext_index.py)."""
+    view = [] if "--view" in extra or "bm25" in extra else ["--view", "ta"]
+    return runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), *view, *extra])
 
 
 def files_under(root: Path) -> set[str]:
@@ -61,12 +65,13 @@ def test_overwrite_leaves_no_file_of_the_old_index(corpus, tiny, tmp_path):
     replaced = build(corpus, out, "--model", "bm25", "--view", "fulltext", "--overwrite")
     assert replaced.exit_code == 0, replaced.output
     now = files_under(out)
-    assert now == {"manifest.json", "papers.json", "views.jsonl"}, now  # no faiss file beside the BM25 one
+    # no faiss file beside the BM25 one
+    assert {n.split("/")[0] for n in now} == {"manifest.json", "papers.json", "bm25s"}, now
     _index, manifest, titles = open_bm25_index(out)
     assert manifest["kind"] == "bm25" and len(titles) == 6
     back = build(corpus, out, "--model", str(tiny), "--overwrite")
     assert back.exit_code == 0, back.output
-    assert "views.jsonl" not in files_under(out) and len(open_paper_index(out).titles) == 6
+    assert "bm25s" not in files_under(out) and len(open_paper_index(out).titles) == 6
     assert not [p for p in out.parent.iterdir() if ".partial-" in p.name or ".old-" in p.name]
 
 

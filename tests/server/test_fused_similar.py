@@ -10,10 +10,11 @@ from fastapi.testclient import TestClient
 
 from sciembed.models import load_encoder
 from sciembed.retrieval.batch import search_batch
+from sciembed.retrieval.bm25_paper import build_bm25_index
 from sciembed.retrieval.collection import Collection
 from sciembed.retrieval.fused_search import FusedPaperSearch
 from sciembed.retrieval.learned_fusion import MEASURED_FUSION, FusionError, FusionSpec
-from sciembed.retrieval.paper_index import build_bm25_index, build_paper_index
+from sciembed.retrieval.paper_index import build_paper_index
 from sciembed.server import ServerSettings, create_app
 
 SPEC = FusionSpec(["bm25", "a2a", "late"], "wsum", "min-max", {"weights": [0.5, 0.3, 0.2]})

@@ -12,7 +12,6 @@ from rich.table import Table
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import PaperLogSeed, StatsOutDir
-from sciembed.corpus.layout import CorpusDir, CorpusError
 
 console = Console()
 
@@ -29,6 +28,7 @@ def inspect_cmd(
     seed: PaperLogSeed = 0,
 ) -> None:
     """Show one paper: its sections with roles, and each view cut from it."""
+    from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.papers.roles import conclusion_section_index, method_section_index
     from sciembed.views import chunk_views, segment_views, ta_text, target_words, window_at
     from sciembed.views.paper_log import choose_section
@@ -80,6 +80,7 @@ def stats_cmd(
     out: StatsOutDir = None,
 ) -> None:
     """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
+    from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
 

@@ -20,7 +20,9 @@ from sciembed.llm.cli_options import (
     embeddings_options,
 )
 
-VIEW_HELP = ("ta: title+abstract; window: a window at every section header; section: every non-empty section, "
+VIEW_HELP = ("default (no --view): the full-text index, BM25 over full text + dense title+abstract + dense "
+             "section pieces in one directory, searched with the measured fusion; ta: title+abstract; window: a "
+             "window at every section header; section: every non-empty section, "
              "split into pieces the encoder reads whole; ta+section: both (for --method late); chunk: CoSAEmb "
              "chunks of the encoder's budget; segment: PRISM's ~3,000-token segments; fulltext: the whole paper "
              "as one view (BM25)")
@@ -33,8 +35,9 @@ def index(
                                   "a vectors directory written by `sciembed encode` (its vectors are indexed)."),
     out: IndexOutDir = ...,
     model: IndexModelSpec = "minilm",
-    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (default ta; from vectors: their only kind)"),
-    backend: str = encoder_options.BACKEND,
+    view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (--model bm25: default ta; from vectors: "
+                                    "their only kind)"),
+    backend: str = encoder_options.INDEX_BACKEND,
     quantize: bool = encoder_options.QUANTIZE,
     max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
     prefix: str = encoder_options.PREFIX,
@@ -72,7 +75,9 @@ def index(
     embeddings_retries: EmbeddingsRetries = None,
     overwrite: Overwrite = False,
 ) -> None:
-    """Encode a corpus' papers and write a searchable index: exact, HNSW or IVF-PQ (`--model bm25`: BM25).
+    """Encode a corpus' papers and write a searchable index: by default the full-text one (BM25 full text + dense
+    title+abstract + dense section pieces, one directory); `--view ta` etc.: one view, exact, HNSW or IVF-PQ
+    (`--model bm25`: BM25).
 
     An existing index in --out is refused without --overwrite; with it the new index replaces the old one whole
     when it is finished (no file of the old one is left).
@@ -92,13 +97,25 @@ def index(
             "ef_construction": ef_construction, "hnsw_storage": hnsw_storage, "refine": refine,
             "refine_k_factor": refine_k_factor}, overwrite)
         return
+    if view is None and model.lower() != "bm25":
+        given = [flag for flag, value in (("--shard-papers", shard_papers), ("--index", index_kind != "flat"),
+                                          ("--aggregate", aggregate != "max"), ("--target", target)) if value]
+        if given:
+            fail(f"{', '.join(given)}: an option of one view; the full-text default (no --view) builds its own "
+                 "parts (add --view ta, section, … to use it)")
+        endpoint = embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
+                                      embeddings_timeout, embeddings_retries)
+        _index_fulltext(corpus, out, model, backend, quantize, max_seq_length, prefix, metric, batch_size, cache_dir,
+                        trust_remote_code, overwrite, endpoint)
+        return
     view = view or IndexView.TA
+    backend, quantize = encoder_options.resolve_backend(backend, quantize, model)
     try:
         index_view(view)
         check_aggregate(aggregate)
         check_index_out(out, overwrite=overwrite, resumable=bool(shard_papers) and model.lower() != "bm25")
         if model.lower() == "bm25":
-            from sciembed.retrieval.paper_index import build_bm25_index
+            from sciembed.retrieval.bm25_paper import build_bm25_index
 
             with index_out_dir(out, overwrite=overwrite) as stage:
                 counts = build_bm25_index(corpus, view, stage, target=target or 358, segment_tokens=segment_tokens)
@@ -149,6 +166,42 @@ def index(
                       f"({100 * cut['share_tokens_cut']:.1f}%) never encoded", highlight=False, soft_wrap=True)
 
 
+def _index_fulltext(corpus: Path, out: Path, model: str, backend: str, quantize: bool, max_seq_length: int | None,
+                    prefix: str, metric: str | None, batch_size: int | None, cache_dir: Path | None,
+                    trust_remote_code: bool, overwrite: bool, endpoint: dict) -> None:
+    """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory."""
+    from rich.console import Console
+
+    from sciembed.models import load_encoder
+    from sciembed.retrieval.fulltext_index import build_fulltext_index
+    from sciembed.retrieval.index_out import check_index_out, index_out_dir
+
+    console = Console(stderr=True)
+    backend, quantize = encoder_options.resolve_backend(backend, quantize, model)
+    try:
+        check_index_out(out, overwrite=overwrite)
+        encoder = load_encoder(model, backend=backend, quantize=quantize, max_seq_length=max_seq_length,
+                               prefix=prefix, metric=metric, cache_dir=cache_dir, trust_remote_code=trust_remote_code,
+                               **endpoint)
+        console.print(f"full-text index: BM25 over full text + {encoder.name} ({backend}"
+                      f"{' int8' if quantize else ''}) over title+abstract and section pieces", highlight=False)
+        extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
+        with index_out_dir(out, overwrite=overwrite) as stage:
+            counts = build_fulltext_index(corpus, encoder, stage, batch_size=batch_size, extra=extra,
+                                          say=lambda line: console.print(line, highlight=False, soft_wrap=True))
+    except known_errors() as err:
+        fail(str(err))
+    from sciembed.retrieval.paper_index import read_manifest
+
+    manifest = read_manifest(out)
+    views, timings = manifest["views"], manifest["timings"]
+    Console().print(
+        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: BM25 over {views['bm25_texts']} full "
+        f"texts, {views['ta']} title+abstract and {views['pieces']} section pieces ({counts.ta_fallback} without "
+        f"body), {counts.rejected} rejected (no text), in {timings['total_s']:.0f} s -> {out} (search it with "
+        f"`sciembed index search {out} --query TEXT` or `--paper ID`)", highlight=False, soft_wrap=True)
+
+
 def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, aggregate: str,
                    ann: dict, overwrite: bool) -> None:
     """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
@@ -186,8 +239,9 @@ def _method_name(method: str | None) -> str | None:
 
 def search(
     ctx: typer.Context,
-    index_dirs: list[Path] = typer.Argument(..., help="Index directories from `sciembed index build`; several are "
-                                                       "fused by RRF (e.g. a BM25 and a dense index: hybrid search)."),
+    index_dirs: list[Path] | None = typer.Argument(None, help="Index directories from `sciembed index build` (a "
+                                                   "full-text index is one); several are fused by RRF (e.g. a BM25 "
+                                                   "and a dense index: hybrid search). Not with --server."),
     query: str | None = typer.Option(None, "--query", help="Free-text query."),
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
@@ -209,10 +263,13 @@ def search(
     trust_remote_code: bool = typer.Option(
         False, "--trust-remote-code", help="Run Python code shipped in the index's model directory (only for models "
         "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
+    server: str | None = typer.Option(None, "--server", help="URL of a running `sciembed index serve` (e.g. "
+                                      "http://127.0.0.1:8000): it answers with its loaded model and index, no load "
+                                      "here ($SCIEMBED_API_KEY is sent when set)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     method = _method_name(method)
-    from sciembed.retrieval.batch import read_paper_ids, read_query_texts, search_batch
+    from sciembed.retrieval.query_files import read_paper_ids, read_query_texts
 
     if query_file is not None:
         if query is not None:
@@ -227,8 +284,26 @@ def search(
               + (f"; got {', '.join(given)}" if given else ""))
     if output not in FORMATS:
         fail(f"--output-format {output!r}: expected one of {', '.join(FORMATS)}")
+    if (server is None) == (not index_dirs):
+        fail("give index directories or --server URL (one of them)")
+    if server is not None:
+        given = [f for f, v in (("--method", method), ("--aggregate", aggregate), ("--fusion", fusion)) if v]
+        if given:
+            fail(f"{', '.join(given)}: the server searches as it was started; not with --server")
+        from sciembed.cli.remote import ServerError, search_server
+
+        try:
+            paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
+            texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
+            results, titles = search_server(server, texts=texts, papers=paper_ids, k=k)
+        except (ServerError, *known_errors()) as err:
+            fail(str(err))
+            return
+        _show(results, titles, output, out, query, paper)
+        return
     try:
         from sciembed.models.trust import trusting_code
+        from sciembed.retrieval.batch import search_batch
         from sciembed.retrieval.learned_fusion import FusionSpec
 
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
@@ -245,6 +320,11 @@ def search(
         from rich.console import Console
 
         Console(stderr=True).print("note: " + "; ".join(notes), highlight=False, soft_wrap=True)
+    _show(results, titles, output, out, query, paper)
+
+
+def _show(results, titles, output: str, out: Path | None, query: str | None, paper: str | None) -> None:
+    """Print the rankings (or write them to --out) in the chosen format."""
     text = _render(results, titles, output, single=query is not None or paper is not None,
                    header=f"query: {query}" if query is not None else
                    f"papers like {paper}: {titles.get(paper or '', '')}")
@@ -260,11 +340,13 @@ def search(
 
 def saved_fusion(index_dirs: list[Path]):
     """The fusion saved with the indexes (a ``fusion.json`` in one of several index directories), else None."""
+    from sciembed.retrieval.fulltext_index import expand_index_dirs
     from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
 
-    if len(index_dirs) < 2:
+    parts, _ = expand_index_dirs(index_dirs)
+    if len(parts) < 2:
         return None
-    found = [d / FUSION_FILE for d in index_dirs if (d / FUSION_FILE).is_file()]
+    found = [d / FUSION_FILE for d in dict.fromkeys([*map(Path, index_dirs), *parts]) if (d / FUSION_FILE).is_file()]
     return FusionSpec.load(found[0]) if found else None
 
 

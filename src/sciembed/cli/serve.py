@@ -13,7 +13,8 @@ from sciembed.cli.options import ServeBatchSize, ServedModelSpec
 
 
 def serve(
-    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build`."),
+    index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build` (a full-text index: "
+                                     "similar papers by its measured fusion)."),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port"),
     model: ServedModelSpec = None,
@@ -88,6 +89,9 @@ def serve(
     if quantize and backend != "onnx":
         fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
+    if fusion is None and (index_dir / "fusion.json").is_file() and not (index_dir / "index").exists():
+        fusion = index_dir / "fusion.json"  # tuned for a full-text index and saved beside its parts
+    index_dir, fused_with = served_parts(index_dir, fused_with)
     try:
         encoder = None
         if model is not None or backend is not None or trust_remote_code:
@@ -113,6 +117,16 @@ def serve(
         highlight=False, soft_wrap=True,
     )
     uvicorn.run(create_app(collection, settings), host=host, port=port, log_level="warning")
+
+
+def served_parts(index_dir: Path, fused_with: list[Path]) -> tuple[Path, list[Path]]:
+    """A full-text index is served as its ``late`` part, fused with its ``bm25`` and ``ta`` parts; others as given."""
+    from sciembed.retrieval.fulltext_index import fulltext_parts, is_fulltext_index
+
+    if not is_fulltext_index(index_dir):
+        return index_dir, fused_with
+    parts = fulltext_parts(index_dir)
+    return parts["late"], [parts["bm25"], parts["a2a"], *fused_with]
 
 
 def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):

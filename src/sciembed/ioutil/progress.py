@@ -3,7 +3,7 @@
 `make_progress(*columns, **kwargs)` is what every long stage uses instead of `rich.progress.Progress`:
 on a terminal it is rich's bar; redirected to a file it is `LogProgress`, which has the same calls
 (`add_task`, `update`, `advance`, `start`, `stop`, `with`) and prints `"<task>: 1,200/5,000 (24%) …
-elapsed 31 s"` on stderr when a task starts, at most every `PLAIN_EVERY_S` seconds
+elapsed 31 s, ETA 1 min 38 s"` on stderr when a task starts, at most every `PLAIN_EVERY_S` seconds
 (`SCIEMBED_PROGRESS_EVERY_S`, default 10) while it runs, and when it ends.
 """
 
@@ -116,7 +116,8 @@ class LogProgress:
             done += f"/{task.total:,.0f} ({100 * task.completed / task.total:.0f}%)"
         fields = "".join(f", {k} {v}" for k, v in task.fields.items() if v not in ("", None))
         name = self._name(task)
-        print(f"{name}: {prefix}{done}{fields}, elapsed {task.last_line - task.start:.0f} s", file=sys.stderr,
+        elapsed = task.last_line - task.start
+        print(f"{name}: {prefix}{done}{fields}, elapsed {elapsed:.0f} s{eta(task, elapsed)}", file=sys.stderr,
               flush=True)
 
 
@@ -130,6 +131,14 @@ class LogProgress:
             return Text.from_markup(markup).plain.strip() or "progress"
         except (KeyError, AttributeError, IndexError, ValueError):
             return task.description or "progress"
+
+
+def eta(task: _Task, elapsed: float) -> str:
+    """", ETA 2 min 05 s" from the rate so far (empty before any progress, without a total, or when done)."""
+    if not task.total or task.completed <= 0 or task.completed >= task.total or elapsed <= 0:
+        return ""
+    left = round(elapsed * (task.total - task.completed) / task.completed)
+    return f", ETA {left // 60} min {left % 60:02d} s" if left >= 60 else f", ETA {left} s"
 
 
 def make_progress(*columns: Any, **kwargs: Any) -> Any:

@@ -2,11 +2,24 @@
 prompt templates and shared CLI options (the fake server for tests is tests/fakes/llm_server.py).
 Lower stages never import it."""
 
-from sciembed.llm.cache import LLMCache
-from sciembed.llm.client import CallStats, LLMClient, LLMReply, LLMRequest
-from sciembed.llm.config import LLMConfig, Sampling
-from sciembed.llm.errors import LLMAuthError, LLMCacheMissError, LLMError, LLMResponseError, PromptError
-from sciembed.llm.prompts import PromptTemplate, available_prompts, load_prompt
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOME = {  # name -> module: imported on first use, so `sciembed --help` and the CLI's options need no HTTP stack
+    "LLMCache": "cache", "CallStats": "client", "LLMClient": "client", "LLMReply": "client", "LLMRequest": "client",
+    "LLMConfig": "config", "Sampling": "config", "LLMAuthError": "errors", "LLMCacheMissError": "errors",
+    "LLMError": "errors", "LLMResponseError": "errors", "PromptError": "errors", "PromptTemplate": "prompts",
+    "available_prompts": "prompts", "load_prompt": "prompts",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'sciembed.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"sciembed.llm.{_HOME[name]}"), name)
+
 
 __all__ = [
     "CallStats",

@@ -7,6 +7,9 @@ once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusi
 ``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
 A collection `sciembed index serve` has updated is searched as it stands (its live adds and deletes included).
 
+A full-text index (`sciembed index build` without ``--view``: `retrieval.fulltext_index`) is its three
+parts, searched as those three directories with ``--method late`` for query papers.
+
 Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
 (`late`, `max_sim`, `naive_sum`, `max_sim_prism_code`) a dense index compares all of the query paper's views with all
 of every candidate's views (`MultiVectorIndex.search_views`).
@@ -16,85 +19,23 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sciembed.errors import SciembedInputError
+from sciembed.retrieval.bm25_paper import open_bm25_index
 from sciembed.retrieval.catalog import CATALOG, Catalog
+from sciembed.retrieval.fulltext_index import expand_index_dirs
 from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import paper_method
-from sciembed.retrieval.paper_index import open_bm25_index, open_paper_index, read_manifest
+from sciembed.retrieval.paper_index import open_paper_index, read_manifest
+from sciembed.retrieval.query_files import QueryFileError, read_paper_ids, read_query_texts  # noqa: F401 (re-exported)
 from sciembed.retrieval.titles import TitleTwins
 from sciembed.views.kinds import MULTI_SECTION, IndexView
 
 Ranking = list[tuple[str, float]]
 FUSION_DEPTH = 100  # each index's list depth when several are fused (then cut to k)
-
-
-class QueryFileError(SciembedInputError, ValueError):
-    """A papers / queries file that cannot be used (file and line in the message)."""
-
-
-def _records(path: str | Path, comments: bool) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
-    """(line number, stripped text, the JSON object when the line is one) per non-blank line."""
-    path = Path(path)
-    if not path.is_file():
-        raise QueryFileError(f"{path}: no such file")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise QueryFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    for number, line in enumerate(lines, 1):
-        text = line.strip()
-        if not text or (comments and text.startswith("#")):
-            continue
-        record = None
-        if text.startswith("{"):
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise QueryFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        yield number, text, record
-
-
-def read_paper_ids(path: str | Path) -> list[str]:
-    """One paper id per line (first whitespace-separated field; `#` comments and blank lines skipped),
-    or JSONL with ``paper_id`` / ``id``."""
-    ids = []
-    for number, text, record in _records(path, comments=True):
-        if record is None:
-            ids.append(text.split()[0])
-            continue
-        pid = record.get("paper_id") or record.get("id")
-        if not pid:
-            raise QueryFileError(f"{path}:{number}: no paper_id")
-        ids.append(str(pid))
-    if not ids:
-        raise QueryFileError(f"{path}: no paper ids")
-    return ids
-
-
-def read_query_texts(path: str | Path) -> list[tuple[str, str]]:
-    """(query id, text): JSONL (``_id``/``id`` + ``text``/``query``, BEIR's queries.jsonl), TSV ``id<TAB>text``,
-    or one text per line (ids q1, q2, …)."""
-    out = []
-    for number, text, record in _records(path, comments=False):
-        if record is not None:
-            query = record.get("text") or record.get("query")
-            if not query:
-                raise QueryFileError(f"{path}:{number}: no text")
-            out.append((str(record.get("_id") or record.get("id") or f"q{number}"), str(query)))
-        elif "\t" in text:
-            qid, query = text.split("\t", 1)
-            out.append((qid, query))
-        else:
-            out.append((f"q{len(out) + 1}", text))
-    if not out:
-        raise QueryFileError(f"{path}: no queries")
-    return out
 
 
 @dataclass
@@ -140,6 +81,14 @@ def _open_served(path: Path, aggregate: str | None) -> _Loaded:
 
 
 def _encoder(loaded: _Loaded) -> Any:
+    """The index's query encoder: ONNX Runtime alone for an ONNX-built index where it applies (no
+    sentence-transformers import: `models.onnx_query`), else the full encoder the manifest names."""
+    from sciembed.models.onnx_query import onnx_query_encoder
+
+    cache = loaded.manifest.get("cache_dir")
+    light = onnx_query_encoder(loaded.manifest.get("encoder") or {}, Path(cache) if cache else None)
+    if light is not None and light.fingerprint == loaded.index.fingerprint:
+        return light
     from sciembed.retrieval.collection import encoder_from_manifest
 
     encoder = encoder_from_manifest(loaded.manifest)
@@ -172,6 +121,9 @@ def search_batch(
     """
     if (papers is None) == (texts is None):
         raise ValueError("give exactly one of papers or texts")
+    index_dirs, fulltext = expand_index_dirs(index_dirs)
+    if fulltext and method is None and papers is not None:
+        method = "late"  # the full-text index's pieces answer `late`, the run the measured fusion fuses
     method = paper_method(method) if method is not None else None
     loaded = [_open(Path(p), aggregate) for p in index_dirs]
     bm25 = [str(p) for p, one in zip(index_dirs, loaded, strict=True) if one.kind == "bm25"]
@@ -182,7 +134,9 @@ def search_batch(
     if fusion is None and len(loaded) > 1:
         fusion = measured_default(names) if papers is not None else None
         if notes is not None:
-            notes.append(f"fused by RRF (k={rrf_k}): no fusion.json in the index directories" if fusion is None else
+            rrf_why = "no fusion.json in the index directories" if papers is not None else \
+                "text queries; the measured fusion ranks query papers"
+            notes.append(f"fused by RRF (k={rrf_k}): {rrf_why}" if fusion is None else
                          f"fused by {fusion.label}, the fusion measured best on real papers (ACL val split, "
                          "MiniLM; docs/p2p.md); tune one for your collection with `sciembed eval run --kind "
                          "paper_to_paper --tune-fusion` and save it as fusion.json in an index directory")
@@ -209,12 +163,15 @@ def search_batch(
         qids = list(papers)
     else:
         qids = [q for q, _ in texts]
+        encoded: dict[str, Any] = {}  # one encoding per encoder (a full-text index's two dense parts share it)
         for one in loaded:
             if one.kind == "bm25":
                 per_index.append(one.index.search_texts([t for _, t in texts], depth))
             else:
-                vectors = _encoder(one).encode([t for _, t in texts], show_progress=False)
-                per_index.append(one.index.search(vectors, depth))
+                key = json.dumps(one.manifest.get("encoder"), sort_keys=True)
+                if key not in encoded:
+                    encoded[key] = _encoder(one).encode([t for _, t in texts], show_progress=False)
+                per_index.append(one.index.search(encoded[key], depth))
     if len(loaded) == 1:
         return list(zip(qids, per_index[0], strict=True)), titles
     fused = []

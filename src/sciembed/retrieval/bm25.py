@@ -4,11 +4,19 @@ bm25s builds its sparse score matrix in one pass, so documents are collected
 by `add` and indexed on the first search after a change. Only documents that
 share at least one term with the query are hits (score > 0): padding a ranking
 with arbitrary zero-score documents would flatter recall.
+
+`save` / `load` keep the built index in bm25s's own format (its score matrix,
+vocabulary and parameters, the tokenizer's vocabulary and stopwords, and the
+texts as bm25s's ``corpus.jsonl``, read lazily through its memory map), plus
+``ids.json``: a loaded index answers without tokenising or scoring the
+collection again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
@@ -45,12 +53,15 @@ class BM25Index:
         self._rows_of: dict[str, list[int]] = {}
         self._retriever = None
         self._tokenizer = None
-        self._avg_len = 0.0
+        self._avg_len: float | None = None  # mean document length in tokens (live overlays score with it)
+        self._corpus = None  # a loaded index's texts (bm25s's memory-mapped corpus.jsonl), read on demand
 
     def __len__(self) -> int:
         return len(self._ids)
 
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        if self._corpus is not None:
+            raise ValueError("add(): a loaded BM25 index is read-only (build a new one to add documents)")
         ids, texts = list(ids), list(texts)
         if len(ids) != len(texts):
             raise ValueError(f"add(): {len(ids)} ids but {len(texts)} texts")
@@ -85,6 +96,10 @@ class BM25Index:
         if self._retriever is None:
             self._build()
         retriever, tokenizer = self._retriever, self._tokenizer
+        if self._avg_len is None:  # a loaded index saved before its length was kept: count it once
+            lengths = [len(ids) for ids in tokenizer.tokenize([self.text(r) for r in range(len(self._ids))],
+                                                              update_vocab=False, return_as="ids", show_progress=False)]
+            self._avg_len = float(np.mean(lengths)) if lengths else 0.0
         indptr = retriever.scores["indptr"]
         n_docs, n_vocab = retriever.scores["num_docs"], len(indptr) - 1
         idf_of, tfc_of = _select_idf_scorer(retriever.idf_method), _select_tfc_scorer(retriever.method)
@@ -123,6 +138,54 @@ class BM25Index:
         absent = self._retriever.nonoccurrence_array
         base = np.array([absent[r].sum() if absent is not None else 0.0 for r in rows], dtype=np.float32)
         return counts, base
+
+    def text(self, row: int) -> str:
+        """The text of document `row` (a loaded index reads it from its corpus file)."""
+        return self._texts[row] if self._corpus is None else str(self._corpus[row]["text"])
+
+    def rows(self, key: str) -> list[int]:
+        """The document rows of id `key` (empty when it has none)."""
+        return list(self._rows_of.get(key, ()))
+
+    def save(self, path: str | Path) -> None:
+        """Write the built index to directory `path` in bm25s's format (see the module docstring)."""
+        if self.stemmer is not None:
+            raise ValueError("save(): an index with a stemmer cannot be saved (the stemmer is code, not data)")
+        if self._corpus is not None:
+            raise ValueError("save(): this index was loaded; copy its directory instead")
+        if self._retriever is None:
+            self._build()
+        path = Path(path)
+        corpus = [{"id": key, "text": text} for key, text in zip(self._ids, self._texts, strict=True)]
+        self._retriever.save(str(path), corpus=corpus, show_progress=False)
+        self._tokenizer.save_vocab(str(path))
+        self._tokenizer.save_stopwords(str(path))
+        (path / "ids.json").write_text(json.dumps(self._ids, ensure_ascii=False))
+        (path / "stats.json").write_text(json.dumps({"avg_len": self._avg_len}))
+
+    @classmethod
+    def load(cls, path: str | Path) -> BM25Index:
+        """An index `save` wrote: the score matrix memory-mapped, texts read only when asked for."""
+        import bm25s
+        from bm25s.tokenization import Tokenizer
+
+        path = Path(path)
+        retriever = bm25s.BM25.load(str(path), load_corpus=True, mmap=True, show_progress=False)
+        index = cls(k1=retriever.k1, b=retriever.b, method=retriever.method)
+        index._ids = json.loads((path / "ids.json").read_text())
+        for row, key in enumerate(index._ids):
+            index._rows_of.setdefault(key, []).append(row)
+        index._tokenizer = Tokenizer(stopwords=[])
+        index._tokenizer.load_vocab(str(path))
+        index._tokenizer.load_stopwords(str(path))
+        index.stopwords = index._tokenizer.stopwords
+        index._retriever, index._corpus = retriever, retriever.corpus
+        if (path / "stats.json").is_file():
+            index._avg_len = json.loads((path / "stats.json").read_text()).get("avg_len")
+        retriever.corpus = None  # retrieve() would return documents instead of row numbers
+        if len(index._corpus) != len(index._ids):
+            raise ValueError(f"{path}: {len(index._ids)} ids but {len(index._corpus)} texts")
+        return index
 
     def search(self, queries: Sequence[str], k: int, exclude: Sequence[str | None] | None = None) -> Hits:
         """Top-k (id, score) per query text, best first; `exclude[i]` never appears."""

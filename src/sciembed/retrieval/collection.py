@@ -43,7 +43,7 @@ from sciembed.papers.model import Paper
 from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import index_views, read_manifest
+from sciembed.retrieval.paper_index import index_views, piece_limits, read_manifest
 from sciembed.views import View, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
 from sciembed.views.window import eligible_sections
@@ -287,7 +287,8 @@ def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]
     def indexed() -> Iterator[tuple[Paper, list[View]]]:
         row = 0
         for paper in CorpusDir(manifest["corpus"]).iter_papers():
-            views, _ = index_views(paper, kind, target, piece_tokens=manifest.get("piece_tokens"))
+            views, _ = index_views(paper, kind, target, piece_tokens=manifest.get("piece_tokens"),
+                                   **piece_limits(manifest))
             if not views:
                 continue
             if ids[row : row + len(views)] != [v.paper_id for v in views]:
@@ -332,6 +333,7 @@ class Collection:
         self.view_kind: str = manifest["view"]
         self.target: int = manifest.get("target_words") or target_words(encoder.max_seq_length)
         self.piece_tokens: int | None = manifest.get("piece_tokens")
+        self.piece_limits = piece_limits(manifest)  # a full-text index's late part reads some pieces only
         self._lock = ReadWriteLock()
         self._writer = threading.RLock()  # re-entered by an automatic compaction after a write
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
@@ -612,7 +614,8 @@ class Collection:
         pairs = []
         skipped = 0
         for paper in dict((p.id, p) for p in papers).values():  # the last copy of a repeated id wins
-            views, _ = index_views(paper, self.view_kind, self.target, piece_tokens=self.piece_tokens)
+            views, _ = index_views(paper, self.view_kind, self.target, piece_tokens=self.piece_tokens,
+                                   **self.piece_limits)
             if views:
                 pairs.append((paper, views))
             else:

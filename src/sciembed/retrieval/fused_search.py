@@ -128,7 +128,8 @@ class FusedPaperSearch:
     def _served(self, collection: Collection, paper: Paper, depth: int, knobs: dict[str, Any]) -> PaperHits:
         vectors = collection.paper_vectors(paper.id) if collection.holds(paper.id) else None
         if vectors is None:
-            views, _ = index_views(paper, collection.view_kind, collection.target, piece_tokens=collection.piece_tokens)
+            views, _ = index_views(paper, collection.view_kind, collection.target, piece_tokens=collection.piece_tokens,
+                                   **collection.piece_limits)
             if not views:
                 return []
             vectors = collection.encode([v.text for v in views])

@@ -6,7 +6,7 @@ refuse theirs. With `overwrite`, the new index is built under a hidden staged
 name beside the old one and swapped in only when it is finished
 (`ioutil.atomic.staged_dir`): the old index answers queries until then, a
 failed build leaves it untouched, and none of its files (faiss files,
-``views.jsonl``, ``shards/``, a tuned ``fusion.json``) survive the swap.
+``bm25s/``, ``shards/``, a tuned ``fusion.json``) survive the swap.
 
 The one build that writes in place is a sharded one (``--shard-papers``) into
 a new directory or into the ``shards/`` a killed run of it left: that is what
@@ -23,7 +23,8 @@ from sciembed.ioutil.atomic import OutputError, output_lock, refuse_links, stage
 
 MANIFEST = "manifest.json"
 # what `index build`, `eval --tune-fusion` and `index compact` write into an index directory
-INDEX_FILES = frozenset({MANIFEST, "index", "papers.json", "views.jsonl", "shards", "fusion.json"})
+INDEX_FILES = frozenset({MANIFEST, "index", "papers.json", "views.jsonl", "bm25s", "shards", "fusion.json",
+                         "bm25", "ta", "late"})  # the last three: the parts of a full-text index
 
 
 def _entries(out: Path) -> list[str]:

@@ -261,31 +261,33 @@ class MultiVectorIndex:
         hits = self.search_views(self.views_of(paper_id), k, method, exclude=[paper_id, *exclude])
         return [(pid, score) for pid, score, _ in hits]
 
-    def _grouped_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """Row order that groups views by paper (papers in `self._papers` order) and each group's start."""
+    def _grouped_rows(self) -> tuple[np.ndarray | None, np.ndarray]:
+        """Row order that groups views by paper (papers in `self._papers` order; None: the rows already are) and
+        each group's start."""
         cached = getattr(self, "_groups", None)
-        if cached is not None and len(cached[0]) == self.num_views:
-            return cached
+        if cached is not None and cached[2] == self.num_views:
+            return cached[:2]
         order = np.argsort(self._paper_of_row, kind="stable")
         starts = np.searchsorted(self._paper_of_row[order], np.arange(len(self._papers)))
-        self._groups = (order, starts)
-        return self._groups
+        self._groups = (None if np.array_equal(order, np.arange(len(order))) else order, starts, self.num_views)
+        return self._groups[:2]
 
     def _search_all_views(
         self, array: np.ndarray, k: int, method: str, exclude: set[str], accept: Callable[[str], bool] | None
     ) -> ViewHitList:
-        by_row = self.dense.all_scores(array).astype(np.float64)  # (queries, rows); removed rows -inf
+        by_row = self.dense.all_scores(array)  # (queries, rows) float32; removed rows -inf
         order, starts = self._grouped_rows()
-        scores = by_row[:, order]  # views grouped by paper
+        scores = by_row if order is None else by_row[:, order]  # views grouped by paper (no copy when they are)
         dead = ~np.isfinite(scores[0])
-        if method == "max_sim":
-            paper = np.maximum.reduceat(scores, starts, axis=1).max(axis=0)
-        elif method == "late":
-            paper = np.maximum.reduceat(scores, starts, axis=1).mean(axis=0)
+        if method in ("max_sim", "late"):  # a max is exact in float32; the mean over query views in float64
+            best = np.maximum.reduceat(scores, starts, axis=1).astype(np.float64)
+            paper = best.max(axis=0) if method == "max_sim" else best.mean(axis=0)
         elif method == "naive_sum":
+            scores = scores.astype(np.float64)  # a copy: removed views are rewritten
             scores[:, dead] = 0.0  # removed views count for nothing
             paper = np.add.reduceat(scores, starts, axis=1).sum(axis=0)
         else:
+            scores = scores.astype(np.float64)
             scores[:, dead] = np.inf  # never the worst
             paper = np.minimum.reduceat(scores, starts, axis=1).sum(axis=0)
         gone = np.add.reduceat((~dead).astype(np.int64), starts) == 0
@@ -294,11 +296,10 @@ class MultiVectorIndex:
         for pid in exclude:
             if pid in position:
                 paper[position[pid]] = -np.inf
-        best_view = by_row.max(axis=0)
         hits = []
-        for i in self._ranked(paper, k, accept):
+        for i in self._ranked(paper, k, accept):  # each hit's best view: over its own rows only
             rows = self.dense.rows_of(self._papers[i])
-            hits.append((self._papers[i], float(paper[i]), int(rows[int(np.argmax(best_view[rows]))])))
+            hits.append((self._papers[i], float(paper[i]), int(rows[int(np.argmax(by_row[:, rows].max(axis=0)))])))
         return hits
 
     def _ranked(self, scores: np.ndarray, k: int, accept: Callable[[str], bool] | None) -> list[int]:

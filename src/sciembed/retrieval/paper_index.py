@@ -27,14 +27,12 @@ from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_
 from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.ties import ordered
 from sciembed.views import View, ta_text, ta_view, target_words
 from sciembed.views.fit import encoder_budget, truncation_row
 from sciembed.views.kinds import MULTI_SECTION, IndexView, index_view, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
 MANIFEST = "manifest.json"
-BM25_VIEWS = "views.jsonl"
 
 
 @dataclass
@@ -56,6 +54,11 @@ def index_views(paper: Paper, kind: str, target: int, **sizes: int) -> tuple[lis
     if kind != IndexView.TA and ta_text(paper).strip():
         return [ta_view(paper)], "ta_fallback"
     return [], "rejected"
+
+
+def piece_limits(manifest: dict[str, Any]) -> dict[str, int | None]:
+    """The section pieces an index directory keeps per paper (None: all), as `index_views` takes them."""
+    return {"per_section": manifest.get("pieces_per_section"), "sections": manifest.get("piece_sections")}
 
 
 def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
@@ -209,91 +212,3 @@ def open_paper_index(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IndexLoadError(f"{path / 'papers.json'}: unreadable ({exc})") from exc
     return PaperIndex(index, manifest, titles)
-
-
-# -- BM25 as an index kind --------------------------------------------------------------------------
-
-
-class BM25PaperIndex:
-    """BM25 over a corpus' views (bm25s), searched like a dense paper index: a paper scores its best view.
-
-    On disk the index is its views as JSONL; bm25s rebuilds its sparse matrix on load (a second for
-    thousands of papers), so there is no binary format to keep in step with bm25s versions.
-    """
-
-    kind = "bm25"
-
-    def __init__(self, paper_ids: list[str], texts: list[str]) -> None:
-        from sciembed.retrieval.bm25 import BM25Index
-
-        self.bm25 = BM25Index()
-        self.bm25.add(paper_ids, texts)
-        self._views: dict[str, list[str]] = {}
-        for pid, text in zip(paper_ids, texts, strict=True):
-            self._views.setdefault(pid, []).append(text)
-
-    def __len__(self) -> int:
-        return len(self._views)
-
-    def search_texts(self, texts: list[str], k: int, exclude: list[list[str]] | None = None
-                     ) -> list[list[tuple[str, float]]]:
-        """Top-k papers per query text; `exclude[i]` lists paper ids query i never gets."""
-        exclude = exclude or [[] for _ in texts]
-        most_views = max(len(v) for v in self._views.values())  # k distinct papers lie within k × this views
-        depth = (k + max((len(ex) for ex in exclude), default=0)) * most_views
-        out = []
-        for hits, ex in zip(self.bm25.search(texts, min(len(self.bm25), depth)), exclude, strict=True):
-            best: dict[str, float] = {}
-            for pid, score in hits:
-                if pid not in ex:
-                    best.setdefault(pid, score)
-            out.append(ordered(best.items())[:k])  # equal scores in seeded-hash order
-        return out
-
-    def paper_text(self, paper_id: str) -> str:
-        if paper_id not in self._views:
-            raise KeyError(f"paper {paper_id!r} is not in this index ({len(self)} papers)")
-        return "\n".join(self._views[paper_id])
-
-
-def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: int = 358,
-                     segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> IndexCounts:
-    """Write a BM25 index directory (views.jsonl, papers.json, manifest.json) for the corpus' views."""
-    kind = index_view(kind)
-    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
-                                          segment_tokens=segment_tokens)
-    if not views:
-        raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
-    out = Path(out)
-    refuse_links(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / BM25_VIEWS, "w", encoding="utf-8") as f:
-        for v in views:
-            f.write(json.dumps({"paper_id": v.paper_id, "text": v.text}, ensure_ascii=False) + "\n")
-    (out / "papers.json").write_text(json.dumps(titles, ensure_ascii=False))
-    import bm25s
-
-    manifest = {"corpus": str(Path(corpus).resolve()), "kind": "bm25", "view": kind,
-                "target_words": target if kind == IndexView.WINDOW else None,
-                "segment_tokens": segment_tokens if kind == IndexView.SEGMENT else None,
-                "encoder": {"name": "bm25", "source": "bm25", "bm25s": bm25s.__version__}, "counts": asdict(counts)}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
-    return counts
-
-
-def open_bm25_index(path: str | Path) -> tuple[BM25PaperIndex, dict[str, Any], dict[str, str]]:
-    path = Path(path)
-    manifest = read_manifest(path)
-    if manifest.get("kind") != "bm25" or not (path / BM25_VIEWS).is_file():
-        raise IndexLoadError(f"{path}: not a BM25 index directory (no {BM25_VIEWS})")
-    ids, texts = [], []
-    with open(path / BM25_VIEWS, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            try:
-                record = json.loads(line)
-                ids.append(str(record["paper_id"]))
-                texts.append(str(record["text"]))
-            except (json.JSONDecodeError, KeyError) as exc:
-                raise IndexLoadError(f"{path / BM25_VIEWS}:{number}: not a view record ({exc})") from exc
-    titles = json.loads((path / "papers.json").read_text())
-    return BM25PaperIndex(ids, texts), manifest, titles

@@ -4,14 +4,19 @@ Importing this package stays light: torch and sentence-transformers load only
 when a model is built.
 """
 
-from sciembed.training.api import train
-from sciembed.training.config import (
-    ConfigError,
-    InfoNCEConfig,
-    JepaConfig,
-    TrainConfig,
-    WindowConfig,
-    load_config,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOME = {"train": "api", "ConfigError": "config", "InfoNCEConfig": "config", "JepaConfig": "config",
+         "TrainConfig": "config", "WindowConfig": "config", "load_config": "config"}
+
+
+def __getattr__(name: str) -> Any:  # imported on first use: the CLI registers recipes without the trainer's code
+    if name not in _HOME:
+        raise AttributeError(f"module 'sciembed.training' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"sciembed.training.{_HOME[name]}"), name)
+
 
 __all__ = ["ConfigError", "InfoNCEConfig", "JepaConfig", "TrainConfig", "WindowConfig", "load_config", "train"]

@@ -42,19 +42,21 @@ def index_view(kind: str) -> IndexView:
 
 
 def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512,
-                segment_tokens: int = DEFAULT_SEGMENT_TOKENS, piece_tokens: int | None = None) -> list[View]:
+                segment_tokens: int = DEFAULT_SEGMENT_TOKENS, piece_tokens: int | None = None,
+                per_section: int | None = None, sections: int | None = None) -> list[View]:
     """The views of one paper: its TA, a window at every section header, every non-empty section (split
     into pieces of at most `piece_tokens` tokens when given: a dense index passes its encoder's budget),
     TA + those sections (``ta+section``, what late interaction compares), CoSAEmb chunks of
     `chunk_tokens`, PRISM segments of `segment_tokens`, or the whole text as one view (``fulltext``:
-    for BM25; a dense encoder reads only its first tokens)."""
+    for BM25; a dense encoder reads only its first tokens). `per_section` / `sections` keep each section's
+    first pieces and that many sections spread over the paper (`section_pieces`; the full-text index's)."""
     kind = index_view(kind)
     if kind is IndexView.FULLTEXT:
         return [View(paper.id, ViewKind.FULLTEXT, text)] if (text := full_text(paper)).strip() else []
     if kind is IndexView.TA_SECTION:
         ta = [ta_view(paper)] if ta_text(paper).strip() else []
-        return ta + paper_views(paper, IndexView.SECTION, target, piece_tokens=piece_tokens) if (
-            ta or paper.has_body) else []
+        return ta + paper_views(paper, IndexView.SECTION, target, piece_tokens=piece_tokens, per_section=per_section,
+                                sections=sections) if (ta or paper.has_body) else []
     if kind is IndexView.CHUNK:
         return chunk_views(paper, max_tokens=chunk_tokens)
     if kind is IndexView.SEGMENT:
@@ -65,5 +67,5 @@ def paper_views(paper: Paper, kind: str, target: int, *, chunk_tokens: int = 512
         body = body_words(paper)
         return [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
     if piece_tokens is not None:  # IndexView.SECTION
-        return section_pieces(paper, piece_tokens)
+        return section_pieces(paper, piece_tokens, per_section=per_section, sections=sections)
     return [section_view(paper, i) for i, s in enumerate(paper.sections) if s.text.strip()]

@@ -20,8 +20,9 @@ from typing import Any
 from sciembed.evaluation.bench.report import write_suite_report
 from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, write_run_files
 from sciembed.evaluation.bench.suite import ModelEntry, Suite
-from sciembed.evaluation.benchmarks.adapters import HarnessAdapter, harness_results
+from sciembed.evaluation.benchmarks.adapters import harness_results
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.scenarios import ScenarioBenchmark
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.evaluation.task import normalize_key
 
@@ -63,8 +64,8 @@ def suite_of_runs(runs: Sequence[Any], benchmark: Any, out: Path | str, *, name:
     body_modes = tuple(dict.fromkeys(m for _, m in keys if m))
     bname = name or kind  # one benchmark per report: its kind names it (benchmarks/citation.md)
     primary = BENCHMARKS[kind].headline
-    adapter = HarnessAdapter(benchmark, bname, kind, scenarios, body_modes, primary=primary,
-                             geometry=any(r.geometry for r in runs), window_tokens=window_tokens)
+    adapter = ScenarioBenchmark(benchmark, bname, kind, scenarios, body_modes, primary=primary,
+                                geometry=any(r.geometry for r in runs), window_tokens=window_tokens)
     names = unique_names(runs)
     entry = {"name": bname, "kind": kind, "path": str(getattr(benchmark, "source", "")), "split":
              getattr(benchmark, "split", "test"), "window_tokens": window_tokens}

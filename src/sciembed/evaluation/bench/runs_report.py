@@ -2,9 +2,10 @@
 
 `evaluate_encoder` returns a `ModelRun` per model; the experiments (the S2Full study, the demo) and
 the Python API score models that way, in process, and their report is the suite's: each run becomes
-a cell through the same conversion the runner applies to a citation benchmark
-(`benchmarks.adapters.harness_results`), so per-query scores, significance, the headline table and the
-citation detail page (per domain, geometry: `bench.citation_detail`) come from `write_suite_report`.
+a cell (`benchmarks.adapters.harness_results`) of the benchmark `eval run` would load
+(`benchmarks.scenarios.ScenarioBenchmark`, the same fingerprint), so per-query scores, significance, the
+headline table and the citation detail page (per domain, geometry: `bench.citation_detail`) come from
+`write_suite_report`.
 
     runs = [evaluate_encoder(m, bench) for m in ("minilm", "bm25")]
     write_runs_report(runs, bench, Path("runs/eval"))   # report.md, results.json, benchmarks/, heatmap.png

@@ -1,10 +1,10 @@
-"""The benchmarks that already existed (BEIR folders, pools files, citation corpora, SciTLDR) on the contract.
+"""BEIR folders, pools files and SciTLDR on the contract; semantic and paper-to-paper still run natively.
 
 BEIR folders and pools files become one `RankingTask` each, ranked over the
 full collection / whole pools (no top-k cut) with the suite's relevance
-threshold. A citation corpus runs through the citation harness
-(`evaluate_encoder`) with k = the number of papers, so its rankings are full
-lists too; its scenarios become tasks.
+threshold. `harness_results` turns an in-process `ModelRun` (`evaluate_encoder`,
+`p2p_evaluate`) into task results for the report writer. Citation corpora and
+section retrieval are `scenarios.ScenarioBenchmark`.
 """
 
 from __future__ import annotations

@@ -31,8 +31,10 @@ class ScenarioBenchmark:
     window_tokens: int | None = None  # body windows' token budget (default: the model's, `TextStyle`)
 
     def fingerprint(self) -> str:
+        """Changes with the data and options; ``x1``: scored by the executor (cells of the older harness, which
+        lacked full-list NDCG, R-precision and the first relevant rank, are recomputed)."""
         return (f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
-                f":g{int(self.geometry)}:w{self.window_tokens}")
+                f":g{int(self.geometry)}:w{self.window_tokens}:x1")
 
     def describe(self) -> dict[str, Any]:
         d = self.benchmark.describe()

@@ -21,8 +21,8 @@ def invoke(*args: object):
 
 
 def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
-    result = invoke("eval", "run", citation_corpus, "--model", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
-                    "--body-mode", "full", "--out", tmp_path / "run")
+    result = invoke("eval", "run", citation_corpus, "--model", "bm25", "--set", "scenarios=ta_ta,body_body",
+                    "--set", "body_modes=full", "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
     assert "ta_ta" in result.output and "body_body/full" in result.output and "report: " in result.output
     results = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -32,8 +32,8 @@ def test_eval_bm25_and_compare(citation_corpus: Path, tmp_path: Path) -> None:
     compared = invoke("eval", "compare", tmp_path / "run", tmp_path / "run", "--metric", "ndcg@10")
     assert compared.exit_code == 0, compared.output
     assert "+0.0" in compared.output and "bm25 (B) vs bm25 (A)" in compared.output
-    again = invoke("eval", "run", citation_corpus, "-m", "bm25", "--scenario", "ta_ta", "--scenario", "body_body",
-                   "--body-mode", "full", "-o", tmp_path / "run")
+    again = invoke("eval", "run", citation_corpus, "-m", "bm25", "--set", "scenarios=ta_ta,body_body",
+                   "--set", "body_modes=full", "-o", tmp_path / "run")
     assert "cells computed 0, reused 1" in again.output  # eval is resumable like bench
 
 
@@ -65,9 +65,8 @@ def test_minilm_end_to_end_with_cache(unarxive_papers, corpus_writer, tmp_path: 
         members[domain[pid]].append(pid)
     pairs = [pair for group in members.values() for pair in pairwise(group)]
     corpus = corpus_writer(tmp_path / "unarxive", unarxive_papers, dict.fromkeys(ids, "test"), pairs, domain)
-    args = ["eval", "run", corpus, "--model", "minilm", "--model", "bm25", "--scenario", "ta_ta", "--scenario",
-            "body_ta",
-            "--body-mode", "windowed", "--max-seq-length", "64", "--cache-dir", tmp_path / "cache"]
+    args = ["eval", "run", corpus, "--model", "minilm", "--model", "bm25", "--set", "scenarios=ta_ta,body_ta",
+            "--set", "body_modes=windowed", "--max-seq-length", "64", "--cache-dir", tmp_path / "cache"]
     first = invoke(*args, "--out", tmp_path / "one")
     assert first.exit_code == 0, first.output
     second = invoke(*args, "--out", tmp_path / "two")

@@ -92,8 +92,8 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     tiny = build_tiny_bert(tmp_path / "tiny", words, seed=0)
     out = tmp_path / "out"
     result = runner.invoke(app, ["eval", "run", str(corpus), "--kind", "paper_to_paper", "-m", str(tiny), "--out",
-                                 str(out),
-                                 "--methods", "a2a,late,bm25,fused", "--tune-fusion", "--val-share", "0.5"])
+                                 str(out), "--set", "methods=a2a,late,bm25,fused", "--set", "tune_fusion=true",
+                                 "--set", "val_share=0.5"])
     assert result.exit_code == 0, result.output
     saved = out / "fusion" / corpus.name / f"{slug(str(tiny))}.json"
     spec = json.loads(saved.read_text())
@@ -102,12 +102,12 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     notes = [n for r in cell["results"] if r["task"].startswith("fused/") for n in r["notes"]]
     assert notes and all(n.startswith("fusion tuned on val") for n in notes)
     again = runner.invoke(app, ["eval", "run", "--kind", "paper_to_paper", str(corpus), "-m", str(tiny), "--out",
-                                str(tmp_path / "o2"), "--methods", "a2a,fused", "--fusion", str(saved),
-                                "--val-share", "0.5"])
+                                str(tmp_path / "o2"), "--set", "methods=a2a,fused", "--set", f"fusion={saved}",
+                                "--set", "val_share=0.5"])
     assert again.exit_code == 0, again.output
     bad = runner.invoke(app, ["eval", "run", str(corpus), "--kind", "paper_to_paper", "-m", str(tiny), "--out",
                               str(tmp_path / "o3"),
-                              "--methods", "a2a,fused"])
+                              "--set", "methods=a2a,fused"])
     assert bad.exit_code == 2 and "needs a fusion" in bad.output
 
 

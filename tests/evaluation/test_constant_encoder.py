@@ -151,3 +151,18 @@ def test_a_constant_encoder_probes_at_chance() -> None:
     chance = [run_task(task, DenseScorer(RandomEncoder(s), show_progress=False)).metrics["accuracy"]
               for s in RANDOM_SEEDS]
     assert abs(constant - 100 / 3) < 5 and abs(statistics.mean(chance) - 100 / 3) < 10
+
+
+def test_a_constant_encoder_gets_the_chance_gold_rank() -> None:
+    """A gold-rank task: every candidate tied, the gold sits on average in the middle of the pool, (n + 1) / 2."""
+    from sciembed.evaluation.contract import GoldRankTask
+    from sciembed.evaluation.execute import run_task
+
+    n = 40
+    task = GoldRankTask("t2a", {f"q{i:02d}": f"title {i}" for i in range(n)},
+                        {f"c{i:02d}": f"abstract {i}" for i in range(n)}, {f"q{i:02d}": f"c{i:02d}" for i in range(n)})
+    constant = run_task(task, DenseScorer(ConstantEncoder(), show_progress=False))
+    assert constant.kind == "gold_rank" and constant.score == (n + 1) / 2
+    assert set(constant.per_query["rank"].values()) == {(n + 1) / 2} and constant.counts == {"queries": n, "pool": n}
+    chance = [run_task(task, DenseScorer(RandomEncoder(s), show_progress=False)).score for s in RANDOM_SEEDS]
+    assert abs(statistics.mean(chance) - (n + 1) / 2) < 6

@@ -169,16 +169,9 @@ def _kinds(tmp_path: Path, citation_corpus: Path) -> dict[str, tuple[Path, dict,
 
 
 def _flags(options: dict) -> list[str]:
-    out = []
-    for key, value in options.items():
-        flag = {"scenarios": "--scenario", "tasks": "--task"}.get(key, "--" + key.replace("_", "-"))
-        if key == "methods":
-            out += [flag, ",".join(value)]
-        elif isinstance(value, list):
-            out += [x for v in value for x in (flag, str(v))]
-        else:
-            out += [flag, str(value)]
-    return out
+    """The entry's options as `--set key=value` (lists comma-separated)."""
+    return [x for key, value in options.items()
+            for x in ("--set", f"{key}={','.join(value) if isinstance(value, list) else value}")]
 
 
 def _results(results_file: Path) -> list[dict]:
@@ -214,12 +207,29 @@ def test_an_option_the_benchmark_does_not_read_is_an_error(tmp_path: Path) -> No
     beir = _write_beir(tmp_path / "beir")
     result = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o",
                                       str(tmp_path / "o"),
-                                      "--scenario", "ta_ta"])
+                                      "--set", "scenarios=ta_ta"])
     assert result.exit_code == 2
     assert "option(s) scenarios do not apply to kind beir" in result.output
     bm25 = CliRunner().invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-o", str(tmp_path / "o"),
                                     "--backend", "onnx"])
     assert bm25.exit_code == 2 and "do not apply to bm25" in bm25.output
+
+
+def test_the_kind_options_come_from_an_entry_file_and_set(tmp_path: Path) -> None:
+    """`-c entry.yaml` and `--set` (which wins) give the kind's options; an unknown key or a stray one is an error."""
+    beir = _write_beir(tmp_path / "beir")
+    entry = tmp_path / "entry.yaml"
+    entry.write_text("relevant_min: 3\nsplit: test\n")
+    args = ["eval", "run", "--kind", "beir", str(beir), "-m", "bm25", "-c", str(entry)]
+    ok = CliRunner().invoke(app, [*args, "--set", "relevant_min=1", "-o", str(tmp_path / "o")])
+    assert ok.exit_code == 0, ok.output
+    described = json.loads((tmp_path / "o" / "results.json").read_text())["benchmarks"]["beir"]
+    assert described["relevant_min"] == 1
+    unknown = CliRunner().invoke(app, [*args, "--set", "relevance=2", "-o", str(tmp_path / "u")])
+    assert unknown.exit_code == 2 and "relevance" in unknown.output
+    entry.write_text("scenarios: [ta_ta]\n")
+    stray = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "s")])
+    assert stray.exit_code == 2 and "option(s) scenarios do not apply to kind beir" in stray.output
 
 
 def test_constant_scorer_scores_like_a_random_ranking(tmp_path: Path) -> None:

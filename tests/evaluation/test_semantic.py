@@ -144,7 +144,7 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     (model / "training_papers.txt").write_text("p00\np01\np02\n")
     result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
-                                      str(tmp_path / "r"), "--sample", "20"])
+                                      str(tmp_path / "r"), "--set", "sample=20"])
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert results["benchmarks"]["c"]["counts"]["excluded_used_in_training"] == 3
@@ -192,7 +192,7 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
         out = tmp_path / label
         result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(corpus), "-m", str(model), "-o",
                                           str(out),
-                                          "--sample", "20", *flags])
+                                          "--set", "sample=20", *flags])
         assert result.exit_code == 0, result.output
         (cell,) = json.loads((out / "results.json").read_text())["cells"]
         per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["task"] != "clustering"}
@@ -230,7 +230,7 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
     model = build_tiny_bert(tmp_path / "tiny", sorted(words | {"summary"}))
     result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(tmp_path / "c"), "-m", str(model),
-                                      "-o", str(tmp_path / "r"), "--summaries-file", str(summaries)])
+                                      "-o", str(tmp_path / "r"), "--set", f"summaries_file={summaries}"])
     assert result.exit_code == 0, result.output
     (cell,) = json.loads((tmp_path / "r" / "results.json").read_text())["cells"]
     assert {"summary2ta", "summary2title", "summary2abstract"} <= {r["task"] for r in cell["results"]}
@@ -326,7 +326,7 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
     model = build_tiny_bert(tmp_path / "tiny", sorted(words))
     result = CliRunner().invoke(app, ["eval", "run", "--kind", "semantic", str(root), "-m", str(model), "-o",
                                       str(tmp_path / "r"),
-                                      "--datasets", "fos,mesh_descriptors", "--sample", "8"])
+                                      "--set", "datasets=fos,mesh_descriptors", "--set", "sample=8"])
     assert result.exit_code == 0, result.output
     written = json.loads((tmp_path / "r" / "results.json").read_text())["benchmarks"]["scirepeval_semantic"]
     assert written["config"]["clustering"] == "SciDocs MAG official train/test split"

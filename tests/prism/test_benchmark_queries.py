@@ -66,8 +66,9 @@ def test_queries_for_the_split_query_papers_then_eval_prism_llm(collection, tmp_
         assert sorted(pid for pid, _ in read_query_sets(val)) == val_ids
 
         run = tmp_path / "eval"
-        result = runner.invoke(app, ["eval", "run", "--kind", "paper_to_paper", str(collection), "--split", "test",
-                                     *SPLIT, "--methods", "a2a,prism_llm", "--llm-queries", str(out),
+        result = runner.invoke(app, ["eval", "run", "--kind", "paper_to_paper", str(collection), "--set", "split=test",
+                                     "--set", "seed=3", "--set", "val_share=0.4", "--set", "methods=a2a,prism_llm",
+                                     "--set", f"llm_queries={out}",
                                      "-m", "fake-embed", "--backend", "openai", "--embeddings-base-url", server.url,
                                      "--out", str(run)])
         assert result.exit_code == 0, result.output

@@ -94,7 +94,7 @@ def test_prism_queries_with_the_papers_decoding_settings(setup, tmp_path):
 def test_eval_paper_to_paper_on_scifullbench(setup, tmp_path):
     _, tiny = setup
     result = runner.invoke(app, ["eval", "run", "--kind", "scifullbench", str(FIXTURE), "-m", str(tiny), "--out",
-                                 str(tmp_path), "--methods", "a2a,late_interaction,prism_extractive,bm25,hybrid"])
+                                 str(tmp_path), "--set", "methods=a2a,late_interaction,prism_extractive,bm25,hybrid"])
     assert result.exit_code == 0, result.output
     assert "prism_extractive" in result.output and "input problems" in result.output
     assert (tmp_path / "report.md").is_file() and (tmp_path / "runs").is_dir()

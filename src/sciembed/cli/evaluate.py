@@ -11,33 +11,28 @@ from rich.table import Table
 
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import eval_app
-from sciembed.cli.options import BatchSize, CacheDir, ConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
+from sciembed.cli.options import BatchSize, CacheDir, EntryConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
+from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS
 from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
     "`sciembed eval suite` runs it.\n\n"
-    "PATH is the benchmark; --kind says what it is (default: citation, a built corpus). Every kind of "
-    "`sciembed.evaluation.benchmarks` works: citation, beir, pools, scitldr, scirepeval, csfcube, triplets, "
-    "section_retrieval, semantic, paper_to_paper, scifullbench. An option the kind does not read is an error. "
-    "Writes results.json, report.md, benchmarks/<name>.md, cells/ (reused by the next run) and TREC run files "
-    "into --out."
+    "PATH is the benchmark; --kind says what it is (default: citation, a built corpus). The kind's options come "
+    "from -c ENTRY.yaml (a suite's benchmark entry) and --set KEY=VALUE (repeatable; lists comma-separated), "
+    "and an option the kind does not read is an error. Kinds and their options: "
+    + "; ".join(f"{k.name} ({', '.join(sorted(k.options)) or 'none'})" for k in BENCHMARKS.values())
+    + ".\n\nWrites results.json, report.md, benchmarks/<name>.md, cells/ (reused by the next run) and TREC run "
+    "files into --out."
 )
 COMPARE_HELP = (
     "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
     "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed eval suite` on the same benchmark."
 )
-_BENCH = "Benchmark options (each applies to the kinds named)"
 _MODEL = "Model options (dense models)"
 
-ENTRY_OPTIONS = {"split": "split", "scenario": "scenarios", "body_mode": "body_modes", "query_mode": "query_mode",
-                 "seed": "seed", "sample": "sample", "section_title": "section_title", "relevant_min": "relevant_min",
-                 "task": "tasks", "queries_file": "queries_file", "qrels_file": "qrels_file", "exclude": "exclude",
-                 "min_gold": "min_gold", "config": "config", "llm_queries": "llm_queries", "methods": "methods",
-                 "geometry": "geometry", "window_tokens": "window_tokens", "summaries_file": "summaries_file",
-                 "datasets": "datasets", "fusion": "fusion", "tune_fusion": "tune_fusion", "val_share": "val_share"}
-LISTS = ("methods", "datasets")  # comma-separated on the command line
 MODEL_OPTIONS = ("backend", "quantize", "device", "pooling", "ta_join", "adapter")  # load_encoder's keywords
 EMBEDDINGS_OPTIONS = {"embeddings_base_url": "base_url", "embeddings_api_key_env": "api_key_env",
                       "embeddings_dimensions": "dimensions"}  # --backend openai -> load_encoder's keywords
@@ -50,16 +45,23 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return was_given(ctx, name)
 
 
-def benchmark_entry(ctx: typer.Context, path: Path, kind: str | None, values: dict) -> dict:
-    """The suite entry the command line describes: only the options actually given."""
-    entry: dict = {"name": Path(path).name or (kind or "citation"), "kind": kind or "citation", "path": str(path)}
-    for option, field in ENTRY_OPTIONS.items():
-        if _given(ctx, option):
-            value = values[option]
-            if option in LISTS:
-                value = comma_list(value)
-            entry[field] = str(value) if isinstance(value, Path) else value
-    return entry
+def benchmark_entry(path: Path, kind: str | None, config: Path | None, sets: list[str]) -> BenchmarkEntry:
+    """The suite entry the command line describes: ENTRY.yaml's options, then --set's, checked against the kind."""
+    from sciembed.evaluation.benchmarks.registry import check_options
+    from sciembed.evaluation.issues import BenchmarkError
+    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
+    from sciembed.training.config import parse_overrides
+
+    options = read_yaml_mapping(config, BenchmarkError, "benchmark entry") if config else {}
+    for key, value in parse_overrides(sets).items():
+        field = BenchmarkEntry.model_fields.get(key)
+        listed = field is not None and "list" in str(field.annotation) and isinstance(value, str)
+        options[key] = comma_list(value) if listed else value
+    kind = kind or options.get("kind") or "citation"
+    entry = {"name": Path(path).name or kind, **options, "kind": kind, "path": str(path)}
+    checked = validate_model(BenchmarkEntry, entry, str(config or "--set"), BenchmarkError)
+    check_options(checked)
+    return checked
 
 
 def eval_command(
@@ -68,53 +70,8 @@ def eval_command(
     model: ModelSpecs = ...,
     out: OutDir = ...,
     kind: str | None = typer.Option(None, "--kind", help="Benchmark kind (default citation); see --help above."),
-    split: str = typer.Option("test", rich_help_panel=_BENCH,
-                              help="citation, section_retrieval, paper_to_paper: corpus split; beir: qrels split."),
-    scenario: list[str] = typer.Option(["ta_ta", "body_ta", "body_body"], rich_help_panel=_BENCH,
-                                       help="citation: ta_ta | body_ta | body_body."),
-    body_mode: list[str] = typer.Option(["windowed"], rich_help_panel=_BENCH,
-                                        help="citation: windowed | full (body scenarios)."),
-    query_mode: str | None = typer.Option(None, rich_help_panel=_BENCH,
-                                          help="citation: anchors | linked; csfcube: abstract | facet."),
-    seed: Seed = 0,
-    sample: int | None = typer.Option(None, min=1, rich_help_panel=_BENCH,
-                                      help="section_retrieval: papers drawn; semantic: papers sampled (6000)."),
-    section_title: bool = typer.Option(True, rich_help_panel=_BENCH,
-                                       help="section_retrieval: section texts start with the paper title."),
-    relevant_min: int = typer.Option(1, min=1, rich_help_panel=_BENCH,
-                                     help="beir, pools: the lowest grade that counts as relevant."),
-    task: list[str] | None = typer.Option(None, rich_help_panel=_BENCH, help="scirepeval: task names (repeatable)."),
-    queries_file: Path | None = typer.Option(None, rich_help_panel=_BENCH,
-                                             help="semantic: queries JSONL; paper_to_paper: query paper ids."),
-    qrels_file: Path | None = typer.Option(None, rich_help_panel=_BENCH, help="paper_to_paper: TREC qrels."),
-    exclude: Path | None = typer.Option(None, rich_help_panel=_BENCH,
-                                        help="semantic: paper ids (file or corpus dir) left out of the sample."),
-    summaries_file: Path | None = typer.Option(None, rich_help_panel=_BENCH,
-                                               help="semantic: held-out summaries JSONL; adds SemCSE's "
-                                                    "generalisation check (summary → TA / title / abstract)."),
-    datasets: str | None = typer.Option(None, rich_help_panel=_BENCH,
-                                        help="semantic on a SciRepEval release root: the paper's construction, "
-                                             "--sample (500) train papers per listed config (comma-separated); "
-                                             "clustering on SciDocs MAG's official split."),
-    min_gold: int = typer.Option(1, min=1, rich_help_panel=_BENCH,
-                                 help="paper_to_paper: query papers with at least this many gold papers."),
-    config: ConfigFile = None,
-    llm_queries: Path | None = typer.Option(None, rich_help_panel=_BENCH,
-                                            help="paper_to_paper, scifullbench: LLM aspect queries for prism_llm."),
-    methods: str | None = typer.Option(None, rich_help_panel=_BENCH,
-                                       help="paper_to_paper, scifullbench: comma-separated methods."),
-    fusion: Path | None = typer.Option(None, rich_help_panel=_BENCH,
-                                       help="paper_to_paper: fusion.json that method `fused` applies."),
-    tune_fusion: bool = typer.Option(False, "--tune-fusion", rich_help_panel=_BENCH,
-                                     help="paper_to_paper on an ingested collection: tune `fused` on the val query "
-                                          "papers (saved as OUT/fusion/<benchmark>/<model>.json), report test."),
-    val_share: float = typer.Option(0.3, min=0.0, max=1.0, rich_help_panel=_BENCH,
-                                    help="paper_to_paper on an ingested collection: share of val query papers "
-                                         "(split by --seed)."),
-    geometry: bool = typer.Option(False, rich_help_panel=_BENCH,
-                                  help="citation: alignment, uniformity and spectrum of dense models."),
-    window_tokens: int | None = typer.Option(None, min=1, rich_help_panel=_BENCH,
-                                             help="citation, section_retrieval: token budget of body windows."),
+    config: EntryConfigFile = None,
+    sets: list[str] = typer.Option([], "--set", help="A kind's option, KEY=VALUE (repeatable): --set split=val."),
     cache_dir: CacheDir = None,
     batch_size: BatchSize = None,
     run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
@@ -142,7 +99,7 @@ def eval_command(
     from sciembed.ioutil.yaml_config import validate_model
 
     values = dict(locals())
-    entry = benchmark_entry(ctx, path, kind, values)
+    entry = benchmark_entry(path, kind, config, sets)
     options = {name: values[name] for name in MODEL_OPTIONS if _given(ctx, name)}
     options.update({key: values[name] for name, key in EMBEDDINGS_OPTIONS.items() if values[name] is not None})
     given = sorted(options) + [name for name in ("max_seq_length", "metric") if values[name] is not None]
@@ -155,7 +112,8 @@ def eval_command(
               for m in model]
     suite = validate_model(Suite, {"out": str(out), "cache": str(cache_dir) if cache_dir else None,
                                    "batch_size": batch_size, "run_depth": run_depth, "models": models,
-                                   "benchmarks": [entry]}, "the command line", SuiteError)
+                                   "benchmarks": [entry.model_dump(exclude_unset=True)]}, "the command line",
+                           SuiteError)
     check_writable(out)  # before any encoding: an unwritable --out fails now, not after all the work
     console = Console()
     run = run_suite(suite, force=overwrite, say=lambda line: console.print(escape(line), highlight=False),

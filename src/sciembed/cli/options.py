@@ -67,6 +67,8 @@ RecipeConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Recipe YAML (configs/<recipe>*.yaml); the flags below and --set override it.")]
 StudyConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Study YAML (arms, baselines, evaluation) or a window config.")]
+EntryConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Benchmark entry YAML (as in a suite): the kind's options; --set overrides it.")]
 RealStudyConfigFile = Annotated[Path, typer.Option(
     *CONFIG, help="Real-study YAML: source TEI folder, splits, evaluation, arms.")]
 

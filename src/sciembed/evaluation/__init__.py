@@ -5,41 +5,33 @@
     run.aggregates[("body_ta", "windowed")]["ndcg@10"]
     write_runs_report([run], bench, Path("runs/eval"))  # the suite report: report.md, results.json, benchmarks/
 
-Heavy libraries (torch, faiss, ranx) load only when a function needs them. This module's names are
-the interface packages above (training's validation) may use; they import nothing deeper.
+This module's names are the interface packages above (training's validation) may use; each loads on first
+use (PEP 562), so importing one submodule (the CLI reads the benchmark registry) loads nothing else.
 """
 
-from sciembed.evaluation.beir import BeirBenchmark, load_beir
-from sciembed.evaluation.bench.runs_report import write_runs_report
-from sciembed.evaluation.citation import CitationBenchmark, build_citation_benchmark
-from sciembed.evaluation.compare import Comparison, compare_runs, load_results
-from sciembed.evaluation.issues import BenchmarkError, Issue, IssueLog
-from sciembed.evaluation.metrics import METRICS, PRIMARY
-from sciembed.evaluation.pools import PoolBenchmark, load_pools
-from sciembed.evaluation.run import ModelRun, evaluate_encoder
-from sciembed.evaluation.task import BODY_MODES, SCENARIOS, RetrievalTask, ScenarioKey, normalize_key
+from __future__ import annotations
 
-__all__ = [
-    "BODY_MODES",
-    "METRICS",
-    "PRIMARY",
-    "SCENARIOS",
-    "BeirBenchmark",
-    "BenchmarkError",
-    "CitationBenchmark",
-    "Comparison",
-    "Issue",
-    "IssueLog",
-    "ModelRun",
-    "PoolBenchmark",
-    "RetrievalTask",
-    "ScenarioKey",
-    "build_citation_benchmark",
-    "compare_runs",
-    "evaluate_encoder",
-    "load_beir",
-    "load_pools",
-    "load_results",
-    "normalize_key",
-    "write_runs_report",
-]
+from importlib import import_module
+from typing import Any
+
+_HOME = {
+    "BeirBenchmark": "beir", "load_beir": "beir",
+    "write_runs_report": "bench.runs_report",
+    "CitationBenchmark": "citation", "build_citation_benchmark": "citation",
+    "Comparison": "compare", "compare_runs": "compare", "load_results": "compare",
+    "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",
+    "METRICS": "metrics", "PRIMARY": "metrics",
+    "PoolBenchmark": "pools", "load_pools": "pools",
+    "ModelRun": "run", "evaluate_encoder": "run",
+    "BODY_MODES": "task", "SCENARIOS": "task", "RetrievalTask": "task", "ScenarioKey": "task",
+    "normalize_key": "task",
+}
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value

@@ -1,4 +1,4 @@
-"""The Benchmark contract: every benchmark yields tasks of six kinds, each kind's metrics defined once.
+"""The Benchmark contract: every benchmark yields tasks of seven kinds, each kind's metrics defined once.
 
 ==================  =========================================  ===============================================
 kind                what a task holds                          metrics (defined here, nowhere else)
@@ -7,12 +7,14 @@ kind                what a task holds                          metrics (defined 
                                                                cut): NDCG, NDCG@10, MAP, MRR, R@10/100, R-prec
 ``rerank``          queries, each with its own candidate pool  the same ranx metrics over the whole pool, plus
                                                                a benchmark's official metric function if any
+``gold_rank``       queries, one shared pool, one gold          expected rank of the gold candidate over every
+                    candidate per query                        order of tied scores: mean / median rank, MRR
 ``triplets``        (query, positive, negative) ids + texts    accuracy of d(q, pos) < d(q, neg); geometry
 ``classification``  texts, labels, train/test ids              scikit-learn linear probe, F1 (see probes.py)
 ``regression``      texts, targets, train/test ids             scikit-learn linear probe, Kendall τ / Pearson
 ``vectors``         texts and the benchmark's own scoring      whatever that official evaluator computes from
                     function over their vectors                the vectors (SciRepEval's Paper-Reviewer
-                                                               Matching, S2AND); dense models only
+                                                               Matching, S2AND, a corpus' geometry); dense only
 ==================  =========================================  ===============================================
 
 Relevance: graded NDCG uses every judged grade as its gain (as pytrec_eval and
@@ -22,7 +24,7 @@ metric suffix.
 
 A benchmark is any object with `name`, `kind`, `fingerprint()`, `describe()`,
 `tasks(style)` and `summarize(results)`; `TextStyle` tells it how the model
-wants its texts (the tokenizer's separator, the model card's input format).
+wants its texts (the tokenizer's separator, the model card's input format, its body-window budget).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-TASK_KINDS = ("retrieval", "rerank", "triplets", "classification", "regression", "vectors")
+TASK_KINDS = ("retrieval", "rerank", "gold_rank", "triplets", "classification", "regression", "vectors")
 
 # The ranking metrics every retrieval / rerank task reports (ranx names; binary ones get "-l<min grade>").
 RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@1", "recall@10", "recall@100",
@@ -45,11 +47,17 @@ class TextStyle:
 
     `sep`: what goes between title and abstract (SciRepEval joins them with the
     tokenizer's separator token, ``title [SEP] abstract``); `input_format`: the
-    model card's (``plain`` or a recipe's, e.g. ``cosaemb``).
+    model card's (``plain`` or a recipe's, e.g. ``cosaemb``); `ta_join`: what the
+    model's own TA views put there (``". "`` unless loaded with ``ta_join``);
+    `window_tokens`: the token budget of body windows (the card's, else the
+    encoder's); `encoder`: the dense encoder, for formats counted in its tokens.
     """
 
     sep: str = "."
     input_format: str = "plain"
+    ta_join: str = ". "
+    window_tokens: int = 512  # BM25 reads the window of a 512-token model
+    encoder: Any = field(default=None, compare=False, repr=False)
 
     def join(self, title: str | None, abstract: str | None) -> str:
         title, abstract = (title or "").strip(), (abstract or "").strip()
@@ -94,6 +102,21 @@ class RankingTask:
 
 
 @dataclass
+class GoldRankTask:
+    """Each query has one gold candidate in a pool shared by all queries (SemCSE's matching tasks); scored by
+    the gold's expected rank over every order of tied scores, so a constant scorer gets the chance rank."""
+
+    name: str
+    queries: dict[str, str]
+    candidates: dict[str, str]
+    gold: dict[str, str]  # query id -> its gold candidate's id
+    primary: str = "mean_rank"
+    group: str = ""
+    notes: list[str] = field(default_factory=list)
+    kind: str = "gold_rank"
+
+
+@dataclass
 class TripletTask:
     name: str
     texts: dict[str, str]
@@ -131,12 +154,13 @@ class ProbeTask:
 @dataclass
 class VectorTask:
     """Texts to encode and the benchmark's official evaluator over their vectors (id -> vector), for a task
-    that fits no other kind: a reviewer scored by their papers, author clusters within blocks. `score`
-    returns the metrics (×100), `primary` among them."""
+    that fits no other kind: a reviewer scored by their papers, author clusters within blocks, a corpus'
+    geometry. `score` returns the metrics, `primary` among them, and any non-numeric value (a spectrum) for
+    the report's details."""
 
     name: str
     texts: dict[str, str]
-    score: Callable[[Mapping[str, Any]], dict[str, float]] = field(repr=False)
+    score: Callable[[Mapping[str, Any]], dict[str, Any]] = field(repr=False)
     primary: str = "score"
     group: str = ""
     notes: list[str] = field(default_factory=list)
@@ -144,7 +168,7 @@ class VectorTask:
     kind: str = "vectors"
 
 
-Task = RankingTask | TripletTask | ProbeTask | VectorTask
+Task = RankingTask | GoldRankTask | TripletTask | ProbeTask | VectorTask
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Run one contract task with one scorer: rankings, triplets or a probe → `TaskResult`.
+"""Run one contract task with one scorer: rankings, gold ranks, triplets, a probe or vectors → `TaskResult`.
 
 Rankings are never cut: every query ranks all of its candidates (the whole
 collection, or its pool), so MAP, NDCG and the rank of the first relevant
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TripletTask, VectorTask
+from sciembed.evaluation.contract import GoldRankTask, ProbeTask, RankingTask, TaskResult, TripletTask, VectorTask
 from sciembed.evaluation.metrics import ranx_scores
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 from sciembed.evaluation.ties import ordered, tie_notes
@@ -116,6 +116,26 @@ def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str
     return result, rankings
 
 
+def run_gold_rank(task: GoldRankTask, scorer: Any) -> TaskResult:
+    """Each query's expected rank of its gold candidate among all candidates (`models.distance.expected_ranks`):
+    mean rank (lower is better), median rank and MRR."""
+    from sciembed.models.distance import expected_ranks
+
+    qids, cids = sorted(task.queries), sorted(task.candidates)
+    column = {c: j for j, c in enumerate(cids)}
+    ranks = np.empty(len(qids))
+    block = 256  # queries per score matrix, as `rank_task`
+    for start in range(0, len(qids), block):
+        batch = qids[start : start + block]
+        matrix = scorer.scores([task.queries[q] for q in batch], [task.candidates[c] for c in cids])
+        ranks[start : start + len(batch)] = expected_ranks(matrix, np.array([column[task.gold[q]] for q in batch]))
+    metrics = ({"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),
+                "mrr": 100.0 * float((1.0 / ranks).mean())} if len(ranks) else {})
+    per_query = {"rank": dict(zip(qids, ranks.tolist(), strict=True))}
+    counts = {"queries": len(qids), "pool": len(cids)}
+    return TaskResult(task.name, task.kind, task.primary, metrics, per_query, counts, task.group, list(task.notes))
+
+
 def run_triplets(task: TripletTask, scorer: Any) -> TaskResult:
     """Accuracy of score(q, pos) > score(q, neg), a tie counting half; geometry on a seeded sample of
     `geometry_sample` triplets."""
@@ -179,9 +199,12 @@ def run_vector_task(task: VectorTask, scorer: Any) -> TaskResult:
     """Encode every text once, then the benchmark's own evaluator over the vectors."""
     ids = sorted(task.texts)
     matrix = scorer.embed([task.texts[i] for i in ids]) if ids else np.zeros((0, 0))
-    metrics = task.score(dict(zip(ids, matrix, strict=True)))
+    scored = task.score(dict(zip(ids, matrix, strict=True)))
+    metrics = {k: v for k, v in scored.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    details = {k: v for k, v in scored.items() if k not in metrics}
     counts = {"texts": len(ids), **task.counts}
-    return TaskResult(task.name, task.kind, task.primary, metrics, {}, counts, task.group, list(task.notes))
+    return TaskResult(task.name, task.kind, task.primary, metrics, {}, counts, task.group, list(task.notes),
+                      details)
 
 
 def supports(task: Any, scorer: Any) -> str | None:
@@ -196,6 +219,8 @@ def supports(task: Any, scorer: Any) -> str | None:
 def run_task(task: Any, scorer: Any) -> TaskResult:
     if isinstance(task, RankingTask):
         return run_ranking(task, scorer)
+    if isinstance(task, GoldRankTask):
+        return run_gold_rank(task, scorer)
     if isinstance(task, TripletTask):
         return run_triplets(task, scorer)
     if isinstance(task, ProbeTask):

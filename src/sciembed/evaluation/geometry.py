@@ -176,3 +176,20 @@ def citation_geometry(
         out["intra_article_alignment"][mode] = cosine_alignment(a, b)
         out["wang_isola_intra_article_alignment"][mode] = alignment(a, b)
     return out
+
+
+def geometry_result(geometry: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
+    """`citation_geometry`'s figures as a task's metrics (its numeric leaves as ``a.b`` keys) and details (the
+    singular values, for the spectrum figure)."""
+
+    def flat(tree: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
+        out: dict[str, float] = {}
+        for key, value in tree.items():
+            if isinstance(value, Mapping):
+                out.update(flat(value, f"{prefix}{key}."))
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                out[f"{prefix}{key}"] = float(value)
+        return out
+
+    values = geometry.get("spectrum", {}).get("singular_values", [])
+    return flat(geometry), {"singular_values": [float(v) for v in values]}

@@ -29,6 +29,7 @@ import numpy as np
 
 from sciembed.evaluation.task import RetrievalTask
 from sciembed.evaluation.ties import ordered, past_ties
+from sciembed.models.card import default_window_tokens
 from sciembed.views import target_words
 
 Ranking = list[tuple[str, float]]
@@ -65,14 +66,6 @@ def _exclusions(task: RetrievalTask, qids: Sequence[str]) -> list[str | None]:
             raise ValueError(f"{q}: only the query's own id can be excluded, got {ids}")
         out.append(ids[0] if ids else None)
     return out
-
-
-def default_window_tokens(encoder: Any) -> int:
-    """Body windows' token budget when none is given: the model card's ``window_tokens`` (a window-recipe model
-    records its training budget) or else the encoder's ``max_seq_length``."""
-    from sciembed.models.card import card_window_tokens
-
-    return card_window_tokens(getattr(encoder, "card", None)) or int(encoder.max_seq_length)
 
 
 def rank_positions(ranker: Any, index: Any, task: RetrievalTask, positions: Sequence[int], k: int

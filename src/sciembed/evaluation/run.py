@@ -19,7 +19,7 @@ from sciembed.evaluation import metrics as M
 from sciembed.evaluation.full_list import METRIC as FULL_MRR
 from sciembed.evaluation.full_list import full_list_mrr
 from sciembed.evaluation.geometry import citation_geometry
-from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, default_window_tokens, rank_task
+from sciembed.evaluation.rankers import BM25Ranker, DenseRanker, Ranking, rank_task
 from sciembed.evaluation.task import (
     BODY_MODES,
     SCENARIOS,
@@ -27,9 +27,9 @@ from sciembed.evaluation.task import (
     RetrievalTask,
     ScenarioDict,
     ScenarioKey,
-    key_str,
 )
 from sciembed.evaluation.ties import tie_notes
+from sciembed.models.card import default_window_tokens
 from sciembed.views import target_words
 
 
@@ -189,18 +189,6 @@ def make_scorer(encoder: Any, *, batch_size: int | None = None, show_progress: b
     return DenseScorer(encoder, distance=encoder.metric, batch_size=batch_size, show_progress=show_progress)
 
 
-def ranking_task(task: RetrievalTask, relevant_min: int = 1) -> Any:
-    """A harness `RetrievalTask` as the contract's `RankingTask` (texts, qrels, pools and exclusions unchanged)."""
-    from sciembed.evaluation.contract import RankingTask
-
-    if any(ids not in ([], [q]) for q, ids in task.exclude.items()):
-        raise ValueError(f"{task.key}: only the query's own id can be excluded")
-    return RankingTask(name=key_str(task.key), queries=dict(zip(task.query_ids, task.query_texts, strict=True)),
-                       docs=dict(zip(task.doc_ids, task.doc_texts, strict=True)), qrels=task.qrels,
-                       pools=task.pools, relevant_min=relevant_min,
-                       exclude_self=any(task.exclude.values()), extra_metrics=tuple(task.metrics))
-
-
 def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_size: int | None, show_progress: bool,
                          window_tokens: int | None, relevant_min: int) -> ModelRun:
     """A BEIR folder or pools file through `execute.rank_and_score`, returned as a `ModelRun` for the report."""
@@ -219,7 +207,7 @@ def _evaluate_full_lists(encoder: Any, benchmark: Benchmark, k: int, *, batch_si
     run = ModelRun(model=scorer.name, fingerprint=scorer.fingerprint, kind=scorer.kind,
                    benchmark_fingerprint=benchmark.fingerprint(), k=k, config=scorer.config())
     start = time.perf_counter()
-    result, rankings = rank_and_score(ranking_task(task, relevant_min), scorer)
+    result, rankings = rank_and_score(task.ranking_task(relevant_min), scorer)
     run.timings["rank_and_score_s"] = time.perf_counter() - start
     per_query = {m: {q: v / 100.0 for q, v in scores.items()} for m, scores in result.per_query.items()
                  if m in task.metrics}

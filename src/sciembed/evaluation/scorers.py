@@ -76,8 +76,12 @@ class DenseScorer:
         self.fingerprint = self.encoder.fingerprint
 
     def style(self) -> TextStyle:
+        from sciembed.models.card import default_window_tokens
+
         card = getattr(self.encoder, "card", None) or getattr(getattr(self.encoder, "inner", None), "card", None)
-        return TextStyle(sep=_separator(self.encoder), input_format=getattr(card, "input_format", "plain") or "plain")
+        return TextStyle(sep=_separator(self.encoder), input_format=getattr(card, "input_format", "plain") or "plain",
+                         ta_join=getattr(self.encoder, "ta_join", ". "),
+                         window_tokens=default_window_tokens(self.encoder), encoder=self.encoder)
 
     def config(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint, "distance": self.distance,

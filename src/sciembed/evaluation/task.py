@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sciembed.evaluation.contract import RankingTask
 from sciembed.evaluation.issues import IssueLog
 from sciembed.evaluation.metrics import METRICS
 
@@ -113,6 +114,16 @@ class RetrievalTask:
     def __post_init__(self) -> None:
         if len(self.query_ids) != len(self.query_texts) or len(self.doc_ids) != len(self.doc_texts):
             raise ValueError(f"{key_str(self.key)}: ids and texts differ in length")
+
+    def ranking_task(self, relevant_min: int = 1, primary: str = "ndcg@10", group: str = "") -> RankingTask:
+        """The contract's `RankingTask` of this scenario (texts, qrels, pools, exclusions and notes unchanged)."""
+        if any(ids not in ([], [q]) for q, ids in self.exclude.items()):
+            raise ValueError(f"{key_str(self.key)}: only the query's own id can be excluded")
+        return RankingTask(name=key_str(self.key), queries=dict(zip(self.query_ids, self.query_texts, strict=True)),
+                           docs=dict(zip(self.doc_ids, self.doc_texts, strict=True)), qrels=self.qrels,
+                           pools=self.pools, relevant_min=relevant_min, primary=primary,
+                           exclude_self=any(self.exclude.values()), extra_metrics=tuple(self.metrics), group=group,
+                           notes=[n["message"] for n in self.notes.to_list()])
 
     def counts(self) -> dict[str, int]:
         return {

@@ -53,6 +53,12 @@ class ModelCard:
         return asdict(self)
 
 
+def default_window_tokens(encoder: Any) -> int:
+    """Body windows' token budget when none is given: the model card's ``window_tokens`` (a window-recipe model
+    records its training budget) or else the encoder's ``max_seq_length``."""
+    return card_window_tokens(getattr(encoder, "card", None)) or int(encoder.max_seq_length)
+
+
 def card_window_tokens(card: ModelCard | None) -> int | None:
     """The body windows' token budget a card asks evaluation to use (``extra.window_tokens``: S2Full's window
     recipe records its training budget, so a ModernBERT saved to read 8,192 tokens is still evaluated on

@@ -38,9 +38,15 @@ def gold_ranks(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray, me
         raise ValueError(f"{len(queries)} queries but {len(gold)} gold indices")
     ranks = np.empty(len(queries), dtype=np.float64)
     for start in range(0, len(queries), BLOCK):
-        block = scores(queries[start:start + BLOCK], candidates, metric)
-        own = block[np.arange(len(block)), gold[start:start + BLOCK]]
-        better = (block > own[:, None]).sum(1)
-        tied = (block == own[:, None]).sum(1) - 1  # the gold candidate ties itself
-        ranks[start:start + BLOCK] = 1 + better + tied / 2
+        ranks[start:start + BLOCK] = expected_ranks(scores(queries[start:start + BLOCK], candidates, metric),
+                                                    gold[start:start + BLOCK])
     return ranks
+
+
+def expected_ranks(block: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Row i's expected 1-based rank of column ``gold[i]`` in a (queries × candidates) score block, over a random
+    order of equal scores: 1 + (candidates strictly better) + (others tied) / 2."""
+    own = block[np.arange(len(block)), gold]
+    better = (block > own[:, None]).sum(1)
+    tied = (block == own[:, None]).sum(1) - 1  # the gold candidate ties itself
+    return 1 + better + tied / 2

@@ -2,9 +2,10 @@
 
 `evaluate_encoder` returns a `ModelRun` per model; the experiments (the S2Full study, the demo) and
 the Python API score models that way, in process, and their report is the suite's: each run becomes
-a cell through the same conversion the runner applies to a citation benchmark
-(`benchmarks.adapters.harness_results`), so per-query scores, significance, the headline table and the
-citation detail page (per domain, geometry: `bench.citation_detail`) come from `write_suite_report`.
+a cell (`benchmarks.adapters.harness_results`) of the benchmark `eval run` would load
+(`benchmarks.scenarios.ScenarioBenchmark`, the same fingerprint), so per-query scores, significance, the
+headline table and the citation detail page (per domain, geometry: `bench.citation_detail`) come from
+`write_suite_report`.
 
     runs = [evaluate_encoder(m, bench) for m in ("minilm", "bm25")]
     write_runs_report(runs, bench, Path("runs/eval"))   # report.md, results.json, benchmarks/, heatmap.png
@@ -20,8 +21,9 @@ from typing import Any
 from sciembed.evaluation.bench.report import write_suite_report
 from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, write_run_files
 from sciembed.evaluation.bench.suite import ModelEntry, Suite
-from sciembed.evaluation.benchmarks.adapters import HarnessAdapter, harness_results
+from sciembed.evaluation.benchmarks.adapters import harness_results
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.scenarios import ScenarioBenchmark
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.evaluation.task import normalize_key
 
@@ -63,8 +65,8 @@ def suite_of_runs(runs: Sequence[Any], benchmark: Any, out: Path | str, *, name:
     body_modes = tuple(dict.fromkeys(m for _, m in keys if m))
     bname = name or kind  # one benchmark per report: its kind names it (benchmarks/citation.md)
     primary = BENCHMARKS[kind].headline
-    adapter = HarnessAdapter(benchmark, bname, kind, scenarios, body_modes, primary=primary,
-                             geometry=any(r.geometry for r in runs), window_tokens=window_tokens)
+    adapter = ScenarioBenchmark(benchmark, bname, kind, scenarios, body_modes, primary=primary,
+                                geometry=any(r.geometry for r in runs), window_tokens=window_tokens)
     names = unique_names(runs)
     entry = {"name": bname, "kind": kind, "path": str(getattr(benchmark, "source", "")), "split":
              getattr(benchmark, "split", "test"), "window_tokens": window_tokens}

@@ -1,7 +1,7 @@
 """Benchmarks by kind: one loader module each, one table (`registry.BENCHMARKS`).
 
     entry = BenchmarkEntry(name="scidocs", kind="beir", path="data/scidocs")
-    bench = load_benchmark(entry, Path("runs/bench"))   # a contract object: tasks() or run_native()
+    bench = load_benchmark(entry, Path("runs/bench"))   # a contract object: tasks(style), summarize()
 """
 
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry

@@ -1,10 +1,10 @@
-"""The benchmarks that already existed (BEIR folders, pools files, citation corpora, SciTLDR) on the contract.
+"""BEIR folders, pools files and SciTLDR on the contract; semantic and paper-to-paper still run natively.
 
 BEIR folders and pools files become one `RankingTask` each, ranked over the
 full collection / whole pools (no top-k cut) with the suite's relevance
-threshold. A citation corpus runs through the citation harness
-(`evaluate_encoder`) with k = the number of papers, so its rankings are full
-lists too; its scenarios become tasks.
+threshold. `harness_results` turns an in-process `ModelRun` (`evaluate_encoder`,
+`p2p_evaluate`) into task results for the report writer. Citation corpora and
+section retrieval are `scenarios.ScenarioBenchmark`.
 """
 
 from __future__ import annotations
@@ -72,74 +72,15 @@ class PoolsAdapter:
         return primary_summary(results)
 
 
-@dataclass
-class HarnessAdapter:
-    """A citation-harness benchmark (a built corpus, same-paper sections) run by `evaluate_encoder`.
-
-    Rankings are full lists (k = the number of candidates), so MAP and MRR are over every candidate;
-    each scenario becomes a task.
-    """
-
-    benchmark: Any  # CitationBenchmark | SectionRetrievalBenchmark
-    name: str
-    kind: str = "citation"
-    scenarios: tuple[str, ...] = ("ta_ta", "body_ta", "body_body")
-    body_modes: tuple[str, ...] = ("windowed",)
-    primary: str = "ndcg@10"
-    geometry: bool = False  # dense models: alignment, uniformity, spectrum as one more task
-    window_tokens: int | None = None  # body windows' token budget (default: the encoder's)
-    native: bool = True  # run by `run_native`, not task by task
-
-    def fingerprint(self) -> str:
-        return (f"{self.benchmark.fingerprint()}:{','.join(self.scenarios)}:{','.join(self.body_modes)}"
-                f":g{int(self.geometry)}:w{self.window_tokens}")
-
-    def describe(self) -> dict[str, Any]:
-        d = self.benchmark.describe()
-        return {**{k: v for k, v in d.items() if k != "issues"}, "name": self.name, "scenarios": list(self.scenarios),
-                "body_modes": list(self.body_modes), "issues": d.get("issues", [])}
-
-    def tasks(self, style: TextStyle) -> list[RankingTask]:
-        return []
-
-    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
-        from sciembed.evaluation.run import evaluate_encoder
-        from sciembed.evaluation.scorers import DenseScorer
-
-        model = scorer.encoder if isinstance(scorer, DenseScorer) else "bm25"
-        candidates = getattr(self.benchmark, "units", None) or self.benchmark.papers  # sections, else papers
-        k = max(1, len(candidates))
-        run = evaluate_encoder(model, self.benchmark, self.scenarios, self.body_modes, k=k, show_progress=True,
-                               batch_size=batch_size, geometry=self.geometry, window_tokens=self.window_tokens)
-        if isinstance(scorer, DenseScorer):  # the harness encodes through the encoder: count it on the scorer
-            scorer.encoded += int(run.encoding.get("distinct", 0))
-            scorer.model_encoded += int(run.encoding.get("encoded", 0))
-        return harness_results(run, self.kind, self.primary)
-
-    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
-        """Each scenario's primary score and their mean; geometry is reported on the detail page, not here."""
-        return primary_summary([r for r in results if r.kind != "geometry"])
-
-
 def harness_results(run: Any, kind: str, primary: str = "ndcg@10") -> list[TaskResult]:
     """A harness `ModelRun` as the suite's task results: one per scenario (×100), and its geometry as one more
     task (the numbers as measured; the singular values, for the spectrum figure, in ``details``)."""
+    from sciembed.evaluation.geometry import geometry_result
+
     out = task_results(run, kind, primary)
     if run.geometry:
-        metrics = {k: float(v) for k, v in _flat(run.geometry).items()}
-        details = {"singular_values": [float(v) for v in run.geometry.get("spectrum", {}).get("singular_values", [])]}
+        metrics, details = geometry_result(run.geometry)
         out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=kind, details=details))
-    return out
-
-
-def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, float]:
-    """Numeric leaves of a nested dict as ``a.b`` keys."""
-    out: dict[str, float] = {}
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            out.update(_flat(value, f"{prefix}{key}."))
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            out[f"{prefix}{key}"] = value
     return out
 
 

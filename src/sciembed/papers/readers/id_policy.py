@@ -127,6 +127,11 @@ def untrusted_flag(reason: str, doi: str) -> str:
     return f"{UNTRUSTED_FLAG}:{reason}:{doi}"
 
 
+def flag_kind(flag: str) -> str:
+    """A flag as counted in reports: ``untrusted_doi:<reason>`` without its DOI, any other flag as it is."""
+    return flag.rsplit(":", 1)[0] if flag.startswith(UNTRUSTED_FLAG + ":") else flag
+
+
 def untrusted_dois(paper: Paper) -> list[tuple[str, str]]:
     """(reason, doi) for each DOI the paper's flags record as untrusted."""
     out = []

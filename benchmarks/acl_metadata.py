@@ -116,7 +116,8 @@ def compare(ref: str, folder: Path) -> dict:
 
 
 def corpus_build(ref: str, folder: Path) -> dict:
-    """Ingest + `corpus build` (default funnel, no test/val split) with REF's tree and this one's: papers, references, citations."""
+    """Ingest + `corpus build` (default funnel, no test/val split) with REF's tree and this one's: papers,
+    references resolved, citations."""
     with tempfile.TemporaryDirectory() as tmp:
         before = json.loads(_child(BUILD_SCRIPT, _baseline_tree(ref, tmp), str(folder)))
     after = json.loads(_child(BUILD_SCRIPT, ROOT / "src", str(folder)))

@@ -5,18 +5,20 @@ was the typesetter's (drop it and join) or the author's (keep it, drop the
 space) is decided on the paper's own words, offline, first rule that applies:
 
 1. the joined word occurs unbroken in the paper -> joined ("represen- tation", "representation" elsewhere);
-2. the hyphenated word occurs in the paper -> hyphen kept ("state-of-the- art", "pre-trained" elsewhere);
-3. the right part is a function word ("pre- and post-training", "first- or second-order") -> left alone;
-4. the left part already holds a hyphen ("state-of-the- art") or is one letter; or it is a compound
-   prefix ("pre", "non", "multi", … `COMPOUND_PREFIXES`), or the right part is a compound head ("level",
-   "based", "specific", … `COMPOUND_HEADS`) -> hyphen kept (a prefix only before a word of the paper:
-   "pre- trained" but "pre- sented");
-5. both parts are words of the paper on their own, elsewhere ("domain- specific") -> hyphen kept;
-6. otherwise -> joined ("en- sembles": "en" is no word of the paper).
+2. the hyphenated word occurs in the paper, or the right part is itself hyphenated ("state- of-the-art")
+   -> hyphen kept;
+3. the right part is a function word -> left alone, a suspended hyphen ("pre- and post-training"),
+   unless the left part is a fragment of at most 3 letters that is no word ("mi- nor" -> "minor");
+4. the left part holds a hyphen ("state-of-the- art") or is one letter ("x- axis") -> hyphen kept;
+5. a compound prefix (`COMPOUND_PREFIXES`: "pre", "non", "multi", …) or an "-ly" adverb before a word
+   of the paper -> hyphen kept ("pre- trained", but "pre- sented" is joined);
+6. the left part (3+ letters) is a word of the paper and the right part a compound head
+   (`COMPOUND_HEADS`: "level", "based", …) or a word of the paper too -> hyphen kept ("domain- specific");
+7. otherwise -> joined ("en- sembles": "en" is no word of the paper).
 
+Words of the paper are its abstract's and sections' words outside the broken ones.
 Only a lower-case word on the right and a lower-case letter before the hyphen
-qualify: "BERT- Large" and "1- 2" stay as they are; a one-letter left part keeps
-its hyphen ("x- axis" -> "x-axis").
+qualify: "BERT- Large" and "1- 2" stay as they are.
 """
 
 from __future__ import annotations

@@ -79,3 +79,20 @@ def test_the_same_pdf_gets_the_same_id_ingested_and_uploaded(client, shared_data
         uploaded = client.post("/search/file", files={"file": ("N18-3011.pdf", handle.read())}, data={"k": "1"})
     assert uploaded.status_code == 200, uploaded.text
     assert ingested == uploaded.json()["paper"]["id"] == "N18-3011"
+
+
+def test_the_same_pdf_gets_the_same_id_through_grobid(client, shared_data, tmp_path):
+    from fakes.grobid import FakeGrobid, pairs_from_dirs
+    from sciembed.cli.serve import use_pdf_reader
+    from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
+
+    formats = shared_data / "formats"
+    pdf = formats / "pdf" / "2020.acl-main.207.pdf"
+    with FakeGrobid(pairs_from_dirs(formats / "pdf", formats / "grobid-tei")).running() as grobid:
+        backend = GrobidBackend(GrobidOptions(grobid.url, backoff_s=0.01), tmp_path / "tei-cache")
+        ingest([pdf], tmp_path / "corpus", progress=False, pdf=backend)
+        use_pdf_reader(tmp_path / "index", grobid.url)
+        uploaded = client.post("/search/file", files={"file": (pdf.name, pdf.read_bytes())}, data={"k": "1"})
+    assert uploaded.status_code == 200, uploaded.text
+    (ingested,) = CorpusDir(tmp_path / "corpus").papers()
+    assert ingested == uploaded.json()["paper"]["id"] == "2020.acl-main.207"

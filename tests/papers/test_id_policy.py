@@ -101,3 +101,8 @@ def test_real_acl_files_keep_their_anthology_ids(shared_data):
     wrong = read_one(folder / "D14-1030.tei.xml.gz")
     assert isinstance(wrong, Accepted) and wrong.paper.id == "D14-1030" and wrong.paper.external_ids.doi is None
     assert untrusted_dois(wrong.paper) == [(YEAR_MISMATCH, "10.1016/j.clinph.2006.07.316")]
+
+
+def test_file_names_with_spaces_become_ids_with_underscores(tmp_path):
+    paper = read_one(write(tmp_path, "My lab paper (v2).tei.xml", tei("Graphs"))).paper
+    assert paper.id == "My_lab_paper_(v2)" == source_id("My lab paper (v2).pdf")

@@ -96,3 +96,11 @@ def test_the_same_pdf_gets_the_same_id_through_grobid(client, shared_data, tmp_p
     assert uploaded.status_code == 200, uploaded.text
     (ingested,) = CorpusDir(tmp_path / "corpus").papers()
     assert ingested == uploaded.json()["paper"]["id"] == "2020.acl-main.207"
+
+
+def test_upload_names_give_the_ids_ingest_gives(client):
+    data = tei("Exoplanet atmospheres from transit spectra").encode()
+    for name, expected in (("C:\\papers\\My paper (v2).tei.xml", "My_paper_(v2)"), ("résumé.tei.xml", "résumé")):
+        added = client.post("/papers/file", files={"file": (name, data)})
+        assert added.status_code == 200, added.text
+        assert client.get(f"/papers/{expected}").json()["id"] == expected

@@ -5,7 +5,7 @@ The request's file name is used for two things: choosing among known suffixes
 detection, and, as `sciembed corpus ingest` does with a file's name, the id of
 a one-paper file (TEI, JATS, PDF): its stem, so ``P17-2090.pdf`` is
 ``P17-2090`` whether ingested or uploaded (`papers/readers/id_policy.py`). The
-name is cut to its base name and safe characters and only ever appears in
+name is cut to its base name without control characters and only ever appears in
 messages and ids: the bytes go to a file with a server-chosen name in a
 private temporary directory, which is removed afterwards; no path from a
 request ever reaches the filesystem. Without a usable name a PDF is named
@@ -41,7 +41,7 @@ from sciembed.server.errors import ApiError
 SUFFIXES = (".tei.xml", ".pdf.json", ".json", ".jsonl", ".ndjson", ".xml", ".nxml")
 UPLOAD_PREFIX = "sciembed-upload-"  # + "<pid>-": the server that made the directory
 MAX_NAME_CHARS = 200
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def remove_abandoned_uploads(root: str | Path | None = None) -> int:
@@ -84,9 +84,10 @@ def upload_label(filename: str | None, data: bytes) -> str:
 
 def display_name(filename: str | None, data: bytes) -> str:
     """How the upload is named to the readers (messages, and the id of a one-paper file): the client's base
-    name in safe characters when it has a stem (``P17-2090.pdf``), else `upload_label`."""
+    name, control characters dropped, when it has a stem (``P17-2090.pdf``), else `upload_label`. It names
+    no file: the bytes are stored under `upload_label`."""
     base = (filename or "").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-    name = _UNSAFE.sub("_", base).lstrip(".")[-MAX_NAME_CHARS:]
+    name = _CONTROL.sub("", base).strip()[-MAX_NAME_CHARS:]
     stem = source_id(name) if name else ""
     if not stem or stem.startswith(".") or id_problem(stem, stem):
         return upload_label(filename, data)

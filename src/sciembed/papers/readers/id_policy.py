@@ -51,8 +51,9 @@ MAX_YEAR_GAP = 2
 
 
 def source_id(name: str) -> str:
-    """A one-paper file's id: its name without folder and format suffixes ("a/P17-2090.tei.xml.gz" -> "P17-2090")."""
-    stem = name.replace("\\", "/").rsplit("/", 1)[-1]
+    """A one-paper file's id: its name without folder and format suffixes ("a/P17-2090.tei.xml.gz" -> "P17-2090"),
+    whitespace runs as "_" ("My paper.pdf" -> "My_paper": TREC runs cannot hold an id with a space)."""
+    stem = "_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split())
     changed = True
     while changed:
         changed = False

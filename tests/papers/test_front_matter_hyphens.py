@@ -52,3 +52,8 @@ def test_real_tei_hyphens(shared_data):
         assert word in text
     for compound in ("part-of-speech", "task-specific", "end-to-end", "state-of-the-art", "character-level"):
         assert compound in text, compound
+
+
+def test_strong_heads_and_closed_compounds():
+    fixed, _ = join_paper_hyphens("A fine- grained, rule- based tagger for in- domain text, out- side the lab.", [])
+    assert fixed == "A fine-grained, rule-based tagger for in-domain text, outside the lab."

@@ -4,7 +4,8 @@ GROBID keeps a word broken at a line end as ``left- right``. Whether the hyphen
 was the typesetter's (drop it and join) or the author's (keep it, drop the
 space) is decided on the paper's own words, offline, first rule that applies:
 
-1. the joined word occurs unbroken in the paper -> joined ("represen- tation", "representation" elsewhere);
+1. the joined word occurs unbroken in the paper, or is a closed compound (`CLOSED_COMPOUNDS`: "out- side")
+   -> joined ("represen- tation", "representation" elsewhere);
 2. the hyphenated word occurs in the paper, or the right part is itself hyphenated ("state- of-the-art")
    -> hyphen kept;
 3. the right part is a function word -> left alone, a suspended hyphen ("pre- and post-training"),
@@ -12,9 +13,11 @@ space) is decided on the paper's own words, offline, first rule that applies:
 4. the left part holds a hyphen ("state-of-the- art") or is one letter ("x- axis") -> hyphen kept;
 5. a compound prefix (`COMPOUND_PREFIXES`: "pre", "non", "multi", …) or an "-ly" adverb before a word
    of the paper -> hyphen kept ("pre- trained", but "pre- sented" is joined);
-6. the left part (3+ letters) is a word of the paper and the right part a compound head
-   (`COMPOUND_HEADS`: "level", "based", …) or a word of the paper too -> hyphen kept ("domain- specific");
-7. otherwise -> joined ("en- sembles": "en" is no word of the paper).
+6. the right part is a strong compound head (`STRONG_HEADS`: "level", "based", "grained", …) after a
+   left part of 3+ letters ("fine- grained"), or "in- domain" -> hyphen kept;
+7. the left part (3+ letters) is a word of the paper and the right part a compound head
+   (`COMPOUND_HEADS`) or a word of the paper too -> hyphen kept ("domain- specific");
+8. otherwise -> joined ("en- sembles": "en" is no word of the paper).
 
 Words of the paper are its abstract's and sections' words outside the broken ones.
 Only a lower-case word on the right and a lower-case letter before the hyphen
@@ -44,6 +47,16 @@ COMPOUND_HEADS = frozenset({"level", "based", "specific", "scale", "art", "train
                             "grained", "end", "of", "the", "tuned", "tuning", "shot", "order", "sized", "related",
                             "only", "step", "side", "domain", "task", "time", "value", "valued", "term",
                             "known", "defined", "annotated", "labeled", "labelled", "supervised", "sensitive"})
+# Heads so rarely the end of a broken word that any left part of 3+ letters keeps its hyphen before them
+# ("fine- grained" where the paper never writes "fine" alone); "in- domain" is the one 2-letter case.
+STRONG_HEADS = frozenset({"level", "based", "specific", "scale", "grained", "aware", "driven", "oriented",
+                          "agnostic", "tuned", "sized", "trained", "annotated", "labeled", "labelled",
+                          "supervised", "resource", "dependent", "independent", "sensitive", "valued"})
+# Closed compounds of two common words: joined even where the paper writes neither whole ("out- side").
+CLOSED_COMPOUNDS = frozenset({"outside", "inside", "without", "within", "cannot", "into", "onto", "upon", "however",
+                              "therefore", "furthermore", "moreover", "nevertheless", "nonetheless", "whereas",
+                              "thereby", "wherein", "something", "sometimes", "someone", "anyone", "everything",
+                              "overall", "throughout", "another", "whatever", "meanwhile", "otherwise", "likewise"})
 SUFFIXES = frozenset({"ing", "ed", "tion", "tions", "ment", "ments", "ness", "ly", "er", "ers", "al", "ity", "ive"})
 _STATS: ContextVar[Counter[str] | None] = ContextVar("sciembed_dehyphen_stats", default=None)
 
@@ -88,7 +101,7 @@ def vocabulary(texts: Sequence[str], breaks: Sequence[list[Break]]) -> frozenset
 def _decide(left: str, right: str, words: frozenset[str]) -> str | None:
     """'join', 'hyphen' or None (leave as it is) for one ``left- right`` (rules in the module docstring)."""
     low = left.lower()
-    if low + right in words:
+    if low + right in words or low + right in CLOSED_COMPOUNDS:
         return "join"
     if f"{low}-{right}" in words or "-" in right:
         return "hyphen"
@@ -99,6 +112,8 @@ def _decide(left: str, right: str, words: frozenset[str]) -> str | None:
         return "hyphen"
     known_right = right in words and right not in SUFFIXES
     if (low in COMPOUND_PREFIXES or (low.endswith("ly") and len(low) >= 5)) and known_right:
+        return "hyphen"
+    if (len(low) >= 3 and right in STRONG_HEADS) or (low, right) == ("in", "domain"):
         return "hyphen"
     if len(low) >= 3 and low in words and (right in COMPOUND_HEADS or known_right):
         return "hyphen"

@@ -20,9 +20,12 @@ class EncodeHelpers:
         self.shared_data = shared_data
 
     def link_tei(self, folder: Path, n: int) -> Path:
-        """Symbolic links to the first `n` ACL TEI files (sorted) in `folder`."""
+        """Symbolic links to the first `n` ACL TEI papers (sorted) in `folder`; volumes' front matter
+        (``D14-1000``: paper 0, rejected as `front_matter`) is no paper and left out."""
         folder.mkdir(parents=True, exist_ok=True)
-        for path in sorted((self.shared_data / "acl-grobid" / "tei").iterdir())[:n]:
+        papers = [p for p in sorted((self.shared_data / "acl-grobid" / "tei").iterdir())
+                  if not p.name.split(".")[0].endswith("000")]
+        for path in papers[:n]:
             (folder / path.name).symlink_to(path)
         return folder
 

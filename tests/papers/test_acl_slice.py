@@ -1,8 +1,9 @@
 """A slice of the real ACL GROBID corpus (`shared/data/acl-grobid`) ingested and built end to end.
 
 Twenty real files: P16-1101 (Ma & Hovy, "End-to-end Sequence Labeling via Bi-directional
-LSTM-CNNs-CRF"), seventeen papers that cite it, one file GROBID left without a title and one
-whose XML does not parse. Real GROBID output has no field of study: the build skips that stage.
+LSTM-CNNs-CRF"), seventeen papers that cite it, one file GROBID left without a title, one
+whose XML does not parse, and two volumes' front matter (one untitled, one whose table of
+contents GROBID made a 4,940-character title). Real GROBID output has no field of study: the build skips that stage.
 """
 
 from __future__ import annotations
@@ -21,24 +22,27 @@ CITED = "P16-1101"
 CITING = ("P17-1002", "D16-1153", "D17-1035", "D17-1075", "D17-1179", "D17-1211", "D17-1280", "D17-1283",
           "D18-1014", "D18-1019", "D18-1034", "D18-1109", "D18-1124", "D18-1153", "D18-1226", "D18-1230",
           "P16-1228")
-UNTITLED, MALFORMED = "D17-2000", "D18-1237"
+UNTITLED, MALFORMED = "D18-1031", "D18-1237"
+FRONT_MATTER = ("D17-2000", "P15-2000")
 
 
 @pytest.fixture(scope="module")
 def ingested(shared_data: Path, tmp_path_factory: pytest.TempPathFactory):
     tei = shared_data / "acl-grobid" / "tei"
-    files = [tei / f"{name}.tei.xml.gz" for name in (CITED, *CITING, UNTITLED, MALFORMED)]
+    files = [tei / f"{name}.tei.xml.gz" for name in (CITED, *CITING, UNTITLED, MALFORMED, *FRONT_MATTER)]
     out = tmp_path_factory.mktemp("acl") / "ingested"
     return ingest(files, out, progress=False), out
 
 
 def test_every_file_is_accepted_or_rejected_with_its_reason(ingested):
     result, out = ingested
-    assert (result.read, result.accepted, result.rejected) == (20, 18, 2)
-    assert dict(result.reasons) == {"missing_title": 1, "malformed_xml": 1}
+    assert (result.read, result.accepted, result.rejected) == (22, 18, 4)
+    assert dict(result.reasons) == {"missing_title": 1, "malformed_xml": 1, "front_matter": 2}
     rejects = {Path(json.loads(line)["file"]).name: json.loads(line) for line in (out / "rejects.jsonl").open()}
     assert rejects[f"{MALFORMED}.tei.xml.gz"]["line"] == 113  # "ID formula_12 already defined"
     assert rejects[f"{UNTITLED}.tei.xml.gz"]["reason"] == "missing_title"
+    assert all(rejects[f"{name}.tei.xml.gz"]["reason"] == "front_matter" for name in FRONT_MATTER)
+    assert "4,940-character title" in rejects["P15-2000.tei.xml.gz"]["message"]
     report = (out / "ingest_report.md").read_text()
     assert "pass --keep-untitled to keep them" in report
     # What the headers have: a venue (proceedings title, meeting or publisher) and a year; never a field.

@@ -31,7 +31,7 @@ def jats(shared_data):
 def test_elife_sub_articles_are_not_body(jats):
     paper = one_paper(jats / "elife06003.xml")
     assert detect_format(jats / "elife06003.xml") == "jats"
-    assert paper.id == "10.7554/elife.06003"
+    assert paper.id == "elife06003" and paper.external_ids.doi == "10.7554/elife.06003"  # the file stem
     assert paper.title == "No turnover in lens lipids for the entire human lifespan"
     body = paper.body_text
     assert "Thank you for sending your work entitled" not in body  # decision letter

@@ -46,9 +46,9 @@ def test_flat_divs_become_numbered_sections(tei):
     assert "Bhagavat" in paper.references[0].raw
 
 
-def test_back_matter_stays_out_and_dois_become_ids(tei):
+def test_back_matter_stays_out_and_the_doi_is_an_external_id(tei):
     paper = one_paper(tei / "0046d83a-edd6-4631-b57c-755cdcce8b7f.tei.xml")
-    assert paper.id == "10.1186/s12984-016-0129-6"
+    assert paper.id == "0046d83a-edd6-4631-b57c-755cdcce8b7f"  # the file stem; never the DOI
     assert paper.external_ids.doi == "10.1186/s12984-016-0129-6"
     assert paper.year == 2016
     assert paper.venue == "Journal of NeuroEngineering and Rehabilitation"

@@ -30,7 +30,9 @@ def test_pdf_upload_is_read_offline(client, shared_data):
     assert response.status_code == 200, response.text
     paper = response.json()["paper"]
     assert paper["title"] == "Construction of the Literature Graph in Semantic Scholar"
-    assert paper["id"] == upload_label("x", data).removesuffix(".pdf") and len(response.json()["hits"]) == 3
+    assert paper["id"] == "paper.bin" and len(response.json()["hits"]) == 3  # the name's stem, as ingest
+    nameless = _search(client, "...", data).json()["paper"]["id"]
+    assert nameless == upload_label(None, data).removesuffix(".pdf")  # no usable name: upload-<sha256 prefix>
     assert [s["heading"] for s in paper["sections"]][:2] == ["Introduction", "Structure of The Literature Graph"]
 
 

@@ -63,7 +63,8 @@ def ingest_cmd(
                                    "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
     """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
-    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest, untitled_note
+    from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
+    from sciembed.papers.ingest_report import untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))

@@ -246,7 +246,8 @@ def search(
     query_file: Path | None = typer.Option(
         None, "--query-file", help="Read the query text from a file ('-' reads standard input): for long queries."
     ),
-    paper: str | None = typer.Option(None, "--paper", help="Paper id in the index: find papers like it."),
+    paper: str | None = typer.Option(None, "--paper", help="Paper id in the index, or its DOI, arXiv or ACL id: "
+                                     "find papers like it (unknown: near ids and titles are suggested)."),
     papers: Path | None = typer.Option(None, "--papers", help="File of query paper ids (one per line)."),
     queries: Path | None = typer.Option(None, "--queries", help="File of query texts (JSONL, TSV id<TAB>text, "
                                                                 "or one per line)."),
@@ -327,7 +328,7 @@ def _show(results, titles, output: str, out: Path | None, query: str | None, pap
     """Print the rankings (or write them to --out) in the chosen format."""
     text = _render(results, titles, output, single=query is not None or paper is not None,
                    header=f"query: {query}" if query is not None else
-                   f"papers like {paper}: {titles.get(paper or '', '')}")
+                   f"papers like {(shown := results[0][0] if results else paper)}: {titles.get(shown or '', '')}")
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text if output != "table" else _plain_table(results, titles))

@@ -20,18 +20,19 @@ from typing import Any, TextIO
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
+from sciembed.papers.ingest_report import METADATA_FIELDS, REJECTS_FILE, render_report
 from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
+from sciembed.papers.readers.id_policy import SHARED_DOI, flag_kind
 from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
-from sciembed.papers.readers.records import DUPLICATE_ID, MISSING_TITLE, writable
+from sciembed.papers.readers.records import DUPLICATE_ID, writable
 from sciembed.papers.sections import count_words, using_header_rule
+from sciembed.papers.shared_dois import distrust_shared_dois
 
-REJECTS_FILE = "rejects.jsonl"
-METADATA_FIELDS = ("venue", "year", "field_of_study", "doi")  # counted over accepted papers (manifest, report)
 REPORT_FILE = "ingest_report.md"
 HEADER_RULES = {"sciembed": True, "s2full": False}  # rule name -> sentence veto on
 SYNTHETIC_PREFIX = "synthetic"
@@ -75,6 +76,7 @@ class IngestResult:
     rejected: int = 0
     files: dict[str, FileCounts] = field(default_factory=dict)
     metadata: dict[str, Any] | None = None  # the --metadata join's counts
+    shared_dois: dict[str, Any] | None = None  # DOIs several papers claimed, distrusted after reading
     pdf: dict[str, Any] | None = None  # which PDF reader ran (offline / GROBID) and its counts
     reasons: Counter[str] = field(default_factory=Counter)
     flags: Counter[str] = field(default_factory=Counter)
@@ -124,6 +126,7 @@ class IngestResult:
             "body": {"sections": self.sections, "words": self.body_words},
             "outputs": {"papers": PAPERS_FILE, "rejects": REJECTS_FILE, "report": REPORT_FILE},
             **({"pdf": self.pdf} if self.pdf is not None else {}),
+            **({"shared_dois": self.shared_dois} if self.shared_dois is not None else {}),
         }
 
 
@@ -187,6 +190,10 @@ def ingest(
         pdf_reader.start(pdfs)
         _read_all(result, data_files, stage, fmt, strict, progress, keep_untitled, max_errors, join, ray)
         assert result.read == result.accepted + result.rejected
+        result.shared_dois = shared = distrust_shared_dois(stage / PAPERS_FILE)
+        if shared["papers_affected"]:
+            result.coverage["doi"] -= shared["papers_affected"]
+            result.flags[flag_kind(f"untrusted_doi:{SHARED_DOI}:")] += shared["papers_affected"]
         if pdfs:
             result.pdf = {"files": len(pdfs), **pdf_reader.stats()}
         manifest = result.manifest()
@@ -314,7 +321,7 @@ def _accept(result: IngestResult, record: Accepted, writer: ParquetPaperWriter, 
     writer.write(paper)
     result.accepted += 1
     result.formats[fmt] += 1
-    result.flags.update(paper.flags)
+    result.flags.update(flag_kind(f) for f in paper.flags)
     result.coverage.update(name for name, value in (("venue", paper.venue), ("year", paper.year is not None),
                                                      ("field_of_study", paper.fields_of_study or paper.domain),
                                                      ("doi", paper.external_ids.doi)) if value)
@@ -331,73 +338,6 @@ def _reject(result: IngestResult, rejection: Rejection, rejects: TextIO) -> None
         result.rejects_written += 1
     if len(result.examples) < 20:
         result.examples.append(rejection)
-
-
-def untitled_note(result: IngestResult) -> str | None:
-    """What to do about papers rejected for having no title (printed by the CLI and in the report)."""
-    n = result.reasons.get(MISSING_TITLE, 0)
-    if not n:
-        return None
-    return (f"{n} paper(s) without a title were rejected (missing_title); pass --keep-untitled to keep them, "
-            "flagged missing_title, with the abstract's first sentence (else the file name) as display title")
-
-
-def render_report(result: IngestResult) -> str:
-    """The manifest's numbers as Markdown, for people."""
-    lines = [
-        "# Ingest report",
-        "",
-        f"**{result.summary()}**" + (" — synthetic corpus" if result.synthetic else ""),
-        "",
-        f"Inputs: {', '.join(f'`{i}`' for i in result.inputs)} (format: {result.fmt}). "
-        f"Body: {result.sections} sections, {result.body_words} words.",
-        *(["", _pdf_line(result.pdf)] if result.pdf else []),
-        "",
-        "## Per file",
-        "",
-        "| file | format | read | accepted | rejected |",
-        "| --- | --- | ---: | ---: | ---: |",
-        *(f"| `{n}` | {c.format} | {c.read} | {c.accepted} | {c.rejected} |" for n, c in result.files.items()),
-        "",
-        "## Rejected, by reason",
-        "",
-        "| reason | records |",
-        "| --- | ---: |",
-        *(f"| {r} | {n} |" for r, n in sorted(result.reasons.items())),
-        *(["| (none) | 0 |"] if not result.reasons else []),
-        *(["", untitled_note(result) + "."] if untitled_note(result) else []),
-        "",
-        "## Metadata on accepted papers",
-        "",
-        "| field | papers |",
-        "| --- | ---: |",
-        *(f"| {name.replace('_', ' ')} | {result.coverage.get(name, 0)} |" for name in METADATA_FIELDS),
-        "",
-        result.coverage_line() + ".",
-        "",
-        "## Flags on accepted papers",
-        "",
-        "| flag | papers |",
-        "| --- | ---: |",
-        *(f"| {f} | {n} |" for f, n in sorted(result.flags.items())),
-        *(["| (none) | 0 |"] if not result.flags else []),
-    ]
-    if result.examples:
-        lines += ["", f"## First rejections (all in `{REJECTS_FILE}`)", ""]
-        lines += [f"- `{r}`" for r in result.examples]
-    if result.skipped_files:
-        lines += ["", "## Skipped files (not JSON / XML)", ""]
-        lines += [f"- `{s}`" for s in result.skipped_files]
-    return "\n".join(lines) + "\n"
-
-
-def _pdf_line(pdf: dict[str, Any]) -> str:
-    if pdf["reader"] == "grobid":
-        return (f"PDFs: {pdf['files']} read by GROBID at {pdf['url']} (sent {pdf.get('sent', 0)}, "
-                f"from the TEI cache {pdf.get('from_cache', 0)}, 503 retries {pdf.get('retries', 0)}; "
-                f"cache `{pdf['cache']}`).")
-    return (f"PDFs: {pdf['files']} read by the **offline** reader (pdfminer.six layout heuristics, no GROBID: "
-            "titles, abstracts and headings are guesses from font sizes; see docs/pdf.md for its accuracy).")
 
 
 class _Progress:

@@ -30,6 +30,7 @@ from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import paper_method
 from sciembed.retrieval.paper_index import open_paper_index, read_manifest
+from sciembed.retrieval.paper_lookup import index_lookup, resolve_all
 from sciembed.retrieval.query_files import QueryFileError, read_paper_ids, read_query_texts  # noqa: F401 (re-exported)
 from sciembed.retrieval.titles import TitleTwins
 from sciembed.views.kinds import MULTI_SECTION, IndexView
@@ -152,10 +153,7 @@ def search_batch(
         titles.update(one.titles)
     per_index: list[list[Ranking]] = []
     if papers is not None:
-        missing = [p for p in papers if not any(p in one.titles for one in loaded)]
-        if missing:
-            raise ValueError(f"{len(missing)} of {len(papers)} query papers are in none of the indexes "
-                             f"(e.g. {', '.join(missing[:5])})")
+        papers = resolve_all(papers, index_lookup(titles, [(one.path, one.manifest) for one in loaded]))  # ids, DOIs…
         twins = TitleTwins(titles.items())
         excluded = [twins.excluded(p) for p in papers]
         for one in loaded:

@@ -196,6 +196,11 @@ class Catalog:
         """id -> title of every paper the collection holds now."""
         return {r[0]: r[1] for r in self._read("SELECT id, title FROM papers")}
 
+    def external_ids(self) -> list[tuple[str, dict[str, Any]]]:
+        """(id, {kind: value}) of every paper: what `paper_lookup` resolves DOIs, arXiv or ACL ids by."""
+        rows = self._read("SELECT id, json_extract(card, '$.external_ids') FROM papers")
+        return [(r[0], json.loads(r[1] or "{}")) for r in rows]
+
     def filter_fields(self) -> dict[str, tuple[int | None, str, str, str]]:
         """id -> (year, venue, domain, venue short name; text lower-cased), for filtering in memory."""
         rows = self._read("SELECT id, year, venue, domain, json_extract(card, '$.venue_short') FROM papers")

@@ -24,6 +24,7 @@ from sciembed.server import errors
 from sciembed.server.errors import ApiError
 from sciembed.server.guard import Guard
 from sciembed.server.limits import BodyLimit
+from sciembed.server.lookup import resolve_paper
 from sciembed.server.schemas import (
     AddPapersRequest,
     AddPapersResponse,
@@ -137,7 +138,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")
     async def get_paper(paper_id: str) -> dict[str, Any]:
         check_text(paper_id, "paper id")
-        card = await run(collection.paper, paper_id)
+        card = await run(collection.paper, await run(resolve_paper, collection, paper_id))  # id, DOI, ACL id…
         if card is None:
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
         return card
@@ -188,8 +189,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             if not papers:
                 raise ApiError(422, f"not a paper: {rejections[0].message}", "not_a_paper")
             paper = papers[0]
+        paper_id = None if body.paper_id is None else await run(resolve_paper, collection, body.paper_id)
         result = await searched(
-            query=body.query, paper_id=body.paper_id, paper=paper, k=k, offset=offset,
+            query=body.query, paper_id=paper_id, paper=paper, k=k, offset=offset,
             filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
             refine_k_factor=body.refine_k_factor,
         )
@@ -205,13 +207,14 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         year_max: int | None = Form(None),
         venue: str | None = Form(None),
         domain: str | None = Form(None),
+        id: str | None = Form(None, description="The paper's id (default: the file name's stem, as ingest gives)"),
     ) -> SearchResponse:
         k, offset, notes = clamp(k, offset)
         filters = filters_of(SearchFilters(year_min=year_min, year_max=year_max, venue=venue or None,
                                            domain=domain or None))
         data = await file.read()
         paper = (await run(papers_from_upload, data, file.filename, format, max_papers=1,
-                           max_expanded_bytes=settings.max_upload_expanded_bytes))[0]
+                           max_expanded_bytes=settings.max_upload_expanded_bytes, paper_id=id))[0]
         notes.append("searched with the file's first paper")
         result = await searched(paper=paper, k=k, offset=offset, filters=filters)
         shown = {"id": paper.id, "title": paper.title, "year": paper.year, "venue": paper.venue,
@@ -238,10 +241,11 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         return await add(papers, rejections)
 
     @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file")
-    async def add_file(file: UploadFile = File(...), format: str = Form("auto")) -> AddPapersResponse:
+    async def add_file(file: UploadFile = File(...), format: str = Form("auto"), id: str | None = Form(
+            None, description="The paper's id (default: the file name's stem, as ingest gives)")) -> AddPapersResponse:
         data = await file.read()
         papers, rejections = await run(read_upload, data, file.filename, format, max_papers=settings.max_batch + 1,
-                                       max_expanded_bytes=settings.max_upload_expanded_bytes)
+                                       max_expanded_bytes=settings.max_upload_expanded_bytes, paper_id=id)
         if len(papers) > settings.max_batch:
             raise ApiError(413, f"the file holds more than {settings.max_batch} papers (the limit per request)")
         if not papers:

@@ -1,14 +1,19 @@
 """Papers from request bytes, through the same readers as `sciembed corpus ingest`.
 
-The request's file name is used for one thing only: choosing among known
-suffixes (.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
-detection. The bytes go to a file with a server-chosen name in a private
-temporary directory, which is removed afterwards; no path from a request ever
-reaches the filesystem. XML goes through the readers' safe parser (no DTD, no
+The request's file name is used for two things: choosing among known suffixes
+(.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
+detection, and, as `sciembed corpus ingest` does with a file's name, the id of
+a one-paper file (TEI, JATS, PDF): its stem, so ``P17-2090.pdf`` is
+``P17-2090`` whether ingested or uploaded (`papers/readers/id_policy.py`). The
+name is cut to its base name without control characters and only ever appears in
+messages and ids: the bytes go to a file with a server-chosen name in a
+private temporary directory, which is removed afterwards; no path from a
+request ever reaches the filesystem. Without a usable name a PDF is named
+``upload-<sha256 prefix>.pdf``. An `id` given with the upload replaces the
+id of its (one) paper. XML goes through the readers' safe parser (no DTD, no
 entity expansion, no network). A PDF (``%PDF-`` in its first bytes, whatever
 its name) goes to the PDF reader the server was started with (``serve --grobid
-URL``, else the offline reader, in a bounded child process), as
-``upload-<sha256 prefix>.pdf``: that name becomes the paper id.
+URL``, else the offline reader, in a bounded child process).
 """
 
 from __future__ import annotations
@@ -16,21 +21,27 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sciembed.ioutil import deadline as deadlines
 from sciembed.papers.model import Paper
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers
+from sciembed.papers.readers.checks import id_problem
+from sciembed.papers.readers.id_policy import source_id
 from sciembed.papers.readers.limits import DECOMPRESSION_LIMIT, ReadLimits, using_limits
 from sciembed.papers.readers.records import DUPLICATE_ID
 from sciembed.server.errors import ApiError
 
 SUFFIXES = (".tei.xml", ".pdf.json", ".json", ".jsonl", ".ndjson", ".xml", ".nxml")
 UPLOAD_PREFIX = "sciembed-upload-"  # + "<pid>-": the server that made the directory
+MAX_NAME_CHARS = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def remove_abandoned_uploads(root: str | Path | None = None) -> int:
@@ -65,10 +76,33 @@ def is_pdf_upload(data: bytes) -> bool:
 
 
 def upload_label(filename: str | None, data: bytes) -> str:
-    """The server-chosen file name of an upload; a PDF's carries its hash, which becomes the paper id."""
+    """The server-chosen file name of an upload; a PDF's carries its hash."""
     if is_pdf_upload(data):
         return f"upload-{hashlib.sha256(data).hexdigest()[:16]}.pdf"
     return "upload" + safe_suffix(filename, data)
+
+
+def display_name(filename: str | None, data: bytes) -> str:
+    """How the upload is named to the readers (messages, and the id of a one-paper file): the client's base
+    name, control characters dropped, when it has a stem (``P17-2090.pdf``), else `upload_label`. It names
+    no file: the bytes are stored under `upload_label`."""
+    base = (filename or "").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    name = _CONTROL.sub("", base).strip()[-MAX_NAME_CHARS:]
+    stem = source_id(name) if name else ""
+    if not stem or stem.startswith(".") or id_problem(stem, stem):
+        return upload_label(filename, data)
+    return name
+
+
+def check_upload_id(paper_id: str | None) -> str | None:
+    """The id given with an upload, stripped; 422 when it cannot be an id."""
+    if paper_id is None or not paper_id.strip():
+        return None
+    paper_id = paper_id.strip()
+    problem = id_problem(paper_id, paper_id)
+    if problem:
+        raise ApiError(422, f"id: {problem[1]}", problem[0])
+    return paper_id
 
 
 def safe_suffix(filename: str | None, data: bytes) -> str:
@@ -84,22 +118,32 @@ def safe_suffix(filename: str | None, data: bytes) -> str:
 
 
 def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_papers: int | None = None,
-                max_expanded_bytes: int | None = None) -> tuple[list[Paper], list[Rejection]]:
-    """The records in the bytes: accepted papers and rejections (file named "upload" in messages).
+                max_expanded_bytes: int | None = None, paper_id: str | None = None
+                ) -> tuple[list[Paper], list[Rejection]]:
+    """The records in the bytes: accepted papers and rejections (named after the client's file, `display_name`).
 
     Records are read one at a time (`bounded_records`): reading stops after
     `max_papers` papers, and a gzip upload that expands past
-    `max_expanded_bytes` answers 413 before it is parsed further.
+    `max_expanded_bytes` answers 413 before it is parsed further. `paper_id`
+    names the upload's one paper (422 when the file holds more than one).
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise ApiError(422, f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     if not data.strip():
         raise ApiError(400, "the upload is empty", "not_a_paper")
+    paper_id = check_upload_id(paper_id)
     label = upload_label(filename, data)
     with tempfile.TemporaryDirectory(prefix=f"{UPLOAD_PREFIX}{os.getpid()}-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)
-        return bounded_records(path, fmt, label, max_papers, max_expanded_bytes)
+        papers, rejections = bounded_records(path, fmt, display_name(filename, data), max_papers,
+                                             max_expanded_bytes)
+    if paper_id is not None and papers:
+        if len(papers) > 1:
+            raise ApiError(422, f"an id names one paper; the file holds {len(papers)} or more (leave id out to "
+                                "keep the records' own ids)", "too_many_papers")
+        papers = [replace(papers[0], id=paper_id)]
+    return papers, rejections
 
 
 def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
@@ -132,10 +176,10 @@ def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
 
 
 def papers_from_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_papers: int | None = None,
-                       max_expanded_bytes: int | None = None) -> list[Paper]:
+                       max_expanded_bytes: int | None = None, paper_id: str | None = None) -> list[Paper]:
     """The papers of an upload (at most `max_papers`); 400 with the readers' reasons when none could be read."""
     papers, rejections = read_upload(data, filename, fmt, max_papers=max_papers,
-                                     max_expanded_bytes=max_expanded_bytes)
+                                     max_expanded_bytes=max_expanded_bytes, paper_id=paper_id)
     if not papers:
         reasons = [str(r) for r in rejections[:5]] or ["no records found"]
         raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",

@@ -283,15 +283,12 @@ class GrobidBackend:
 
 
 def _tei_records(tei_path: Path, name: str) -> Iterator[Record]:
-    """The TEI reader's records, located at the PDF; the id is the DOI, else the PDF's file name stem."""
-    from sciembed.papers.readers import source, tei
+    """The TEI reader's records, located at the PDF; the id is the PDF's file name stem (`id_policy.py`)."""
+    from sciembed.papers.readers import tei
 
-    stem = source.file_stem(name, (".gz", ".pdf", ".PDF"))
     for record in tei.read(tei_path, name):
         if isinstance(record, Accepted):
-            paper = record.paper
-            new_id = stem if paper.id == tei.file_stem(name) else paper.id
-            yield Accepted(record.loc, replace(paper, id=new_id, source=f"grobid:{name}"))
+            yield Accepted(record.loc, replace(record.paper, source=f"grobid:{name}"))
         else:
             yield record
 

@@ -44,6 +44,7 @@ from sciembed.papers.pdf.checks import (
     check_bytes,
 )
 from sciembed.papers.pdf.prefetch import Prefetch
+from sciembed.papers.readers.id_policy import with_source_ids
 from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SOURCE = "pdf-offline"
@@ -240,7 +241,8 @@ class OfflineBackend:
             self.counts["failed"] += 1
             yield Rejection(Loc(name), paper.reason, str(paper))
             return
-        yield Accepted(Loc(name), replace(paper, id=paper.external_ids.doi or paper.id, source=f"{SOURCE}:{name}"))
+        paper = with_source_ids(paper, name, paper.external_ids)  # id: the file stem, as every reader
+        yield Accepted(Loc(name), replace(paper, source=f"{SOURCE}:{name}"))
 
     def stats(self) -> dict[str, Any]:
         return {"reader": "offline (pdfminer.six layout heuristics; no GROBID)", **dict(sorted(self.counts.items())),

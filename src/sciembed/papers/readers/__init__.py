@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sciembed.papers.readers.checks import display_title, id_problem, value_problem
 from sciembed.papers.readers.detect import detect_format, walk_inputs
+from sciembed.papers.readers.front_matter import FRONT_MATTER, front_matter_reason
 from sciembed.papers.readers.limits import TOO_DEEPLY_NESTED
 from sciembed.papers.readers.records import (
     INVALID_RECORD,
@@ -47,7 +48,8 @@ def read_papers(
     """Finalised papers and rejections from one file; `name` is how the file is named in messages.
 
     `keep_untitled` keeps papers without a title, flagged `missing_title`, with the
-    abstract's first sentence (else the file stem) as their display title.
+    abstract's first sentence (else the file stem) as their display title. Proceedings
+    front matter is rejected as `front_matter` (`front_matter.py`).
     """
     name = name or str(path)
     if fmt == "auto":
@@ -76,6 +78,8 @@ def read_papers(
         if bad_id:
             shown = paper.id.encode("utf-8", "backslashreplace").decode("utf-8")  # a surrogate id stays writable
             yield Rejection(record.loc, bad_id[0], bad_id[1], shown or None)
+        elif front := front_matter_reason(paper):  # before the title check: untitled front matter is front matter
+            yield Rejection(record.loc, FRONT_MATTER, front, paper.id)
         elif not paper.title and keep_untitled:
             yield replace(record, paper=replace(display_title(paper, name), flags=(*paper.flags, MISSING_TITLE)))
         elif not paper.title:

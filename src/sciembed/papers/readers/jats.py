@@ -6,7 +6,8 @@ eLife's ``<sub-article>`` decision letter and author reply are left out.
 Nested ``<sec>``s are flattened in document order; a section's ``sec-type``
 and its parent's heading give the role where its own heading says nothing.
 Venue: the journal title, else the conference name, else the publisher; year:
-the publication date, else a history date or the copyright year.
+the publication date, else a history date or the copyright year. The id is the
+PMC id, else the file stem; DOI and PMID are external ids.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def parse(article: etree._Element, name: str) -> Paper:
     pmc = ids.pmc(found.get("pmc") or found.get("pmcid"))
     doi = ids.doi(found.get("doi"))
     pmid = ids.pmid(found.get("pmid"))
-    paper_id = pmc or doi or pmid or found.get("publisher-id") or file_stem(name)
+    paper_id = pmc or file_stem(name)  # the source's own id; a DOI is an external id (`id_policy.py`)
     return Paper(
         id=paper_id,
         title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),

@@ -4,7 +4,8 @@ GROBID writes every section as a sibling ``<div>`` and keeps the hierarchy
 only in ``head/@n`` ("2", "2.1"); the body is read in document order, nested
 divs (other TEI producers) are flattened the same way. Nothing in ``<back>``
 (acknowledgement, annex, references) becomes body text; its ``biblStruct``s
-become references. The paper id is the header DOI, else the file name.
+become references. The paper id is the file name's stem; the header's DOI is an
+external id when trusted (`id_policy.py`).
 
 The header gives what it has: the venue is the ``monogr`` journal or
 proceedings title, else the meeting name, else the publisher (of
@@ -12,7 +13,9 @@ proceedings title, else the meeting name, else the publisher (of
 the publication dates, else in any ``<date>`` of ``fileDesc``. GROBID never
 writes a field of study. The venue's short name (`papers/venues.py`) comes from
 the file name when it is an ACL Anthology id, else from the title or meeting;
-the authors and their institutions from the header (`xml_authors.py`).
+the authors and their institutions from the header (`xml_authors.py`). GROBID's
+line-end hyphens ("represen- tation") are joined in the abstract and body
+(`papers/dehyphen.py`), real compounds keep theirs ("pre-trained").
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from pathlib import Path
 
 from lxml import etree
 
+from sciembed.papers.dehyphen import join_paper_hyphens
 from sciembed.papers.model import Paper, Reference, Section
-from sciembed.papers.readers import ids, source
+from sciembed.papers.readers import id_policy, ids, source
 from sciembed.papers.readers.records import Record
 from sciembed.papers.readers.source import read_xml_documents
 from sciembed.papers.readers.xml_authors import tei_authors
@@ -128,23 +132,25 @@ def parse(root: etree._Element, name: str) -> Paper:
     monogr = next(iter(descendants(source_desc, "monogr")), None)
     venue = _venue(monogr, find_path(header, "fileDesc", "publicationStmt"))
     meeting = clean_inline(text_of(child(monogr, "meeting"), ("address",)))
-    return Paper(
-        id=doi or file_stem(name),
+    abstract_text, sections = join_paper_hyphens(
+        clean_paragraphs(text_of(p, _SKIP, _BLOCKS) for p in descendants(abstract, "p"))
+        or clean_inline(text_of(abstract, _SKIP)), _body_sections(child(text, "body")))
+    paper = Paper(
+        id=file_stem(name),
         title=_title(title_stmt, "a") or _title(source_desc, "a"),
-        abstract=clean_paragraphs(text_of(p, _SKIP, _BLOCKS) for p in descendants(abstract, "p"))
-        or clean_inline(text_of(abstract, _SKIP)),
-        sections=tuple(_body_sections(child(text, "body"))),
+        abstract=abstract_text,
+        sections=sections,
         references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
         venue=venue,
         venue_short=short_venue([venue, meeting], [file_stem(name)]),
         authors=tei_authors(source_desc),
         year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr)
         or _when(child(header, "fileDesc")),
-        external_ids=ids.external_ids(
-            doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
-        ),
         source=f"{FORMAT}:{name}",
     )
+    header_ids = ids.external_ids(doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"),
+                                  pmc_=found.get("pmcid"))
+    return id_policy.with_source_ids(paper, name, header_ids)
 
 
 def _reference(bibl: etree._Element) -> Reference:

@@ -1,0 +1,166 @@
+"""The paper id policy: the source's own id is the id; a DOI is an external id, and only a trusted one.
+
+A paper's id is what its source calls it: the file stem for one-paper files
+(``P17-2090.tei.xml.gz`` and ``P17-2090.pdf`` are both ``P17-2090``), the
+record's own id in JSON formats, the PMC id of a JATS article. Where the stem
+is an ACL Anthology, arXiv or PMC id it is also kept as that external id.
+DOIs never become ids: GROBID writes into the header a DOI it found anywhere
+on the first page (a footnote's dataset, a cited work) or got from a wrong
+CrossRef match, so a header DOI is kept in `external_ids` only when nothing
+speaks against it, offline (no lookups). A DOI that is not ``10.<digits>/…``
+is dropped (`UNPARSEABLE`); one that is untrustworthy is left out of
+`external_ids` and recorded in the paper's flags as
+``untrusted_doi:<reason>:<doi>``, for these reasons:
+
+- `TRAILING_PUNCTUATION`: ends in ``)`` ``.`` ``,`` ``;`` or ``:`` it does not balance: cut from running text;
+- `ACL_ID_MISMATCH`: an ACL Anthology DOI ``10.18653/v1/<X>`` whose ``<X>`` is not the file's ACL id;
+- `NOT_ANTHOLOGY_DOI`: another registrant's DOI on an ACL paper whose volume has Anthology DOIs (2016 on);
+- `CITED_BY_PAPER`: the DOI of one of the paper's own references;
+- `YEAR_MISMATCH`: the DOI names a year and month (``j.clinph.2006.07.316``) more than 2 years off the paper's;
+- `SHARED_DOI`: several papers of one ingest claim it (`papers/ingest.py` applies this one, after reading).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from sciembed.papers.model import ExternalIds, Paper
+
+UNPARSEABLE = "unparseable"
+TRAILING_PUNCTUATION = "trailing_punctuation"
+ACL_ID_MISMATCH = "acl_id_mismatch"
+NOT_ANTHOLOGY_DOI = "not_anthology_doi"
+CITED_BY_PAPER = "cited_by_paper"
+YEAR_MISMATCH = "year_mismatch"
+SHARED_DOI = "shared_doi"
+UNTRUSTED_FLAG = "untrusted_doi"
+DOI_REASONS = (UNPARSEABLE, TRAILING_PUNCTUATION, ACL_ID_MISMATCH, NOT_ANTHOLOGY_DOI, CITED_BY_PAPER,
+               YEAR_MISMATCH, SHARED_DOI)
+
+ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
+ID_SUFFIXES = (".gz", ".xml", ".tei", ".nxml", ".pdf", ".PDF", ".json", ".jsonl")
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI_YEAR_MONTH = re.compile(r"\.((?:19|20)\d\d)\.(?:0[1-9]|1[0-2])\.")
+_ACL_OLD = re.compile(r"^([A-Z])(\d{2})-(\d{4})(?:v\d+(?:\.\d+)?)?$")
+_ACL_NEW = re.compile(r"^(\d{4})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+)(?:v\d+(?:\.\d+)?)?$")
+_ARXIV = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
+_PMC = re.compile(r"^PMC\d+$", re.IGNORECASE)
+_ANTHOLOGY_JOURNALS = ("J", "Q")  # CL and TACL: MIT Press DOIs, not the Anthology's
+MAX_YEAR_GAP = 2
+
+
+def source_id(name: str) -> str:
+    """A one-paper file's id: its name without folder and format suffixes ("a/P17-2090.tei.xml.gz" -> "P17-2090"),
+    whitespace runs as "_" ("My paper.pdf" -> "My_paper": TREC runs cannot hold an id with a space)."""
+    stem = "_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split())
+    changed = True
+    while changed:
+        changed = False
+        for suffix in ID_SUFFIXES:
+            if stem.endswith(suffix) and len(stem) > len(suffix):
+                stem, changed = stem[: -len(suffix)], True
+    return stem
+
+
+def acl_id(value: str | None) -> str | None:
+    """The ACL Anthology id in `value` (a revision suffix such as ``v2`` dropped), else None."""
+    value = (value or "").strip()
+    old = _ACL_OLD.match(value)
+    if old:
+        return f"{old.group(1)}{old.group(2)}-{old.group(3)}"
+    new = _ACL_NEW.match(value)
+    return f"{new.group(1)}.{new.group(2)}-{new.group(3)}.{new.group(4)}" if new else None
+
+
+def ids_of_stem(stem: str) -> dict[str, str]:
+    """The external ids a file stem is: {"acl": …}, {"arxiv": …} or {"pmc": …} (empty for other stems)."""
+    found = acl_id(stem)
+    if found:
+        return {"acl": found}
+    arxiv = _ARXIV.match(stem)
+    if arxiv:
+        return {"arxiv": arxiv.group(1)}
+    return {"pmc": stem.upper()} if _PMC.match(stem) else {}
+
+
+def _anthology_has_dois(acl: str) -> bool:
+    """Whether the Anthology gives this paper the DOI 10.18653/v1/<id> (its conference volumes since 2016)."""
+    old = _ACL_OLD.match(acl)
+    if old:
+        return old.group(1) not in _ANTHOLOGY_JOURNALS and int(old.group(2)) >= 16
+    new = _ACL_NEW.match(acl)
+    return bool(new) and new.group(2) not in ("cl", "tacl")
+
+
+def _unbalanced_end(doi: str) -> bool:
+    last = doi[-1]
+    if last in ".,;:":
+        return True
+    if last in ")]":
+        opening = "(" if last == ")" else "["
+        return doi.count(last) > doi.count(opening)
+    return False
+
+
+def doi_problem(doi: str, *, acl: str | None = None, year: int | None = None,
+                cited: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """Why a (normalised) DOI read for a paper is not to be trusted, else None (see the module docstring)."""
+    if not _DOI.match(doi):
+        return UNPARSEABLE
+    if _unbalanced_end(doi):
+        return TRAILING_PUNCTUATION
+    if acl:
+        if doi.startswith(ANTHOLOGY_DOI_PREFIX):
+            if doi[len(ANTHOLOGY_DOI_PREFIX):] != acl.lower():
+                return ACL_ID_MISMATCH
+        elif _anthology_has_dois(acl):
+            return NOT_ANTHOLOGY_DOI
+    if doi in cited:
+        return CITED_BY_PAPER
+    named = _DOI_YEAR_MONTH.search(doi)
+    if named and year is not None and abs(int(named.group(1)) - year) > MAX_YEAR_GAP:
+        return YEAR_MISMATCH
+    return None
+
+
+def untrusted_flag(reason: str, doi: str) -> str:
+    return f"{UNTRUSTED_FLAG}:{reason}:{doi}"
+
+
+def flag_kind(flag: str) -> str:
+    """A flag as counted in reports: ``untrusted_doi:<reason>`` without its DOI, any other flag as it is."""
+    return flag.rsplit(":", 1)[0] if flag.startswith(UNTRUSTED_FLAG + ":") else flag
+
+
+def untrusted_dois(paper: Paper) -> list[tuple[str, str]]:
+    """(reason, doi) for each DOI the paper's flags record as untrusted."""
+    out = []
+    for flag in paper.flags:
+        if flag.startswith(UNTRUSTED_FLAG + ":"):
+            reason, _, doi = flag[len(UNTRUSTED_FLAG) + 1:].partition(":")
+            out.append((reason, doi))
+    return out
+
+
+def distrust(paper: Paper, reason: str) -> Paper:
+    """The paper without its DOI, the DOI recorded as untrusted for `reason` (nothing to do without a DOI)."""
+    doi = paper.external_ids.doi
+    if not doi:
+        return paper
+    flags = paper.flags if reason == UNPARSEABLE else (*paper.flags, untrusted_flag(reason, doi))
+    return replace(paper, external_ids=replace(paper.external_ids, doi=None), flags=flags)
+
+
+def with_source_ids(paper: Paper, name: str, header_ids: ExternalIds) -> Paper:
+    """A one-paper file's paper under the policy: id = the file stem, the stem's own kind of id and the
+    header's ids in `external_ids`, the header DOI only when trusted."""
+    stem = source_id(name)
+    from_stem = ids_of_stem(stem)
+    merged = replace(header_ids, **{k: getattr(header_ids, k) or v for k, v in from_stem.items()})
+    paper = replace(paper, id=stem, external_ids=merged)
+    if not merged.doi:
+        return paper
+    cited = {r.external_ids.doi for r in paper.references if r.external_ids.doi}
+    reason = doi_problem(merged.doi, acl=from_stem.get("acl"), year=paper.year, cited=cited)
+    return distrust(paper, reason) if reason else paper

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from fakes.tei import tei
 from sciembed.cli.main import app
 from sciembed.papers.ingest import ingest
-from sciembed.retrieval.paper_index import build_bm25_index
+from sciembed.retrieval.bm25_paper import build_bm25_index
 from sciembed.retrieval.paper_lookup import PaperLookup, UnknownPaperError
 
 PAPERS = {"P17-1001": "Graph parsing with neural networks", "P17-1002": "Citation graphs of scientific papers",

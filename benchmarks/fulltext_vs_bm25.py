@@ -170,10 +170,27 @@ def training_rows(study: Path, arms: dict[str, str]) -> dict[str, Any]:
                      "val_start": val_start, "val_end": val_end,
                      "examples_seen": (s.get("global_step") or 0) * int(per_step or 0),
                      "wall_seconds_last_session": s.get("session_seconds"), "hard_negatives": s.get("hard_negatives"),
-                     "learning_curve": curve, "plateau": plateau(with_ends(curve, val_start, val_end, s)),
+                     "learning_curve": curve, "learning_curve_budget": budget_note(recipe),
+                     "plateau": plateau(curve if trains_shorter(recipe) else with_ends(curve, val_start, val_end, s)),
                      "compute": compute_row(recipe, s.get("global_step") or 0,
                                             s.get("session_seconds") if not s.get("resumed_from_step") else None)}
     return out
+
+
+def trains_shorter(recipe: dict[str, Any]) -> bool:
+    """Whether the run validated at a shorter token budget than its saved model reads (the window recipe trains
+    on 128 tokens and saves a 256-token model): its curve and its val_start / val_end are then two measures."""
+    model = (recipe.get("config") or {}).get("model", {})
+    return recipe.get("recipe") != "static" and model.get("max_seq_length", 256) < 256 and \
+        model.get("inference_max_seq_length") != model.get("max_seq_length")
+
+
+def budget_note(recipe: dict[str, Any]) -> str:
+    if trains_shorter(recipe):
+        seq = recipe["config"]["model"]["max_seq_length"]
+        return (f"the curve is the training validator at the training budget ({seq} tokens); val_start and val_end "
+                "are the saved models at 256 tokens: compare curve points with curve points only")
+    return "the curve, val_start and val_end are one measure"
 
 
 def with_ends(curve: list[dict[str, Any]], start: dict[str, float], end: dict[str, float],
@@ -189,7 +206,7 @@ def plateau(curve: list[dict[str, Any]], within: float = 1.0) -> dict[str, Any] 
     `within` points of the curve's best, and what the last third of the curve still added."""
     means = [(p["step"], sum(v for k, v in p.items() if k.endswith("ndcg@10")) /
               max(sum(k.endswith("ndcg@10") for k in p), 1)) for p in curve]
-    if len(means) < 2:
+    if len(means) < 3:  # two points cannot show a curve flattening
         return None
     best = max(m for _, m in means)
     first = next(step for step, m in means if m >= best - within)

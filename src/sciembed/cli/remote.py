@@ -8,10 +8,13 @@ import os
 import urllib.error
 import urllib.request
 
+from sciembed.errors import SciembedInputError
+
 Ranking = list[tuple[str, float]]
+MAX_REPLY_BYTES = 16 * 2**20  # a search answer is kilobytes; anything past this is not one
 
 
-class ServerError(RuntimeError):
+class ServerError(SciembedInputError, RuntimeError):
     """The server could not be reached or refused the request (its message included)."""
 
 
@@ -30,12 +33,19 @@ def search_server(url: str, *, texts: list[tuple[str, str]] | None = None, paper
                                          headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                answer = json.loads(response.read())
+                raw = response.read(MAX_REPLY_BYTES + 1)
         except urllib.error.HTTPError as err:
-            detail = err.read().decode("utf-8", "replace")[:500]
+            detail = err.read(4096).decode("utf-8", "replace")[:500]
             raise ServerError(f"{url}: HTTP {err.code} for {qid!r}: {detail}") from err
-        except (urllib.error.URLError, OSError, ValueError) as err:
+        except (urllib.error.URLError, OSError) as err:
             raise ServerError(f"{url}: no answer ({err}); is `sciembed index serve` running there?") from err
+        if len(raw) > MAX_REPLY_BYTES:
+            raise ServerError(f"{url}: the answer for {qid!r} is over {MAX_REPLY_BYTES:,} bytes; not read")
+        try:
+            answer = json.loads(raw)
+        except ValueError as err:
+            raise ServerError(f"{url}: the answer for {qid!r} is not JSON ({err}); "
+                              "is `sciembed index serve` running there?") from err
         hits = answer.get("hits", [])
         results.append((qid, [(h["id"], float(h["score"])) for h in hits]))
         titles.update({h["id"]: h.get("title", "") for h in hits})

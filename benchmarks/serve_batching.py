@@ -48,6 +48,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sciembed.ioutil.portable import portable_text
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
@@ -257,8 +259,8 @@ def measure_infinity(binary: Path, args) -> dict:
         version = subprocess.run([str(binary.parent / "python"), "-c",
                                   "import importlib.metadata as m; print(m.version('infinity-emb'))"],
                                  capture_output=True, text=True).stdout.strip()
-        return {"startup_s": round(startup, 1), "version": version, "command": " ".join(cmd[:2] + cmd[3:]),
-                "levels": levels}
+        return {"startup_s": round(startup, 1), "version": version,
+                "command": portable_text(" ".join(cmd[:2] + cmd[3:])), "levels": levels}
     finally:
         stop(server)
 

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from sciembed.ioutil.portable import portable_path, portable_text
+
 HERE = Path(__file__).resolve().parent
 FULL = {
     "ann": "--n 1000000 --queries 500 --hnsw-variants flat:80,flat:40",  # sq8:40 lost recall at 100k (0.977 cap)
@@ -126,8 +128,10 @@ def main() -> None:
         "machine_at_start": before,
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "git_commit": commit,
-        "runs": {"ann": {"command": shlex.join(ann_cmd), "seconds": ann_s, "out": str(args.ann_out)},
-                 "serve": {"command": shlex.join(serve_cmd), "seconds": serve_s, "out": str(args.serve_out)}},
+        "runs": {"ann": {"command": portable_text(shlex.join(ann_cmd)), "seconds": ann_s,
+                         "out": portable_path(args.ann_out)},
+                 "serve": {"command": portable_text(shlex.join(serve_cmd)), "seconds": serve_s,
+                           "out": portable_path(args.serve_out)}},
         "headline": headline(ann, serve),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

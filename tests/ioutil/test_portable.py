@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -62,3 +65,27 @@ def test_version():
 
     ran = CliRunner().invoke(app, ["--version"])
     assert ran.exit_code == 0 and ran.output.strip() == f"sciembed {__version__}"
+
+
+def test_in_text_rewrites_quoted_paths_and_committed_results_hold_none():
+    root = Path("/work/repo")
+    tmp = Path(tempfile.gettempdir()) / "x" / "tei"
+    out = portable({"command": f"sciembed corpus ingest {tmp} --out /work/repo/runs/acl", "route": "POST /search"},
+                   root, in_text=True)
+    assert out["command"] == f"sciembed corpus ingest {os.path.relpath(tmp, root)} --out runs/acl"
+    assert out["route"] == "POST /search"
+    machine = re.compile(r"(?<![\w:/.])/(work|root|home|tmp|usr|opt|mnt|var)/")
+    for path in sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results").glob("*.json")):
+        found = [s for s in _strings(json.loads(path.read_text())) if machine.search(s)]
+        assert not found, f"{path.name}: machine paths in {found[:2]}"
+
+
+def _strings(obj):
+    if isinstance(obj, dict):
+        for value in obj.values():
+            yield from _strings(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from _strings(value)
+    elif isinstance(obj, str):
+        yield obj

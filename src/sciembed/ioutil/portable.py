@@ -65,14 +65,17 @@ def portable_text(text: str, root: Path | None = None) -> str:
     return _PATH_IN_TEXT.sub(rewrite, text)
 
 
-def portable(obj: Any, root: Path | None = None) -> Any:
-    """`obj` (JSON-like: dicts, lists, strings, numbers) with every absolute path made `portable_path`."""
+def portable(obj: Any, root: Path | None = None, *, in_text: bool = False) -> Any:
+    """`obj` (JSON-like: dicts, lists, strings, numbers) with every absolute path made `portable_path`;
+    with `in_text`, also the machine paths quoted inside strings (`portable_text`: commands, messages, logs)."""
     if isinstance(obj, str):
-        return portable_path(obj, root) if is_absolute_path(obj) else obj
+        if is_absolute_path(obj):
+            return portable_path(obj, root)
+        return portable_text(obj, root) if in_text else obj
     if isinstance(obj, Path):
         return portable_path(obj, root)
     if isinstance(obj, dict):
-        return {key: portable(value, root) for key, value in obj.items()}
+        return {key: portable(value, root, in_text=in_text) for key, value in obj.items()}
     if isinstance(obj, list | tuple):
-        return [portable(value, root) for value in obj]
+        return [portable(value, root, in_text=in_text) for value in obj]
     return obj

@@ -24,6 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
+from sciembed.ioutil.pids import left_by_dead_process
+
 BATCH_ROWS = 1024  # rows per record batch written: a read finds its batch by binary search over the offsets
 STALE_AFTER_S = 300.0  # a partial file of a dead pid untouched this long is a killed run's leftover
 RELEASE_ROWS = 2048  # rows read between two MADV_DONTNEED of the map (~40 MB of 20 KB papers)
@@ -49,7 +51,7 @@ def remove_stale_partials(path: Path, idle_s: float = STALE_AFTER_S) -> list[Pat
     removed = []
     for partial in Path(path).parent.glob(f".{Path(path).name}.*.partial"):
         pid = partial.name[len(Path(path).name) + 2:-len(".partial")]
-        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+        if not left_by_dead_process(pid):
             continue
         try:
             if time.time() - partial.stat().st_mtime < idle_s:
@@ -59,16 +61,6 @@ def remove_stale_partials(path: Path, idle_s: float = STALE_AFTER_S) -> list[Pat
             continue
         removed.append(partial)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
 
 
 def write_rows(path: Path, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Path:

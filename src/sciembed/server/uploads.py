@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.ioutil import deadline as deadlines
+from sciembed.ioutil.pids import left_by_dead_process
 from sciembed.papers.model import Paper
 from sciembed.papers.readers import FORMATS, Accepted, Rejection, read_papers
 from sciembed.papers.readers.checks import id_problem
@@ -53,21 +54,11 @@ def remove_abandoned_uploads(root: str | Path | None = None) -> int:
     removed = 0
     for folder in Path(root or tempfile.gettempdir()).glob(f"{UPLOAD_PREFIX}*-*"):
         pid = folder.name[len(UPLOAD_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)) or not folder.is_dir():
+        if not left_by_dead_process(pid) or not folder.is_dir():
             continue
         shutil.rmtree(folder, ignore_errors=True)
         removed += 1
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def is_pdf_upload(data: bytes) -> bool:

@@ -16,7 +16,6 @@ import os
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,9 @@ import urllib.request
 from pathlib import Path
 
 from sciembed.ioutil.portable import portable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_server import free_port, wait_up
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "acl-grobid" / "tei"
@@ -55,12 +57,6 @@ def step(name: str, args: list[str], log: list[dict], env: dict[str, str]) -> su
         print(done.stdout + done.stderr, file=sys.stderr)
         raise SystemExit(f"{name} failed")
     return done
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def main() -> None:
@@ -100,16 +96,10 @@ def main() -> None:
     server = subprocess.Popen([*sciembed(), "index", "serve", str(index), "--port", str(port)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        load_start = time.perf_counter()
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=1)
-                break
-            except OSError:
-                if server.poll() is not None:
-                    raise SystemExit(f"index serve exited: {server.stderr.read()}") from None
-                time.sleep(0.2)
-        serve_ready_s = time.perf_counter() - load_start
+        try:
+            serve_ready_s = wait_up(url, server, poll_s=0.2)
+        except RuntimeError as err:
+            raise SystemExit(f"index serve: {err}") from None
         [step(f"search --server (warm) {i}", ["index", "search", "--server", url, "--query", q, "--k", "5"],
                      log, env) for i, q in enumerate((QUERY, QUERY_2, QUERY))]
         step("search --server by paper id (warm)", ["index", "search", "--server", url, "--paper", paper_id,

@@ -35,6 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_server import wait_up
+
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ["neural machine translation with attention", "dependency parsing with neural networks",
            "sentiment analysis of social media posts", "coreference resolution", "word embeddings evaluation",
@@ -125,14 +128,10 @@ def server(index: Path, paper: str, runs: int, port: int) -> dict:
     proc = subprocess.Popen([str(Path(sys.executable).with_name("sciembed")), "index", "serve", str(index),
                              "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=1)
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise SystemExit("index serve exited") from None
-                time.sleep(0.2)
+        try:
+            wait_up(url, proc, poll_s=0.2)
+        except RuntimeError as err:
+            raise SystemExit(f"index serve: {err}") from None
         ready_s = time.perf_counter() - start
 
         def post(body: dict) -> float:

@@ -41,7 +41,6 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,31 +52,10 @@ from sciembed.ioutil.portable import portable_text
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+from local_server import free_port, wait_up  # noqa: E402
 from serve import WORDS, build_collection, clients, drive, writer  # noqa: E402 - the load generator of serve.py
 
 DEFAULT_INFINITY = Path(os.environ.get("SCIEMBED_INFINITY", "/work/venv-infinity/bin/infinity_emb"))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_up(url: str, server: subprocess.Popen, path: str = "/health", limit: float = 1800) -> float:
-    import httpx
-
-    started = time.perf_counter()
-    while time.perf_counter() - started < limit:
-        if server.poll() is not None:
-            raise RuntimeError(f"server exited with {server.returncode}: {server.stderr.read().decode()[-2000:]}")
-        try:
-            if httpx.get(url + path, timeout=2).status_code == 200:
-                return time.perf_counter() - started
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"{url} did not come up in {limit:g} s")
 
 
 def stop(server: subprocess.Popen) -> None:

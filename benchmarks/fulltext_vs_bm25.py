@@ -219,29 +219,16 @@ def plateau(curve: list[dict[str, Any]], within: float = 1.0) -> dict[str, Any] 
 def compute_row(recipe: dict[str, Any], steps: int, wall_seconds: float | None) -> dict[str, Any] | None:
     """FLOPs of the steps a transformer arm ran (`train --dry-run`'s count) and the FLOP/s it reached here."""
     from sciembed.training.compute_estimate import estimate_compute
-    from sciembed.training.config import load_config
     from sciembed.training.recipes import recipe_config
 
     name = recipe.get("recipe")
     if name in (None, "static") or not steps:
         return None
-    config = load_config(recipe_config(name), None, flatten(recipe["config"]))
-    est = estimate_compute(config, steps)
+    est = estimate_compute(recipe_config(name).model_validate(recipe["config"]), steps)
     row: dict[str, Any] = {"flops": est.flops, "cpu_hours": round((wall_seconds or 0) / 3600, 2)}
     if wall_seconds:
         row["achieved_flops_per_s_here"] = round(est.flops / wall_seconds)
     return row
-
-
-def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """A nested config as `--set` overrides (``training.batch_size`` → value)."""
-    out: dict[str, Any] = {}
-    for key, value in tree.items():
-        if isinstance(value, dict) and key not in ("hard_negatives", "projection", "prefixes"):
-            out.update(flatten(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
 
 
 def next_ten_x(training: dict[str, Any], config_path: Path) -> dict[str, Any]:

@@ -128,10 +128,11 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         config = load_config(recipe_config(recipe), config_path, overrides)
         if config.recipe != recipe:
             fail(f"{config_path}: config is for recipe {config.recipe!r}, not {recipe!r}")
-        device, flags_memory = None, device_memory
-        if estimate_for in DEVICES:  # a named GPU: CUDA with that GPU's memory
+        device, memory_label = None, "--device-memory"
+        if estimate_for in DEVICES:  # a named GPU: CUDA with that GPU's memory (unless --device-memory says otherwise)
             device, estimate_for = DEVICES[estimate_for], "cuda"
-            device_memory = device_memory if device_memory is not None else device.memory
+            if device_memory is None:
+                device_memory, memory_label = device.memory, device.name
         if dry_run:
             from sciembed.ioutil.memory import current_mb
             from sciembed.training.schedule_report import schedule
@@ -142,8 +143,7 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
             console.print(prepared.report())
             plan = schedule(config, prepared.length())
             console.print("\n".join(plan.lines()), highlight=False)
-            dry_run_memory(console, config, data_bytes, device_memory, estimate_for,
-                           device.name if device is not None and flags_memory is None else "--device-memory")
+            dry_run_memory(console, config, data_bytes, device_memory, estimate_for, memory_label)
             dry_run_compute(console, config, plan.steps, device)
             return
         if out is None:

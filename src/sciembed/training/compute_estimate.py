@@ -50,10 +50,9 @@ def step_texts(config: TrainConfig) -> StepTexts:
     """Texts one optimizer step encodes, with and without gradients, per recipe."""
     t = config.training
     batch = t.batch_size
-    if config.recipe in ("window", "static"):
-        negatives = getattr(config.data, "hard_negatives", None) is not None
-        columns = 3 if negatives else 2
-        what = "anchor, positive" + (" and hard negative" if negatives else "")
+    if config.recipe == "window":
+        columns = config.data.texts_per_pair
+        what = "anchor, positive" + (" and hard negative" if columns == 3 else "")
         if getattr(t, "loss", "mnrl") == "cached_mnrl":
             return StepTexts(columns * batch, columns * batch,
                              f"{what} of {batch} pairs; CachedMNRL encodes each once more without gradients")
@@ -115,7 +114,7 @@ def human_duration(seconds: float) -> str:
 
 
 def estimate_compute(config: TrainConfig, steps: int, arch: Architecture | None = None) -> ComputeEstimate:
-    """FLOPs of `steps` optimizer steps of `config` (transformer recipes; the static recipe has no matmuls)."""
+    """FLOPs of `steps` optimizer steps of `config` (transformer recipes; a static model has no matmuls to count)."""
     arch = arch or read_architecture(config.model.base)
     seq = min(config.model.max_seq_length, arch.max_positions or config.model.max_seq_length)
     texts = step_texts(config)

@@ -167,6 +167,11 @@ class WindowDataConfig(_Strict):
     prefixes: PrefixConfig | None = PrefixConfig()
     hard_negatives: HardNegativesConfig | None = None  # None: in-batch negatives only (the paper)
 
+    @property
+    def texts_per_pair(self) -> int:
+        """Anchor and positive, + one mined hard negative when `hard_negatives` is set."""
+        return 2 if self.hard_negatives is None else 3
+
 
 class WindowModelConfig(ModelConfig):
     """The paper's head by default (a partial ``model:`` block keeps it)."""

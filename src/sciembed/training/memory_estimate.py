@@ -298,13 +298,13 @@ def recipe_shape(config: TrainConfig, arch: Architecture) -> RecipeShape:
     t = config.training
     recipe = config.recipe
     head, out_dim = head_parameters(config, arch.hidden)
-    columns = 3 if getattr(config.data, "hard_negatives", None) is not None else 2  # + a hard negative per pair
     if recipe == "window" and t.loss == "cached_mnrl":
         mini = min(t.mini_batch_size, t.batch_size)
-        cache = columns * t.batch_size * out_dim * FP32 * 2
+        cache = config.data.texts_per_pair * t.batch_size * out_dim * FP32 * 2
         return RecipeShape(mini, f"CachedMNRL: one mini-batch of {mini} at a time", "training.mini_batch_size",
                            extra_trainable=head, cache_bytes=cache)
     if recipe == "window":
+        columns = config.data.texts_per_pair
         what = "anchors, positives and hard negatives" if columns == 3 else "anchors and positives"
         return RecipeShape(columns * t.batch_size, f"MNRL: {what} of the batch of {t.batch_size}",
                            "training.batch_size", extra_trainable=head)

@@ -108,3 +108,17 @@ def test_a_run_with_hard_negatives_resumes_onto_its_schedule(tiny_bert, tiny_cor
     b = SentenceTransformer(str(resumed), device="cpu").state_dict()
     for name in a:
         torch.testing.assert_close(b[name], a[name], rtol=1e-5, atol=1e-6, msg=name)
+
+
+def test_the_printed_negatives_per_anchor_count_the_mined_column():
+    """MNRL with a hard-negative column scores every anchor against all positives and all mined negatives."""
+    from types import SimpleNamespace
+
+    from sciembed.training.trainer import batch_lines
+
+    loss = SimpleNamespace(gather_across_devices=False)
+    assert "in-batch negatives per anchor: 7 (one process)" in batch_lines(8, 1, loss)
+    with_mined = batch_lines(8, 1, loss, hard_negatives=1)
+    assert "in-batch negatives per anchor: 15 (one process, 8 of them mined hard negatives)" in with_mined
+    per_process = batch_lines(8, 2, loss, hard_negatives=1)
+    assert any("negatives per anchor: 7 (per process" in line for line in per_process)

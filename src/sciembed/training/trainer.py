@@ -101,19 +101,26 @@ def per_process_batch(batch_size: int, world: int) -> int:
     return batch_size // world
 
 
-def batch_lines(batch_size: int, world: int, loss: Any) -> list[str]:
-    """What a step holds, printed before training: global batch, per process, negatives per anchor."""
+def batch_lines(batch_size: int, world: int, loss: Any, hard_negatives: int = 0) -> list[str]:
+    """What a step holds, printed before training: global batch, per process, negatives per anchor.
+
+    With `hard_negatives` mined columns, each anchor also sees every hard negative of the batch (its own
+    and the other anchors'), as MultipleNegativesRankingLoss scores them.
+    """
     per = per_process_batch(batch_size, world)
     lines = [f"batch: {batch_size} examples per micro-batch over {world} process(es) = {per} per process"]
     gathered = getattr(loss, "gather_across_devices", None)
     if gathered is not None:
+        seen = batch_size if world == 1 or gathered else per
+        negatives = seen - 1 + seen * hard_negatives
+        mined = f", {seen * hard_negatives} of them mined hard negatives" if hard_negatives else ""
         if world == 1:
-            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (one process)")
+            where = "one process"
         elif gathered:
-            lines.append(f"in-batch negatives per anchor: {batch_size - 1} (global, gathered across processes)")
+            where = "global, gathered across processes"
         else:
-            lines.append(f"in-batch negatives per anchor: {per - 1} (per process: training.gather_across_devices "
-                         "is off)")
+            where = "per process: training.gather_across_devices is off"
+        lines.append(f"in-batch negatives per anchor: {negatives} ({where}{mined})")
     sigreg = getattr(loss, "sigreg", None)
     if sigreg is not None and getattr(loss, "sigreg_lambda", 0) > 0:
         lines.append(f"SIGReg statistics over {batch_size} embeddings per micro-batch (all-reduced across processes)")
@@ -275,7 +282,8 @@ def run_training(
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
     world = world_size()
-    lines = batch_lines(config.training.batch_size, world, parts.loss)
+    hard_negatives = getattr(config.data, "texts_per_pair", 2) - 2
+    lines = batch_lines(config.training.batch_size, world, parts.loss, hard_negatives)
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
     if say is not None and int(os.environ.get("RANK", "0")) == 0:

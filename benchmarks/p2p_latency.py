@@ -13,6 +13,12 @@ hits them alike; query encoding is not timed (paper queries reuse the paper's st
 - ``synthetic``: `--papers` papers of seeded random unit vectors (1 TA + `--views` pieces each) and
   seeded Zipf-distributed bodies of `--words` words for BM25; queries are bodies of the collection.
 
+`--views-index hnsw` puts the views in an HNSW index: ``late`` then scores exactly the papers of each
+query vector's top views (`retrieval/approximate_late.py`). Each part then also records how far that is
+from exact ``late`` (a flat index of the same views): the overlap of the top 10 and top k, and on ACL the
+fused NDCG@10 of every test query with exact and with approximate ``late`` (paired t-test). Random
+synthetic vectors have no neighbourhoods, the hardest case for a graph; the ACL part is the real one.
+
     nice .venv/bin/python benchmarks/p2p_latency.py --corpus INGESTED_ACL --cache CACHE --fusion RUN/fusion.json
 """
 
@@ -27,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
-from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one
+from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import MultiVectorIndex
 
 
@@ -72,6 +79,51 @@ def time_queries(queries, abstracts: DenseIndex, ids: list[str], views: MultiVec
                     "fused_over_a2a_p50": float(np.median(cpu["fused"]) / max(np.median(cpu["a2a"]), 1e-6))}}
 
 
+def view_index(kind: str, dim: int, metric: str, owners: list[str], vectors: np.ndarray) -> MultiVectorIndex:
+    """The views in a `kind` ("flat" or "hnsw") index."""
+    params = None if kind == "flat" else default_params(kind, len(vectors), dim)
+    index = MultiVectorIndex(dim, metric, params=params)
+    index.add(owners, vectors)
+    return index
+
+
+def late_agreement(queries, exact: MultiVectorIndex, approx: MultiVectorIndex, k: int) -> dict[str, float]:
+    """Mean overlap of approximate and exact ``late`` rankings (top 10 and top k), over `queries`."""
+    at10, atk = [], []
+    for pid, _, _, own in queries:
+        truth = [d for d, _, _ in exact.search_views(own, k, "late", exclude=[pid])]
+        found = [d for d, _, _ in approx.search_views(own, k, "late", exclude=[pid])]
+        at10.append(len(set(truth[:10]) & set(found[:10])) / max(1, min(10, len(truth))))
+        atk.append(len(set(truth) & set(found)) / max(1, len(truth)))
+    return {"overlap_at_10": float(np.mean(at10)), f"overlap_at_{k}": float(np.mean(atk)), "queries": len(at10)}
+
+
+def fused_quality(bench, texts: dict, ta: np.ndarray, row: dict, own: dict, abstracts: DenseIndex, ids: list[str],
+                  exact: MultiVectorIndex, approx: MultiVectorIndex, bm25: BM25Index, spec: FusionSpec,
+                  k: int) -> dict:
+    """Fused NDCG@10 of every test query with exact and with approximate ``late``, per gold kind (ranx)."""
+    from ranx import Qrels, Run, compare
+
+    out = {}
+    for kind, qrels in bench.qrels.items():
+        runs: dict[str, dict[str, dict[str, float]]] = {"exact_late": {}, "approximate_late": {}}
+        for q in sorted(qrels):
+            scores, rows = abstracts.search_rows(ta[row[q]][None], k + 1)
+            dense = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] != q][:k]
+            lexical = bm25.search([texts[q]], k, [q])[0]
+            for name, views in (("exact_late", exact), ("approximate_late", approx)):
+                late = [(d, s) for d, s, _ in views.search_views(own[q], k, "late", exclude=[q])]
+                fused = fuse_one(spec, {"a2a": dense, "bm25": lexical, "late": late}, depth=k)
+                runs[name][q] = {d: float(len(fused) - i) for i, (d, _) in enumerate(fused)}
+        report = compare(Qrels(qrels), [Run(r, name=n) for n, r in runs.items()], metrics=["ndcg@10"],
+                         stat_test="student", max_p=0.05)
+        scores = report.to_dict()
+        out[kind] = {"queries": len(qrels),
+                     **{n: round(100 * scores[n]["scores"]["ndcg@10"], 2) for n in runs},
+                     "p": float(scores["approximate_late"]["comparisons"]["exact_late"]["ndcg@10"])}
+    return out
+
+
 def acl(args, spec: FusionSpec) -> dict:
     from sciembed.evaluation.p2p_config import load_p2p_config
     from sciembed.evaluation.p2p_views import encoder_token_counter
@@ -94,13 +146,13 @@ def acl(args, spec: FusionSpec) -> dict:
     piece_vectors = encoder.encode(flat, show_progress=False) if flat else np.zeros((0, encoder.dim), np.float32)
     abstracts = DenseIndex(encoder.dim, encoder.metric)
     abstracts.add(ids, ta)
-    views = MultiVectorIndex(encoder.dim, encoder.metric)
     own: dict[str, np.ndarray] = {}
     start = 0
     for i, (p, ps) in enumerate(zip(papers, pieces, strict=True)):
         own[p.id] = np.vstack([ta[i:i + 1], piece_vectors[start:start + len(ps)]])
         start += len(ps)
-    views.add([p.id for p in papers for _ in range(len(own[p.id]))], np.vstack([own[p.id] for p in papers]))
+    owners, stacked = [p.id for p in papers for _ in range(len(own[p.id]))], np.vstack([own[p.id] for p in papers])
+    views = view_index(args.views_index, encoder.dim, encoder.metric, owners, stacked)
     texts = {p.id: full_text(p) for p in papers}
     bm25 = BM25Index()
     bm25.add(ids, [texts[i] for i in ids])
@@ -109,8 +161,14 @@ def acl(args, spec: FusionSpec) -> dict:
                         replace=False)
     row = {pid: i for i, pid in enumerate(ids)}
     queries = [(q, texts[q], ta[row[q]], own[q]) for q in chosen]
-    return {"papers": len(ids), "views": views.num_views, "encoder": encoder.name,
-            **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+    out = {"papers": len(ids), "views": views.num_views, "views_index": views.dense.params.to_dict(),
+           "encoder": encoder.name, **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+    if args.views_index != "flat":
+        exact = view_index("flat", encoder.dim, encoder.metric, owners, stacked)
+        out["late_vs_exact"] = late_agreement(queries, exact, views, args.top_k)
+        out["fused_ndcg_at_10"] = fused_quality(bench, texts, ta, row, own, abstracts, ids, exact, views, bm25, spec,
+                                                args.top_k)
+    return out
 
 
 def synthetic(args, spec: FusionSpec) -> dict:
@@ -126,9 +184,11 @@ def synthetic(args, spec: FusionSpec) -> dict:
     abstracts = DenseIndex(dim, "cosine")
     abstracts.add(ids, ta)
     piece_vectors = unit(n * per)
-    views = MultiVectorIndex(dim, "cosine")
-    views.add([i for i in ids for _ in range(per + 1)],
-              np.concatenate([ta[:, None, :], piece_vectors.reshape(n, per, dim)], axis=1).reshape(-1, dim))
+    owners = [i for i in ids for _ in range(per + 1)]
+    stacked = np.concatenate([ta[:, None, :], piece_vectors.reshape(n, per, dim)], axis=1).reshape(-1, dim)
+    built = time.perf_counter()
+    views = view_index(args.views_index, dim, "cosine", owners, stacked)
+    built = time.perf_counter() - built
     vocabulary = np.asarray([f"w{i}" for i in range(args.vocabulary)])
     weights = 1.0 / np.arange(1, args.vocabulary + 1)
     words = rng.choice(len(vocabulary), size=(n, args.words), p=weights / weights.sum())
@@ -138,8 +198,13 @@ def synthetic(args, spec: FusionSpec) -> dict:
     chosen = rng.choice(n, size=args.queries + args.warmup, replace=False)
     queries = [(ids[i], texts[i], ta[i], np.vstack([ta[i:i + 1], piece_vectors[i * per:(i + 1) * per]]))
                for i in chosen]
-    return {"papers": n, "views": views.num_views, "body_words": args.words, "vocabulary": args.vocabulary,
-            **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+    out = {"papers": n, "views": views.num_views, "views_index": views.dense.params.to_dict(),
+           "views_index_build_s": round(built, 1), "body_words": args.words, "vocabulary": args.vocabulary,
+           **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
+    if args.views_index != "flat":
+        exact = view_index("flat", dim, "cosine", owners, stacked)
+        out["late_vs_exact"] = late_agreement(queries[args.warmup:][:20], exact, views, args.top_k)
+    return out
 
 
 def main() -> None:
@@ -147,8 +212,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="Ingested ACL collection (skip the acl part without it).")
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
-    parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: CombSUM "
-                        "min-max of bm25, a2a, late — the same operations as a tuned weighted sum).")
+    parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: the shipped "
+                        "measured fusion of bm25, a2a, late, `retrieval/measured_fusion.json`).")
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--views", type=int, default=4, help="Synthetic section pieces per paper (+ 1 TA).")
     parser.add_argument("--words", type=int, default=300, help="Synthetic body words per paper (BM25).")
@@ -157,12 +222,14 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--views-index", choices=["flat", "hnsw"], default="flat",
+                        help="The view index searched by late interaction (hnsw: candidates, then exact scores).")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--update", action="store_true", help="Keep the parts (acl / synthetic) already in --out "
                         "that this run does not measure.")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_latency.json")
     args = parser.parse_args()
-    spec = FusionSpec.load(args.fusion) if args.fusion else FusionSpec(["bm25", "a2a", "late"], "combsum", "min-max")
+    spec = FusionSpec.load(args.fusion) if args.fusion else measured_default(["bm25", "a2a", "late"])
     result = json.loads(args.out.read_text()) if args.update and args.out.is_file() else {}
     result["top_k"] = args.top_k
     result.setdefault("machine", {}).update({"cpus": os.cpu_count(), "platform": platform.platform()})

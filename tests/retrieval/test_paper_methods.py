@@ -59,7 +59,7 @@ def test_search_views_ignores_removed_views_and_filters(method):
     assert sorted(p for p, _, _ in accepted) == ["p3", "p4"]
 
 
-def test_search_views_over_an_approximate_index_gives_max_only():
+def test_search_views_over_an_approximate_index_gives_max_and_late():
     from sciembed.retrieval.ann import default_params
 
     rng = np.random.default_rng(5)
@@ -70,8 +70,36 @@ def test_search_views_over_an_approximate_index_gives_max_only():
     hnsw.add(owners, vectors)
     assert [p for p, _, _ in hnsw.search_views(vectors[:3], 4, exclude=["p0"])] == [
         p for p, _, _ in exact.search_views(vectors[:3], 4, exclude=["p0"])]
-    with pytest.raises(ValueError, match="max_sim only"):
-        hnsw.search_views(vectors[:3], 4, "late")
+    with pytest.raises(ValueError, match="max_sim and late only"):
+        hnsw.search_views(vectors[:3], 4, "naive_sum")
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2"])
+def test_late_over_an_approximate_index_scores_its_candidates_exactly(metric):
+    """Every candidate's `late` score is the exact one; with candidates covering the collection, the ranking
+    is the exact ranking; a paper in no query vector's top k is the approximation (and is the only one)."""
+    from sciembed.retrieval.ann import default_params
+    from sciembed.retrieval.approximate_late import late_over_candidates
+
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(90, 8)).astype(np.float32)
+    owners = [f"p{i % 18}" for i in range(90)]
+    exact = MultiVectorIndex(8, metric=metric)
+    hnsw = MultiVectorIndex(8, metric=metric, params=default_params("hnsw", 90, 8))
+    exact.add(owners, vectors)
+    hnsw.add(owners, vectors)
+    queries = vectors[:4]
+    truth = {p: s for p, s, _ in exact.search_views(queries, 18, "late", exclude=["p0"])}
+    whole = late_over_candidates(hnsw, queries, 17, {"p0"}, None, None)  # all 17 others needed as candidates
+    assert [p for p, _, _ in whole] == list(truth)  # so the ranking is the exact one
+    assert all(abs(s - truth[p]) < 1e-5 for p, s, _ in whole)
+    paged = hnsw.search_views(queries, 17, "late", exclude=["p0"])
+    assert sorted(p for p, _, _ in paged) == sorted(truth)
+    top = hnsw.search_views(queries, 3, "late", exclude=["p0"])
+    assert all(abs(s - truth[p]) < 1e-5 for p, s, _ in top)
+    assert [p for p, _, _ in top] == [p for p, _, _ in paged][:3]  # pages agree (stable prefix)
+    for pid, _, row in top:
+        assert hnsw.paper_of_row(row) == pid
 
 
 def test_search_paper_views_excludes_itself_and_title_twins():

@@ -275,11 +275,17 @@ class DenseIndex:
 
     def score_rows(self, query: np.ndarray, rows: Sequence[int]) -> np.ndarray:
         """Exact scores of one query against given rows (same scale as `search`)."""
+        return self.scores_of_rows(query, rows)[0]
+
+    def scores_of_rows(self, queries: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+        """(n_queries, len(rows)) scores against given rows' stored vectors (same scale as `search`)."""
         stored = self.vectors(rows)
-        q = self._prepare(query, "score_rows()")[0]
+        prepared = self._prepare(queries, "scores_of_rows()")
         if self.metric == "cosine":
-            return stored @ q
-        return -np.linalg.norm(stored - q, axis=1)
+            return prepared @ stored.T
+        sq = (np.einsum("ij,ij->i", prepared, prepared)[:, None] + np.einsum("ij,ij->i", stored, stored)[None, :]
+              - 2 * prepared @ stored.T)
+        return -np.sqrt(np.maximum(sq, 0.0))
 
     def search(self, queries: np.ndarray, k: int, exclude: Sequence[str | None] | None = None) -> Hits:
         """Top-k (id, score) per query, best first; `exclude[i]` (e.g. the query's own paper) never appears."""

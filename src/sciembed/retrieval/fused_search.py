@@ -135,8 +135,7 @@ class FusedPaperSearch:
             vectors = collection.encode([v.text for v in views])
         method = "late" if self.served == "late" else "max"
         with collection._lock.read():
-            return collection.index.search_views(vectors, depth, method, exclude=[paper.id],
-                                                 **({} if method == "late" else knobs))
+            return collection.index.search_views(vectors, depth, method, exclude=[paper.id], **knobs)
 
     def _companion(self, collection: Collection, one: _Loaded, name: str, paper: Paper,
                    depth: int) -> list[tuple[str, float]]:
@@ -160,7 +159,6 @@ class FusedPaperSearch:
             vectors = overlay.index.views_of(paper.id) if live else overlay.vectors(collection, paper)
             if vectors is None:
                 return []
-            exact = method == "max_sim" or one.index.dense.exact  # late needs every view's score (flat)
-            hits = one.index.search_views(vectors, deeper, method, exclude=[paper.id]) if exact else []
+            hits = one.index.search_views(vectors, deeper, method, exclude=[paper.id])
             snapshot = [(pid, score) for pid, score, _ in hits]
         return merge(snapshot, overlay.search(vectors, depth, method, paper.id), overlay.papers, depth)

@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from sciembed.retrieval.ann import AnnParams
+from sciembed.retrieval.approximate_late import FIRST_TIER as LATE_FIRST_TIER
+from sciembed.retrieval.approximate_late import late_over_candidates
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError, as_matrix, read_meta
 from sciembed.retrieval.hits import Hits, check_exclude
 from sciembed.retrieval.paging import stable_prefix
@@ -197,8 +199,9 @@ class MultiVectorIndex:
         venue, …) while k are collected; the knobs go to an approximate index.
 
         Over the exact (flat) kind every candidate view is scored (one matrix product), for any method.
-        Over HNSW / IVF-PQ only ``max`` exists: each query vector's top views, deepened until k papers
-        are found, merged by their best score (exact over the view rankings the index returns).
+        Over HNSW / IVF-PQ ``max`` is each query vector's top views, deepened until k papers are found,
+        merged by their best score (exact over the view rankings the index returns); ``late`` scores the
+        union of those papers exactly (`approximate_late`); the other methods need the flat kind.
         """
         method = paper_method(method)
         if k <= 0:
@@ -208,9 +211,13 @@ class MultiVectorIndex:
             return []
         if self.dense.exact:
             return self._search_all_views(array, k, method, set(exclude), accept)
-        if method != "max_sim":
-            raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max_sim only")
         knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
+        if method == "late":  # candidates from the index, scored exactly (`approximate_late`)
+            return stable_prefix(lambda depth: [late_over_candidates(self, array, depth, set(exclude), accept,
+                                                                     knobs)], k, 1, LATE_FIRST_TIER)[0]
+        if method != "max_sim":
+            raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max_sim and "
+                             "late only")
         return self.search_sets([array], k, [set(exclude)], accept, knobs)[0]
 
     def search_sets(

@@ -24,9 +24,9 @@ FIRST_TIER = 16
 Hit = TypeVar("Hit", bound=tuple)
 
 
-def tiers(k: int) -> Iterator[int]:
-    """16, 32, 64, ... up to the first tier that holds `k`."""
-    tier = FIRST_TIER
+def tiers(k: int, first: int = FIRST_TIER) -> Iterator[int]:
+    """`first` (16), twice that, ... up to the first tier that holds `k`."""
+    tier = first
     while True:
         yield tier
         if tier >= k:
@@ -34,12 +34,14 @@ def tiers(k: int) -> Iterator[int]:
         tier *= 2
 
 
-def stable_prefix(search: Callable[[int], Sequence[Sequence[Hit]]], k: int, sets: int) -> list[list[Hit]]:
+def stable_prefix(search: Callable[[int], Sequence[Sequence[Hit]]], k: int, sets: int,
+                  first: int = FIRST_TIER) -> list[list[Hit]]:
     """The top `k` of each of `sets` rankings, built tier by tier from `search(depth)` (a list per set of
-    (paper id, ...) hits, best first) so that the ranking for any `k` is a prefix of the one for a larger `k`."""
+    (paper id, ...) hits, best first) so that the ranking for any `k` is a prefix of the one for a larger `k`.
+    A search whose cost hardly grows with its depth starts at a deeper `first` tier (fewer searches)."""
     placed: list[list[Hit]] = [[] for _ in range(sets)]
     seen: list[set[str]] = [set() for _ in range(sets)]
-    for tier in tiers(k):
+    for tier in tiers(k, first):
         for ranking, found, taken in zip(placed, search(tier), seen, strict=True):
             for hit in found:
                 if len(ranking) >= tier:

@@ -1,0 +1,60 @@
+"""Late interaction over an approximate view index (HNSW, IVF-PQ): candidates from the index, scores exact.
+
+``late`` scores a paper by the mean, over the query's vectors, of each vector's best view of that paper.
+Exact, that needs every view's score: a matrix product over the whole collection (~300 ms per query
+paper at 100k papers and 500k views on one core). Over an approximate index sciembed does what
+ColBERTv2 / PLAID do:
+
+- candidates: the papers of each query vector's top-n views (the index's view ranking; n starts at
+  2k / the number of query vectors and grows until k papers are candidates);
+- scores: every view of every candidate, scored exactly (its stored vector, reconstructed from the
+  index), so a candidate's score is its exact ``late`` score.
+
+A paper with no view in any query vector's top n is not returned: that is the one approximation,
+measured against exact ``late`` in `benchmarks/p2p_latency.py` (overlap of the top k, and the fused
+NDCG on real papers). Rankings page consistently (`paging.stable_prefix`) from a first tier of
+`FIRST_TIER` papers: one candidate search serves every page within it, the fused search's 300 included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sciembed.retrieval.ties import top_positions
+
+FIRST_TIER = 512  # papers ranked by the first candidate search (`stable_prefix`'s first tier)
+MIN_VIEWS_PER_VECTOR = 32
+
+if TYPE_CHECKING:
+    from sciembed.retrieval.multivector import MultiVectorIndex, ViewHitList
+
+
+def late_over_candidates(index: MultiVectorIndex, queries: np.ndarray, k: int, exclude: set[str],
+                         accept: Callable[[str], bool] | None, knobs: dict | None) -> ViewHitList:
+    """Top-k papers by exact ``late`` among the papers of each query vector's top views (see the module)."""
+    candidates: list[str] = []
+    depth = max(MIN_VIEWS_PER_VECTOR, -(-2 * k // len(queries)))
+    while True:
+        knobs_now = index._deepened(knobs, depth)
+        _, found = index.dense.search_rows(queries, min(depth, index.num_views), **knobs_now)
+        papers = {index.paper_of_row(int(r)) for r in np.unique(found) if r >= 0}
+        candidates = sorted(p for p in papers - exclude if accept is None or accept(p))
+        if len(candidates) >= k or depth >= index.num_views:
+            break
+        depth *= 4
+    if not candidates:
+        return []
+    rows_per_paper = [index.dense.rows_of(pid) for pid in candidates]
+    rows = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows_per_paper])
+    starts = np.cumsum([0] + [len(r) for r in rows_per_paper[:-1]])
+    by_row = index.dense.scores_of_rows(queries, rows)  # (query vectors, candidate views), exact
+    best = np.maximum.reduceat(by_row, starts, axis=1).astype(np.float64)  # each vector's best view per paper
+    scores = best.mean(axis=0)
+    hits = []
+    for i in top_positions(scores, k, candidates):
+        own = by_row[:, starts[i]: starts[i] + len(rows_per_paper[i])]
+        hits.append((candidates[i], float(scores[i]), int(rows_per_paper[i][int(np.argmax(own.max(axis=0)))])))
+    return hits

@@ -23,6 +23,7 @@ from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.ingest_report import METADATA_FIELDS, REJECTS_FILE, render_report
 from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
+from sciembed.papers.paragraph_sections import using_header_rule
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.id_policy import SHARED_DOI, flag_kind
@@ -30,8 +31,8 @@ from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID, writable
-from sciembed.papers.sections import count_words, using_header_rule
 from sciembed.papers.shared_dois import distrust_shared_dois
+from sciembed.papers.text_cleaning import count_words
 
 REPORT_FILE = "ingest_report.md"
 HEADER_RULES = {"sciembed": True, "s2full": False}  # rule name -> sentence veto on

@@ -33,7 +33,7 @@ from sciembed.papers.readers.xmltext import (
     text_of,
 )
 from sciembed.papers.roles import role_of
-from sciembed.papers.sections import clean_inline, clean_paragraphs
+from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
 
 FORMAT = "jats"
 _SKIP = (

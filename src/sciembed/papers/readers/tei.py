@@ -40,7 +40,7 @@ from sciembed.papers.readers.xmltext import (
     local,
     text_of,
 )
-from sciembed.papers.sections import clean_inline, clean_paragraphs
+from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
 from sciembed.papers.venues import short_venue
 
 FORMAT = "tei"

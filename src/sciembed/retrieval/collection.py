@@ -42,8 +42,9 @@ from sciembed.models.batching import MicroBatcher
 from sciembed.papers.model import Paper
 from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
 from sciembed.retrieval.dense import IndexLoadError
+from sciembed.retrieval.indexed_views import index_views, piece_limits
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import index_views, piece_limits, read_manifest
+from sciembed.retrieval.paper_index import read_manifest
 from sciembed.views import View, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
 from sciembed.views.window import eligible_sections

@@ -29,7 +29,8 @@ from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one,
 from sciembed.retrieval.live_overlay import BM25Overlay, DenseOverlay, merge
 
 if TYPE_CHECKING:
-    from sciembed.retrieval.collection import Accept, Collection, PaperHits
+    from sciembed.retrieval.collection import Collection
+    from sciembed.retrieval.collection_results import Accept, PaperHits
 
 LATE_VIEWS = ("section", "ta+section")
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from sciembed.papers.sections import clean_inline, is_header_paragraph
+from sciembed.papers.headings import is_header_paragraph
+from sciembed.papers.text_cleaning import clean_inline
 
 
 def _walk(obj, out: list[tuple[str, str]]) -> None:

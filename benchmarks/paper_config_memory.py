@@ -36,7 +36,8 @@ def main() -> None:
     for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1")):
         os.environ.setdefault(key, value)
     from sciembed.training.config import load_config
-    from sciembed.training.memory_estimate import estimate, human_bytes, read_architecture
+    from sciembed.training.memory_estimate import estimate, human_bytes
+    from sciembed.training.model_architecture import read_architecture
     from sciembed.training.recipes import recipe_config
 
     architectures = {base: read_architecture(base) for base in PAPER_BASES}

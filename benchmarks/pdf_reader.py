@@ -32,7 +32,7 @@ from pathlib import Path
 from sciembed.papers.model import Paper
 from sciembed.papers.readers import FORMATS, Accepted, read_papers
 from sciembed.papers.roles import normalize_heading
-from sciembed.papers.sections import clean_inline
+from sciembed.papers.text_cleaning import clean_inline
 
 _BROKEN = re.compile(r"(?<=[^\W\d_])- (?=[a-z])(?!(?:and|or|to) )")  # not "token- and sentence-level"
 _TOKEN = re.compile(r"\w+")

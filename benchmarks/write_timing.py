@@ -18,6 +18,7 @@ from typing import Any
 
 
 def install(path: str) -> None:
+    from sciembed.ioutil import locks
     from sciembed.models import batching
     from sciembed.retrieval import catalog, collection
 
@@ -56,7 +57,7 @@ def install(path: str) -> None:
     collection.Collection.add_papers = timed_add
     timed(batching.MicroBatcher, "encode", "encode_ms")
     timed(catalog.Catalog, "add", "catalog_commit_ms")
-    lock_write = collection.ReadWriteLock.write
+    lock_write = locks.ReadWriteLock.write
 
     @contextlib.contextmanager
     def timed_write(self: Any):
@@ -68,7 +69,7 @@ def install(path: str) -> None:
                 local.parts["write_lock_wait_ms"] = (got - started) * 1000
                 local.parts["write_lock_held_ms"] = (time.perf_counter() - got) * 1000
 
-    collection.ReadWriteLock.write = timed_write
+    locks.ReadWriteLock.write = timed_write
     take = batching.MicroBatcher._take
 
     def timed_take(self: Any) -> Any:

@@ -1,21 +1,14 @@
-"""Section extraction rules (`papers/sections.py`) on small hand-made papers."""
+"""Section extraction rules (`papers/sections.py`, `headings.py`, `back_matter.py`, `paragraph_sections.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from sciembed.papers.back_matter import is_back_matter
+from sciembed.papers.headings import is_header_paragraph, looks_like_sentence, split_number
 from sciembed.papers.model import Paper, Section, SectionRole
-from sciembed.papers.sections import (
-    EMPTY_ABSTRACT,
-    NO_BODY,
-    Paragraph,
-    finalize,
-    is_back_matter,
-    is_header_paragraph,
-    looks_like_sentence,
-    sections_from_paragraphs,
-    split_number,
-)
+from sciembed.papers.paragraph_sections import Paragraph, sections_from_paragraphs
+from sciembed.papers.sections import EMPTY_ABSTRACT, NO_BODY, finalize
 
 LONG = "This paragraph has enough words to be body text for the tests. " * 5
 

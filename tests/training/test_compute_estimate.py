@@ -8,7 +8,8 @@ from typer.testing import CliRunner
 from sciembed.cli.main import app
 from sciembed.training.compute_estimate import DEVICES, UTILISATION, estimate_compute, step_texts
 from sciembed.training.config import JepaConfig, WindowConfig
-from sciembed.training.memory_estimate import architecture_of, estimate
+from sciembed.training.memory_estimate import estimate
+from sciembed.training.model_architecture import architecture_of
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sciembed.papers.headings import malformed_heading
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import ExternalIds, Paper, Section, SectionRole
 from sciembed.papers.roles import conclusion_section_index, method_section_index
-from sciembed.papers.sections import malformed_heading
 from sciembed.training.config import SectionFilterConfig
 from sciembed.training.sources import SourceError, draw_examples, load_section_pairs
 from sciembed.training.sources.exclude import ExcludeError

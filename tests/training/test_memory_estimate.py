@@ -11,16 +11,11 @@ from typer.testing import CliRunner
 
 from sciembed.cli.main import app
 from sciembed.cli.memory_options import parse_memory_size
+from sciembed.training.activation_memory import encoder_activation_bytes, layer_bytes
 from sciembed.training.config import InfoNCEConfig, JepaConfig, WindowConfig, load_config
-from sciembed.training.memory_estimate import (
-    MemoryLimitError,
-    architecture_of,
-    check_fits,
-    encoder_activation_bytes,
-    estimate,
-    layer_bytes,
-    read_architecture,
-)
+from sciembed.training.memory_check import MemoryLimitError, check_fits
+from sciembed.training.memory_estimate import estimate
+from sciembed.training.model_architecture import architecture_of, read_architecture
 from sciembed.training.recipes import recipe_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"

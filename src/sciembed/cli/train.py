@@ -65,7 +65,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.models.loading import ModelLoadError
     from sciembed.training.config import ConfigError
     from sciembed.training.ema import CheckpointExtrasError
-    from sciembed.training.memory_estimate import MemoryLimitError
+    from sciembed.training.memory_check import MemoryLimitError
     from sciembed.training.plan import PlanError
     from sciembed.training.recipes import UnknownRecipeError
     from sciembed.training.rundir import RunDirError
@@ -83,7 +83,8 @@ def _user_errors() -> tuple[type[Exception], ...]:
 def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: int | None, estimate_for: str,
                    memory_label: str = "--device-memory") -> None:
     """Print the peak-memory estimate (with and without checkpointing) and the host-memory estimate."""
-    from sciembed.training.memory_estimate import MemoryEstimateError, device_memory_of, estimate, host_estimate
+    from sciembed.training.memory_check import device_memory_of, host_estimate
+    from sciembed.training.memory_estimate import MemoryEstimateError, estimate
 
     try:
         est = estimate(config, estimate_for)

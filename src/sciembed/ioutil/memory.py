@@ -11,15 +11,21 @@ import os
 import resource
 
 
-def peak_mb() -> int:
+def _status_mb(key: str) -> int | None:
+    """A kB line of `/proc/self/status` ("VmHWM", "VmRSS") in MB; None where there is no such file or line."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) // 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # kB on Linux
+    return None
+
+
+def peak_mb() -> int:
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # kB on Linux
 
 
 def reset_peak() -> bool:
@@ -33,14 +39,7 @@ def reset_peak() -> bool:
 
 
 def current_mb() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
+    return _status_mb("VmRSS") or 0
 
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter numbers (malloc.h)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sciembed.papers.model import Author
-from sciembed.papers.sections import clean_inline
+from sciembed.papers.text_cleaning import clean_inline
 
 AFFILIATION_SEPARATOR = "; "
 

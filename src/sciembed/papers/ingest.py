@@ -10,19 +10,25 @@ with the corpus is the set of paper ids seen (for duplicate detection).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
-from sciembed.papers.ingest_report import METADATA_FIELDS, REJECTS_FILE, render_report
+from sciembed.papers.ingest_report import render_report
+from sciembed.papers.ingest_result import (
+    MAX_REJECT_DETAILS,
+    REJECTS_FILE,
+    REPORT_FILE,
+    FileCounts,
+    IngestResult,
+)
 from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
+from sciembed.papers.paragraph_sections import using_header_rule
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
 from sciembed.papers.readers.id_policy import SHARED_DOI, flag_kind
@@ -30,16 +36,12 @@ from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID, writable
-from sciembed.papers.sections import count_words, using_header_rule
 from sciembed.papers.shared_dois import distrust_shared_dois
+from sciembed.papers.text_cleaning import count_words
 
-REPORT_FILE = "ingest_report.md"
 HEADER_RULES = {"sciembed": True, "s2full": False}  # rule name -> sentence veto on
 SYNTHETIC_PREFIX = "synthetic"
 ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 MB of full text)
-
-
-MAX_REJECT_DETAILS = 10_000  # lines written to rejects.jsonl; the counts stay exact beyond it
 
 
 class TooManyErrors(SciembedInputError, RuntimeError):
@@ -52,82 +54,6 @@ class IngestError(SciembedInputError, RuntimeError):
     def __init__(self, rejection: Rejection) -> None:
         super().__init__(str(rejection))
         self.rejection = rejection
-
-
-@dataclass
-class FileCounts:
-    format: str
-    read: int = 0
-    accepted: int = 0
-    rejected: int = 0
-
-
-@dataclass
-class IngestResult:
-    """What one ingest run read, kept and rejected; the manifest is built from it."""
-
-    out: Path
-    inputs: list[str]
-    fmt: str
-    header_rule: str = "sciembed"
-    extra_keys: list[str] = field(default_factory=list)  # JSONL keys declared expected (not flagged unknown_keys)
-    read: int = 0
-    accepted: int = 0
-    rejected: int = 0
-    files: dict[str, FileCounts] = field(default_factory=dict)
-    metadata: dict[str, Any] | None = None  # the --metadata join's counts
-    shared_dois: dict[str, Any] | None = None  # DOIs several papers claimed, distrusted after reading
-    pdf: dict[str, Any] | None = None  # which PDF reader ran (offline / GROBID) and its counts
-    reasons: Counter[str] = field(default_factory=Counter)
-    flags: Counter[str] = field(default_factory=Counter)
-    formats: Counter[str] = field(default_factory=Counter)
-    coverage: Counter[str] = field(default_factory=Counter)  # accepted papers having each METADATA_FIELDS entry
-    sections: int = 0
-    body_words: int = 0
-    skipped_files: list[str] = field(default_factory=list)
-    examples: list[Rejection] = field(default_factory=list)
-    all_synthetic: bool = True
-    rejects_written: int = 0
-    max_reject_details: int = MAX_REJECT_DETAILS
-
-    @property
-    def synthetic(self) -> bool:
-        return self.accepted > 0 and self.all_synthetic
-
-    def summary(self) -> str:
-        return f"read {self.read} = accepted {self.accepted} + rejected {self.rejected}"
-
-    def coverage_line(self) -> str:
-        """"venue 3540, year 3530, field of study 0, doi 353 of 3569 accepted papers" and what a 0 means."""
-        have = ", ".join(f"{name.replace('_', ' ')} {self.coverage.get(name, 0)}" for name in METADATA_FIELDS)
-        line = f"metadata: {have} of {self.accepted} accepted papers"
-        missing = [name.replace("_", " ") for name in ("venue", "field_of_study") if not self.coverage.get(name)]
-        if self.accepted and missing:
-            line += (f"; no paper has a {' or a '.join(missing)}, so `sciembed corpus build` skips that funnel stage "
-                     "(--metadata joins Semantic Scholar's venue and fields of study)")
-        return line
-
-    def manifest(self) -> dict[str, Any]:
-        """The manifest's fields after schema version, kind and sciembed version (`write_manifest` adds those)."""
-        return {
-            "synthetic": self.synthetic,
-            "inputs": self.inputs,
-            "format": self.fmt,
-            "header_rule": self.header_rule,
-            "extra_keys": self.extra_keys,
-            "counts": {"read": self.read, "accepted": self.accepted, "rejected": self.rejected},
-            "rejected_by_reason": dict(sorted(self.reasons.items())),
-            "flags": dict(sorted(self.flags.items())),
-            "accepted_by_format": dict(sorted(self.formats.items())),
-            "metadata_coverage": {name: self.coverage.get(name, 0) for name in METADATA_FIELDS},
-            "files": {name: vars(counts) for name, counts in self.files.items()},
-            "skipped_files": self.skipped_files,
-            "rejects_file": {"written": self.rejects_written, "truncated": self.rejects_written < self.rejected},
-            "body": {"sections": self.sections, "words": self.body_words},
-            "outputs": {"papers": PAPERS_FILE, "rejects": REJECTS_FILE, "report": REPORT_FILE},
-            **({"pdf": self.pdf} if self.pdf is not None else {}),
-            **({"shared_dois": self.shared_dois} if self.shared_dois is not None else {}),
-        }
 
 
 def ingest(

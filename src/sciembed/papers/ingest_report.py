@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from sciembed.papers.ingest_result import METADATA_FIELDS, REJECTS_FILE, IngestResult
 from sciembed.papers.readers.records import MISSING_TITLE
-
-if TYPE_CHECKING:
-    from sciembed.papers.ingest import IngestResult
-
-REJECTS_FILE = "rejects.jsonl"
-METADATA_FIELDS = ("venue", "year", "field_of_study", "doi")  # counted over accepted papers (manifest, report)
 
 
 def untitled_note(result: IngestResult) -> str | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
+from sciembed.papers.headings import number_parts
 from sciembed.papers.model import Paper, Section, SectionRole
 
 _NUMBERING = re.compile(r"^\s*(?:(?:[0-9]+|[IVXLC]+|[A-Z])(?:\.[0-9]+)*\.?|§)\s+", re.IGNORECASE)
@@ -147,3 +149,33 @@ def method_section(paper: Paper) -> Section | None:
 def conclusion_section(paper: Paper) -> Section | None:
     i = conclusion_section_index(paper)
     return None if i is None else paper.sections[i]
+
+
+def assign_roles(sections: list[Section]) -> list[Section]:
+    """Role from the heading; else the reader's hint; else the numbered parent's; else an empty parent's."""
+    out: list[Section] = []
+    open_parent: SectionRole | None = None  # role of an unnumbered heading-only section ("Results" + subsections)
+    # The last section seen with each number ("2", "2.1" as parts), by position: a numbered section's parent
+    # is the nearest earlier section whose number is a proper prefix of its own (no backward scan per section).
+    numbered: dict[tuple[str, ...], tuple[int, SectionRole]] = {}
+    for sec in sections:
+        own = role_of(sec.heading)
+        role = own
+        if role is SectionRole.OTHER:
+            role = sec.role
+        parts = number_parts(sec.number)
+        if role is SectionRole.OTHER and parts:
+            parents = [numbered[parts[:k]] for k in range(1, len(parts)) if parts[:k] in numbered]
+            if parents:
+                role = max(parents, key=lambda found: found[0])[1]
+        if parts:
+            numbered[parts] = (len(out), role)
+        if role is SectionRole.OTHER and not sec.number and open_parent is not None:
+            role = open_parent
+        if not sec.number:
+            if not sec.text.strip() and own is not SectionRole.OTHER:
+                open_parent = own
+            elif own is not SectionRole.OTHER:
+                open_parent = None
+        out.append(sec if role is sec.role else replace(sec, role=role))
+    return out

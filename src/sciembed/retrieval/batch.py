@@ -65,7 +65,8 @@ def _open_served(path: Path, aggregate: str | None) -> _Loaded:
 
     Opening takes the collection lock (shared), which first settles a compaction a killed process left.
     """
-    from sciembed.retrieval.collection import load_live_index, open_lock
+    from sciembed.retrieval.collection_lock import open_lock
+    from sciembed.retrieval.live_index import load_live_index
 
     lock_fd = open_lock(path)
     try:
@@ -90,7 +91,7 @@ def _encoder(loaded: _Loaded) -> Any:
     light = onnx_query_encoder(loaded.manifest.get("encoder") or {}, Path(cache) if cache else None)
     if light is not None and light.fingerprint == loaded.index.fingerprint:
         return light
-    from sciembed.retrieval.collection import encoder_from_manifest
+    from sciembed.retrieval.live_index import encoder_from_manifest
 
     encoder = encoder_from_manifest(loaded.manifest)
     if encoder.fingerprint != loaded.index.fingerprint:

@@ -23,7 +23,8 @@ from sciembed.ioutil.atomic import refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal, sha256_file
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import IndexLoadError
-from sciembed.retrieval.paper_index import MANIFEST, IndexCounts, collect_views, read_manifest
+from sciembed.retrieval.indexed_views import IndexCounts, collect_views
+from sciembed.retrieval.paper_index import MANIFEST, read_manifest
 from sciembed.retrieval.ties import ordered
 from sciembed.views.kinds import IndexView, index_view
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS

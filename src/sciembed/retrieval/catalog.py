@@ -36,7 +36,7 @@ import numpy as np
 
 from sciembed.ioutil.atomic import fsync_dir
 from sciembed.papers.model import Paper
-from sciembed.papers.sections import count_words
+from sciembed.papers.text_cleaning import count_words
 from sciembed.views import View
 
 CATALOG = "collection.sqlite"

@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,143 +35,24 @@ import numpy as np
 
 from sciembed.ioutil import deadline as deadlines
 from sciembed.ioutil.gather import Gatherer
+from sciembed.ioutil.locks import FairLock, ReadWriteLock
 from sciembed.models.batching import MicroBatcher
 from sciembed.papers.model import Paper
-from sciembed.retrieval.catalog import CATALOG, Catalog, write_base_catalog
+from sciembed.retrieval.catalog import CATALOG, Catalog
+from sciembed.retrieval.collection_lock import open_lock, open_writer_lock
+from sciembed.retrieval.collection_results import Accept, Filters, Hit, PaperHits, SearchResult, snippet
 from sciembed.retrieval.dense import IndexLoadError
+from sciembed.retrieval.indexed_views import index_views, piece_limits
+from sciembed.retrieval.live_index import encoder_from_manifest, ensure_catalog, replay_live_updates
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import index_views, piece_limits, read_manifest
+from sciembed.retrieval.paper_index import read_manifest
 from sciembed.views import View, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
 from sciembed.views.window import eligible_sections
 
-Accept = Callable[[str], bool]
-PaperHits = list[tuple[str, float, int]]  # (paper id, score, row of the view that matched), best first
 PaperSearch = Callable[["Collection", Paper, int, "Accept | None", dict[str, Any]], PaperHits]
 
-
-@dataclass(frozen=True)
-class Filters:
-    """Year range (inclusive), venue and domain (case-insensitive exact match; a venue matches the source's
-    text or its short name: "emnlp" finds the papers whose venue text is "Natural Language Processing")."""
-
-    year_min: int | None = None
-    year_max: int | None = None
-    venue: str | None = None
-    domain: str | None = None
-
-    def active(self) -> bool:
-        return any(v not in (None, "") for v in (self.year_min, self.year_max, self.venue, self.domain))
-
-    def predicate(self, fields: dict[str, tuple[int | None, str, str, str]]) -> Accept | None:
-        if not self.active():
-            return None
-        venue, domain = (self.venue or "").lower(), (self.domain or "").lower()
-
-        def accept(paper_id: str) -> bool:
-            year, paper_venue, paper_domain, short = fields.get(paper_id, (None, "", "", ""))
-            if self.year_min is not None and (year is None or year < self.year_min):
-                return False
-            if self.year_max is not None and (year is None or year > self.year_max):
-                return False
-            return (not venue or venue in (paper_venue, short)) and (not domain or paper_domain == domain)
-
-        return accept
-
-
-@dataclass
-class Hit:
-    id: str
-    title: str
-    score: float
-    year: int | None
-    venue: str | None
-    domain: str | None
-    view: str  # kind of the view that matched: ta | window | section
-    section: int | None  # body section it starts in (None for TA)
-    snippet: str
-    authors: list[str] = field(default_factory=list)  # names, in the paper's order
-    venue_short: str | None = None  # the proceedings' short name (ACL, EMNLP, …)
-
-
-@dataclass
-class SearchResult:
-    hits: list[Hit]
-    offset: int
-    k: int
-    took_ms: float
-    query_views: int = 1  # vectors the query was searched with
-    more: bool = False  # whether a next page may hold hits
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 WRITE_ENCODE_TURN = 16  # texts a write encodes before letting queries use the encoder
-
-
-class FairLock:
-    """A first-come first-served lock (a ticket lock).
-
-    `threading.Lock` hands no turn over: a writer that releases it and asks
-    again at once nearly always wins, so queries waited for a whole 100-paper
-    batch to be encoded (reads while writing p99 13 s, 1,000 papers added to
-    5,000; benchmarks/serve.py). With tickets, a query waits for at most the
-    turns queued before it.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._next = 0
-        self._serving = 0
-
-    def __enter__(self) -> None:
-        with self._cond:
-            ticket = self._next
-            self._next += 1
-            while ticket != self._serving:
-                self._cond.wait()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._cond:
-            self._serving += 1
-            self._cond.notify_all()
-
-
-class ReadWriteLock:
-    """Many readers or one writer (the standard library has none; a Condition is all it takes)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writing = False
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            while self._writing:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            while self._writing:
-                self._cond.wait()
-            self._writing = True
-            while self._readers:
-                self._cond.wait()
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writing = False
-                self._cond.notify_all()
 
 
 def query_views(paper: Paper, target: int) -> list[View]:
@@ -198,112 +76,6 @@ def multiview_paper_search(
     if vectors is None:
         vectors = collection.encode([v.text for v in views])
     return collection.search_vectors(vectors, depth, exclude=paper.id, accept=accept, knobs=knobs)
-
-
-_WORD = re.compile(r"\w+")
-
-
-def snippet(text: str, query: str | None, width: int = 240) -> str:
-    """The `width`-character stretch of `text` sharing the most words with `query` (its start without one)."""
-    text = " ".join(text.split())
-    if len(text) <= width:
-        return text
-    terms = {w.lower() for w in _WORD.findall(query or "") if len(w) > 2}
-    best, best_start = -1, 0
-    if terms:
-        starts = [0] + [m.end() for m in re.finditer(r"[.!?;] ", text)]
-        for start in starts:
-            window = text[start : start + width]
-            score = sum(w.lower() in terms for w in _WORD.findall(window))
-            if score > best:
-                best, best_start = score, start
-    cut = text[best_start : best_start + width]
-    cut = cut[: cut.rfind(" ")] if " " in cut else cut
-    return ("… " if best_start else "") + cut + " …"
-
-
-def encoder_from_manifest(manifest: dict[str, Any], trust_remote_code: bool | None = None) -> Any:
-    """The encoder an index was built with, loaded with the same settings.
-
-    Whether the model's own code may run is never read from the manifest (a file an attacker with write
-    access can edit): it is `trust_remote_code` when given, else the run's choice (`run_time_trust`).
-    """
-    from sciembed.models import load_encoder
-    from sciembed.models.openai_backend import endpoint_options
-    from sciembed.models.trust import run_time_trust
-
-    settings = manifest["encoder"]
-    return load_encoder(
-        settings["source"],
-        backend=settings["backend"],
-        quantize=settings["quantize"],
-        max_seq_length=settings["max_seq_length"],
-        prefix=settings["prefix"],
-        metric=settings["metric"],
-        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=run_time_trust() if trust_remote_code is None else trust_remote_code,
-        **endpoint_options(settings),  # backend openai: the same server, key variable and dimensions
-    )
-
-
-def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -> None:
-    """Bring a loaded base index up to the catalog: add the live rows' vectors, hide removed rows."""
-    if catalog.base_rows != index.num_views:
-        raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
-    rows, ids, vectors = catalog.added_vectors(index.dim)
-    if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
-        raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
-    if rows:
-        index.add(ids, vectors)
-    index.remove_rows(catalog.removed_rows())
-
-
-def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str | None = None,
-                    manifest: dict[str, Any] | None = None) -> MultiVectorIndex:
-    """The index of a served collection as it stands (base index + live updates), without an encoder.
-
-    `manifest`: the directory's manifest when the caller has read it already (it is verified on read).
-    """
-    manifest = manifest if manifest is not None else read_manifest(path)
-    index = MultiVectorIndex.load(path / "index", expected_fingerprint=fingerprint, aggregate=aggregate)
-    catalog = Catalog(ensure_catalog(path, index, manifest))
-    try:
-        replay_live_updates(path, index, catalog)
-    finally:
-        catalog.close()
-    return index
-
-
-def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]) -> Path:
-    """The index directory's catalog, written from its corpus the first time (rows checked against the index)."""
-    catalog = path / CATALOG
-    if catalog.is_file():
-        return catalog
-    from sciembed.corpus.layout import CorpusDir
-
-    kind, target = manifest["view"], manifest.get("target_words") or 0
-    ids = index.dense.ids
-
-    def indexed() -> Iterator[tuple[Paper, list[View]]]:
-        row = 0
-        for paper in CorpusDir(manifest["corpus"]).iter_papers():
-            views, _ = index_views(paper, kind, target, piece_tokens=manifest.get("piece_tokens"),
-                                   **piece_limits(manifest))
-            if not views:
-                continue
-            if ids[row : row + len(views)] != [v.paper_id for v in views]:
-                raise IndexLoadError(
-                    f"{path}: the corpus {manifest['corpus']} no longer matches the index at row {row} "
-                    f"(paper {paper.id!r}); rebuild the index"
-                )
-            row += len(views)
-            yield paper, views
-
-    rows = write_base_catalog(catalog, indexed())
-    if rows != len(ids):
-        catalog.unlink()
-        raise IndexLoadError(f"{path}: the corpus gives {rows} views but the index holds {len(ids)}; rebuild the index")
-    return catalog
 
 
 class Collection:
@@ -664,38 +436,3 @@ class Collection:
             if fd is not None:
                 os.close(fd)
                 setattr(self, name, None)
-
-
-WRITER_LOCK = "writer.lock"
-
-
-def open_writer_lock(path: Path) -> int:
-    """The collection's writer lock, held exclusively for as long as it is open for writing."""
-    fd = os.open(path / WRITER_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as err:
-        os.close(fd)
-        raise IndexLoadError(f"{path}: another process (a running `sciembed index serve`?) has this collection open "
-                             "for writing; one writer per collection — stop it, or open read-only") from err
-    return fd
-
-
-def open_lock(path: Path) -> int:
-    """The collection lock, held shared while open; an interrupted compaction is settled first (exclusively)."""
-    from sciembed.retrieval.compaction import LOCK, recover
-
-    if not path.is_dir():
-        raise IndexLoadError(f"{path}: not a directory")
-    fd = os.open(path / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        recover(path)  # no one else has it open: settle a compaction a killed process left
-        fcntl.flock(fd, fcntl.LOCK_SH)
-    except BlockingIOError:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # others have it open (they settled it already)
-        except BlockingIOError as err:
-            os.close(fd)
-            raise IndexLoadError(f"{path}: being compacted by another process; try again when it is done") from err
-    return fd

@@ -215,7 +215,7 @@ def compact_collection(
 
 def compact_dir(path: str | Path, step: Step | None = None) -> CompactionResult:
     """Compact a collection no process has open (`sciembed index compact DIR`)."""
-    from sciembed.retrieval.collection import load_live_index
+    from sciembed.retrieval.live_index import load_live_index
 
     path = Path(path)
     fd = lock_collection(path, exclusive=True)

@@ -23,8 +23,9 @@ from sciembed.encode.store import VectorsError, iter_shard_tables, read_vectors_
 from sciembed.ioutil.atomic import check_writable
 from sciembed.papers.io import PAPERS_FILE
 from sciembed.retrieval.ann import default_params
+from sciembed.retrieval.indexed_views import IndexCounts
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import IndexCounts, save_paper_index
+from sciembed.retrieval.paper_index import save_paper_index
 from sciembed.views.kinds import IndexView
 
 

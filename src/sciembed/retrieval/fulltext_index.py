@@ -29,8 +29,9 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal
 from sciembed.retrieval.bm25_paper import save_bm25_index
+from sciembed.retrieval.indexed_views import IndexCounts
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import MANIFEST, IndexCounts, save_paper_index
+from sciembed.retrieval.paper_index import MANIFEST, save_paper_index
 from sciembed.views.fit import encoder_budget, section_pieces
 from sciembed.views.kinds import IndexView
 from sciembed.views.simple import full_text, ta_text

@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from sciembed.papers.model import Paper
 from sciembed.retrieval.batch import FUSION_DEPTH, _Loaded, _open, _papers, run_name
+from sciembed.retrieval.indexed_views import index_views
 from sciembed.retrieval.learned_fusion import FusionError, FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.live_overlay import BM25Overlay, DenseOverlay, merge
-from sciembed.retrieval.paper_index import index_views
 
 if TYPE_CHECKING:
-    from sciembed.retrieval.collection import Accept, Collection, PaperHits
+    from sciembed.retrieval.collection import Collection
+    from sciembed.retrieval.collection_results import Accept, PaperHits
 
 LATE_VIEWS = ("section", "ta+section")
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from sciembed.papers.model import Paper
 from sciembed.retrieval.catalog import TEXT_LIMIT
+from sciembed.retrieval.indexed_views import index_views
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import index_views
 from sciembed.retrieval.ties import ordered
 from sciembed.views import View
 

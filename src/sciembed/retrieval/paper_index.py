@@ -6,7 +6,7 @@ Layout of an index directory::
     papers.json     paper id -> title, for showing results
     manifest.json   encoder settings (to load the same encoder for queries), view kind, counts
 
-Every paper read is accounted for: indexed by the requested view, indexed by
+Every paper read is accounted for (`indexed_views.IndexCounts`): indexed by the requested view, indexed by
 title+abstract because it has no body (``ta_fallback``), or rejected because
 it has no text at all.
 """
@@ -14,7 +14,6 @@ it has no text at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,58 +23,15 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
-from sciembed.papers.model import Paper
 from sciembed.retrieval.dense import IndexLoadError
+from sciembed.retrieval.indexed_views import IndexCounts, collect_views
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.views import View, ta_text, ta_view, target_words
+from sciembed.views import target_words
 from sciembed.views.fit import encoder_budget, truncation_row
-from sciembed.views.kinds import MULTI_SECTION, IndexView, index_view, paper_views
+from sciembed.views.kinds import MULTI_SECTION, IndexView, index_view
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
 MANIFEST = "manifest.json"
-
-
-@dataclass
-class IndexCounts:
-    """read = indexed + ta_fallback + rejected."""
-
-    read: int = 0
-    indexed: int = 0
-    ta_fallback: int = 0
-    rejected: int = 0
-    views: int = 0
-
-
-def index_views(paper: Paper, kind: str, target: int, **sizes: int) -> tuple[list[View], str]:
-    """The views a paper is indexed by, and how: "indexed", "ta_fallback" (no body) or "rejected" (no text)."""
-    own = paper_views(paper, kind, target, **sizes)
-    if own:
-        return own, "indexed"
-    if kind != IndexView.TA and ta_text(paper).strip():
-        return [ta_view(paper)], "ta_fallback"
-    return [], "rejected"
-
-
-def piece_limits(manifest: dict[str, Any]) -> dict[str, int | None]:
-    """The section pieces an index directory keeps per paper (None: all), as `index_views` takes them."""
-    return {"per_section": manifest.get("pieces_per_section"), "sections": manifest.get("piece_sections")}
-
-
-def collect_views(papers: Iterable[Paper], kind: str, target: int, **sizes: int
-                  ) -> tuple[list[View], dict[str, str], IndexCounts]:
-    views: list[View] = []
-    titles: dict[str, str] = {}
-    counts = IndexCounts()
-    for paper in papers:
-        counts.read += 1
-        own, how = index_views(paper, kind, target, **sizes)
-        setattr(counts, how, getattr(counts, how) + 1)
-        if not own:
-            continue
-        views.extend(own)
-        titles[paper.id] = paper.title
-    counts.views = len(views)
-    return views, titles, counts
 
 
 def build_paper_index(

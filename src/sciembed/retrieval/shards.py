@@ -27,8 +27,8 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import atomic_file, fsync_dir
 from sciembed.papers.model import Paper
 from sciembed.retrieval.ann import AnnParams
+from sciembed.retrieval.indexed_views import IndexCounts, index_views
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import IndexCounts, index_views
 
 LISTING = "shards.json"
 

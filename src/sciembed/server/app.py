@@ -19,7 +19,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from sciembed.ioutil import deadline as deadlines
 from sciembed.models.batching import MicroBatcher, Overloaded
-from sciembed.retrieval.collection import Collection, Filters, SearchResult
+from sciembed.retrieval.collection import Collection
+from sciembed.retrieval.collection_results import Filters, SearchResult
 from sciembed.server import errors
 from sciembed.server.errors import ApiError
 from sciembed.server.guard import Guard

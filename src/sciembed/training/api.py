@@ -8,7 +8,7 @@ from typing import Any
 
 from sciembed.ioutil.memory import return_freed_memory
 from sciembed.training.config import ConfigError, TrainConfig
-from sciembed.training.memory_estimate import check_before_training
+from sciembed.training.memory_check import check_before_training
 from sciembed.training.recipes import recipe_module
 from sciembed.training.rundir import open_run, precheck_run
 from sciembed.training.schedule_report import schedule
@@ -31,7 +31,7 @@ def train(
 
     Every input problem (config, corpus, plan, run directory) is raised before
     the model is loaded, and so is a run whose estimated peak memory exceeds `device_memory` (bytes; None:
-    the visible CUDA device's total, else the host's RAM) unless `force_memory` (`training.memory_estimate`).
+    the visible CUDA device's total, else the host's RAM) unless `force_memory` (`training.memory_check`).
     `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the schedule (steps, epochs, examples
     seen, learning rate) and the token budgets before training.
     """

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sciembed.training.config import TrainConfig
-from sciembed.training.memory_estimate import Architecture, read_architecture
+from sciembed.training.model_architecture import Architecture, read_architecture
 
 UTILISATION = (0.2, 0.4)  # assumed share of the peak a 20–300M-parameter encoder reaches in bf16 training
 

@@ -29,7 +29,6 @@ every result, never the number SciRepEval reports.
 
 from __future__ import annotations
 
-import json
 import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.ioutil.json_files import read_json_object
 
 RANDOM_SEED = 1111  # S2AND's ANDData default
 RATIOS = (0.6, 0.2, 0.2)
@@ -60,16 +60,9 @@ class S2ANDData:
 
 
 def _json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise BenchmarkError(f"{path} not found (S2AND release layout: <root>/<ds>/<ds>_papers.json, "
-                             "_signatures.json, _clusters.json)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BenchmarkError(f"{path}: not a JSON file ({err})") from err
-    if not isinstance(data, dict):
-        raise BenchmarkError(f"{path}: expected a JSON object keyed by id")
-    return data
+    return read_json_object(path, BenchmarkError, shape="a JSON object keyed by id",
+                            missing="S2AND release layout: <root>/<ds>/<ds>_papers.json, _signatures.json, "
+                                    "_clusters.json")
 
 
 def load_s2and(root: str | Path, dataset: str, sep: str = " [SEP] ") -> S2ANDData:

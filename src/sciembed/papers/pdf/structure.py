@@ -21,11 +21,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from sciembed.papers.headings import split_number
 from sciembed.papers.model import ExternalIds, Paper, Section
 from sciembed.papers.pdf.layout import Line, Page
 from sciembed.papers.readers import ids
 from sciembed.papers.roles import normalize_heading
-from sciembed.papers.sections import split_number
 
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[A-Z](?:\.\d{1,2})*\.?|[IVX]{1,5}\.)\s+[A-Z]")
 _CAPTION = re.compile(r"^(?:fig(?:ure)?|table|tab|algorithm|listing)\.?\s*[A-Z]?\d+\s*[.:|]", re.IGNORECASE)

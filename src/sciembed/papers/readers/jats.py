@@ -23,17 +23,9 @@ from sciembed.papers.readers import ids, source
 from sciembed.papers.readers.records import Record
 from sciembed.papers.readers.source import read_xml_documents
 from sciembed.papers.readers.xml_authors import jats_authors
-from sciembed.papers.readers.xmltext import (
-    child,
-    children,
-    descendants,
-    find_path,
-    ids_by_type,
-    local,
-    text_of,
-)
+from sciembed.papers.readers.xmltext import child, children, descendants, find_path, ids_by_type, local, text_of
 from sciembed.papers.roles import role_of
-from sciembed.papers.sections import clean_inline, clean_paragraphs
+from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
 
 FORMAT = "jats"
 _SKIP = (

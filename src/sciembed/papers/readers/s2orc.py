@@ -26,14 +26,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sciembed.papers import sections as sec
+from sciembed.papers import paragraph_sections as sec
 from sciembed.papers.authors import authors_from_json
 from sciembed.papers.model import Paper, Reference
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.checks import dict_items, id_text, strings
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import MISSING_ID, MISSING_TITLE, Loc, Record, Rejection
-from sciembed.papers.sections import clean_inline, clean_paragraphs
+from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
 
 FORMAT = "s2orc"
 

@@ -16,7 +16,7 @@ from sciembed.papers.readers import ids, source
 from sciembed.papers.readers.checks import dict_items, id_text
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import Loc, Record, Rejection
-from sciembed.papers.sections import clean_inline
+from sciembed.papers.text_cleaning import clean_inline
 
 FORMAT = "science-parse"
 

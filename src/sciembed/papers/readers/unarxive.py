@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sciembed.papers import sections as sec
+from sciembed.papers import paragraph_sections as sec
 from sciembed.papers.model import Paper, Reference, SectionRole
 from sciembed.papers.readers import ids
 from sciembed.papers.readers.checks import dict_items, id_text
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import MISSING_ID, Loc, Record, Rejection
 from sciembed.papers.roles import role_of
-from sciembed.papers.sections import clean_inline
+from sciembed.papers.text_cleaning import clean_inline
 
 FORMAT = "unarxive"
 

@@ -18,7 +18,6 @@ candidates gives none. Randomness is numpy's seeded ``default_rng`` — the same
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.ioutil.json_files import read_json_object
 from sciembed.training.sources.triplets import TripletError
 
 SPLITS = ("train", "val", "test")
@@ -52,16 +52,9 @@ class SpecterRelease:
 
 
 def _load_json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise SpecterDataError(f"{path}: not found (a SPECTER release folder holds data.json, metadata.json, "
-                               "train.txt, val.txt, test.txt)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SpecterDataError(f"{path}: not JSON ({err})") from err
-    if not isinstance(data, dict):
-        raise SpecterDataError(f"{path}: expected a JSON object keyed by paper id")
-    return data
+    return read_json_object(path, SpecterDataError, shape="a JSON object keyed by paper id",
+                            missing="a SPECTER release folder holds data.json, metadata.json, train.txt, val.txt, "
+                                    "test.txt")
 
 
 def read_specter_release(folder: str | Path) -> SpecterRelease:

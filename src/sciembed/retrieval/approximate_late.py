@@ -19,21 +19,33 @@ NDCG on real papers). Rankings page consistently (`paging.stable_prefix`) from a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
+from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.ties import top_positions
 
 FIRST_TIER = 512  # papers ranked by the first candidate search (`stable_prefix`'s first tier)
 MIN_VIEWS_PER_VECTOR = 32
 
-if TYPE_CHECKING:
-    from sciembed.retrieval.multivector import MultiVectorIndex, ViewHitList
 
 
-def late_over_candidates(index: MultiVectorIndex, queries: np.ndarray, k: int, exclude: set[str],
-                         accept: Callable[[str], bool] | None, knobs: dict | None) -> ViewHitList:
+class ViewIndex(Protocol):
+    """What this search needs of a `MultiVectorIndex` (views keyed by paper id in `dense`)."""
+
+    dense: DenseIndex
+
+    @property
+    def num_views(self) -> int: ...
+
+    def paper_of_row(self, row: int) -> str: ...
+
+    def _deepened(self, knobs: dict | None, depth: int) -> dict: ...
+
+
+def late_over_candidates(index: ViewIndex, queries: np.ndarray, k: int, exclude: set[str],
+                         accept: Callable[[str], bool] | None, knobs: dict | None) -> list[tuple[str, float, int]]:
     """Top-k papers by exact ``late`` among the papers of each query vector's top views (see the module)."""
     candidates: list[str] = []
     depth = max(MIN_VIEWS_PER_VECTOR, -(-2 * k // len(queries)))

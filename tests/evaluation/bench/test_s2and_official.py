@@ -92,3 +92,22 @@ def test_the_suite_entry_takes_the_results_folder():
     check_options(BenchmarkEntry(name="srp", kind="scirepeval", path="x", s2and_results="runs/s2and/exp"))
     with pytest.raises(BenchmarkError, match="s2and_results"):
         check_options(BenchmarkEntry(name="b", kind="beir", path="x", s2and_results="runs/s2and/exp"))
+
+
+def test_cli_writes_the_inputs_and_prints_the_command(fixtures, tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from fakes.models import build_tiny_bert
+    from sciembed.cli.main import app
+
+    data = tmp_path / "s2and"
+    shutil.copytree(fixtures / "scirepeval" / "s2and", data)
+    tiny = build_tiny_bert(tmp_path / "tiny", ["alpha", "beta", "paper"], seed=0)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["eval", "s2and-inputs", str(data), "-m", str(tiny),
+                                                            "--suffix", "tiny", "--experiment", "exp1"])
+    assert result.exit_code == 0, result.output
+    assert (data / "qian" / "qian_tiny.pkl").is_file()
+    assert "custom_block_transfer_experiment_seed_paper.py" in result.output
+    assert f"s2and_results={data / 'experiments' / 'exp1'}" in result.output

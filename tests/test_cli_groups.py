@@ -23,7 +23,7 @@ def _hidden(command) -> list[str]:
 def test_nouns_hold_their_commands_and_nothing_is_hidden() -> None:
     assert set(ROOT.commands["corpus"].commands) >= {"ingest", "build", "stats", "inspect"}
     assert set(ROOT.commands["index"].commands) == {"build", "search", "serve", "compact"}
-    assert set(ROOT.commands["eval"].commands) == {"run", "compare", "suite"}
+    assert set(ROOT.commands["eval"].commands) == {"run", "compare", "suite", "s2and-inputs"}
     assert not set(OLD_TOP_LEVEL) & set(ROOT.commands)
     assert _hidden(ROOT) == []
 

@@ -2,7 +2,7 @@
 
     sciembed corpus {ingest, build, stats, inspect, show}
     sciembed index  {build, search, serve, compact}
-    sciembed eval   {run, compare, suite}
+    sciembed eval   {run, compare, suite, s2and-inputs}
 
 A group given no subcommand shows its help; there are no hidden top-level aliases (the spellings
 they kept were never released).

@@ -142,6 +142,14 @@ def queries_command(
                                           "`sciembed eval run --kind paper_to_paper CORPUS` builds it: val | test | "
                                           "all (val + test, what --tune-fusion ranks) on an ingested collection; a "
                                           "corpus split on a corpus with directed citations."),
+    scifullbench: bool = typer.Option(False, "--scifullbench", rich_help_panel=_BENCHMARK,
+                                      help="CORPUS is a SciFullBench release (Benchmark/, Target_Corpus/): queries "
+                                           "for its query papers (--paper picks some), the agents reading each "
+                                           "query's .mmd whole (the citation-removed variant) as PRISM's do. Use "
+                                           "the file with `eval run --kind scifullbench ROOT --set "
+                                           "methods=prism_llm --set llm_queries=FILE`."),
+    venue: list[str] = typer.Option([], "--venue", rich_help_panel=_BENCHMARK,
+                                    help="--scifullbench: only this venue folder (repeatable; e.g. ACL, ICLR)."),
     seed: Seed = 0,
     val_share: float = typer.Option(0.3, "--val-share", min=0.0, max=1.0, rich_help_panel=_BENCHMARK,
                                     help="--split: the share of val query papers."),
@@ -160,7 +168,8 @@ def queries_command(
     """Write aspect queries for papers of a corpus: LLM agents when an endpoint or cache is given, else extractive.
 
     With --split, for the query papers of that paper-to-paper benchmark split: pass the file to `sciembed eval run
-    --kind paper_to_paper … --llm-queries FILE` (method prism_llm) with the same --split, --seed, --val-share."""
+    --kind paper_to_paper … --llm-queries FILE` (method prism_llm) with the same --split, --seed, --val-share. With
+    --scifullbench, for a SciFullBench release's query papers (the agents read each raw .mmd, as PRISM's do)."""
     from rich.console import Console
 
     from sciembed.cli.deprecation import was_given
@@ -172,6 +181,10 @@ def queries_command(
         if not papers_file.is_file():
             fail(f"{papers_file}: no such file")
         ids += [line.split()[0] for line in papers_file.read_text().splitlines() if line.strip()]
+    if scifullbench and split is not None:
+        fail("--scifullbench takes the release's query papers: leave out --split")
+    if venue and not scifullbench:
+        fail("--venue picks SciFullBench venue folders: give --scifullbench too")
     if split is None:
         stray = [f"--{n.replace('_', '-')}" for n in ("seed", "val_share", "min_gold") if was_given(ctx, n)]
         if stray:
@@ -192,9 +205,12 @@ def queries_command(
         sampling = load_sampling(decoding) if decoding is not None else None
         config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
                             llm_timeout, llm_retries) if use_llm else None
-        sets = generate_queries(corpus, ids or None, llm=config, samples=samples, single_agent=single_agent,
-                                structured=structured, words=words, sampling=sampling,
-                                **({"aspects": aspects} if aspects is not None else {}))
+        options = {"llm": config, "samples": samples, "single_agent": single_agent, "structured": structured,
+                   "words": words, "sampling": sampling, **({"aspects": aspects} if aspects is not None else {})}
+        if scifullbench:
+            sets = _scifullbench_queries(corpus, ids, venue, options)
+        else:
+            sets = generate_queries(corpus, ids or None, **options)
     except _errors() as err:
         fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
         return
@@ -209,6 +225,19 @@ def queries_command(
                     + ", ".join(f"{s} {c}" for s, c in sorted(sources.items()))
                     + (f"; {notes} with notes (e.g. no body: abstract query only)" if notes else ""),
                     highlight=False, soft_wrap=True)
+
+
+def _scifullbench_queries(root: Path, ids: list[str], venues: list[str], options: dict) -> list:
+    """Query sets for a SciFullBench release's query papers (all, or `ids`), LLM agents reading the raw .mmd."""
+    from sciembed.evaluation.scifullbench import load_scifullbench, query_texts
+    from sciembed.retrieval.prism.api import paper_queries
+
+    bench = load_scifullbench(root, venues=venues or None)
+    missing = [i for i in ids if i not in bench.queries]
+    if missing:
+        raise KeyError(f"{len(missing)} id(s) are not query papers of {root}: {', '.join(missing[:5])}")
+    papers = [bench.queries[i] for i in (ids or sorted(bench.queries))]
+    return paper_queries(papers, texts=query_texts(root), **options)
 
 
 def register(root: typer.Typer) -> None:

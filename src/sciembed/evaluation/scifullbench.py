@@ -238,4 +238,13 @@ def _query_paper(qid: str, query: dict, papers_dir: Path | None, venue: str, iss
     return parse_mmd(path.read_text(encoding="utf-8"), qid, title, abstract, venue)
 
 
-__all__ = ["full_text", "load_scifullbench", "parse_mmd"]
+def query_texts(root: str | Path, full_papers: str | Path | None = None) -> dict[str, str]:
+    """Query id -> its full text exactly as PRISM's agents read it (`QueryOptimizer/agents.py` reads the whole
+    ``.mmd`` file into the prompt): the citation- and mention-removed variant where the release has it."""
+    papers_dir = Path(full_papers) if full_papers else _find_full_papers(Path(root) / "Benchmark")
+    if papers_dir is None:
+        return {}
+    return {path.stem: path.read_text(encoding="utf-8") for path in sorted(papers_dir.glob("*.mmd"))}
+
+
+__all__ = ["full_text", "load_scifullbench", "parse_mmd", "query_texts"]

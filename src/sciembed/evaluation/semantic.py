@@ -377,6 +377,7 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
     the seed from the `split` split of each listed ``allenai/scirepeval`` config ("auto": ``train``, else
     ``evaluation`` for the evaluation-only configs; the split used per config is in ``counts["splits"]``), in
     order, a paper already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000);
+    each split read from ``<split>.jsonl`` or the release's own ``<split>-*.parquet`` shards (`papers.scirepeval`);
     clustering on SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
     ``scirepeval/scidocs_mag_mesh/evaluation.jsonl`` texts, each test paper's 5 nearest training papers."""
     from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers, release_split

@@ -1,9 +1,16 @@
 """Papers (id, title, abstract) out of SciRepEval's released splits, whatever the record shape.
 
-The Hugging Face dataset ``allenai/scirepeval`` written one folder per config and one JSON-lines file
-per split, the layout `sciembed.evaluation.scirepeval.loader` reads::
+The Hugging Face dataset ``allenai/scirepeval``, one folder per config, in either of the layouts
+`sciembed.evaluation.scirepeval.loader` reads::
 
-    <root>/scirepeval/<config>/<split>.jsonl
+    <root>/scirepeval/<config>/<split>.jsonl                      written with ``datasets`` (``to_json``)
+    <root>/scirepeval/<config>/<split>-00000-of-00007.parquet …   the release's own files, as downloaded
+                                                                  (``huggingface-cli download allenai/scirepeval
+                                                                  --repo-type dataset --local-dir <root>/scirepeval``)
+    <root>/scirepeval/<config>/<split>/0000.parquet …             the hub's ``refs/convert/parquet`` branch
+
+Several configs exist there only as an ``evaluation`` split (e.g. ``biomimicry``: one
+``evaluation-00000-of-00001.parquet``), others also as ``train`` shards (``mesh_descriptors``).
 
 Its records come in the shapes of allenai/scirepeval's training and evaluation code: a paper
 (``fos``, ``mesh_descriptors``: ``doc_id``, ``title``, ``abstract``, labels); a query paper with
@@ -11,7 +18,8 @@ candidate papers (``same_author``, ``high_influence_cite``: ``query``, ``candida
 a text ``query`` and candidate papers); a citation triplet (``cite_prediction_new``: ``query``,
 ``pos``, ``neg``, ids in ``corpus_id``). Every paper object in a record (the record itself, its
 ``query``, ``pos``, ``neg`` and ``candidates``) with an id, a title and an abstract is a paper; the
-first occurrence of an id wins. Lines are counted: read = lines with papers + lines without + bad lines.
+first occurrence of an id wins. Lines (Parquet: rows) are counted: read = lines with papers + lines without +
+bad lines.
 """
 
 from __future__ import annotations
@@ -47,12 +55,26 @@ class ReleaseRead(LineTally):
     skipped: Counter = field(default_factory=Counter)  # paper objects left out, by reason
 
 
+def split_files(root: str | Path, config: str, split: str) -> list[Path]:
+    """The files holding a config's split: ``<split>.jsonl``, else the release's ``<split>-*.parquet`` shards,
+    else ``<split>/*.parquet``; empty when the split is absent."""
+    folder = Path(root) / "scirepeval" / config
+    if (folder / f"{split}.jsonl").is_file():
+        return [folder / f"{split}.jsonl"]
+    return sorted(folder.glob(f"{split}-*.parquet")) or sorted((folder / split).glob("*.parquet"))
+
+
 def split_path(root: str | Path, config: str, split: str) -> Path:
-    path = Path(root) / "scirepeval" / config / f"{split}.jsonl"
-    if not path.is_file():
-        raise SciRepEvalDataError(f"{path}: not found (write it with datasets: load_dataset('allenai/scirepeval', "
-                                  f"'{config}', split='{split}').to_json(...))")
-    return path
+    """A config's split file, or its folder when the split is Parquet shards; a clear error when absent."""
+    files = split_files(root, config, split)
+    if not files:
+        folder = Path(root) / "scirepeval" / config
+        raise SciRepEvalDataError(
+            f"{folder / split}.jsonl: not found, nor {split}-*.parquet shards (download the release: "
+            f"huggingface-cli download allenai/scirepeval --repo-type dataset --include '{config}/*' --local-dir "
+            f"{Path(root) / 'scirepeval'}; or write it with datasets: load_dataset('allenai/scirepeval', "
+            f"'{config}', split='{split}').to_json(...))")
+    return files[0] if files[0].suffix == ".jsonl" else files[0].parent
 
 
 RELEASE_SPLITS = ("train", "evaluation")  # "auto": a config's train split, else its evaluation split
@@ -64,7 +86,28 @@ def release_split(root: str | Path, config: str, split: str) -> str:
     evaluation files."""
     if split != "auto":
         return split
-    return next((s for s in RELEASE_SPLITS if (Path(root) / "scirepeval" / config / f"{s}.jsonl").is_file()), "train")
+    return next((s for s in RELEASE_SPLITS if split_files(root, config, s)), "train")
+
+
+def _records(root: str | Path, config: str, split: str, tally: LineTally) -> Iterator[tuple[str, dict[str, Any]]]:
+    """("file:line" or "file#row", record) over a split's files, every line / row counted in `tally.read`."""
+    split_path(root, config, split)  # the error when absent
+    for path in split_files(root, config, split):
+        if path.suffix == ".jsonl":
+            yield from counted_objects(path, tally, SciRepEvalDataError)
+            continue
+        import pyarrow.parquet as pq
+
+        try:
+            batches = pq.ParquetFile(path).iter_batches(batch_size=4096)
+            row = 0
+            for batch in batches:
+                for record in batch.to_pylist():
+                    tally.read += 1
+                    yield f"{path}#{row}", record
+                    row += 1
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise SciRepEvalDataError(f"{path}: not a readable Parquet file ({exc})") from exc
 
 
 def _paper_objects(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -78,9 +121,8 @@ def _paper_objects(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def read_release_papers(root: str | Path, config: str, split: str) -> ReleaseRead:
-    path = split_path(root, config, split)
-    out = ReleaseRead(path=path)
-    for where, record in counted_objects(path, out, SciRepEvalDataError):
+    out = ReleaseRead(path=split_path(root, config, split))
+    for where, record in _records(root, config, split, out):
         found = False
         for obj in _paper_objects(record):
             pid = next((obj[f] for f in ID_FIELDS if obj.get(f) not in (None, "")), None)

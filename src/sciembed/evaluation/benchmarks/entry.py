@@ -26,6 +26,7 @@ class BenchmarkEntry(BaseModel):
     body_modes: list[str] = Field(default_factory=lambda: ["windowed"])  # citation
     query_mode: str | None = None  # citation: anchors | linked; csfcube: abstract | facet
     tasks: list[str] | None = None  # scirepeval: a subset of task names
+    s2and_results: str | None = None  # scirepeval: S2AND's pipeline's experiment folder (seed_<n>/metrics/…)
     seed: int = 0  # citation: paper log; triplets: geometry sample; section_retrieval / semantic: the sample
     sample: int | None = Field(None, ge=1)  # section_retrieval: papers drawn; semantic: papers (default 6000)
     section_title: bool = True  # section_retrieval: section texts start with the paper title

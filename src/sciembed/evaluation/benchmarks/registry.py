@@ -67,7 +67,7 @@ BENCHMARKS: dict[str, BenchmarkKind] = {
         _kind("scitldr", "SciTLDR: tldr2paper (every TLDR), tldr2paper_author, title2abstract, half2half", scitldr,
               (), "mrr"),  # one relevant paper per query: MRR (and mean rank), what SemCSE reports
         _kind("scirepeval", "SciRepEval (proximity, search, classification and regression probes)", scirepeval,
-              ("tasks",), "overall"),
+              ("tasks", "s2and_results"), "overall"),
         _kind("csfcube", "CSFCube faceted query-by-example (graded, relevant from grade 2)", csfcube,
               ("query_mode",), "ndcg%20"),
         _kind("triplets", "(query, positive, negative) triplets: accuracy and geometry", triplets, ("seed",),

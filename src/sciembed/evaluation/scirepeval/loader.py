@@ -17,9 +17,12 @@ Write it with ``datasets``: ``load_dataset("allenai/scirepeval", "fos", split="e
 As in SciRepEval, a document is ``title [SEP] abstract`` with the model's
 separator token; each ranking query ranks only the candidates its qrels name
 (pools), by the model's distance; probes train on ``train`` and score ``test``.
-A task whose files are absent is reported and skipped; the others run. Paper-Reviewer Matching and S2AND
-are scored by their official evaluators over the vectors (`VectorTask`), so they count in the proximity and
-overall averages as in the papers' tables (9 proximity tasks); S2AND's clusterer is embedding-only (labelled).
+A task whose files are absent is reported and skipped; the others run. Paper-Reviewer Matching is scored by
+its official evaluator over the vectors (`VectorTask`) and counts in the proximity and overall averages as in
+the papers' tables. S2AND's published number comes from S2AND's own LightGBM pipeline, which cannot run here:
+the suite's S2AND clusters on the embeddings alone, is reported as ``S2AND (embedding-only)`` and is left OUT
+of the averages; given the results folder of S2AND's pipeline run on the model's embeddings
+(``s2and_results``: `s2and_official`), that number is ``S2AND`` and enters the averages (9 proximity tasks).
 """
 
 from __future__ import annotations
@@ -30,14 +33,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle, VectorTask
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.scirepeval.aggregate import aggregate, task_score
 from sciembed.evaluation.scirepeval.tasks import BY_NAME, PYTREC_TO_RANX, TASKS, TYPE_LABELS, TaskDef
 
+if TYPE_CHECKING:
+    from sciembed.evaluation.scirepeval.s2and_official import OfficialS2AND
+
 SPLIT_SUFFIXES = (".jsonl", ".json", ".parquet")
+EMBEDDING_ONLY = "S2AND (embedding-only)"  # the suite's own S2AND figure: reported, never averaged
 
 
 def split_files(folder: Path, split: str) -> list[Path]:
@@ -79,6 +86,7 @@ class SciRepEvalBenchmark:
     name: str = "scirepeval"
     kind: str = "scirepeval"
     skipped: dict[str, str] = field(default_factory=dict)  # task -> why it did not run
+    s2and_official: OfficialS2AND | None = None  # S2AND's own pipeline's results for the model, when given
 
     def __post_init__(self) -> None:
         for name in self.task_names:
@@ -154,8 +162,11 @@ class SciRepEvalBenchmark:
         return digest.hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
+        s2and = (self.s2and_official.describe() if self.s2and_official is not None else
+                 f"{EMBEDDING_ONLY}: an embedding-only clusterer, not S2AND's pipeline, left out of the averages")
         return {"kind": self.kind, "name": self.name, "source": str(self.root), "fingerprint": self.fingerprint(),
-                "tasks": [t.name for t in self.runnable], "skipped": self.skipped, "issues": self.issues.to_list()}
+                "tasks": [t.name for t in self.runnable], "skipped": self.skipped, "issues": self.issues.to_list(),
+                "s2and": s2and}
 
     def tasks(self, style: TextStyle) -> list[RankingTask | ProbeTask | VectorTask]:
         out: list[RankingTask | ProbeTask | VectorTask] = []
@@ -274,12 +285,20 @@ class SciRepEvalBenchmark:
             else:
                 names = [PYTREC_TO_RANX[m] for m in task.metrics]
             scores[r.task] = (task.type, task_score(r.metrics, names))
+        embedding_only = scores.pop("S2AND", None)  # never averaged as if it were S2AND's published metric
         out = {name: s for name, (_, s) in scores.items()}
+        if embedding_only is not None:
+            out[EMBEDDING_ONLY] = embedding_only[1]
+        if self.s2and_official is not None and "S2AND" in self.task_names:
+            scores["S2AND"] = (BY_NAME["S2AND"].type, self.s2and_official.b3_f1)
+            out["S2AND"] = self.s2and_official.b3_f1
         out.update(aggregate(scores))
         return out
 
 
-def load_scirepeval(root: Path | str, tasks: Sequence[str] | None = None) -> SciRepEvalBenchmark:
+def load_scirepeval(root: Path | str, tasks: Sequence[str] | None = None,
+                    s2and_results: Path | str | None = None) -> SciRepEvalBenchmark:
+    """`s2and_results`: the experiment folder S2AND's own pipeline wrote for this model (`s2and_official`)."""
     root = Path(root)
     if not root.is_dir():
         raise BenchmarkError(f"SciRepEval root {root} does not exist (expected scirepeval/ and scirepeval_test/)")
@@ -287,4 +306,9 @@ def load_scirepeval(root: Path | str, tasks: Sequence[str] | None = None) -> Sci
     unknown = [n for n in names if n not in BY_NAME]
     if unknown:
         raise BenchmarkError(f"unknown SciRepEval task(s) {unknown}; known: {', '.join(BY_NAME)}")
-    return SciRepEvalBenchmark(root, names)
+    official = None
+    if s2and_results is not None:
+        from sciembed.evaluation.scirepeval.s2and_official import read_official_results
+
+        official = read_official_results(s2and_results)
+    return SciRepEvalBenchmark(root, names, s2and_official=official)

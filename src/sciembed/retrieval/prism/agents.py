@@ -1,8 +1,12 @@
 """PRISM's LLM aspect agents over the shared LLM layer (`sciembed.llm`): cached, retried, replayable.
 
 Multi-agent (PRISM's default): one chat call per aspect; system = the aspect's
-instruction (``llm/prompts/prism_<aspect>.v1.yaml``), user = the whole cleaned
-paper. Single agent: one call (``prism_single_agent.v1.yaml``) answering JSON
+instruction, user = the whole paper. The prompts (``llm/prompts/prism_<aspect>.v2.yaml``,
+``prism_single_agent.v2.yaml``) are PRISM's own, verbatim: psw0021/PRISM
+``QueryOptimizer/Prompts/*_query_optimizer_agent_prompt_3.yaml`` and
+``base_query_optimizer_agent_prompt.yaml``; v1 is sciembed's earlier paraphrase, kept for replaying old caches
+(``load_prompt(name, 1)``). The paper is the cleaned `Paper` text, or a given raw text per paper (SciFullBench's
+``.mmd`` files, read whole as PRISM's agents read them). Single agent: one call answering JSON
 with ``research_question_query``, ``method_query`` and ``experiment_query``;
 with ``structured=True`` the request asks for a JSON schema
 (``response_format``, where the server supports it), and the reply is parsed
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +117,10 @@ def llm_query_sets(
     single_agent: bool = False,
     structured: bool = False,
     sampling: Sampling | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> list[QuerySet]:
-    """One `QuerySet` per (paper, sample), abstract query included; all calls of one aspect in one batch."""
+    """One `QuerySet` per (paper, sample), abstract query included; all calls of one aspect in one batch.
+    `texts`: paper id -> the text the agents read (default `paper_text`)."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
     sampling = sampling if sampling is not None else default_sampling(samples)
@@ -125,7 +131,8 @@ def llm_query_sets(
         if not p.has_body:
             for s in range(samples):
                 sets[(p.id, s)].notes.append("paper has no body: only the abstract query is possible")
-    requests = [LLMRequest({"paper": paper_text(p)}, s) for p in with_body for s in range(samples)]
+    texts = texts or {}
+    requests = [LLMRequest({"paper": texts.get(p.id) or paper_text(p)}, s) for p in with_body for s in range(samples)]
     keys = [(p.id, s) for p in with_body for s in range(samples)]
     if requests and single_agent:
         if structured:

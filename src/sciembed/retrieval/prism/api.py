@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +42,33 @@ def generate_queries(
     missing = [p for p in ids if p not in papers]
     if missing:
         raise KeyError(f"{len(missing)} paper id(s) not in {corpus}: {', '.join(missing[:5])}")
-    chosen = [papers[p] for p in ids]
+    return paper_queries([papers[p] for p in ids], llm=llm, samples=samples, single_agent=single_agent,
+                         structured=structured, aspects=aspects, words=words, progress=progress, sampling=sampling)
+
+
+def paper_queries(
+    papers: Sequence[Paper],
+    *,
+    llm: Any = None,
+    texts: Mapping[str, str] | None = None,
+    samples: int = 1,
+    single_agent: bool = False,
+    structured: bool = False,
+    aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS),
+    words: int = DEFAULT_WORDS,
+    progress: bool = True,
+    sampling: Any = None,
+) -> list[QuerySet]:
+    """`generate_queries` for papers already in hand (a benchmark's query papers); `texts` (paper id -> text)
+    replaces the text the LLM agents read, e.g. SciFullBench's raw ``.mmd`` as PRISM's agents read it."""
     if llm is None:
-        return [extractive_queries(p, words) for p in chosen]
+        return [extractive_queries(p, words) for p in papers]
     from sciembed.llm import LLMClient
     from sciembed.retrieval.prism.agents import llm_query_sets
 
     with LLMClient(llm, progress=progress) as client:
-        return llm_query_sets(chosen, client, aspects=aspects, samples=samples, single_agent=single_agent,
-                              structured=structured, sampling=sampling)
+        return llm_query_sets(papers, client, aspects=aspects, samples=samples, single_agent=single_agent,
+                              structured=structured, sampling=sampling, texts=texts)
 
 
 def corpus_candidates(papers: Iterable[Paper], segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> list[Candidate]:

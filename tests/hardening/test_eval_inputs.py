@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
 from sciembed.evaluation import BenchmarkError, load_beir, load_pools
+from sciembed.evaluation.execute import order
 from sciembed.evaluation.fields import trec_id
 from sciembed.evaluation.metrics import per_query_scores
-from sciembed.evaluation.rankers import _ordered
 from sciembed.evaluation.ties import count_ties, tie_notes
 
 
@@ -74,6 +75,12 @@ def test_no_evaluable_query_stops_before_any_work(tmp_path):
                                    str(tmp_path / "ev")])
     assert run.exit_code == 2 and "no query" in run.output and run.exception.__class__.__name__ == "SystemExit"
     assert not (tmp_path / "ev").exists()
+
+
+def _ordered(hits, k):
+    """The executor's order (`execute.order`: score descending, ties in seeded-hash order), cut at `k`."""
+    ids, scores = zip(*hits, strict=True)
+    return order(ids, np.array(scores))[:k]
 
 
 def test_ties_are_not_broken_by_id():

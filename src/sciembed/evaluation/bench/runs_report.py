@@ -1,14 +1,13 @@
-"""In-process harness runs as a suite of one, written by the suite report writer.
+"""In-process evaluation through the suite's executor, reported by the suite's writer.
 
-`evaluate_encoder` returns a `ModelRun` per model; the experiments (the S2Full study, the demo) and
-the Python API score models that way, in process, and their report is the suite's: each run becomes
-a cell (`benchmarks.adapters.harness_results`) of the benchmark `eval run` would load
-(`benchmarks.scenarios.ScenarioBenchmark`, the same fingerprint), so per-query scores, significance, the
-headline table and the citation detail page (per domain, geometry: `bench.citation_detail`) come from
-`write_suite_report`.
+The experiments (the demo, both studies) and training's validation hold their models in memory (a model
+mid-training, arms under their own labels), so they write no suite YAML: `evaluate` scores one model on one
+contract benchmark exactly as ``eval run`` / ``eval suite`` do (`runner.compute_cell`: `execute.run_task` for
+each task) and returns the suite's `Cell`; `write_cells_report` writes the suite report of such cells.
 
-    runs = [evaluate_encoder(m, bench) for m in ("minilm", "bm25")]
-    write_runs_report(runs, bench, Path("runs/eval"))   # report.md, results.json, benchmarks/, heatmap.png
+    bench = scenario_benchmark(build_citation_benchmark("runs/corpus"))
+    cells = [evaluate(m, bench) for m in (load_encoder("minilm"), "bm25")]
+    write_cells_report(cells, bench, Path("runs/eval"))   # report.md, results.json, benchmarks/, heatmap.png
 """
 
 from __future__ import annotations
@@ -19,92 +18,107 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.bench.report import write_suite_report
-from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, write_run_files
+from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, compute_cell, write_run_files
 from sciembed.evaluation.bench.suite import ModelEntry, Suite
-from sciembed.evaluation.benchmarks.adapters import harness_results
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
 from sciembed.evaluation.benchmarks.scenarios import ScenarioBenchmark
-from sciembed.evaluation.issues import BenchmarkError
-from sciembed.evaluation.task import normalize_key
+from sciembed.evaluation.task import SCENARIOS
 
-HARNESS_KINDS = ("citation", "section_retrieval")  # the kinds the runner scores through `evaluate_encoder`
+SUITE_KIND = {"citation": "citation", "section": "section_retrieval"}  # a built benchmark's kind -> the suite's
 
 
-def unique_names(runs: Sequence[Any]) -> list[str]:
+def scorer_for(model: Any, *, batch_size: int | None = None, show_progress: bool = True,
+               window_tokens: int | None = None) -> Any:
+    """The executor's scorer: BM25 for ``"bm25"``, else the encoder (loaded by name) with its own distance,
+    reading body windows of `window_tokens` (default: its card's, else its encoder's budget)."""
+    from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
+
+    if isinstance(model, str):
+        if model.lower() == "bm25":
+            return BM25Scorer()
+        from sciembed.models import load_encoder
+
+        model = load_encoder(model)
+    return DenseScorer(model, distance=model.metric, batch_size=batch_size, show_progress=show_progress,
+                       window_tokens=window_tokens)
+
+
+def scenario_benchmark(benchmark: Any, *, scenarios: Sequence[str] = SCENARIOS,
+                       body_modes: Sequence[str] = ("windowed",), geometry: bool = False,
+                       window_tokens: int | None = None, name: str | None = None) -> ScenarioBenchmark:
+    """A built citation (or section-retrieval) benchmark as the suite loads it: one ranking task per scenario,
+    scored by its kind's headline metric; `geometry` adds dense models' geometry as one more task."""
+    from sciembed.evaluation.benchmarks.registry import BENCHMARKS
+
+    kind = SUITE_KIND[benchmark.kind]
+    return ScenarioBenchmark(benchmark, name or kind, kind, tuple(scenarios), tuple(body_modes),
+                             primary=BENCHMARKS[kind].headline, geometry=geometry, window_tokens=window_tokens)
+
+
+def evaluate(model: Any, benchmark: Any, *, name: str | None = None, batch_size: int | None = None,
+             show_progress: bool = True, window_tokens: int | None = None) -> Cell:
+    """One model (an `Encoder`, a name for `load_encoder`, or ``"bm25"``) on one contract benchmark: the cell
+    ``eval suite`` computes for it, under `name` (default: the model's). `window_tokens`: a dense model's body
+    windows (a benchmark's own ``window_tokens`` wins; BM25 reads the windows of a 512-token model)."""
+    scorer = scorer_for(model, batch_size=batch_size, show_progress=show_progress, window_tokens=window_tokens)
+    if name is not None:
+        scorer.name = name
+    identity = hashlib.sha256(str(scorer.fingerprint).encode()).hexdigest()[:16]
+    key = f"{PROTOCOL}:{identity}:{benchmark.fingerprint()}"  # no ":" in the model part: `compare` splits on them
+    return compute_cell(scorer.name, benchmark.name, key, benchmark, scorer, keep_going=False)
+
+
+def unique_names(cells: Sequence[Cell]) -> list[str]:
     """Model names; a repeated name gets "#2", "#3" so that no two rows look alike."""
     seen: dict[str, int] = {}
     names = []
-    for run in runs:
-        seen[run.model] = seen.get(run.model, 0) + 1
-        names.append(run.model if seen[run.model] == 1 else f"{run.model}#{seen[run.model]}")
+    for cell in cells:
+        seen[cell.model] = seen.get(cell.model, 0) + 1
+        names.append(cell.model if seen[cell.model] == 1 else f"{cell.model}#{seen[cell.model]}")
     return names
 
 
-def suite_of_runs(runs: Sequence[Any], benchmark: Any, out: Path | str, *, name: str | None = None,
-                  baseline: str | None = None, run_depth: int = 0, window_tokens: int | None = None) -> SuiteRun:
-    """The `SuiteRun` the runner would hold had it scored these runs: one cell per run, in order.
+def suite_of_cells(cells: Sequence[Cell], benchmark: Any, out: Path | str, *, baseline: str | None = None,
+                   run_depth: int = 0) -> SuiteRun:
+    """The `SuiteRun` the runner would hold had it computed these cells of `benchmark`, in order.
 
-    `name`: the benchmark's name in the report (default: its kind).
     `baseline`: the model the others are tested against and the per-domain figure sorts by (default: the first).
-    `window_tokens`: the body windows' token budget the runs used (recorded with the benchmark).
     """
-    from sciembed.evaluation.benchmarks.registry import BENCHMARKS
-
-    if not runs:
-        raise ValueError("a report needs at least one ModelRun")
-    kind = getattr(benchmark, "kind", None)
-    if kind not in HARNESS_KINDS:
-        raise BenchmarkError(f"{kind} benchmarks are run by the suite runner (`sciembed eval run --kind {kind}`, "
-                             "`run_suite`); in-process runs are reported for " + ", ".join(HARNESS_KINDS))
-    fingerprints = {r.benchmark_fingerprint for r in runs}
-    if fingerprints - {benchmark.fingerprint()}:
-        raise ValueError(f"runs were scored on another benchmark (fingerprints {sorted(fingerprints)}, "
-                         f"this one {benchmark.fingerprint()})")
-    keys = list(dict.fromkeys(normalize_key(k) for r in runs for k in r.keys))
-    scenarios = tuple(dict.fromkeys(s for s, _ in keys))
-    body_modes = tuple(dict.fromkeys(m for _, m in keys if m))
-    bname = name or kind  # one benchmark per report: its kind names it (benchmarks/citation.md)
-    primary = BENCHMARKS[kind].headline
-    adapter = ScenarioBenchmark(benchmark, bname, kind, scenarios, body_modes, primary=primary,
-                                geometry=any(r.geometry for r in runs), window_tokens=window_tokens)
-    names = unique_names(runs)
-    entry = {"name": bname, "kind": kind, "path": str(getattr(benchmark, "source", "")), "split":
-             getattr(benchmark, "split", "test"), "window_tokens": window_tokens}
-    if kind == "citation":
-        entry |= {"scenarios": list(scenarios), "body_modes": list(body_modes), "query_mode": benchmark.query_mode,
-                  "seed": benchmark.paper_log_seed, "geometry": adapter.geometry}
+    if not cells:
+        raise ValueError("a report needs at least one evaluated model")
+    fingerprint = benchmark.fingerprint()
+    others = sorted({c.key.split(":", 2)[2] for c in cells} - {fingerprint})
+    if others:
+        raise ValueError(f"cells were scored on another benchmark (fingerprints {others}, this one {fingerprint})")
+    names = unique_names(cells)
+    entry: dict[str, Any] = {"name": benchmark.name, "kind": benchmark.kind}
+    inner = getattr(benchmark, "benchmark", None)
+    if inner is not None:
+        entry |= {"path": str(getattr(inner, "source", "")), "split": getattr(inner, "split", "test"),
+                  "window_tokens": benchmark.window_tokens}
+    if benchmark.kind == "citation":
+        entry |= {"scenarios": list(benchmark.scenarios), "body_modes": list(benchmark.body_modes),
+                  "query_mode": inner.query_mode, "seed": inner.paper_log_seed, "geometry": benchmark.geometry}
+    models = [ModelEntry(name=n, model=str(c.config.get("source") or c.config.get("name") or n))
+              for n, c in zip(names, cells, strict=True)]
     suite = Suite(out=str(out), baseline=baseline, run_depth=run_depth, benchmarks=[BenchmarkEntry(**entry)],
-                  models=[ModelEntry(name=n, model=str(r.config.get("source") or r.model)) for n, r in zip(
-                      names, runs, strict=True)])
+                  models=models)
     suite.baseline_name()  # an unknown baseline is refused here, before anything is written
-    fingerprint = adapter.fingerprint()
-    cells = {}
-    for model, run in zip(names, runs, strict=True):
-        results = harness_results(run, kind, primary)
-        # the key's model part names the run's model (no ":" in it: `compare` splits the key on them)
-        key = f"{PROTOCOL}:{hashlib.sha256(run.fingerprint.encode()).hexdigest()[:16]}:{fingerprint}"
-        distance = "bm25" if run.kind == "bm25" else run.config.get("metric")
-        config = {**run.config, "kind": run.kind, "distance": distance, "k": run.k,
-                  "encoding": {k: v for k, v in run.encoding.items() if k != "seconds"}}
-        encoded = {"texts_requested": int(run.encoding.get("distinct") or 0),
-                   "texts_run_through_model": int(run.encoding.get("encoded") or 0)}
-        cells[(model, bname)] = Cell(model, bname, key, "done", results, adapter.summarize(results), config,
-                                     sum(run.timings.values()), encoded)
-    seconds = sum(c.seconds for c in cells.values())
-    return SuiteRun(suite, Path(out), {bname: adapter}, {}, cells, seconds)
+    named = {(n, benchmark.name): Cell(**{**c.__dict__, "model": n}) for n, c in zip(names, cells, strict=True)}
+    seconds = sum(c.seconds for c in cells)
+    return SuiteRun(suite, Path(out), {benchmark.name: benchmark}, {}, named, seconds)
 
 
-def write_runs_report(runs: Sequence[Any], benchmark: Any, out: Path | str, *, name: str | None = None,
-                      baseline: str | None = None, run_depth: int = 0, window_tokens: int | None = None) -> Path:
-    """Write the suite report of in-process runs into `out`; returns its report.md.
+def write_cells_report(cells: Sequence[Cell], benchmark: Any, out: Path | str, *, baseline: str | None = None,
+                       run_depth: int = 0) -> Path:
+    """Write the suite report of in-process cells into `out`; returns its report.md.
 
     `run_depth` > 0 also writes TREC run files ``runs/<model>/<benchmark>/<task>.run`` cut at that rank, with
-    their judgements ``qrels/<benchmark>/<task>.qrels`` (as `eval run` does).
+    their judgements ``qrels/<benchmark>/<task>.qrels`` (as ``eval run`` does).
     """
     from sciembed.ioutil.atomic import refuse_links
 
-    run = suite_of_runs(runs, benchmark, out, name=name, baseline=baseline, run_depth=run_depth,
-                        window_tokens=window_tokens)
+    run = suite_of_cells(cells, benchmark, out, baseline=baseline, run_depth=run_depth)
     refuse_links(run.out)
     run.out.mkdir(parents=True, exist_ok=True)
     if run_depth:

@@ -2,9 +2,9 @@
 
 BEIR folders and pools files become one `RankingTask` each, ranked over the
 full collection / whole pools (no top-k cut) with the suite's relevance
-threshold. `harness_results` turns an in-process `ModelRun` (`evaluate_encoder`,
-`p2p_evaluate`) into task results for the report writer. Citation corpora and
-section retrieval are `scenarios.ScenarioBenchmark`.
+threshold. `task_results` turns a paper-to-paper `MethodRun` (`p2p_evaluate`) into
+task results for the report writer. Citation corpora and section retrieval are
+`scenarios.ScenarioBenchmark`.
 """
 
 from __future__ import annotations
@@ -41,9 +41,20 @@ class BeirAdapter:
                               "issues": b.issues.to_list()} for k, b in self.folders.items()}}
 
     def tasks(self, style: TextStyle) -> list[RankingTask]:
-        return [RankingTask(name=k, queries=dict(b.queries), docs=dict(b.docs), qrels=b.qrels,
-                            relevant_min=self.relevant_min, primary=self.primary, group=self.kind)
-                for k, b in self.folders.items()]
+        """One task per folder; a model whose card names an input format (CoSAEmb) reads the documents in it."""
+        from dataclasses import replace
+
+        from sciembed.evaluation.beir import KEY
+        from sciembed.evaluation.input_format import format_tasks
+
+        out = []
+        for name, b in self.folders.items():
+            task = b.task(KEY, 0)
+            if style.encoder is not None:
+                [task] = format_tasks([task], b, style.encoder)
+            ranking = task.ranking_task(self.relevant_min, self.primary, self.kind)
+            out.append(replace(ranking, name=name))
+        return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         return primary_summary(results)
@@ -72,20 +83,8 @@ class PoolsAdapter:
         return primary_summary(results)
 
 
-def harness_results(run: Any, kind: str, primary: str = "ndcg@10") -> list[TaskResult]:
-    """A harness `ModelRun` as the suite's task results: one per scenario (×100), and its geometry as one more
-    task (the numbers as measured; the singular values, for the spectrum figure, in ``details``)."""
-    from sciembed.evaluation.geometry import geometry_result
-
-    out = task_results(run, kind, primary)
-    if run.geometry:
-        metrics, details = geometry_result(run.geometry)
-        out.append(TaskResult("geometry", "geometry", "pair_alignment", metrics, group=kind, details=details))
-    return out
-
-
 def task_results(run: Any, group: str, primary: str = "ndcg@10", prefix: str = "") -> list[TaskResult]:
-    """A harness `ModelRun` (scores 0–1, one key per scenario) as contract `TaskResult`s (×100)."""
+    """A paper-to-paper `MethodRun` (scores 0–1, one key per split) as contract `TaskResult`s (×100)."""
     from sciembed.evaluation.task import key_str
 
     out = []

@@ -167,3 +167,16 @@ def test_report_refuses_runs_from_another_benchmark(bench, runs, citation_corpus
         write_cells_report(runs, other, tmp_path / "x")
     with pytest.raises(ValueError, match="at least one evaluated model"):
         write_cells_report([], bench, tmp_path / "x")
+
+
+def test_the_demo_table_shows_each_scenarios_headline(runs) -> None:
+    from rich.console import Console
+
+    from sciembed.cli.evaluate import eval_table
+
+    console = Console(width=200, record=True)
+    console.print(eval_table(runs))
+    text = console.export_text()
+    assert "NDCG@10 ×100" in text and "Body→Body (windowed)" in text and "geometry" not in text
+    row = next(line for line in text.splitlines() if " other " in line)
+    assert f"{runs[1].result('body_ta/windowed').metrics['ndcg@10']:.1f}" in row

@@ -1,4 +1,4 @@
-"""BEIR folders, pools files and SciTLDR on the contract; semantic and paper-to-paper still run natively.
+"""BEIR folders, pools files and SciTLDR on the contract; paper-to-paper still runs natively.
 
 BEIR folders and pools files become one `RankingTask` each, ranked over the
 full collection / whole pools (no top-k cut) with the suite's relevance
@@ -122,58 +122,6 @@ def _encoder_of(scorer: Any, kind: str) -> Any:
     if not isinstance(scorer, DenseScorer):
         raise BenchmarkError(f"{kind} compares embedding models; {scorer.name} has no vectors")
     return scorer.encoder
-
-
-@dataclass
-class SemanticAdapter:
-    """SemCSE's semantic benchmark: each matching task's mean rank (lower is better) and the kNN label share."""
-
-    benchmark: Any  # SemanticBenchmark
-    name: str
-    kind: str = "semantic"
-    native: bool = True
-
-    def fingerprint(self) -> str:
-        import hashlib
-        import json
-
-        payload = json.dumps([self.benchmark.config, sorted(p.id for p in self.benchmark.papers),
-                              self.benchmark.query_source], sort_keys=True, default=str)
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-    def describe(self) -> dict[str, Any]:
-        b = self.benchmark
-        return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint(), "config": b.config,
-                "counts": b.counts, "query_source": b.query_source, "issues": b.issues.to_list()}
-
-    def tasks(self, style: TextStyle) -> list[Any]:
-        return []
-
-    def run_native(self, scorer: Any, batch_size: int | None = None) -> list[TaskResult]:
-        from sciembed.evaluation.semantic import CLUSTERING, SCORE_METRIC, evaluate_semantic
-
-        run = evaluate_semantic(_encoder_of(scorer, self.kind), self.benchmark, batch_size=batch_size,
-                                name=scorer.name)
-        out = []
-        for task, metrics in run.results.items():
-            per_query = ({"rank": {str(i): float(r) for i, r in enumerate(run.per_query_ranks[task])}}
-                         if task in run.per_query_ranks else {})
-            counts = {k: int(metrics[k]) for k in ("queries", "pool") if k in metrics}
-            values = {k: float(v) for k, v in metrics.items() if k not in counts}
-            out.append(TaskResult(task, "clustering" if task == CLUSTERING else "retrieval",
-                                  SCORE_METRIC.get(task, "mean_rank"),
-                                  values, per_query, counts, self.kind))
-        if out and run.anisotropy:  # Appendix B.2: the spectrum of the unnormalised, mean-centred TA vectors
-            out[0].details["anisotropy"] = run.anisotropy
-            out[0].notes.append("anisotropy: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                                            for k, v in run.anisotropy.items()))
-        return out
-
-    def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
-        """Each task's score; SemCSE's generalisation check (§5.1) is reported, not summarised."""
-        from sciembed.evaluation.semantic import GENERALISATION
-
-        return {r.task: r.score for r in results if r.task not in GENERALISATION}
 
 
 @dataclass(frozen=True)

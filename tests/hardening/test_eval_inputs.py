@@ -88,7 +88,7 @@ def test_ties_are_not_broken_by_id():
     constant = {f"q{q}": _ordered([(d, 0.5) for d in ids], 10) for q in range(30)}
     # A constant scorer with the relevant document at the smallest id got NDCG@10 = 100 when ties went by id.
     qrels = {q: {"d0000": 1} for q in constant}
-    ndcg = per_query_scores(qrels, constant)["ndcg@10"]
+    ndcg = per_query_scores(qrels, constant, ("ndcg@10",))["ndcg@10"]
     assert sum(ndcg.values()) / len(ndcg) < 0.2
     assert [d for d, _ in constant["q0"]] != sorted(d for d, _ in constant["q0"])
     assert constant["q0"] == _ordered([(d, 0.5) for d in reversed(ids)], 10)  # same order whatever the input order

@@ -21,7 +21,7 @@ _HOME = {
     "CitationBenchmark": "citation", "build_citation_benchmark": "citation",
     "Comparison": "compare", "compare_runs": "compare", "load_results": "compare",
     "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",
-    "METRICS": "metrics", "PRIMARY": "metrics",
+    "RANKING_METRICS": "contract", "PRIMARY": "metrics",
     "PoolBenchmark": "pools", "load_pools": "pools",
     "BODY_MODES": "task", "SCENARIOS": "task", "RetrievalTask": "task", "ScenarioKey": "task",
     "key_str": "task", "normalize_key": "task",

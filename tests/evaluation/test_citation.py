@@ -166,7 +166,7 @@ def test_corpus_without_anchor_column_falls_back_to_linked_queries(citation_corp
 def test_window_length_follows_window_tokens_not_max_seq_length(bench, fake_encoder) -> None:
     """ModernBERT rows of Table 5: full sections at the encoder's budget, windows from 512 tokens."""
     from sciembed.evaluation import scenario_benchmark
-    from sciembed.evaluation.bench.runs_report import scorer_for
+    from sciembed.evaluation.bench.in_process import scorer_for
 
     def window(task) -> int:
         return len(task.queries["A"].split())

@@ -82,7 +82,7 @@ def test_adapter_is_loaded_active_and_fingerprinted(base, adapter_dir):
 
 def test_specter2_path_through_the_citation_benchmark(base, adapter_dir, tmp_path):
     """The evaluation executor reads TA as `title[SEP]abstract` for a SEP-join model."""
-    from sciembed.evaluation.bench.runs_report import scorer_for
+    from sciembed.evaluation.bench.in_process import scorer_for
 
     tuned = load_encoder(str(base), max_seq_length=64, pooling="cls", ta_join="sep", adapter=str(adapter_dir))
     scorer = scorer_for(tuned, show_progress=False)

@@ -16,8 +16,8 @@ from typing import Any
 
 _HOME = {
     "BeirBenchmark": "beir", "load_beir": "beir",
-    "evaluate": "bench.runs_report", "scenario_benchmark": "bench.runs_report",
-    "write_cells_report": "bench.runs_report",
+    "evaluate": "bench.in_process", "scenario_benchmark": "bench.in_process",
+    "write_cells_report": "bench.in_process",
     "CitationBenchmark": "citation", "build_citation_benchmark": "citation",
     "Comparison": "compare", "compare_runs": "compare", "load_results": "compare",
     "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sciembed.evaluation import BenchmarkError, evaluate, load_beir, load_pools
-from sciembed.evaluation.benchmarks.adapters import BeirAdapter, PoolsAdapter
+from sciembed.evaluation.benchmarks.beir import BeirAdapter
+from sciembed.evaluation.benchmarks.pools import PoolsAdapter
 
 ANGLES = {"k1": 0, "k2": 20, "k3": 50, "k4": 110}
 

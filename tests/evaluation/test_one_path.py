@@ -236,7 +236,7 @@ def test_constant_scorer_scores_like_a_random_ranking(tmp_path: Path) -> None:
     """Queries sharing no term with any document: every candidate scores 0, and the relevant one has the
     smallest id. Its mean reciprocal rank must be near a random ranking's, H_n / n, not 1."""
     from sciembed.evaluation.beir import load_beir
-    from sciembed.evaluation.benchmarks.adapters import BeirAdapter
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
     from sciembed.evaluation.contract import TextStyle
     from sciembed.evaluation.execute import run_task
     from sciembed.evaluation.scorers import BM25Scorer

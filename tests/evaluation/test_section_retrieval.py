@@ -133,7 +133,7 @@ def test_cosaemb_format_on_beir_documents(tmp_path):
     import json
 
     from sciembed.evaluation import load_beir
-    from sciembed.evaluation.benchmarks.adapters import BeirAdapter
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
 
     (tmp_path / "qrels").mkdir()
     docs = [{"_id": "d1", "title": "Title ka", "text": "About ka."}, {"_id": "d2", "title": "", "text": "About kb."}]

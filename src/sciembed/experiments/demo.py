@@ -231,7 +231,7 @@ def significance_lines(rows: list[dict[str, Any]], alpha: float = 0.05) -> list[
 def _real_text_check(source: Path, folder: Path, models: dict[str, Any]) -> dict[str, dict[str, float]]:
     """NDCG@10 of each model on SciTLDR's real-text tasks (all dev papers as candidates)."""
     from sciembed.evaluation import evaluate, load_beir
-    from sciembed.evaluation.benchmarks.adapters import BeirAdapter
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
     from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
     write_scitldr_beir(source, folder)

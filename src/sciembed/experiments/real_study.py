@@ -246,7 +246,7 @@ def _tasks(config: RealStudyConfig, paths: StudyPaths) -> Tasks:
     citation = scenario_benchmark(built, scenarios=SCENARIOS, body_modes=(BODY_MODE,), geometry=True)
     scitldr = None
     if e.scitldr is not None:
-        from sciembed.evaluation.benchmarks.adapters import BeirAdapter
+        from sciembed.evaluation.benchmarks.beir import BeirAdapter
         from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
         if not all((paths.scitldr / task).is_dir() for task in TASKS):

@@ -10,7 +10,7 @@ alternate within each round (ABBA order), so load from other processes on the
 machine falls on both alike. Agreement: cosine between the two backends'
 vectors of the same passage.
 
-Quality: `evaluate_encoder` with each backend on the test split of a built
+Quality: `evaluation.evaluate` with each backend on the test split of a built
 corpus — `--corpus DIR` (e.g. the corpus `sciembed demo` builds), or else one
 built here through the same public steps (synth → ingest → corpus build).
 
@@ -113,28 +113,23 @@ def demo_corpus(work: Path, papers: int, seed: int) -> Path:
 
 
 def quality(encoders: dict[str, Any], corpus: Path, batch_size: int) -> dict[str, Any]:
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+    from sciembed.evaluation import BODY_MODES, build_citation_benchmark, evaluate, scenario_benchmark
 
-    bench = build_citation_benchmark(corpus, split="test")
+    bench = scenario_benchmark(build_citation_benchmark(corpus, split="test"), body_modes=BODY_MODES)
     scores: dict[str, dict[str, float]] = {}
     for name, encoder in encoders.items():
-        run = evaluate_encoder(encoder, bench, batch_size=batch_size, geometry=False)
-        scores[name] = {_key(key): float(metrics["ndcg@10"]) for key, metrics in run.aggregates.items()}
+        cell = evaluate(encoder, bench, batch_size=batch_size)
+        scores[name] = {r.task: r.metrics["ndcg@10"] / 100 for r in cell.results}
     a, b = list(encoders)
     diff = {key: 100 * (scores[b][key] - scores[a][key]) for key in scores[a]}
     return {
-        "benchmark": bench.name,
+        "benchmark": bench.benchmark.name,
         "corpus": str(corpus),
-        "test_papers": len(bench.papers),
+        "test_papers": len(bench.benchmark.papers),
         "ndcg@10": scores,
         "difference_points": diff,  # (onnx - torch) × 100, per scenario
         "max_abs_difference_points": max(abs(v) for v in diff.values()),
     }
-
-
-def _key(key: Any) -> str:
-    """ "body_ta/windowed" from a scenario key (a tuple whose body mode is None for ta_ta)."""
-    return "/".join(str(part) for part in key if part) if isinstance(key, tuple) else str(key)
 
 
 def main() -> None:

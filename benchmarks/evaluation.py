@@ -2,10 +2,10 @@
 
 1. ranx's numba kernels compiled cold (a fresh NUMBA_CACHE_DIR, in a subprocess) and loaded warm.
 2. `per_query_scores` throughput (6 metrics) for many queries × 100 ranked candidates.
-3. A whole `evaluate_encoder` + `write_runs_report` (the suite report, with run files) on a synthetic built
+3. A whole `evaluate` + `write_cells_report` (the suite report, with run files) on a synthetic built
    corpus (seeded papers and links), with a hashing encoder (seeded random unit vector per text) so the figure
-   is the harness, not a model:
-   benchmark build, body views, FAISS search, ranx, geometry (uniformity over 5,000), report files.
+   is the executor, not a model:
+   benchmark build, body views, full-list scoring, ranx, geometry (uniformity over 5,000), report files.
 4. The bundled MiniLM on the unarXive sample (49 real papers, stand-in links: consecutive papers of one
    discipline), all five scenarios, with an empty and then a warm embedding cache (`load_encoder(cache_dir=…)`).
 
@@ -47,6 +47,9 @@ def ranx_compile() -> dict[str, float]:
     return {"cold_s": runs[0], "warm_s": runs[1]}
 
 
+METRICS = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")  # the six the figure has measured
+
+
 def scoring_throughput(n_queries: int, seed: int = 0) -> dict[str, float]:
     from sciembed.evaluation.metrics import per_query_scores, warm_up
 
@@ -57,7 +60,7 @@ def scoring_throughput(n_queries: int, seed: int = 0) -> dict[str, float]:
     rankings = {q: [(docs[j], float(100 - r)) for r, j in enumerate(rng.choice(len(docs), 100, replace=False))]
                 for q in qrels}
     start = time.perf_counter()
-    per_query_scores(qrels, rankings)
+    per_query_scores(qrels, rankings, METRICS)
     seconds = time.perf_counter() - start
     return {"queries": n_queries, "ranked_per_query": 100, "seconds": seconds, "queries_per_s": n_queries / seconds}
 
@@ -105,27 +108,34 @@ def synthetic_corpus(root: Path, n: int, seed: int = 0) -> Path:
 
 
 def harness(n_papers: int, work: Path) -> dict[str, object]:
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_runs_report
+    from sciembed.evaluation import (
+        BODY_MODES,
+        build_citation_benchmark,
+        evaluate,
+        scenario_benchmark,
+        write_cells_report,
+    )
 
     corpus = synthetic_corpus(work / "synthetic", n_papers)
     t0 = time.perf_counter()
-    bench = build_citation_benchmark(corpus)
+    built = build_citation_benchmark(corpus)
+    bench = scenario_benchmark(built, body_modes=BODY_MODES, geometry=True)
     t1 = time.perf_counter()
-    run = evaluate_encoder(HashEncoder(), bench, show_progress=False)
+    cell = evaluate(HashEncoder(), bench, show_progress=False)
     t2 = time.perf_counter()
-    write_runs_report([run], bench, work / "synthetic-report", run_depth=run.k)
+    write_cells_report([cell], bench, work / "synthetic-report", run_depth=100)
     t3 = time.perf_counter()
     return {
-        "papers": n_papers, "links": len(bench.pairs()), "scenarios": len(run.keys),
-        "queries_per_scenario": run.counts["ta_ta"]["queries"], "distinct_texts": run.encoding["distinct"],
+        "papers": n_papers, "links": len(built.pairs()), "scenarios": len(cell.results) - 1,  # geometry
+        "queries_per_scenario": cell.result("ta_ta").counts["queries"],
+        "distinct_texts": cell.encoded["texts_requested"],
         "build_benchmark_s": t1 - t0, "evaluate_s": t2 - t1, "write_report_s": t3 - t2,
-        "evaluate_parts_s": {k: round(v, 3) for k, v in run.timings.items()},
-        "ndcg@10_ta_ta_random_vectors": run.aggregates["ta_ta"]["ndcg@10"],
+        "ndcg@10_ta_ta_random_vectors": cell.result("ta_ta").metrics["ndcg@10"] / 100,
     }
 
 
 def minilm_unarxive(work: Path) -> dict[str, object]:
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+    from sciembed.evaluation import BODY_MODES, build_citation_benchmark, evaluate, scenario_benchmark
     from sciembed.models import load_encoder
     from sciembed.papers.io import write_parquet
     from sciembed.papers.readers import Accepted, read_papers
@@ -145,17 +155,18 @@ def minilm_unarxive(work: Path) -> dict[str, object]:
     pq.write_table(pa.table({"paper_a": [a for a, _ in pairs], "paper_b": [b for _, b in pairs],
                              "domain": [dom[a] for a, _ in pairs], "split": ["test"] * len(pairs)}),
                    root / "pairs.parquet")
-    bench = build_citation_benchmark(root)
+    bench = scenario_benchmark(build_citation_benchmark(root), body_modes=BODY_MODES, geometry=True)
     start = time.perf_counter()
     encoder = load_encoder(None, cache_dir=work / "cache")
     load_s = time.perf_counter() - start
     out: dict[str, object] = {"papers": len(papers), "stand_in_links": len(pairs), "load_encoder_s": load_s}
     for label in ("cold_cache", "warm_cache"):
         start = time.perf_counter()
-        run = evaluate_encoder(encoder, bench, show_progress=False)
-        out[label] = {"seconds": time.perf_counter() - start, "encoded": run.encoding["encoded"],
-                      "distinct_texts": run.encoding["distinct"], "parts_s": run.timings,
-                      "ndcg@10": {"/".join(filter(None, k)): round(v["ndcg@10"], 4) for k, v in run.aggregates.items()}}
+        cell = evaluate(encoder, bench, show_progress=False)
+        out[label] = {"seconds": time.perf_counter() - start, "encoded": cell.encoded["texts_run_through_model"],
+                      "distinct_texts": cell.encoded["texts_requested"],
+                      "ndcg@10": {r.task: round(r.metrics["ndcg@10"] / 100, 4) for r in cell.results
+                                  if r.kind != "geometry"}}
     return out
 
 

@@ -128,12 +128,12 @@ def val_scores(study: Path, name: str, model: str | None) -> dict[str, float]:
     validator = CitationValidator(study / "corpus", ValidationConfig(
         every_steps=1, scenarios=("body_ta", "ta_ta", "body_body"), self_retrieval=False))
     if model == "bm25":
-        from sciembed.evaluation import evaluate_encoder, normalize_key
+        from sciembed.evaluation import evaluate, scenario_benchmark
+        from sciembed.training.validation import task_name
 
-        run = evaluate_encoder("bm25", validator.benchmark, scenarios=validator.scenarios, body_modes=("windowed",),
-                               show_progress=False, geometry=False)
-        out = {f"{s}_ndcg@10": round(100 * float(run.aggregates[normalize_key((s, "windowed"))]["ndcg@10"]), 2)
-               for s in validator.scenarios}
+        cell = evaluate("bm25", scenario_benchmark(validator.benchmark, scenarios=validator.scenarios),
+                        show_progress=False)
+        out = {f"{s}_ndcg@10": round(cell.result(task_name(s)).metrics["ndcg@10"], 2) for s in validator.scenarios}
     else:
         scores = validator(SentenceTransformer(resolve_model_source(model), device="cpu"))
         out = {k.removeprefix("val_"): round(100 * v, 2) for k, v in scores.items()}

@@ -138,3 +138,16 @@ def ranx_compiled() -> float:
     from sciembed.evaluation.metrics import warm_up
 
     return warm_up()
+
+
+@pytest.fixture
+def score_scenarios():
+    """`evaluation.evaluate` on a built benchmark's scenarios, as ``eval suite`` scores them: task -> result."""
+
+    def score(model, bench, *, geometry: bool = False, **options):
+        from sciembed.evaluation import evaluate, scenario_benchmark
+
+        cell = evaluate(model, scenario_benchmark(bench, geometry=geometry, **options), show_progress=False)
+        return {r.task: r for r in cell.results}
+
+    return score

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sciembed.evaluation import BenchmarkError, evaluate_encoder, load_beir, load_pools
+from sciembed.evaluation import BenchmarkError, evaluate, load_beir, load_pools
+from sciembed.evaluation.benchmarks.beir import BeirAdapter
+from sciembed.evaluation.benchmarks.pools import PoolsAdapter
 
 ANGLES = {"k1": 0, "k2": 20, "k3": 50, "k4": 110}
 
@@ -74,14 +76,12 @@ def test_beir_bad_input_is_counted_with_file_and_line(beir_dir: Path) -> None:
 
 def test_beir_ranking_by_hand_and_identical_ids_excluded(beir_dir: Path, encoder) -> None:
     bench = load_beir(beir_dir)
-    run = evaluate_encoder(encoder, bench, show_progress=False)
-    assert run.keys == [("beir", None)]
-    assert [d for d, _ in run.rankings["beir"]["q1"]] == ["d1", "d2", "d3", "d4"]
-    assert [d for d, _ in run.rankings["beir"]["d3"]] == ["d2", "d1", "d4"]  # document d3 is the query itself
-    ndcg = run.per_query["beir"]["ndcg@10"]
-    assert ndcg["q1"] == pytest.approx((1 / log2(3) + 1 / log2(5)) / (1 + 1 / log2(3)))
-    assert ndcg["d3"] == pytest.approx(1 / log2(4))
-    assert run.per_domain["beir"]["bio"]["queries"] == 1
+    [result] = evaluate(encoder, BeirAdapter({"beir": bench}, "beir"), show_progress=False).results
+    assert [d for d, _ in result.rankings["q1"]] == ["d1", "d2", "d3", "d4"]
+    assert [d for d, _ in result.rankings["d3"]] == ["d2", "d1", "d4"]  # document d3 is the query itself
+    ndcg = result.per_query["ndcg@10"]
+    assert ndcg["q1"] == pytest.approx(100 * (1 / log2(3) + 1 / log2(5)) / (1 + 1 / log2(3)))
+    assert ndcg["d3"] == pytest.approx(100 / log2(4))
 
 
 def test_beir_missing_file_names_every_missing_file(beir_dir: Path) -> None:
@@ -123,18 +123,17 @@ def test_pools_rank_only_their_own_candidates(pools_file: Path, encoder) -> None
     assert issues["candidate with empty text"].where == ["pools.jsonl:4 candidates[3]"]
     assert issues["pool has no relevant candidate"].examples == ["p4"]
     assert issues["line is not valid JSON"].count == 1
-    run = evaluate_encoder(encoder, bench, show_progress=False)
+    [result] = evaluate(encoder, PoolsAdapter(bench, "pools"), show_progress=False).results
     # d1 is the nearest document to p1 overall, but it is not in p1's pool.
-    assert [d for d, _ in run.rankings["pools"]["p1"]] == ["d2", "d3", "d4"]
-    assert [d for d, _ in run.rankings["pools"]["p3"]] == ["d1", "d4"]
-    assert run.per_query["pools"]["ndcg@10"] == pytest.approx({"p1": 1 / log2(3), "p3": 1.0})
-    assert run.per_domain["pools"]["cs"]["queries"] == 1
+    assert [d for d, _ in result.rankings["p1"]] == ["d2", "d3", "d4"]
+    assert [d for d, _ in result.rankings["p3"]] == ["d1", "d4"]
+    assert result.per_query["ndcg@10"] == pytest.approx({"p1": 100 / log2(3), "p3": 100.0})
 
 
 def test_pools_with_bm25_stay_inside_the_pool(pools_file: Path) -> None:
-    run = evaluate_encoder("bm25", load_pools(pools_file), show_progress=False)
-    assert {d for d, _ in run.rankings["pools"]["p1"]} <= {"d2", "d3", "d4"}
-    assert "p3" not in {d for d, _ in run.rankings["pools"]["p3"]}
+    [result] = evaluate("bm25", PoolsAdapter(load_pools(pools_file), "pools"), show_progress=False).results
+    assert {d for d, _ in result.rankings["p1"]} == {"d2", "d3", "d4"}
+    assert "p3" not in {d for d, _ in result.rankings["p3"]}
 
 
 def test_pools_file_missing(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from math import log2
 import pytest
 
 from sciembed.corpus.layout import CorpusError
-from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+from sciembed.evaluation import build_citation_benchmark, key_str, normalize_key
 from sciembed.views import target_words
 
 NDCG_2_4 = (1 / log2(3) + 1 / log2(5)) / (1 + 1 / log2(3))  # relevant at ranks 2 and 4 of 2 relevant
@@ -57,54 +57,56 @@ def test_body_modes_cut_the_logged_section(bench) -> None:
     assert windowed.doc_texts == full.doc_texts  # candidates are TA in Body→TA
 
 
-def test_every_scenario_ranks_and_scores_as_computed_by_hand(bench, fake_encoder) -> None:
-    run = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False)
-    assert run.keys == list(EXPECTED)
+def test_every_scenario_ranks_and_scores_as_computed_by_hand(bench, fake_encoder, score_scenarios) -> None:
+    results = score_scenarios(fake_encoder, bench)
+    assert list(results) == [key_str(k) for k in EXPECTED]
     for key, expected in EXPECTED.items():
-        assert sorted(run.rankings[key]) == sorted(expected), key
+        result = results[key_str(key)]
+        assert sorted(result.rankings) == sorted(expected), key
         for qid, (order, ndcg) in expected.items():
-            assert [d for d, _ in run.rankings[key][qid]] == order, (key, qid)
-            assert run.per_query[key]["ndcg@10"][qid] == pytest.approx(ndcg), (key, qid)
+            assert [d for d, _ in result.rankings[qid]] == order, (key, qid)
+            assert result.per_query["ndcg@10"][qid] == pytest.approx(100 * ndcg), (key, qid)
         mean = sum(n for _, n in expected.values()) / len(expected)
-        assert run.aggregates[key]["ndcg@10"] == pytest.approx(mean)
+        assert result.metrics["ndcg@10"] == pytest.approx(100 * mean)
     first_relevant = {"A": 2, "B": 5, "C": 3, "D": 6, "E": 5, "F": 5, "G": 3}
-    assert run.aggregates[("ta_ta", None)]["mrr"] == pytest.approx(sum(1 / r for r in first_relevant.values()) / 7)
-    assert run.aggregates["body_body/windowed"]["recall@1"] == pytest.approx((1 / 2 + 1 + 1 + 0 + 1) / 5)
-    # TA→TA has no body mode: any body mode finds the one entry.
-    assert run.aggregates[("ta_ta", "full")] is run.aggregates[("ta_ta", None)]
+    assert results["ta_ta"].per_query["first_relevant_rank"] == first_relevant
+    assert results["ta_ta"].metrics["mrr"] == pytest.approx(100 * sum(1 / r for r in first_relevant.values()) / 7)
+    assert results["body_body/windowed"].metrics["recall@1"] == pytest.approx(100 * (1 / 2 + 1 + 1 + 0 + 1) / 5)
+    assert normalize_key(("ta_ta", "full")) == ("ta_ta", None)  # TA→TA has no body mode
 
 
-def test_the_query_paper_never_retrieves_itself(bench, fake_encoder) -> None:
+def test_the_query_paper_never_retrieves_itself(bench, fake_encoder, score_scenarios) -> None:
     """A's body and TA share one vector (score 1.0 with itself), yet A is not in its own ranking."""
-    run = evaluate_encoder(fake_encoder, bench, show_progress=False)
-    for key in run.keys:
-        for qid, ranked in run.rankings[key].items():
-            assert qid not in [d for d, _ in ranked], (key, qid)
-            assert len(ranked) == run.counts[key]["candidates"] - 1  # everything else is ranked
+    for task, result in score_scenarios(fake_encoder, bench, body_modes=("windowed", "full")).items():
+        for qid, ranked in result.rankings.items():
+            assert qid not in [d for d, _ in ranked], (task, qid)
+            assert len(ranked) == result.counts["candidates"] - 1  # everything else is ranked
 
 
-def test_papers_without_body_leave_body_scenarios_and_are_counted(bench, fake_encoder) -> None:
-    run = evaluate_encoder(fake_encoder, bench, body_modes=("full",), show_progress=False)
-    assert run.counts["body_ta/full"] == {"queries": 6, "candidates": 7, "relevant_pairs": 7}
-    assert run.counts["body_body/full"] == {"queries": 5, "candidates": 6, "relevant_pairs": 6}
-    notes = {n["what"]: n for n in run.notes["body_body/full"]}
-    assert notes["query paper has no body"]["examples"] == ["G"]
-    assert notes["candidate paper has no body"]["count"] == 1
-    assert notes["no linked paper among the candidates"]["examples"] == ["D"]  # D's only link is G
+def test_papers_without_body_leave_body_scenarios_and_are_counted(bench, fake_encoder, score_scenarios) -> None:
+    results = score_scenarios(fake_encoder, bench, body_modes=("full",))
+    counts = {t: {k: r.counts[k] for k in ("queries", "candidates", "relevant_pairs")} for t, r in results.items()}
+    assert counts["body_ta/full"] == {"queries": 6, "candidates": 7, "relevant_pairs": 7}
+    assert counts["body_body/full"] == {"queries": 5, "candidates": 6, "relevant_pairs": 6}
+    notes = results["body_body/full"].notes
+    assert "query paper has no body: 1 (query left out of this scenario); e.g. G" in notes
+    assert any(n.startswith("candidate paper has no body: 1 ") for n in notes)
+    assert any(n.startswith("no linked paper among the candidates") and n.endswith("e.g. D") for n in notes)
 
 
-def test_per_domain_split(bench, fake_encoder) -> None:
-    run = evaluate_encoder(fake_encoder, bench, scenarios=("ta_ta",), show_progress=False)
-    ndcg = {q: n for q, (_, n) in EXPECTED[("ta_ta", None)].items()}
-    domains = run.per_domain["ta_ta"]
+def test_per_domain_split(bench, fake_encoder, score_scenarios) -> None:
+    from sciembed.evaluation.bench.citation_detail import per_domain
+
+    results = score_scenarios(fake_encoder, bench, scenarios=("ta_ta",))
+    ndcg = {q: 100 * n for q, (_, n) in EXPECTED[("ta_ta", None)].items()}
+    domains = per_domain({"fake": list(results.values())}, bench.domains)["ta_ta"]
     assert domains["cs"]["queries"] == 3 and domains["bio"]["queries"] == 4
-    assert domains["cs"]["ndcg@10"] == pytest.approx((ndcg["A"] + ndcg["B"] + ndcg["C"]) / 3)
-    assert domains["bio"]["ndcg@10"] == pytest.approx((ndcg["D"] + ndcg["E"] + ndcg["F"] + ndcg["G"]) / 4)
+    assert domains["cs"]["fake"] == pytest.approx((ndcg["A"] + ndcg["B"] + ndcg["C"]) / 3)
+    assert domains["bio"]["fake"] == pytest.approx((ndcg["D"] + ndcg["E"] + ndcg["F"] + ndcg["G"]) / 4)
 
 
-def test_geometry_of_the_hand_set_vectors(bench, fake_encoder) -> None:
-    run = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False)
-    g = run.geometry
+def test_geometry_of_the_hand_set_vectors(bench, fake_encoder, score_scenarios) -> None:
+    g = score_scenarios(fake_encoder, bench, geometry=True)["geometry"].metrics
     assert g["papers"] == 7 and g["pairs"] == 4
     # squared chord length 2 − 2cos(Δ) for the linked pairs A-C 25°, A-E 82°, B-F 110°, D-G 125°
     from math import cos, radians
@@ -113,17 +115,16 @@ def test_geometry_of_the_hand_set_vectors(bench, fake_encoder) -> None:
     assert g["wang_isola_alignment"] == pytest.approx(expected, rel=1e-5)
     assert g["pair_alignment"] == pytest.approx(expected / 2, rel=1e-5)  # the paper's: mean 1 − cos
     intra = sum(2 - 2 * cos(radians(d)) for d in (0, 90, 22, 17, 52, 28)) / 6  # TA vs body angle per paper
-    assert g["wang_isola_intra_article_alignment"]["windowed"] == pytest.approx(intra, rel=1e-5)
-    assert g["intra_article_alignment"]["windowed"] == pytest.approx(intra / 2, rel=1e-5)
-    assert g["spectrum"]["top_share"]["1"] > 0.5  # points on an arc: variance is not isotropic in 3-d
+    assert g["wang_isola_intra_article_alignment.windowed"] == pytest.approx(intra, rel=1e-5)
+    assert g["intra_article_alignment.windowed"] == pytest.approx(intra / 2, rel=1e-5)
+    assert g["spectrum.top_share.1"] > 0.5  # points on an arc: variance is not isotropic in 3-d
 
 
-def test_bm25_runs_the_same_scenarios(bench) -> None:
-    run = evaluate_encoder("bm25", bench, body_modes=("windowed",), show_progress=False)
-    assert run.kind == "bm25" and run.geometry is None
-    assert run.config["window_words"] == 358
-    for key in run.keys:
-        for qid, ranked in run.rankings[key].items():
+def test_bm25_runs_the_same_scenarios(bench, score_scenarios) -> None:
+    results = score_scenarios("bm25", bench, geometry=True)
+    assert list(results) == ["ta_ta", "body_ta/windowed", "body_body/windowed"]  # no vectors: no geometry
+    for result in results.values():
+        for qid, ranked in result.rankings.items():
             assert qid not in [d for d, _ in ranked]
             scores = [score for _, score in ranked]  # unscored candidates (no shared term) follow at 0
             assert scores == sorted(scores, reverse=True) and min(scores) >= 0
@@ -134,9 +135,9 @@ def test_corpus_without_splits_is_refused(tmp_path) -> None:
         build_citation_benchmark(tmp_path)
 
 
-def test_unknown_scenario_is_refused(bench, fake_encoder) -> None:
+def test_unknown_scenario_is_refused(bench, fake_encoder, score_scenarios) -> None:
     with pytest.raises(ValueError, match="unknown scenario 'abstract'"):
-        evaluate_encoder(fake_encoder, bench, scenarios=("abstract",), show_progress=False)
+        score_scenarios(fake_encoder, bench, scenarios=("abstract",))
 
 
 def test_anchor_queries_and_their_relevant_sets(anchored_corpus) -> None:
@@ -162,25 +163,19 @@ def test_corpus_without_anchor_column_falls_back_to_linked_queries(citation_corp
     assert any("no anchor column" in i.what for i in bench.issues)
 
 
-@pytest.mark.parametrize("model", ["fake", "bm25"])
-def test_full_list_mrr_does_not_depend_on_the_cut(bench, fake_encoder, model) -> None:
-    """k = 1 keeps one candidate per query: MRR@1 loses every first hit below rank 1, MRR (full list) does not."""
-    encoder = fake_encoder if model == "fake" else "bm25"
-    cut = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=1, show_progress=False, geometry=False)
-    deep = evaluate_encoder(encoder, bench, scenarios=("ta_ta",), k=100, show_progress=False, geometry=False)
-    full, at_1 = cut.per_query["ta_ta"]["mrr"], cut.per_query["ta_ta"]["mrr@1"]  # names carry the cut
-    assert full == pytest.approx(deep.per_query["ta_ta"]["mrr"])  # 7 candidates: the top 100 is the full list
-    assert "mrr@100" not in deep.per_query["ta_ta"] and "map@1" in cut.per_query["ta_ta"]
-    if model == "fake":
-        assert any(full[q] > at_1[q] for q in full)  # a query whose first relevant paper is below rank 1
-    assert cut.aggregates["ta_ta"]["mrr"] == pytest.approx(sum(full.values()) / len(full))
-
-
 def test_window_length_follows_window_tokens_not_max_seq_length(bench, fake_encoder) -> None:
     """ModernBERT rows of Table 5: full sections at the encoder's budget, windows from 512 tokens."""
-    own = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False)
-    set_ = evaluate_encoder(fake_encoder, bench, body_modes=("windowed",), show_progress=False, geometry=False,
-                            window_tokens=512)
-    assert own.config["window_words"] == target_words(fake_encoder.max_seq_length)
-    assert set_.config["window_words"] == target_words(512) == 358
+    from sciembed.evaluation import scenario_benchmark
+    from sciembed.evaluation.bench.in_process import scorer_for
+
+    def window(task) -> int:
+        return len(task.queries["A"].split())
+
+    style = scorer_for(fake_encoder).style()
+    own = scenario_benchmark(bench, scenarios=("body_ta",)).tasks(style)[0]
+    set_ = scenario_benchmark(bench, scenarios=("body_ta",), window_tokens=40).tasks(style)[0]
+    by_scorer = scenario_benchmark(bench, scenarios=("body_ta",)).tasks(
+        scorer_for(fake_encoder, window_tokens=40).style())[0]
+    assert window(own) == target_words(fake_encoder.max_seq_length) == 14
+    assert window(set_) == window(by_scorer) == target_words(40) == 28  # A's body has 44 words
     assert fake_encoder.max_seq_length == 20  # the encoder itself is untouched

@@ -6,8 +6,10 @@ from math import log2
 
 import pytest
 
-from sciembed.evaluation.metrics import METRICS, aggregate, by_domain, per_query_scores
+from sciembed.evaluation.metrics import aggregate, by_domain, per_query_scores
 from sciembed.evaluation.significance import paired_test
+
+METRICS = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")
 
 
 def ranking(*ids: str) -> list[tuple[str, float]]:
@@ -21,7 +23,7 @@ def test_every_metric_matches_hand_computation() -> None:
         "q2": ranking("y", "z"),  # relevant at rank 2
         "q3": [],  # nothing retrieved
     }
-    scores = per_query_scores(qrels, rankings)
+    scores = per_query_scores(qrels, rankings, METRICS)
     assert set(scores) == set(METRICS)
     q1 = {m: scores[m]["q1"] for m in METRICS}
     assert q1["ndcg@10"] == pytest.approx((1 / log2(3) + 1 / log2(5)) / (1 + 1 / log2(3)))
@@ -39,7 +41,7 @@ def test_every_metric_matches_hand_computation() -> None:
 def test_cutoffs_count_only_the_top() -> None:
     docs = [f"d{i:03d}" for i in range(150)]
     qrels = {"q": {"d005": 1, "d050": 1, "d120": 1}}
-    scores = per_query_scores(qrels, {"q": ranking(*docs)})
+    scores = per_query_scores(qrels, {"q": ranking(*docs)}, METRICS)
     assert scores["recall@1"]["q"] == 0
     assert scores["recall@10"]["q"] == pytest.approx(1 / 3)
     assert scores["recall@100"]["q"] == pytest.approx(2 / 3)
@@ -51,7 +53,7 @@ def test_order_given_is_order_scored_even_with_equal_scores() -> None:
     """ranx re-sorts by score; equal raw scores must not let it reorder what the runner fixed."""
     qrels = {"q": {"b": 1}}
     tied = [("a", 0.5), ("b", 0.5), ("c", 0.5)]
-    assert per_query_scores(qrels, {"q": tied})["mrr"]["q"] == pytest.approx(1 / 2)
+    assert per_query_scores(qrels, {"q": tied}, METRICS)["mrr"]["q"] == pytest.approx(1 / 2)
 
 
 def test_per_domain_means_use_only_that_domains_queries() -> None:
@@ -78,5 +80,5 @@ def test_paired_tests() -> None:
 
 def test_a_scenario_without_any_hit_scores_zero() -> None:
     """BM25 body queries can share no term with any TA candidate; ranx cannot build such a run itself."""
-    scores = per_query_scores({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": [], "q2": []})
+    scores = per_query_scores({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": [], "q2": []}, METRICS)
     assert scores == {m: {"q1": 0.0, "q2": 0.0} for m in METRICS}

@@ -91,13 +91,13 @@ def test_bench_and_eval_give_identical_numbers_with_ties(tmp_path: Path, kind: s
 
 
 def test_bm25_ranks_its_unscored_candidates_in_tie_order_on_citation_benchmarks(citation_corpus: Path) -> None:
-    """The harness's BM25 lists every candidate too: those sharing no term follow at score 0 in tie order."""
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+    """In-process BM25 lists every candidate too: those sharing no term follow at score 0 in tie order."""
+    from sciembed.evaluation import build_citation_benchmark, evaluate, scenario_benchmark
     from sciembed.evaluation.ties import ordered
 
     bench = build_citation_benchmark(citation_corpus)
-    run = evaluate_encoder("bm25", bench, ["ta_ta"], k=len(bench.papers), show_progress=False, geometry=False)
-    for query, ranking in run.rankings[("ta_ta", None)].items():
+    cell = evaluate("bm25", scenario_benchmark(bench, scenarios=("ta_ta",)), show_progress=False)
+    for query, ranking in cell.result("ta_ta").rankings.items():
         assert len(ranking) == len(bench.papers) - 1 and query not in [d for d, _ in ranking]
         tail = [(d, s) for d, s in ranking if s == 0.0]
         assert tail == ordered(tail)
@@ -236,7 +236,7 @@ def test_constant_scorer_scores_like_a_random_ranking(tmp_path: Path) -> None:
     """Queries sharing no term with any document: every candidate scores 0, and the relevant one has the
     smallest id. Its mean reciprocal rank must be near a random ranking's, H_n / n, not 1."""
     from sciembed.evaluation.beir import load_beir
-    from sciembed.evaluation.benchmarks.adapters import BeirAdapter
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
     from sciembed.evaluation.contract import TextStyle
     from sciembed.evaluation.execute import run_task
     from sciembed.evaluation.scorers import BM25Scorer

@@ -106,7 +106,7 @@ def _suite_report(out: Path, bench, config: P2PConfig) -> Path:
     """The suite report of one model (HashingEncoder) on `bench`, through the runner's cell and writer."""
     from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
     from sciembed.evaluation.bench.runner import compute_cell
-    from sciembed.evaluation.benchmarks.adapters import PaperToPaperAdapter
+    from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter
     from sciembed.evaluation.scorers import DenseScorer
 
     adapter = PaperToPaperAdapter(bench, "sfb", config, kind="scifullbench")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from sciembed.evaluation import build_citation_benchmark, evaluate_encoder
+from sciembed.evaluation import build_citation_benchmark, evaluate, scenario_benchmark
 from sciembed.evaluation.section_retrieval import build_section_benchmark
 from sciembed.models.card import ModelCard
 from sciembed.papers.io import write_parquet
@@ -38,8 +38,11 @@ class PaperKeyEncoder:
         out = np.zeros((len(texts), self.dim), np.float32)
         for i, text in enumerate(texts):
             key = next((k for k in re.findall(r"\bk\w+", text) if k in self.keys), None)
-            out[i, self.dim - 1 if key is None or key in self.confuse else self.keys.index(key)] = 3.0
-            out[i, :] += 0.01 * (i % 3)  # distinct vectors, same ranking
+            if key is None or key in self.confuse:  # one vector for all: they tie, in seeded-hash order
+                out[i, self.dim - 1] = 3.0
+                continue
+            out[i, self.keys.index(key)] = 3.0
+            out[i, :] += 0.01 * (sum(map(ord, text)) % 3)  # distinct vectors, same ranking, whatever the batch
         return out
 
     def count_tokens(self, text: str) -> int:
@@ -79,15 +82,15 @@ def test_units_queries_and_success(ingested):
     assert sorted(i.what for i in bench.issues) == ["paper with one section text", "paper without body text"]
 
     keys = ["ka", "kb", "kc", "kd"]
-    perfect = evaluate_encoder(PaperKeyEncoder(keys), bench, show_progress=False, geometry=False)
-    scores = perfect.aggregates[("section", None)]
-    assert scores["hit_rate@1"] == scores["hit_rate@3"] == scores["mrr"] == 1.0
+    perfect = evaluate(PaperKeyEncoder(keys), scenario_benchmark(bench), show_progress=False).result("section")
+    scores = perfect.metrics
+    assert scores["hit_rate@1"] == scores["hit_rate@3"] == scores["mrr"] == 100.0
     # A and B look alike to this model: their sections rank 1-2 mixed up, D stays perfect.
-    l2 = evaluate_encoder(PaperKeyEncoder(keys, metric="l2", confuse=frozenset({"ka", "kb"})), bench,
-                          show_progress=False, geometry=False)
-    per = l2.per_query[("section", None)]
-    assert per["hit_rate@1"]["D#results"] == 1.0 and l2.config["metric"] == "l2"
-    assert 0 < l2.aggregates[("section", None)]["hit_rate@1"] < 1.0
+    l2 = evaluate(PaperKeyEncoder(keys, metric="l2", confuse=frozenset({"ka", "kb"})), scenario_benchmark(bench),
+                  show_progress=False)
+    per = l2.result("section").per_query
+    assert per["hit_rate@1"]["D#results"] == 100.0 and l2.config["distance"] == "l2"
+    assert 0 < l2.result("section").metrics["hit_rate@1"] < 100.0
     assert all(per["hit_rate@3"][q] >= per["hit_rate@1"][q] for q in per["hit_rate@1"])
 
 
@@ -104,13 +107,13 @@ def test_seeded_sample_and_no_title(ingested):
 def test_cosaemb_models_read_cosaemb_inputs(ingested):
     card = ModelCard(recipe="cosaemb", metric="l2", input_format="cosaemb", pooling="cls")
     encoder = PaperKeyEncoder(["ka", "kb", "kc", "kd"], metric="l2", card=card)
-    evaluate_encoder(encoder, build_section_benchmark(ingested), show_progress=False, geometry=False)
+    evaluate(encoder, scenario_benchmark(build_section_benchmark(ingested)), show_progress=False)
     assert "[TTL] Title ka [SEP] [MET] Sentence one about ka here. Sentence two with filler words. Sentence one " \
            "about ka here. Sentence two with filler words." in encoder.seen  # method + other, merged
     assert all(t.startswith("[TTL] Title ") for t in encoder.seen)
     assert all(encoder.count_tokens(t) <= encoder.max_seq_length - 2 for t in encoder.seen)
     bare = PaperKeyEncoder(["ka", "kb", "kc", "kd"], metric="l2", card=card)
-    evaluate_encoder(bare, build_section_benchmark(ingested, title=False), show_progress=False, geometry=False)
+    evaluate(bare, scenario_benchmark(build_section_benchmark(ingested, title=False)), show_progress=False)
     assert "[RW] Sentence one about kd here. Sentence two with filler words." in bare.seen
 
 
@@ -119,8 +122,7 @@ def test_cosaemb_format_on_the_citation_benchmark(citation_corpus):
     card = ModelCard(recipe="cosaemb", metric="l2", input_format="cosaemb", pooling="cls",
                      extra={"title_sep": False})
     encoder = PaperKeyEncoder(list("ABCDEFG"), metric="l2", card=card)
-    evaluate_encoder(encoder, bench, scenarios=["ta_ta", "body_ta"], body_modes=["windowed"],
-                     show_progress=False, geometry=False)
+    evaluate(encoder, scenario_benchmark(bench, scenarios=["ta_ta", "body_ta"]), show_progress=False)
     first = bench.papers["A"]
     assert f"[TTL] {first.title} [ABS] {first.abstract}" in encoder.seen  # title_sep False: no [SEP]
     body = [t for t in encoder.seen if not t.startswith("[TTL] ta-") or "[ABS]" not in t]
@@ -131,6 +133,7 @@ def test_cosaemb_format_on_beir_documents(tmp_path):
     import json
 
     from sciembed.evaluation import load_beir
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
 
     (tmp_path / "qrels").mkdir()
     docs = [{"_id": "d1", "title": "Title ka", "text": "About ka."}, {"_id": "d2", "title": "", "text": "About kb."}]
@@ -139,6 +142,6 @@ def test_cosaemb_format_on_beir_documents(tmp_path):
     (tmp_path / "qrels" / "test.tsv").write_text("q1\td1\t1\n")
     card = ModelCard(recipe="cosaemb", metric="l2", input_format="cosaemb")
     encoder = PaperKeyEncoder(["ka", "kb"], metric="l2", card=card)
-    run = evaluate_encoder(encoder, load_beir(tmp_path), show_progress=False, geometry=False)
+    cell = evaluate(encoder, BeirAdapter({"beir": load_beir(tmp_path)}, "beir"), show_progress=False)
     assert set(encoder.seen) == {"what about ka", "[TTL] Title ka [SEP] [ABS] About ka.", "[ABS] About kb."}
-    assert run.aggregates[("beir", None)]["mrr"] == 1.0
+    assert cell.result("beir").metrics["mrr"] == 100.0

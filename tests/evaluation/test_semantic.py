@@ -12,13 +12,7 @@ from typer.testing import CliRunner
 
 from sciembed.cli.main import app
 from sciembed.evaluation import BenchmarkError
-from sciembed.evaluation.semantic import (
-    TFIDF_SOURCE,
-    SemanticRun,
-    build_semantic_benchmark,
-    evaluate_semantic,
-    overall_scores,
-)
+from sciembed.evaluation.semantic import TFIDF_SOURCE, build_semantic_benchmark, overall_scores_of
 from sciembed.models.distance import gold_ranks
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper
@@ -51,8 +45,9 @@ def _corpus(root: Path, papers: list[Paper]) -> Path:
 class BagOfWords:
     """A transparent encoder: counts of hashed lowercase words (no model)."""
 
-    name = "bow"
+    name = fingerprint = "bow"
     metric = "cosine"
+    dim, max_seq_length = 64, 512
 
     def encode(self, texts, *, batch_size: int = 32, show_progress: bool = True) -> np.ndarray:
         out = np.zeros((len(texts), 64), dtype=np.float32)
@@ -60,6 +55,14 @@ class BagOfWords:
             for word in re.findall(r"[a-z0-9]+", text.lower()):
                 out[row, sum(map(ord, word)) % 64] += 1.0
         return out
+
+
+def _scored(encoder, bench, name: str = "semantic") -> dict:
+    """task -> result of `encoder` on `bench` through the executor (`evaluation.evaluate`), as the suite scores it."""
+    from sciembed.evaluation import evaluate
+    from sciembed.evaluation.benchmarks.semantic import SemanticTasks
+
+    return {r.task: r for r in evaluate(encoder, SemanticTasks(bench, name), show_progress=False).results}
 
 
 def test_gold_ranks_by_hand() -> None:
@@ -82,9 +85,8 @@ def test_a_constant_encoder_gets_the_chance_rank_not_rank_one() -> None:
 
 
 def test_overall_score_is_the_papers_formula() -> None:
-    runs = [SemanticRun(name, "cosine", {"title2abstract": {"mean_rank": r}, "clustering": {"knn_same_label": k}},
-                        {}, 0.0) for name, r, k in (("a", 1.0, 0.9), ("b", 2.0, 0.5), ("c", 4.0, 0.7))]
-    scores = overall_scores(runs)
+    scores = overall_scores_of({name: {"title2abstract": {"mean_rank": r}, "clustering": {"knn_same_label": k}}
+                                for name, r, k in (("a", 1.0, 0.9), ("b", 2.0, 0.5), ("c", 4.0, 0.7))})
     # title2abstract: median 2, best 1 → a 1.0, b 0.5, c 0.5 + 0.5·(4 − 2)/(1 − 2) = −0.5 → clipped to 0
     assert [scores[m]["title2abstract"] for m in "abc"] == [1.0, 0.5, 0.0]
     # clustering (higher is better): median 0.7, best 0.9 → a 1.0, b 0.0, c 0.5
@@ -127,12 +129,13 @@ def test_bad_input(tmp_path: Path) -> None:
 
 def test_evaluate_with_a_transparent_encoder(tmp_path: Path) -> None:
     bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
-    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
-    t2a = run.results["title2abstract"]
-    assert 1.0 <= t2a["mean_rank"] < 25 / 2  # word overlap beats the pool's middle
-    assert t2a["mrr"] == pytest.approx(np.mean(1.0 / np.asarray(run.per_query_ranks["title2abstract"])))
-    assert run.results["query2paper"]["pool"] == 25
-    assert 0.0 <= run.results["clustering"]["knn_same_label"] <= 1.0
+    results = _scored(BagOfWords(), bench)
+    t2a = results["title2abstract"]
+    assert 1.0 <= t2a.metrics["mean_rank"] < 25 / 2  # word overlap beats the pool's middle
+    ranks = np.asarray(list(t2a.per_query["rank"].values()))
+    assert t2a.metrics["mrr"] == pytest.approx(100 * np.mean(1.0 / ranks))
+    assert t2a.kind == "gold_rank" and results["query2paper"].counts["pool"] == 25
+    assert 0.0 <= results["clustering"].metrics["knn_same_label"] <= 1.0
 
 
 def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
@@ -153,8 +156,10 @@ def test_cli_semantic_with_a_tiny_model(tmp_path: Path) -> None:
     from sciembed.ioutil.portable import portable_path
 
     assert cell["model"] == portable_path(model)  # results files hold no machine paths
-    assert {r["task"] for r in cell["results"]} == {"title2abstract", "half2half", "query2paper", "clustering"}
-    assert {r["primary"] for r in cell["results"]} == {"mean_rank", "knn_same_label"}
+    assert {r["task"] for r in cell["results"]} == {"title2abstract", "half2half", "query2paper", "clustering",
+                                                    "anisotropy"}
+    assert {r["primary"] for r in cell["results"]} == {"mean_rank", "knn_same_label", "isotropy"}
+    assert set(cell["summary"]) == {"title2abstract", "half2half", "query2paper", "clustering"}
     detail = (tmp_path / "r" / "benchmarks" / "c.md").read_text()
     assert "tfidf-terms (offline fallback, not LLM queries)" in detail
 
@@ -195,7 +200,7 @@ def test_cli_semantic_pooling_and_metric_change_the_ranking(tmp_path: Path) -> N
                                           "--set", "sample=20", *flags])
         assert result.exit_code == 0, result.output
         (cell,) = json.loads((out / "results.json").read_text())["cells"]
-        per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["task"] != "clustering"}
+        per_task = {r["task"]: r["per_query"]["rank"] for r in cell["results"] if r["kind"] == "gold_rank"}
         ranks[label] = [per_task[t] for t in ("title2abstract", "half2half", "query2paper")]
         recorded[label] = (cell["config"]["pooling"], cell["config"]["encoder_metric"])
     assert recorded == {"own": ("model's own", "cosine"), "l2": ("model's own", "l2"), "mean": ("mean", "cosine")}
@@ -220,11 +225,12 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     assert len(bench.tasks["summary2ta"].queries) == 10 and len(bench.tasks["summary2ta"].candidates) == 25
     messages = " ".join(i.message() for i in bench.issues)
     assert "outside the benchmark sample" in messages and "rejected" in messages
-    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
-    assert run.results["summary2title"]["mean_rank"] < 25 / 2
-    assert set(overall_scores([run])[run.model]) == {"title2abstract", "half2half", "query2paper", "clustering",
-                                                     "overall"}
-    assert run.anisotropy["papers"] == 25 and 0 < run.anisotropy["isotropy"] <= 1
+    results = _scored(BagOfWords(), bench)
+    assert results["summary2title"].metrics["mean_rank"] < 25 / 2
+    scores = overall_scores_of({"bow": {t: r.metrics for t, r in results.items()}})
+    assert set(scores["bow"]) == {"title2abstract", "half2half", "query2paper", "clustering", "overall"}
+    anisotropy = results["anisotropy"].details["anisotropy"]
+    assert anisotropy["papers"] == 25 and 0 < anisotropy["isotropy"] <= 1
     from fakes.models import build_tiny_bert
 
     words = {w for p in papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}
@@ -235,7 +241,8 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
     (cell,) = json.loads((tmp_path / "r" / "results.json").read_text())["cells"]
     assert {"summary2ta", "summary2title", "summary2abstract"} <= {r["task"] for r in cell["results"]}
     assert "summary2ta" not in cell["summary"]  # reported, outside the summary (the paper's overall score)
-    assert any(note.startswith("anisotropy: ") for r in cell["results"] for note in r["notes"])
+    [anisotropy] = [r for r in cell["results"] if r["task"] == "anisotropy"]
+    assert anisotropy["kind"] == "geometry" and "anisotropy" not in cell["summary"]
     # the suite report carries SemCSE's table: mean ranks, the overall score, anisotropy, mean_rank.png
     report = (tmp_path / "r" / "report.md").read_text()
     assert "SemCSE's semantic benchmark" in report and "overall score ↑" in report and "mean_rank.png" in report
@@ -248,19 +255,18 @@ def test_generalisation_check_and_anisotropy(tmp_path: Path) -> None:
 
 
 def test_suite_report_overall_score_is_the_papers_across_models(tmp_path: Path) -> None:
-    """Two models through the suite's cell and report writer: the report's overall score is `overall_scores`
-    of the same models' `evaluate_semantic` runs (the paper's formula, across the models of the report)."""
+    """Two models through the suite's cell and report writer: the report's overall score is `overall_scores_of`
+    the same models' mean ranks (the paper's formula, across the models of the report)."""
     from fakes.models import HashingEncoder
     from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
     from sciembed.evaluation.bench.runner import compute_cell
-    from sciembed.evaluation.benchmarks.adapters import SemanticAdapter
+    from sciembed.evaluation.benchmarks.semantic import SemanticTasks
     from sciembed.evaluation.scorers import DenseScorer
 
     bench = build_semantic_benchmark(_corpus(tmp_path / "c", _papers()))
     bow = BagOfWords()
-    bow.fingerprint, bow.dim, bow.max_seq_length = "bow", 64, 512
     encoders = {"bow": bow, "hash": HashingEncoder(dim=8, name="hash")}
-    adapter = SemanticAdapter(bench, "sem")
+    adapter = SemanticTasks(bench, "sem")
     cells = {(n, "sem"): compute_cell(n, "sem", "key", adapter, DenseScorer(e, show_progress=False), False)
              for n, e in encoders.items()}
     suite = Suite(out=str(tmp_path / "out"), models=[{"name": n, "model": n} for n in encoders],
@@ -268,7 +274,7 @@ def test_suite_report_overall_score_is_the_papers_across_models(tmp_path: Path) 
     (tmp_path / "out").mkdir()
     write_suite_report(SuiteRun(suite, tmp_path / "out", {"sem": adapter}, {}, cells))
     details = json.loads((tmp_path / "out" / "results.json").read_text())["details"]["sem"]
-    expected = overall_scores([evaluate_semantic(e, bench, show_progress=False, name=n) for n, e in encoders.items()])
+    expected = overall_scores_of({n: {t: r.metrics for t, r in _scored(e, bench).items()} for n, e in encoders.items()})
     assert set(details["overall_score"]) == set(expected)
     for name, scores in expected.items():
         assert details["overall_score"][name] == pytest.approx(scores)
@@ -318,8 +324,8 @@ def test_the_papers_construction_from_the_scirepeval_release(tmp_path: Path) -> 
     again = build_scirepeval_semantic_benchmark(root, ["fos", "mesh_descriptors"], per_dataset=8, seed=0,
                                                 exclude={"19"})
     assert [p.id for p in again.papers] == ids
-    run = evaluate_semantic(BagOfWords(), bench, show_progress=False)
-    assert run.results["clustering"]["pool"] == 12 and run.results["title2abstract"]["pool"] == 16
+    results = _scored(BagOfWords(), bench)
+    assert results["clustering"].counts["pool"] == 12 and results["title2abstract"].counts["pool"] == 16
     from fakes.models import build_tiny_bert
 
     words = {w for p in bench.papers for w in re.findall(r"[a-z0-9]+", (p.title + " " + p.abstract).lower())}

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app
 from sciembed.evaluation import BenchmarkError, load_beir, load_pools
+from sciembed.evaluation.execute import order
 from sciembed.evaluation.fields import trec_id
 from sciembed.evaluation.metrics import per_query_scores
-from sciembed.evaluation.rankers import _ordered
 from sciembed.evaluation.ties import count_ties, tie_notes
 
 
@@ -76,12 +77,18 @@ def test_no_evaluable_query_stops_before_any_work(tmp_path):
     assert not (tmp_path / "ev").exists()
 
 
+def _ordered(hits, k):
+    """The executor's order (`execute.order`: score descending, ties in seeded-hash order), cut at `k`."""
+    ids, scores = zip(*hits, strict=True)
+    return order(ids, np.array(scores))[:k]
+
+
 def test_ties_are_not_broken_by_id():
     ids = [f"d{i:04d}" for i in range(200)]
     constant = {f"q{q}": _ordered([(d, 0.5) for d in ids], 10) for q in range(30)}
     # A constant scorer with the relevant document at the smallest id got NDCG@10 = 100 when ties went by id.
     qrels = {q: {"d0000": 1} for q in constant}
-    ndcg = per_query_scores(qrels, constant)["ndcg@10"]
+    ndcg = per_query_scores(qrels, constant, ("ndcg@10",))["ndcg@10"]
     assert sum(ndcg.values()) / len(ndcg) < 0.2
     assert [d for d, _ in constant["q0"]] != sorted(d for d, _ in constant["q0"])
     assert constant["q0"] == _ordered([(d, 0.5) for d in reversed(ids)], 10)  # same order whatever the input order

@@ -81,12 +81,12 @@ def test_adapter_is_loaded_active_and_fingerprinted(base, adapter_dir):
 
 
 def test_specter2_path_through_the_citation_benchmark(base, adapter_dir, tmp_path):
-    """The evaluation harness reads TA as `title[SEP]abstract` for a SEP-join model."""
-    from sciembed.evaluation.rankers import DenseRanker
+    """The evaluation executor reads TA as `title[SEP]abstract` for a SEP-join model."""
+    from sciembed.evaluation.bench.in_process import scorer_for
 
     tuned = load_encoder(str(base), max_seq_length=64, pooling="cls", ta_join="sep", adapter=str(adapter_dir))
-    ranker = DenseRanker(tuned, show_progress=False)
-    assert ranker.ta_join == "[SEP]" and ranker.config()["pooling"] == "cls"
+    scorer = scorer_for(tuned, show_progress=False)
+    assert scorer.style().ta_join == "[SEP]" and scorer.config()["pooling"] == "cls"
 
 
 def test_unloadable_adapter_names_what_was_tried(base, tmp_path):

@@ -14,21 +14,22 @@ def test_demo_trains_and_tests_the_trained_model_against_the_base(tmp_path, tiny
                  "training.gradient_checkpointing": False}
     result = run_demo(DemoConfig(out=tmp_path / "demo", synthetic=150, base_model=str(tiny_bert),
                                  eval_max_seq_length=64, train_overrides=overrides), say=lambda _: None)
-    assert [r.model.split(" (")[0] for r in result.runs][-1] == "bm25"
-    assert len(result.runs) == 3 and result.synthetic
+    assert [r.model.split(" (")[0] for r in result.cells][-1] == "bm25"
+    assert len(result.cells) == 3 and result.synthetic
     columns = [row["column"] for row in result.significance]
     assert columns == ["TA→TA", "Body→TA (windowed)", "Body→Body (windowed)"]
     assert all(row["n"] > 0 and 0 <= row["p"] <= 1 for row in result.significance)
     lines = significance_lines(result.significance)
     assert lines[0].startswith("trained vs base") and len(lines) == 4
-    assert "64 tokens" in result.runs[1].model  # the trained model is read at the base's budget
+    assert "64 tokens" in result.cells[1].model  # the trained model is read at the base's budget
     # the evaluation report is the suite writer's, the base first: what the console table shows, ×100
     assert result.report == result.paths["eval"] / "report.md"
     saved = json.loads((result.paths["eval"] / "results.json").read_text())
-    assert [c["model"] for c in saved["cells"]] == [r.model for r in result.runs]
-    assert {s["baseline"] for s in saved["significance"]} == {result.runs[0].model}
+    assert [c["model"] for c in saved["cells"]] == [r.model for r in result.cells]
+    assert {s["baseline"] for s in saved["significance"]} == {result.cells[0].model}
     [ta_ta] = [r for r in saved["cells"][1]["results"] if r["task"] == "ta_ta"]
-    assert ta_ta["metrics"]["ndcg@10"] == pytest.approx(100 * result.runs[1].aggregates["ta_ta"]["ndcg@10"])
+    assert ta_ta["metrics"]["ndcg@10"] == pytest.approx(result.cells[1].result("ta_ta").metrics["ndcg@10"])
+    assert result.significance[0]["trained"] == pytest.approx(ta_ta["metrics"]["ndcg@10"])  # the same scale
     assert (result.paths["eval"] / "benchmarks" / "citation" / "ndcg_by_domain.png").is_file()
     assert (result.paths["eval"] / "runs" / "bm25" / "citation" / "ta_ta.run").is_file()
 

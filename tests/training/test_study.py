@@ -67,7 +67,7 @@ def test_study_trains_evaluates_and_resumes(tmp_path, tiny_corpus, tiny_bert):
     [cell] = [c for c in results["cells"] if c["model"] == "ta_ta"]
     [scored] = [r["metrics"]["ndcg@10"] for r in cell["results"] if r["task"] == "ta_ta"]
     [row] = [r for r in first.table if r["model"] == "ta_ta" and r["body_mode"] == "windowed"]
-    assert 100 * row["ta_ta_ndcg@10"] == pytest.approx(scored)  # study.md and the report show one number
+    assert row["ta_ta_ndcg@10"] == pytest.approx(scored)  # study.md and the report show one number (×100)
     again = run_study(plan, tiny_corpus, out, log=lines.append, show_progress=False)
     assert again.trained == [] and again.reused == ["ta_ta", "both_random"]  # a finished arm is not re-trained
     assert [r for r in again.table if r["model"] == "ta_ta"] == [r for r in first.table if r["model"] == "ta_ta"]

@@ -36,16 +36,16 @@ def _validate(monkeypatch, corpus, config: ValidationConfig) -> dict:
 
     seen: dict = {}
 
-    def fake_evaluate(encoder, benchmark, *, scenarios, window_tokens=None, **kwargs):
-        seen.update(window_tokens=window_tokens, reading=encoder.max_seq_length)
-        aggregates = {evaluation.normalize_key((s, "windowed")): {"ndcg@10": 0.5} for s in scenarios}
-        return SimpleNamespace(aggregates=aggregates)
+    def fake_evaluate(encoder, benchmark, **kwargs):
+        seen.update(window_tokens=benchmark.window_tokens, reading=encoder.max_seq_length)
+        return SimpleNamespace(result=lambda task: SimpleNamespace(metrics={"ndcg@10": 50.0}))
 
-    monkeypatch.setattr(evaluation, "evaluate_encoder", fake_evaluate)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluate)
     monkeypatch.setattr(models, "wrap_sentence_transformer", lambda model, name: model)
     model = _modernbert_like()
-    CitationValidator(corpus, config)(model)
+    metrics = CitationValidator(corpus, config)(model)
     assert model.max_seq_length == 1024  # the training budget is back after validation
+    assert set(metrics.values()) == {0.5}  # the executor's ×100, logged 0–1 as the trainer's other metrics
     return seen
 
 
@@ -78,7 +78,7 @@ def test_study_evaluates_every_model_on_the_training_budgets_windows(tmp_path):
 
 
 def test_a_saved_window_model_is_evaluated_on_its_training_windows():
-    from sciembed.evaluation.rankers import DenseRanker
+    from sciembed.evaluation.scorers import DenseScorer
     from sciembed.models.card import ModelCard
     from sciembed.training.trainer import default_card
 
@@ -87,9 +87,9 @@ def test_a_saved_window_model_is_evaluated_on_its_training_windows():
     assert card.extra == {"window_tokens": 1024} and card.metric == "cosine"
     assert default_card("jepa", config) is None
     saved = SimpleNamespace(name="m", fingerprint="f", max_seq_length=8192, card=card)
-    assert DenseRanker(saved).window_words == 716
+    assert target_words(DenseScorer(saved).style().window_tokens) == 716
     plain = SimpleNamespace(name="m", fingerprint="f", max_seq_length=8192, card=ModelCard())
-    assert DenseRanker(plain).window_words == target_words(8192)
+    assert DenseScorer(plain).style().window_tokens == 8192
 
 
 def test_the_real_study_keeps_one_set_of_windows_for_every_model(monkeypatch, tmp_path):
@@ -103,13 +103,13 @@ def test_the_real_study_keeps_one_set_of_windows_for_every_model(monkeypatch, tm
 
     def fake_evaluate(encoder, bench, *, window_tokens=None, **kwargs):
         seen.append(window_tokens)
-        return SimpleNamespace(per_query={}, geometry=None)
+        return SimpleNamespace(results=[], result=lambda task: None)
 
-    monkeypatch.setattr(evaluation, "evaluate_encoder", fake_evaluate)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluate)
     monkeypatch.setattr(models, "load_encoder", lambda *a, **k: SimpleNamespace(name="m"))
-    monkeypatch.setattr(rs, "_task_entry", lambda run, key: {"score": 0.0})
+    monkeypatch.setattr(rs, "_task_entry", lambda result: {"score": 0.0})
     config = rs.RealStudyConfig(source=tmp_path)
-    tasks = rs.Tasks(citation=None, scitldr={})
+    tasks = rs.Tasks(citation=None, scitldr=None)
     for name, model in (("window", str(tmp_path / "model")), ("bm25", rs.BM25)):
         rs._evaluated(name, model, config, rs.StudyPaths(tmp_path / name), tasks, say=lambda line: None)
     assert seen == [config.evaluation.max_seq_length, None]

@@ -42,7 +42,7 @@ def demo_cmd(
     except DemoError as exc:
         Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
-    console.print(eval_table(result.runs))
+    console.print(eval_table(result.cells))
     for line in significance_lines(result.significance):
         console.print(escape(line), highlight=False)
     if result.synthetic:

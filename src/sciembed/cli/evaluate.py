@@ -121,40 +121,18 @@ def eval_command(
     print_suite_run(run, write_suite_report(run), console)
 
 
-# the harness's ModelRun table (`sciembed demo` prints it)
-def eval_table(runs) -> Table:
-    from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
-    from sciembed.evaluation.task import key_label
-
-    keys = list(dict.fromkeys(k for run in runs for k in run.keys))
-    if any("hit_rate@1" in run.aggregates.get(key, {}) for run in runs for key in keys):
-        return _success_table(runs, keys)
-    table = Table(title=f"{METRIC_LABELS[PRIMARY]} ×100")
-    table.add_column("Model")
-    for key in keys:
-        table.add_column(f"{key_label(key)}\n(n={runs[0].counts.get(key, {}).get('queries', '–')})", justify="right")
-    for run in runs:
-        table.add_row(run.model, *[f"{100 * run.primary(key):.1f}" for key in keys])
-    return table
-
-
-def _success_table(runs, keys) -> Table:
-    """Same-paper section retrieval: success@1, success@3 and MRR, ×100."""
+def eval_table(cells) -> Table:
+    """In-process cells (`sciembed demo`): each scenario's primary metric, ×100."""
     from sciembed.evaluation.metrics import metric_label
-    from sciembed.evaluation.task import key_label
+    from sciembed.evaluation.task import key_label, normalize_key
 
-    held = {m for run in runs for key in keys for m in run.aggregates.get(key, {})}
-    mrr = next((m for m in sorted(held) if m == "mrr" or m.startswith("mrr@")), "mrr")  # named by its cut
-    metrics = (("hit_rate@1", "S@1"), ("hit_rate@3", "S@3"), (mrr, metric_label(mrr)))
-    table = Table(title="×100")
+    tasks = [r for r in cells[0].results if r.kind != "geometry"]
+    table = Table(title=f"{metric_label(tasks[0].primary)} ×100" if tasks else "×100")
     table.add_column("Model")
-    for key in keys:
-        n = runs[0].counts.get(key, {}).get("queries", "–")
-        for _, label in metrics:
-            table.add_column(f"{key_label(key)} {label}\n(n={n})", justify="right")
-    for run in runs:
-        table.add_row(run.model, *[f"{100 * run.aggregates.get(key, {}).get(m, float('nan')):.1f}"
-                                   for key in keys for m, _ in metrics])
+    for r in tasks:
+        table.add_column(f"{key_label(normalize_key(r.task))}\n(n={r.counts.get('queries', '–')})", justify="right")
+    for cell in cells:
+        table.add_row(cell.model, *[f"{cell.result(r.task).score:.1f}" for r in tasks])
     return table
 
 

@@ -1,9 +1,9 @@
 """Citation-retrieval evaluation: benchmarks, metrics (ranx), geometry, reports.
 
-    bench = build_citation_benchmark("runs/corpus")
-    run = evaluate_encoder("minilm", bench)            # or an Encoder, or "bm25"
-    run.aggregates[("body_ta", "windowed")]["ndcg@10"]
-    write_runs_report([run], bench, Path("runs/eval"))  # the suite report: report.md, results.json, benchmarks/
+    bench = scenario_benchmark(build_citation_benchmark("runs/corpus"))
+    cell = evaluate("minilm", bench)                   # or an Encoder, or "bm25": the cell `eval suite` computes
+    cell.result("body_ta/windowed").metrics["ndcg@10"]   # ×100
+    write_cells_report([cell], bench, Path("runs/eval"))  # the suite report: report.md, results.json, benchmarks/
 
 This module's names are the interface packages above (training's validation) may use; each loads on first
 use (PEP 562), so importing one submodule (the CLI reads the benchmark registry) loads nothing else.
@@ -16,15 +16,15 @@ from typing import Any
 
 _HOME = {
     "BeirBenchmark": "beir", "load_beir": "beir",
-    "write_runs_report": "bench.runs_report",
+    "evaluate": "bench.in_process", "scenario_benchmark": "bench.in_process",
+    "write_cells_report": "bench.in_process",
     "CitationBenchmark": "citation", "build_citation_benchmark": "citation",
     "Comparison": "compare", "compare_runs": "compare", "load_results": "compare",
     "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",
-    "METRICS": "metrics", "PRIMARY": "metrics",
+    "RANKING_METRICS": "contract", "PRIMARY": "metrics",
     "PoolBenchmark": "pools", "load_pools": "pools",
-    "ModelRun": "run", "evaluate_encoder": "run",
     "BODY_MODES": "task", "SCENARIOS": "task", "RetrievalTask": "task", "ScenarioKey": "task",
-    "normalize_key": "task",
+    "key_str": "task", "normalize_key": "task",
 }
 __all__ = sorted(_HOME)
 

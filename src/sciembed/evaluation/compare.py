@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.contract import RANKING_METRICS
 from sciembed.evaluation.issues import BenchmarkError
-from sciembed.evaluation.metrics import METRICS
 from sciembed.evaluation.significance import PairedResult, paired_test
 
 # results.json of the harness report writer that issue 25 folded into the suite writer: directories written
@@ -106,7 +106,8 @@ def compare_runs(
     res_a, res_b = load_results(run_a), load_results(run_b)
     if metrics is None:
         shared = [m for m in res_a["metrics"] if m in res_b["metrics"]]  # mrr@100 and mrr are two metrics
-        metrics = tuple(sorted(shared, key=lambda m: (m not in METRICS, METRICS.index(m) if m in METRICS else 0)))
+        order = RANKING_METRICS
+        metrics = tuple(sorted(shared, key=lambda m: (m not in order, order.index(m) if m in order else 0)))
     fp_a, fp_b = res_a["benchmark"]["fingerprint"], res_b["benchmark"]["fingerprint"]
     if fp_a != fp_b:
         raise BenchmarkError(

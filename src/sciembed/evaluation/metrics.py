@@ -1,10 +1,9 @@
 """Ranking metrics through ranx: per query, macro means, per-domain means.
 
-Metrics are ranx's: NDCG@10 (primary), MRR, Recall@1/10/100 and MAP, with
-binary relevance (a judgement ≥ 1 is relevant). MRR and MAP depend on where a
-ranking is cut, so their names carry the cut: ``mrr`` and ``map`` are over the
-full candidate list, ``mrr@100`` and ``map@100`` over the top 100 a runner kept
-(`with_cut`). ranx re-sorts runs by score and breaks ties arbitrarily; we hand it
+Which metrics a task reports is the contract's (`contract.RANKING_METRICS`, a kind's extras); names carry
+their cut (``mrr`` and ``map`` are over the full candidate list, ``mrr@50`` over the top 50). Relevance is
+binary unless a metric is graded (a judgement ≥ 1 is relevant). ranx re-sorts runs by score and breaks ties
+arbitrarily; we hand it
 rank-derived scores so the order the runner fixed (score, then a seeded hash of
 the candidate id: `sciembed.retrieval.ties`) is the order that is scored.
 """
@@ -19,9 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-METRICS: tuple[str, ...] = ("ndcg@10", "mrr", "recall@1", "recall@10", "recall@100", "map")
 PRIMARY = "ndcg@10"
-CUT_DEPENDENT = ("mrr", "map")  # whose value changes with the cut: named mrr@k / map@k when a list is cut
 METRIC_LABELS = {
     "ndcg@10": "NDCG@10",
     "mrr": "MRR (full list)",
@@ -32,16 +29,6 @@ METRIC_LABELS = {
     "hit_rate@1": "S@1",  # success@k: a relevant document in the top k (same-paper section retrieval)
     "hit_rate@3": "S@3",
 }
-
-
-def with_cut(metrics: Sequence[str], k: int | None) -> tuple[str, ...]:
-    """The names rankings cut at `k` are scored under: ``mrr`` -> ``mrr@k``, ``map`` -> ``map@k``.
-
-    `k` None: the rankings are full lists, and the plain names (full-list MRR and MAP) stay.
-    """
-    if k is None:
-        return tuple(metrics)
-    return tuple(f"{m}@{k}" if m in CUT_DEPENDENT else m for m in metrics)
 
 
 def metric_label(name: str) -> str:
@@ -98,7 +85,7 @@ def ranx_scores(
 def per_query_scores(
     qrels: Mapping[str, Mapping[str, int]],
     rankings: Mapping[str, Ranking],
-    metrics: Sequence[str] = METRICS,
+    metrics: Sequence[str],
 ) -> dict[str, dict[str, float]]:
     """metric -> query id -> score, for every query in `qrels` (a query with no ranking scores 0)."""
     run_dict: dict[str, dict[str, float]] = {}
@@ -136,5 +123,5 @@ def by_domain(
 def warm_up() -> float:
     """Compile ranx's numba kernels (cached on disk afterwards); returns the seconds it took."""
     start = time.perf_counter()
-    per_query_scores({"q": {"a": 1, "b": 0}}, {"q": [("b", 2.0), ("a", 1.0)]})
+    per_query_scores({"q": {"a": 1, "b": 0}}, {"q": [("b", 2.0), ("a", 1.0)]}, (PRIMARY,))
     return time.perf_counter() - start

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from sciembed.retrieval.prism.aspects import AGENT_ASPECTS
 
 # every ranking holds `top_k` (300) papers: MAP is over those, so it is named with that cut (never plain "map",
-# which means the full candidate list elsewhere; `metrics.with_cut`)
+# which means the full candidate list elsewhere; `contract.RANKING_METRICS`)
 P2P_METRICS = ("recall@50", "recall@100", "recall@200", "recall@300", "mrr@50", "ndcg@10", "ndcg@100", "map@300")
 P2P_LABELS = {"recall@50": "R@50", "recall@100": "R@100", "recall@200": "R@200", "recall@300": "R@300",
               "mrr@50": "MRR@50", "ndcg@10": "NDCG@10", "ndcg@100": "NDCG@100", "map@300": "MAP@300"}

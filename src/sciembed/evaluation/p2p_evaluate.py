@@ -1,12 +1,13 @@
 """Every requested paper-to-paper method on one benchmark: plan the views, encode once, rank, score.
 
 `p2p_run` lists the methods; `p2p_views` plans the texts, `p2p_rankers` ranks, and this module
-turns each method's rankings into a `ModelRun` (scenario keys = the benchmark's relevance splits).
+turns each method's rankings into a `MethodRun` (scenario keys = the benchmark's relevance splits).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,17 +17,42 @@ from sciembed.evaluation.p2p_config import ALL_METHODS, P2P_METRICS, P2PConfig
 from sciembed.evaluation.p2p_rankers import MethodRankers, Ranking, rank_bm25, rank_hybrid
 from sciembed.evaluation.p2p_views import TextVectors, plan_views
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
-from sciembed.evaluation.run import ModelRun
+from sciembed.evaluation.task import ScenarioDict, ScenarioKey
 from sciembed.models.progress import progress_bar
 from sciembed.retrieval.learned_fusion import FusionSpec, fuse_all
 from sciembed.retrieval.prism.aspects import QuerySet
 
 
+@dataclass
+class MethodRun:
+    """One paper-to-paper method's scores (0–1) per relevance split; dicts keyed by ``(split, None)``."""
+
+    model: str  # the method
+    fingerprint: str
+    kind: str  # "dense" | "bm25" | "hybrid"
+    benchmark_fingerprint: str
+    k: int
+    config: dict[str, Any] = field(default_factory=dict)
+    aggregates: ScenarioDict = field(default_factory=ScenarioDict)  # key -> metric -> macro mean
+    per_query: ScenarioDict = field(default_factory=ScenarioDict)  # key -> metric -> query id -> score
+    per_domain: ScenarioDict = field(default_factory=ScenarioDict)  # key -> domain -> {"queries", metric...}
+    rankings: ScenarioDict = field(default_factory=ScenarioDict)  # key -> query id -> [(doc id, score)]
+    qrels: ScenarioDict = field(default_factory=ScenarioDict)  # key -> query id -> doc id -> relevance
+    counts: ScenarioDict = field(default_factory=ScenarioDict)  # key -> queries / candidates / relevant pairs
+    notes: ScenarioDict = field(default_factory=ScenarioDict)  # key -> issues the split worked around
+    encoding: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> list[ScenarioKey]:
+        return list(self.aggregates)
+
+
 def evaluate_paper_to_paper(
     bench: PaperToPaperBenchmark, encoder: Any, config: P2PConfig | None = None, *, show_progress: bool = True,
     llm_queries: dict[tuple[str, int], QuerySet] | None = None, fusion: FusionSpec | None = None,
-) -> list[ModelRun]:
-    """One `ModelRun` per method (scenario keys = the benchmark's splits), A2A first when it is run.
+) -> list[MethodRun]:
+    """One `MethodRun` per method (scenario keys = the benchmark's splits), A2A first when it is run.
 
     Methods a fusion or the hybrid needs are computed even when not reported; `fusion` is what
     method ``fused`` applies (see `tune_p2p_fusion`).
@@ -92,7 +118,7 @@ def evaluate_paper_to_paper(
         rankings["fused"] = fuse_all(fusion, {r: rankings[r] for r in fusion.runs}, depth=k)
     timings["search_s"] = time.perf_counter() - t2
 
-    runs: list[ModelRun] = []
+    runs: list[MethodRun] = []
     wanted = [m for m in config.methods if m != "prism_llm"]
     for method in wanted:
         if method in rankings:
@@ -114,10 +140,10 @@ def evaluate_paper_to_paper(
 
 
 def score_method(method: str, rankings: dict[str, Ranking], bench: PaperToPaperBenchmark, encoder: Any,
-                 config: P2PConfig, timings: dict[str, float]) -> ModelRun:
+                 config: P2PConfig, timings: dict[str, float]) -> MethodRun:
     """One method's rankings scored on every relevance split of `bench` (ranx, `P2P_METRICS`)."""
     kind = "bm25" if method == "bm25" else "hybrid" if method == "hybrid" else "dense"
-    run = ModelRun(model=method, fingerprint=f"{getattr(encoder, 'fingerprint', '?')}:{method}", kind=kind,
+    run = MethodRun(model=method, fingerprint=f"{getattr(encoder, 'fingerprint', '?')}:{method}", kind=kind,
                    benchmark_fingerprint=bench.fingerprint(), k=config.top_k,
                    config={"method": method, "encoder": getattr(encoder, "name", "?"),
                            "metric": getattr(encoder, "metric", "?"), **config.model_dump(mode="json")})
@@ -137,10 +163,10 @@ def score_method(method: str, rankings: dict[str, Ranking], bench: PaperToPaperB
     return run
 
 
-def combine_samples(runs: list[ModelRun], bench: PaperToPaperBenchmark) -> ModelRun:
+def combine_samples(runs: list[MethodRun], bench: PaperToPaperBenchmark) -> MethodRun:
     """prism_llm over repeated samples: per-query mean, aggregate mean, and the std across samples."""
     first = runs[0]
-    combined = ModelRun(model="prism_llm", fingerprint=first.fingerprint.split("#")[0], kind="dense",
+    combined = MethodRun(model="prism_llm", fingerprint=first.fingerprint.split("#")[0], kind="dense",
                         benchmark_fingerprint=first.benchmark_fingerprint, k=first.k, config=dict(first.config))
     combined.config["samples"] = len(runs)
     std: dict[str, dict[str, float]] = {}

@@ -12,13 +12,12 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.p2p_config import P2PConfig
-from sciembed.evaluation.p2p_evaluate import evaluate_paper_to_paper, score_method
+from sciembed.evaluation.p2p_evaluate import MethodRun, evaluate_paper_to_paper, score_method
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
-from sciembed.evaluation.run import ModelRun
 from sciembed.retrieval.learned_fusion import FusionSpec, fuse_all, tune_fusion
 
 
-def tune_p2p_fusion(runs: Sequence[ModelRun], fuse_runs: Sequence[str], metric: str = "ndcg@10",
+def tune_p2p_fusion(runs: Sequence[MethodRun], fuse_runs: Sequence[str], metric: str = "ndcg@10",
                     split: str = "val") -> FusionSpec:
     """A `FusionSpec` of `fuse_runs` tuned with ranx on the runs of a validation benchmark.
 
@@ -36,7 +35,7 @@ def tune_p2p_fusion(runs: Sequence[ModelRun], fuse_runs: Sequence[str], metric: 
     return tune_fusion(qrels, rankings, metric=metric, split=split)
 
 
-def pooled_score(run: ModelRun, metric: str = "ndcg@10") -> float:
+def pooled_score(run: MethodRun, metric: str = "ndcg@10") -> float:
     """`metric` averaged over every (relevance split, query) of a run: the pooling the fusion is tuned on."""
     values = [score for per in run.per_query.values() for score in per[metric].values()]
     return float(np.mean(values)) if values else float("nan")
@@ -45,7 +44,7 @@ def pooled_score(run: ModelRun, metric: str = "ndcg@10") -> float:
 def evaluate_with_tuned_fusion(
     bench: PaperToPaperBenchmark, val_ids: Sequence[str], test_ids: Sequence[str], encoder: Any,
     config: P2PConfig, *, show_progress: bool = True, metric: str = "ndcg@10",
-) -> tuple[list[ModelRun], FusionSpec, PaperToPaperBenchmark]:
+) -> tuple[list[MethodRun], FusionSpec, PaperToPaperBenchmark]:
     """Every method ranked once over val + test query papers; the fusion of `config.fuse_runs` tuned on
     the val queries (ranx); each method, ``fused`` included, scored on the test queries only.
 
@@ -63,8 +62,8 @@ def evaluate_with_tuned_fusion(
     val = bench.subset(val_ids, bench.name.replace(":all", ":val"))
     test = bench.subset(test_ids, bench.name.replace(":all", ":test"))
 
-    def rescore(run: ModelRun, target: PaperToPaperBenchmark, method: str | None = None,
-                ranking: dict[str, list[tuple[str, float]]] | None = None) -> ModelRun:
+    def rescore(run: MethodRun, target: PaperToPaperBenchmark, method: str | None = None,
+                ranking: dict[str, list[tuple[str, float]]] | None = None) -> MethodRun:
         out = score_method(method or run.model, ranking or rankings[run.model], target, encoder, config, run.timings)
         out.encoding = dict(run.encoding)
         return out

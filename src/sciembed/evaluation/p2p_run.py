@@ -38,7 +38,7 @@ The public names live here; the code is split along the run's stages:
 - `p2p_config`: the methods, metrics and `P2PConfig` (``configs/prism-*.yaml``);
 - `p2p_views`: the texts the requested methods need, planned and encoded once;
 - `p2p_rankers`: the indexes over those views and each method's ranking of a query paper;
-- `p2p_evaluate`: `evaluate_paper_to_paper`, rankings scored per relevance split (one `ModelRun` per method);
+- `p2p_evaluate`: `evaluate_paper_to_paper`, rankings scored per relevance split (one `MethodRun` per method);
 - `p2p_fusion`: method ``fused`` tuned on val query papers, every method reported on test.
 """
 

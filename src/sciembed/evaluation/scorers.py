@@ -65,6 +65,7 @@ class DenseScorer:
     distance: str = "cosine"
     batch_size: int | None = None  # None: the encoder chooses (GPU memory on CUDA, 32 on CPU)
     show_progress: bool = True
+    window_tokens: int | None = None  # body windows' token budget; None: the model card's, else the encoder's
     kind: str = "dense"
     encoded: int = 0  # distinct texts this scorer asked the encoder for
     model_encoded: int = 0  # of those, texts the model actually ran on (the rest came from the on-disk cache)
@@ -81,7 +82,8 @@ class DenseScorer:
         card = getattr(self.encoder, "card", None) or getattr(getattr(self.encoder, "inner", None), "card", None)
         return TextStyle(sep=_separator(self.encoder), input_format=getattr(card, "input_format", "plain") or "plain",
                          ta_join=getattr(self.encoder, "ta_join", ". "),
-                         window_tokens=default_window_tokens(self.encoder), encoder=self.encoder)
+                         window_tokens=self.window_tokens or default_window_tokens(self.encoder),
+                         encoder=self.encoder)
 
     def config(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "fingerprint": self.fingerprint, "distance": self.distance,

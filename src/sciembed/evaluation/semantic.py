@@ -280,76 +280,10 @@ def _clustering(papers: list[Paper], seed: int, issues: IssueLog, where: str) ->
                           tuple(ta_text(p) for p, _ in test), tuple(label for _, label in test))
 
 
-@dataclass
-class SemanticRun:
-    model: str
-    metric: str
-    results: dict[str, dict[str, float]]  # task -> metric -> value
-    per_query_ranks: dict[str, list[float]]
-    seconds: float
-    pooling: str | None = None  # set by --pooling; None: the model's own
-    anisotropy: dict[str, Any] = field(default_factory=dict)  # spectrum of unnormalised, mean-centred TA vectors
-
-
-def evaluate_semantic(encoder: Any, bench: SemanticBenchmark, batch_size: int | None = None,
-                      show_progress: bool = True, name: str | None = None) -> SemanticRun:
-    """Encode every text once, then score each task with the encoder's own distance; `name` labels
-    the model in the report (default: the encoder's name)."""
-    import time
-
-    from sciembed.evaluation.geometry import spectrum
-    from sciembed.models.distance import gold_ranks
-
-    started = time.perf_counter()
-    texts: dict[str, int] = {}
-    for paper in bench.papers:  # every sampled paper's title + abstract, for the anisotropy figure
-        texts.setdefault(ta_text(paper), len(texts))
-    for task in bench.tasks.values():
-        for t in (*task.queries, *task.candidates):
-            texts.setdefault(t, len(texts))
-    if bench.clustering is not None:
-        for t in (*bench.clustering.train_texts, *bench.clustering.test_texts):
-            texts.setdefault(t, len(texts))
-    vectors = encoder.encode(list(texts), batch_size=batch_size, show_progress=show_progress)
-
-    def rows(items: tuple[str, ...]) -> np.ndarray:
-        return vectors[[texts[t] for t in items]]
-
-    results: dict[str, dict[str, float]] = {}
-    per_query: dict[str, list[float]] = {}
-    for task_name, task in bench.tasks.items():
-        ranks = gold_ranks(rows(task.queries), rows(task.candidates), task.gold, encoder.metric)
-        results[task_name] = {"mean_rank": float(ranks.mean()), "median_rank": float(np.median(ranks)),
-                         "mrr": float((1.0 / ranks).mean()), "queries": len(ranks), "pool": len(task.candidates)}
-        per_query[task_name] = ranks.tolist()
-    if bench.clustering is not None:
-        from sklearn.neighbors import NearestNeighbors
-
-        c = bench.clustering
-        knn = NearestNeighbors(n_neighbors=KNN, metric="cosine" if encoder.metric == "cosine" else "euclidean")
-        knn.fit(rows(c.train_texts))
-        _, neighbours = knn.kneighbors(rows(c.test_texts))
-        train_labels = np.asarray(c.train_labels)
-        same = (train_labels[neighbours] == np.asarray(c.test_labels)[:, None]).mean(1)
-        results[CLUSTERING] = {"knn_same_label": float(same.mean()), "queries": len(same),
-                               "pool": len(c.train_texts)}
-    ta_rows = rows(tuple(ta_text(p) for p in bench.papers))
-    spec = spectrum(ta_rows, normalize=False)
-    anisotropy = {"vectors": "title + abstract, unnormalised, mean-centred", "papers": len(ta_rows),
-                  "top_share": spec["top_share"], "effective_rank": spec.get("effective_rank"),
-                  "isotropy": spec["isotropy"]}
-    return SemanticRun(name or encoder.name, encoder.metric, results, per_query, time.perf_counter() - started,
-                       getattr(encoder, "pooling", None), anisotropy)
-
-
-def overall_scores(runs: list[SemanticRun]) -> dict[str, dict[str, float]]:
-    """The paper's score per model and task, and its mean over tasks (``overall``), within this set of models."""
-    return overall_scores_of({r.model: r.results for r in runs})
-
-
 def overall_scores_of(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
-    """`overall_scores` from model -> task -> metric -> value (a suite's cells as well as `SemanticRun`s): per task
-    0.5 + 0.5·(v − median)/(best − median) over the models, clipped at 0, then the mean over tasks."""
+    """The paper's score per model and task, and its mean over tasks (``overall``), within this set of models,
+    from model -> task -> metric -> value (a suite's cells): per task 0.5 + 0.5·(v − median)/(best − median)
+    over the models, clipped at 0, then the mean over tasks."""
     models = list(results)
     tasks = [t for t in (*TASKS, CLUSTERING) if all(t in results[m] for m in models)]
     scores: dict[str, dict[str, float]] = {m: {} for m in models}

@@ -1,21 +1,19 @@
-"""What every benchmark hands to the runner: one `RetrievalTask` per scenario.
+"""Scenarios of the built benchmarks: one `RetrievalTask` per scenario, before it becomes a contract task.
 
-Citation scenarios, BEIR folders and re-ranking pools all reduce to the same
-shape (query texts, candidate texts, qrels, ids a query must never retrieve,
-optionally a candidate list per query), so one runner and one metric path
-serve them all. `whole_text_task` builds one from id -> text maps;
-`FingerprintOnce` computes a benchmark's fingerprint once.
+Citation scenarios, section retrieval, BEIR folders and re-ranking pools are cut into texts for one model
+here (query texts, candidate texts, qrels, ids a query must never retrieve, optionally a candidate list per
+query); `RetrievalTask.ranking_task` hands each to the executor as a `contract.RankingTask`.
+`whole_text_task` builds one from id -> text maps; `FingerprintOnce` computes a benchmark's fingerprint once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from sciembed.evaluation.contract import RankingTask
 from sciembed.evaluation.issues import IssueLog
-from sciembed.evaluation.metrics import METRICS
 
 ScenarioKey = tuple[str, str | None]  # (scenario, body_mode); body_mode None where the scenario has no body side
 
@@ -109,7 +107,7 @@ class RetrievalTask:
     domains: dict[str, str] = field(default_factory=dict)
     candidates: str = "docs"  # name of the candidate collection ("ta", "body_windowed", …): one index each
     notes: IssueLog = field(default_factory=IssueLog)  # queries / candidates this scenario could not use
-    metrics: tuple[str, ...] = METRICS  # what the runner scores (a benchmark may add, e.g. hit_rate@k)
+    metrics: tuple[str, ...] = ()  # ranx metrics beyond `contract.RANKING_METRICS` (section retrieval: hit_rate@k)
 
     def __post_init__(self) -> None:
         if len(self.query_ids) != len(self.query_texts) or len(self.doc_ids) != len(self.doc_texts):
@@ -177,20 +175,3 @@ class FingerprintOnce:
         if cached is None:
             cached = self.__dict__["_fingerprint"] = self._digest()
         return cached
-
-
-class Benchmark(Protocol):
-    """What the runner and the report need from any benchmark."""
-
-    name: str
-    kind: str  # "citation" | "beir" | "pools"
-    issues: IssueLog
-
-    def keys(self, scenarios: Any = ..., body_modes: Any = ...) -> list[ScenarioKey]: ...
-
-    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask: ...
-
-    def fingerprint(self) -> str: ...
-
-    def describe(self) -> dict[str, Any]: ...
-

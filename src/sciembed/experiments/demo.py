@@ -32,6 +32,9 @@ ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
 
 
+RUN_DEPTH = 100  # TREC run files of each model's top 100
+
+
 class DemoError(SciembedInputError, ValueError):
     """The demo cannot start (no source corpus, bad settings); the message says what to do."""
 
@@ -64,7 +67,7 @@ class DemoConfig:
 class DemoResult:
     out: Path
     report: Path
-    runs: list[Any]
+    cells: list[Any]  # one suite cell per model (`evaluation.evaluate`): base, trained, BM25
     timings: dict[str, float]
     paths: dict[str, Path]
     real_text: dict[str, dict[str, float]] = field(default_factory=dict)  # task -> model -> NDCG@10
@@ -91,7 +94,7 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     """Run every stage; returns where things are and how long each stage took."""
     from sciembed.corpus.build import build_corpus
     from sciembed.corpus.config import FunnelConfig
-    from sciembed.evaluation import build_citation_benchmark, evaluate_encoder, write_runs_report
+    from sciembed.evaluation import build_citation_benchmark, evaluate, scenario_benchmark, write_cells_report
     from sciembed.papers.ingest import ingest
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
@@ -142,17 +145,17 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         for step in built.report.stages:
             say(f"  {step.name:<42} papers {step.papers:>6}  pairs {step.pairs:>6}")
     def benchmark():
-        return build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
+        built = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
+        return scenario_benchmark(built, body_modes=config.body_modes, geometry=True)
 
     with stage("benchmark"):
         bench = benchmark()
     # The base encoder comes first: the report tests every other model against it.
-    runs = []
+    cells = []
     with stage("evaluate base encoder"):
         base = _load(config.base_model, paths["cache"], config.eval_max_seq_length)
         budget = base.max_seq_length  # every model reads the same number of tokens
-        runs.append(evaluate_encoder(base, bench, body_modes=config.body_modes, show_progress=True))
-        runs[-1].model = f"{base.name} (base, {budget} tokens)"
+        cells.append(evaluate(base, bench, name=f"{base.name} (base, {budget} tokens)"))
     trained = None
     if window_config is not None:
         # Training reads the corpus itself: the benchmark and the base encoder (with its vectors) leave
@@ -177,14 +180,13 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         with stage("evaluate trained model"):
             trained = _load(str(model_dir), paths["cache"], budget)
             # the base's windows, not the training budget its card records: every model reads the same windows
-            runs.append(evaluate_encoder(trained, bench, body_modes=config.body_modes, show_progress=True,
-                                         window_tokens=budget))
-            runs[-1].model = f"{label}, {trained.max_seq_length} tokens)"
+            cells.append(evaluate(trained, bench, name=f"{label}, {trained.max_seq_length} tokens)",
+                                  window_tokens=budget))
     with stage("evaluate bm25"):
-        runs.append(evaluate_encoder("bm25", bench, body_modes=config.body_modes, show_progress=True))
+        cells.append(evaluate("bm25", bench))
     with stage("report"):
-        report = write_runs_report(runs, bench, paths["eval"], run_depth=runs[0].k)  # TREC runs of the kept top k
-    significance = trained_vs_base(runs) if trained is not None else []
+        report = write_cells_report(cells, bench, paths["eval"], run_depth=RUN_DEPTH)
+    significance = trained_vs_base(cells) if trained is not None else []
     real_text: dict[str, dict[str, float]] = {}
     if trained is not None and config.real_text is not None and Path(config.real_text).is_file():
         with stage("real-text check (SciTLDR dev)"):
@@ -195,21 +197,23 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
                 say("  " + line)
     (out / "timings.json").write_text(json.dumps(timings, indent=2))
     (out / "significance.json").write_text(json.dumps(significance, indent=2))
-    return DemoResult(out, report, runs, timings, paths, real_text, config.synthetic is not None, significance)
+    return DemoResult(out, report, cells, timings, paths, real_text, config.synthetic is not None, significance)
 
 
-def trained_vs_base(runs: list[Any]) -> list[dict[str, Any]]:
-    """Paired t-test of the trained model (second run) against the base (first) in every column."""
-    from sciembed.evaluation import metrics as M
+def trained_vs_base(cells: list[Any]) -> list[dict[str, Any]]:
+    """Paired t-test of the trained model (second cell) against the base (first) in every column (×100)."""
     from sciembed.evaluation.significance import paired_test
-    from sciembed.evaluation.task import key_label
+    from sciembed.evaluation.task import key_label, normalize_key
 
-    base, trained = runs[0], runs[1]
+    base, trained = cells[0], cells[1]
     rows = []
-    for key in base.keys:
-        test = paired_test(M.PRIMARY, base.per_query[key][M.PRIMARY], trained.per_query[key][M.PRIMARY])
-        rows.append({"column": key_label(key), "base": 100 * test.mean_a, "trained": 100 * test.mean_b,
-                     "delta": 100 * test.delta, "p": test.p_value, "n": test.n})
+    for result in base.results:
+        if result.kind == "geometry":
+            continue
+        test = paired_test(result.primary, result.per_query[result.primary],
+                           trained.result(result.task).per_query[result.primary])
+        rows.append({"column": key_label(normalize_key(result.task)), "base": test.mean_a, "trained": test.mean_b,
+                     "delta": test.delta, "p": test.p_value, "n": test.n})
     return rows
 
 
@@ -226,16 +230,14 @@ def significance_lines(rows: list[dict[str, Any]], alpha: float = 0.05) -> list[
 
 def _real_text_check(source: Path, folder: Path, models: dict[str, Any]) -> dict[str, dict[str, float]]:
     """NDCG@10 of each model on SciTLDR's real-text tasks (all dev papers as candidates)."""
-    from sciembed.evaluation import evaluate_encoder, load_beir
+    from sciembed.evaluation import evaluate, load_beir
+    from sciembed.evaluation.benchmarks.beir import BeirAdapter
     from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
     write_scitldr_beir(source, folder)
-    out: dict[str, dict[str, float]] = {}
-    for task in TASKS:
-        bench = load_beir(folder / task)
-        out[task] = {name: 100 * evaluate_encoder(model, bench, show_progress=False).primary(("beir", None))
-                     for name, model in models.items()}
-    return out
+    bench = BeirAdapter({task: load_beir(folder / task) for task in TASKS}, "scitldr")
+    cells = {name: evaluate(model, bench, show_progress=False) for name, model in models.items()}
+    return {task: {name: cell.result(task).metrics["ndcg@10"] for name, cell in cells.items()} for task in TASKS}
 
 
 def real_text_lines(real_text: dict[str, dict[str, float]]) -> list[str]:

@@ -232,23 +232,26 @@ def _build(config: RealStudyConfig, paths: StudyPaths, say: Callable[[str], None
 
 @dataclass
 class Tasks:
-    citation: Any  # CitationBenchmark
-    scitldr: dict[str, Any]  # task -> BEIR benchmark
+    """The study's contract benchmarks: the ACL citation scenarios and (optionally) SciTLDR's real-text tasks."""
+
+    citation: Any  # ScenarioBenchmark
+    scitldr: Any | None  # BeirAdapter, one task per SciTLDR task
 
 
 def _tasks(config: RealStudyConfig, paths: StudyPaths) -> Tasks:
-    from sciembed.evaluation import build_citation_benchmark, load_beir
+    from sciembed.evaluation import build_citation_benchmark, load_beir, scenario_benchmark
 
     e = config.evaluation
-    citation = build_citation_benchmark(paths.corpus, split=e.split, paper_log_seed=e.paper_log_seed,
-                                        queries=e.queries)
-    scitldr: dict[str, Any] = {}
+    built = build_citation_benchmark(paths.corpus, split=e.split, paper_log_seed=e.paper_log_seed, queries=e.queries)
+    citation = scenario_benchmark(built, scenarios=SCENARIOS, body_modes=(BODY_MODE,), geometry=True)
+    scitldr = None
     if e.scitldr is not None:
+        from sciembed.evaluation.benchmarks.beir import BeirAdapter
         from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
 
         if not all((paths.scitldr / task).is_dir() for task in TASKS):
             write_scitldr_beir(e.scitldr, paths.scitldr)
-        scitldr = {task: load_beir(paths.scitldr / task) for task in TASKS}
+        scitldr = BeirAdapter({task: load_beir(paths.scitldr / task) for task in TASKS}, "scitldr")
     return Tasks(citation, scitldr)
 
 
@@ -291,7 +294,7 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
         kept = json.loads(cached.read_text())
         if kept.get("protocol") == PROTOCOL:
             return kept
-    from sciembed.evaluation import evaluate_encoder
+    from sciembed.evaluation import evaluate, key_str, normalize_key
     from sciembed.models import load_encoder
 
     e = config.evaluation
@@ -301,16 +304,17 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
         encoder = load_encoder(model, max_seq_length=e.max_seq_length, cache_dir=paths.cache)
     out: dict[str, Any] = {"model": model or "minilm", "protocol": PROTOCOL, "tasks": {}}
     # every dense model on the same windows (the evaluation budget), whatever training budget a card records
-    run = evaluate_encoder(encoder, tasks.citation, scenarios=SCENARIOS, body_modes=(BODY_MODE,),
-                           batch_size=e.batch_size, show_progress=False, geometry=model != BM25,
-                           window_tokens=e.max_seq_length if model != BM25 else None)
-    for scenario in SCENARIOS:
-        out["tasks"][f"acl_{scenario}"] = _task_entry(run, (scenario, BODY_MODE))  # TA→TA drops the mode
-    if run.geometry:
-        out["geometry"] = {k: v for k, v in run.geometry.items() if isinstance(v, int | float)}
-    for task, bench in tasks.scitldr.items():
-        beir = evaluate_encoder(encoder, bench, batch_size=e.batch_size, show_progress=False, geometry=False)
-        out["tasks"][f"scitldr_{task}"] = _task_entry(beir, ("beir", None))
+    cell = evaluate(encoder, tasks.citation, batch_size=e.batch_size, show_progress=False,
+                    window_tokens=e.max_seq_length if model != BM25 else None)
+    for scenario in SCENARIOS:  # TA→TA has no body mode
+        out["tasks"][f"acl_{scenario}"] = _task_entry(cell.result(key_str(normalize_key((scenario, BODY_MODE)))))
+    geometry = next((r for r in cell.results if r.kind == "geometry"), None)  # dense models only
+    if geometry is not None:  # the top-level figures (``a.b`` keys are nested ones)
+        out["geometry"] = {k: v for k, v in geometry.metrics.items() if "." not in k}
+    if tasks.scitldr is not None:
+        beir = evaluate(encoder, tasks.scitldr, batch_size=e.batch_size, show_progress=False)
+        for result in beir.results:
+            out["tasks"][f"scitldr_{result.task}"] = _task_entry(result)
     out["seconds"] = round(time.perf_counter() - start, 1)
     paths.evals.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(out) + "\n")
@@ -319,11 +323,11 @@ def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: Stu
     return out
 
 
-def _task_entry(run: Any, key: Any) -> dict[str, Any]:
-    from sciembed.evaluation import metrics as M
-
-    scores = {q: 100 * float(v) for q, v in run.per_query[key][M.PRIMARY].items()}
-    return {"metric": M.PRIMARY, "score": sum(scores.values()) / max(len(scores), 1), "n": len(scores),
+def _task_entry(result: Any) -> dict[str, Any]:
+    """One task's NDCG@10 (×100): its mean, query count and per-query scores."""
+    metric = "ndcg@10"
+    scores = {q: float(v) for q, v in result.per_query[metric].items()}
+    return {"metric": metric, "score": sum(scores.values()) / max(len(scores), 1), "n": len(scores),
             "per_query": scores}
 
 

@@ -202,7 +202,7 @@ def run_study(
 ) -> StudyResult:
     """Train the missing arms, evaluate every model, write `out/report/` and `out/study.md`."""
     from sciembed.corpus.layout import CorpusDir
-    from sciembed.evaluation import evaluate_encoder, write_runs_report
+    from sciembed.evaluation import BODY_MODES, evaluate, scenario_benchmark, write_cells_report
     from sciembed.evaluation.citation import build_citation_benchmark
     from sciembed.models import ModelLoadError, load_encoder
     from sciembed.training.api import train
@@ -211,7 +211,9 @@ def run_study(
     corpus, out = Path(corpus), Path(out)
     CorpusDir(corpus).require("papers.parquet", "pairs.parquet", "splits.parquet")
     ev = plan.config.evaluation
-    bench = build_citation_benchmark(corpus, split=ev.split, paper_log_seed=ev.paper_log_seed, queries=ev.queries)
+    built = build_citation_benchmark(corpus, split=ev.split, paper_log_seed=ev.paper_log_seed, queries=ev.queries)
+    bench = scenario_benchmark(built, body_modes=BODY_MODES, geometry=True, window_tokens=plan.window_tokens,
+                               name=EVAL_NAME)
     for arm in plan.arms:  # every plan problem before any training
         recipe_module("window").prepare(arm.config, corpus)
     out.mkdir(parents=True, exist_ok=True)
@@ -252,7 +254,7 @@ def run_study(
             runs.append(("baseline", BM25, lambda: BM25))
         else:
             runs.append(("baseline", baseline, lambda b=baseline: load_encoder(b, cache_dir=cache)))
-    model_runs = []
+    cells = []
     for _, label, make in runs:
         t0 = time.perf_counter()
         try:
@@ -263,18 +265,15 @@ def run_study(
             result.skipped[label] = str(exc)
             continue
         log(f"[{label}] evaluating")
-        run = evaluate_encoder(encoder, bench, show_progress=show_progress, batch_size=ev.batch_size,
-                               window_tokens=plan.window_tokens)
-        run.model = label
-        model_runs.append(run)
+        cells.append(evaluate(encoder, bench, name=label, batch_size=ev.batch_size, show_progress=show_progress))
         result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
-    report = write_runs_report(model_runs, bench, out / "report", name=EVAL_NAME, window_tokens=plan.window_tokens)
+    report = write_cells_report(cells, bench, out / "report")
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
     from sciembed.experiments.study_report import render_study
 
     manifest = CorpusDir(corpus).manifest() if (corpus / "manifest.json").exists() else {}
-    text, table = render_study(model_runs, bench.describe(), compositions, [a.name for a in plan.arms],
+    text, table = render_study(cells, built.describe(), compositions, [a.name for a in plan.arms],
                                REFERENCE_ARM, result.skipped, report, report.parent / "benchmarks" / f"{EVAL_NAME}.md",
                                synthetic=bool(manifest.get("synthetic")))
     result.table = table

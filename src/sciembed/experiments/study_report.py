@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation import ModelRun
 from sciembed.evaluation.significance import paired_test
 
 SCENARIO_ORDER = ("ta_ta", "body_ta", "body_body")
@@ -28,14 +27,21 @@ def _key(scenario: str, mode: str) -> str:
     return scenario if scenario == "ta_ta" else f"{scenario}/{mode}"
 
 
-def _value(run: ModelRun, key: str, metric: str) -> float | None:
-    """A macro mean (0–1) of `run`; None where the scenario or metric is missing or the mean is undefined."""
-    value = run.aggregates.get(key, {}).get(metric)
+def _per_query(cell: Any, key: str, metric: str) -> dict[str, float]:
+    """query -> score (×100) of one scenario of an evaluated cell; empty where it lacks the scenario."""
+    result = next((r for r in cell.results if r.task == key), None)
+    return {} if result is None else result.per_query.get(metric, {})
+
+
+def _value(cell: Any, key: str, metric: str) -> float | None:
+    """A mean over queries (×100); None where the scenario or metric is missing or the mean is undefined."""
+    result = next((r for r in cell.results if r.task == key), None)
+    value = None if result is None else result.metrics.get(metric)
     return None if value is None or math.isnan(value) else float(value)
 
 
 def _fmt(value: Any) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
+    return "–" if value is None else f"{value:.1f}"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -43,21 +49,22 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
             *["| " + " | ".join(r) + " |" for r in rows]]
 
 
-def _significance(models: dict[str, ModelRun], reference: str, name: str, key: str
+def _significance(models: dict[str, Any], reference: str, name: str, key: str
                   ) -> tuple[float, float | None, int]:
-    a = models[reference].per_query.get(key, {}).get("ndcg@10", {})
-    b = models[name].per_query.get(key, {}).get("ndcg@10", {})
+    a = _per_query(models[reference], key, "ndcg@10")
+    b = _per_query(models[name], key, "ndcg@10")
     result = paired_test("ndcg@10", a, b)
     return result.delta, result.p_value, result.n
 
 
-def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
+def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
                  reference: str, skipped: dict[str, str], report_path: Path, detail: Path,
                  synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
-    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr) from the evaluated runs
-    (distinct model names) and the benchmark's description; `report_path`: the evaluation's report.md,
-    `detail`: its citation detail page (``benchmarks/<name>.md``, its figures in the folder of that name)."""
-    models = {run.model: run for run in runs}
+    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr, ×100) from the
+    evaluated cells (`evaluation.evaluate`, distinct model names) and the benchmark's description;
+    `report_path`: the evaluation's report.md, `detail`: its citation detail page (``benchmarks/<name>.md``, its
+    figures in the folder of that name)."""
+    models = {cell.model: cell for cell in cells}
     lines = ["# S2Full strategy study", "",
              f"Benchmark {bench['name']}: {bench['queries']} queries ({bench.get('query_mode', 'linked')}), "
              f"{bench['papers']} candidates, {bench.get('mean_relevant_per_query', 0):.2f} relevant per query.", ""]
@@ -88,7 +95,7 @@ def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: 
                     delta, p, n = _significance(models, reference, name, _key(s, mode))
                     star = "yes" if p is not None and p <= MAX_P else "no"
                     label = LABELS[s] + ("" if s == "ta_ta" else f" ({mode})")
-                    sig_rows.append([name, label, f"{100 * delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n),
+                    sig_rows.append([name, label, f"{delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n),
                                      star])
         lines += [f"## Against {reference} (NDCG@10, paired t-test, p ≤ {MAX_P})", "",
                   *_table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
@@ -117,7 +124,7 @@ def render_study(runs: Sequence[ModelRun], bench: dict[str, Any], compositions: 
     return "\n".join(lines) + "\n", rows_out
 
 
-def _verdict(models: dict[str, ModelRun], arms: list[str], reference: str) -> list[str]:
+def _verdict(models: dict[str, Any], arms: list[str], reference: str) -> list[str]:
     """Does each body-aware strategy beat ta_ta on the body scenarios and hold TA→TA? (windowed bodies)"""
     lines = [f"## Verdict (windowed bodies, NDCG@10 against {reference}; significant at p ≤ {MAX_P})", ""]
     for name in arms:
@@ -131,10 +138,10 @@ def _verdict(models: dict[str, ModelRun], arms: list[str], reference: str) -> li
                 word = "beats it" if sig else "higher, not significant"
             else:
                 word = "lower, significant" if sig else "not higher"
-            parts.append(f"{LABELS[s]} {100 * delta:+.1f} ({word})")
+            parts.append(f"{LABELS[s]} {delta:+.1f} ({word})")
         delta, p, _ = _significance(models, reference, name, "ta_ta")
         sig = p is not None and p <= MAX_P
         loss = "a significant TA→TA loss" if delta < 0 and sig else "no significant TA→TA loss"
-        parts.append(f"TA→TA {100 * delta:+.1f} ({loss})")
+        parts.append(f"TA→TA {delta:+.1f} ({loss})")
         lines.append(f"- {name}: " + "; ".join(parts))
     return [*lines, ""]

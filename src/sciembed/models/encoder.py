@@ -74,7 +74,7 @@ def check_texts(texts: Sequence[str]) -> list[str]:
 
 
 # A static model (`StaticEmbedding`) has no token budget; benchmarks still cut its body windows from one:
-# that of a 512-token model (358 words), the window BM25 reads (`evaluation.rankers.BM25_WINDOW_TOKENS`).
+# that of a 512-token model (358 words), the window BM25 reads (`contract.TextStyle.window_tokens`).
 STATIC_BUDGET = 512
 STATIC_BUDGET_ATTR = "sciembed_window_budget"
 

@@ -1,4 +1,4 @@
-"""Validation during training: citation NDCG@10 on a held-out split, through the evaluation harness.
+"""Validation during training: citation NDCG@10 on a held-out split, through the evaluation executor.
 
 A sentence-transformers evaluator, so the trainer calls it every ``validation.every_steps`` steps and logs its
 metrics with the loss. Queries and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
@@ -42,18 +42,17 @@ class CitationValidator(BaseEvaluator):
     def __call__(
         self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1
     ) -> dict[str, float]:
-        from sciembed.evaluation import evaluate_encoder, normalize_key
+        from sciembed.evaluation import evaluate, scenario_benchmark
         from sciembed.models import wrap_sentence_transformer
         from sciembed.training.model import reading_as_saved
 
         with reading_as_saved(model) as budgets:  # validate the model as it will be saved and used
             encoder = wrap_sentence_transformer(model, "training")
-            run = evaluate_encoder(
-                encoder, self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,), show_progress=False,
-                geometry=False, window_tokens=self.window_tokens_for(budgets),
-            )
-        metrics = {
-            f"{scenario}_{METRIC}": float(run.aggregates[normalize_key((scenario, BODY_MODE))][METRIC])
+            bench = scenario_benchmark(self.benchmark, scenarios=self.scenarios, body_modes=(BODY_MODE,),
+                                       window_tokens=self.window_tokens_for(budgets))
+            cell = evaluate(encoder, bench, show_progress=False)
+        metrics = {  # the executor's scores are ×100; the trainer logs NDCG@10 as 0–1
+            f"{scenario}_{METRIC}": cell.result(task_name(scenario)).metrics[METRIC] / 100.0
             for scenario in self.scenarios
         }
         metrics = self.prefix_name_to_metrics(metrics, self.name)
@@ -64,6 +63,13 @@ class CitationValidator(BaseEvaluator):
         """The body windows' token budget: the configured one, else the training budget (the windows the
         model learned from), never the inference budget a saved model inherits from its base."""
         return int(self.window_tokens or budgets["training"])
+
+
+def task_name(scenario: str) -> str:
+    """The scenario's task name in the evaluation's results (TA→TA has no body mode)."""
+    from sciembed.evaluation import key_str, normalize_key
+
+    return key_str(normalize_key((scenario, BODY_MODE)))
 
 
 def subsample(benchmark: Any, max_queries: int | None, max_candidates: int | None, seed: int = 0) -> Any:

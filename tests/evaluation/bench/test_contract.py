@@ -56,18 +56,3 @@ def test_bm25_pools_use_collection_statistics_unless_asked():
     pool = rank_task(task, BM25Scorer(pool_statistics="pool"))["q"]
     assert [d for d, _ in collection] == ["p2", "p1"]
     assert [d for d, _ in pool] == ["p1", "p2"]
-
-
-def test_harness_pools_are_ranked_whole_even_with_a_small_k(tmp_path, keyword_encoder):
-    """`sciembed eval --pools` with k smaller than a pool: the pool is still ranked whole (no inflated ranks)."""
-    import json
-
-    from sciembed.evaluation import evaluate_encoder, load_pools
-
-    candidates = [{"id": f"d{i}", "text": f"alpha {i}", "relevance": 0} for i in range(12)]
-    candidates.append({"id": "rel", "text": "beta far", "relevance": 1})
-    path = tmp_path / "pools.jsonl"
-    path.write_text(json.dumps({"query_id": "q", "query": "alpha query", "candidates": candidates}) + "\n")
-    run = evaluate_encoder(keyword_encoder, load_pools(path), k=5, show_progress=False)
-    assert len(run.rankings[("pools", None)]["q"]) == 13
-    assert run.aggregates[("pools", None)]["mrr"] == pytest.approx(1 / 13)  # found at rank 13, not missed

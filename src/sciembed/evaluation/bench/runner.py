@@ -44,6 +44,14 @@ class Cell:
     skipped_tasks: dict[str, str] = field(default_factory=dict)
     reused: bool = False
 
+    def result(self, task: str) -> TaskResult:
+        """The result of the task named `task` (a scenario: ``ta_ta``, ``body_ta/windowed``)."""
+        found = next((r for r in self.results if r.task == task), None)
+        if found is None:
+            raise KeyError(f"{self.model} × {self.benchmark}: no task {task!r} "
+                           f"(has {', '.join(r.task for r in self.results)})")
+        return found
+
     def to_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["results"] = [r.to_dict() for r in self.results]

@@ -49,13 +49,13 @@ def semantic_detail(run: SuiteRun, bname: str, bench: Any, folder: Path) -> Deta
                *table(short, short_rows), ""]
     full = ["Model", "Distance"]
     for t in tasks:
-        full += [f"{t} mean rank ↓", f"{t} median ↓", f"{t} MRR ↑"]
+        full += [f"{t} mean rank ↓", f"{t} median ↓", f"{t} MRR ×100 ↑"]
     full += [*(["clustering kNN share ↑"] if clustering else []), "overall score ↑"]
     rows = []
     for m in by_model:
         row = [m, distance[m]]
         for t in tasks:
-            row += [fmt(value(m, t, "mean_rank"), 2), fmt(value(m, t, "median_rank"), 1), fmt(value(m, t, "mrr"), 3)]
+            row += [fmt(value(m, t, "mean_rank"), 2), fmt(value(m, t, "median_rank"), 1), fmt(value(m, t, "mrr"), 1)]
         rows.append([*row, *([fmt(value(m, CLUSTERING, "knn_same_label"), 3)] if clustering else []),
                      fmt(scores[m].get("overall"), 3)])
     counts = desc.get("counts", {})

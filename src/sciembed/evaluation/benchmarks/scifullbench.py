@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sciembed.evaluation.benchmarks.adapters import PaperToPaperAdapter
-from sciembed.evaluation.benchmarks.paper_to_paper import p2p_config
+from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter, p2p_config
 
 
 def load(entry: Any, context: Any) -> PaperToPaperAdapter:

@@ -95,6 +95,9 @@ SamplingSeed = Annotated[int, typer.Option(
     "--seed", help="Sampling seed sent to the server, offset by the sample index so the samples of a prompt differ "
                    "reproducibly.")]
 
+SegmentTokens = Annotated[int, typer.Option(
+    "--segment-tokens", min=1, help="Tokens per PRISM segment (the segment view).")]
+
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]
 
 

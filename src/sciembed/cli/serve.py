@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from sciembed.cli.encoder_options import (
+    Adapter,
+    MaxSeqLength,
+    Metric,
+    Pooling,
+    Prefix,
+    Quantize,
+    ServedBackend,
+    TaJoin,
+)
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import ServeBatchSize, ServedModelSpec
@@ -42,10 +53,14 @@ def serve(
         [], "--allowed-hosts",
         help="Host names clients reach the server by (repeatable; '*': any). Default: --host and localhost.",
     ),
-    backend: str | None = typer.Option(
-        None, "--backend", help="torch | onnx for query encoding (default: the index's); onnx must match the index."
-    ),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (with --backend onnx)."),
+    backend: ServedBackend = None,
+    quantize: Quantize = False,
+    max_seq_length: MaxSeqLength = None,
+    prefix: Prefix = None,
+    metric: Metric = None,
+    pooling: Pooling = None,
+    ta_join: TaJoin = None,
+    adapter: Adapter = None,
     trust_remote_code: bool = typer.Option(
         False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
     ),
@@ -94,8 +109,10 @@ def serve(
     index_dir, fused_with = served_parts(index_dir, fused_with)
     try:
         encoder = None
-        if model is not None or backend is not None or trust_remote_code:
-            encoder = serving_encoder(index_dir, model, backend, quantize, trust_remote_code)
+        given = {"model": model, "backend": backend, "max_seq_length": max_seq_length, "prefix": prefix,
+                 "metric": metric, "pooling": pooling, "ta_join": ta_join, "adapter": adapter}
+        if any(v is not None for v in given.values()) or trust_remote_code:
+            encoder = serving_encoder(index_dir, given, quantize, trust_remote_code)
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
         collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=auto_compact)
     except known_errors() as err:
@@ -131,7 +148,7 @@ def served_parts(index_dir: Path, fused_with: list[Path]) -> tuple[Path, list[Pa
 
 def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):
     """Similar papers through the learned fusion of the served index and its companions (`FusedPaperSearch`)."""
-    from sciembed.cli.search import saved_fusion
+    from sciembed.retrieval.fulltext_index import saved_fusion
     from sciembed.retrieval.fused_search import FusedPaperSearch
     from sciembed.retrieval.learned_fusion import FusionSpec
     from sciembed.retrieval.paper_index import read_manifest
@@ -163,28 +180,27 @@ def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) 
         f"writes are refused: set ${api_key_env} or pass --allow-open-writes"
 
 
-def serving_encoder(index_dir: Path, model: str | None, backend: str | None, quantize: bool,
-                    trust_remote_code: bool):
-    """The encoder asked for on the command line, with the index's settings; `Collection.open` checks its fingerprint.
+def serving_encoder(index_dir: Path, given: dict[str, Any], quantize: bool, trust_remote_code: bool) -> Any:
+    """The index's `EncoderSpec` with the encoder options given on the command line (None: the index's);
+    `Collection.open` checks the fingerprint, so a spec that makes other vectors is refused.
 
     `--backend onnx --quantize` serves an index built with that backend; an index
     built with torch is refused (its vectors are another fingerprint's).
     """
-    from sciembed.models import load_encoder
-    from sciembed.models.openai_backend import endpoint_options
+    from sciembed.cli.encoder_options import encoder_spec
+    from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
     from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
-    built = manifest["encoder"]
-    return load_encoder(
-        model or built["source"], backend=backend or built["backend"],
-        quantize=quantize if backend else built["quantize"],
-        max_seq_length=built.get("max_seq_length"), metric=built["metric"], prefix=built.get("prefix", ""),
-        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=trust_remote_code or run_time_trust(),  # the user's choice, never the manifest's
-        **(endpoint_options(built) if (backend or built["backend"]) == built["backend"] else {}),
-    )
+    built = EncoderSpec.from_described(manifest["encoder"])
+    if given.get("backend") not in (None, built.backend):  # another backend: its own quantisation, no endpoint
+        built = built.model_copy(update={"quantize": False, "base_url": None, "api_key_env": None,
+                                         "dimensions": None})
+    spec = encoder_spec(given.pop("model") or built.model, given.pop("backend") or built.backend, quantize,
+                        base=built, **given)
+    return spec.load(cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
+                     trust_remote_code=trust_remote_code or run_time_trust())  # the user's choice, never the file's
 
 
 def compact(

@@ -17,6 +17,7 @@ import numpy as np
 
 from sciembed.models.fingerprint import combine, module_fingerprint
 from sciembed.models.progress import progress_bar
+from sciembed.models.spec import SPEC_KEY, spec_of
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -187,6 +188,7 @@ class SentenceTransformerEncoder:
             "fingerprint": self.fingerprint,
             "trust_remote_code": self.trust_remote_code,
             "precision": self.resolved_precision(),
+            SPEC_KEY: spec_of(self).to_dict(),  # what loads this encoder again (`EncoderSpec.from_described`)
         }
 
     def count_tokens(self, text: str) -> int:

@@ -69,8 +69,17 @@ StudyConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Study YAML (arms, baselines, evaluation) or a window config.")]
 EntryConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Benchmark entry YAML (as in a suite): the kind's options; --set overrides it.")]
+ServeConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Serve config YAML (limits, threads, batching; keys as --set); --set overrides it.")]
+IngestConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Ingest config YAML (how PDFs are read; keys as --set); --set overrides it.")]
 RealStudyConfigFile = Annotated[Path, typer.Option(
     *CONFIG, help="Real-study YAML: source TEI folder, splits, evaluation, arms.")]
+
+# --set: one key of the command's config model (what -c FILE.yaml holds)
+ConfigSets = Annotated[list[str], typer.Option(
+    "--set", metavar="KEY=VALUE", help="Set a key of the config (repeatable; the value is read as YAML): "
+    "--set max_degree=5. It wins over -c and is validated the same way.")]
 
 CacheDir = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Embedding cache directory (and ONNX exports): a re-run encodes only texts it has not seen.")]

@@ -20,7 +20,11 @@ from sciembed.cli.encoder_options import (
 )
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
-from sciembed.cli.options import ServeBatchSize, ServedModelSpec
+from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec
+from sciembed.cli.serve_config import TUNING_HELP
+
+SERVE_HELP = ("Serve a collection: search by query, paper id or uploaded paper; live adds and deletes.\n\n"
+              "Limits, threads and batching come from -c SERVE.yaml and --set KEY=VALUE: " + TUNING_HELP + ".")
 
 
 def serve(
@@ -33,17 +37,7 @@ def serve(
         "SCIEMBED_API_KEY", "--api-key-env", help="Environment variable holding the API key for write endpoints."
     ),
     protect_reads: bool = typer.Option(False, "--protect-reads", help="Require the API key on searches too."),
-    max_body_mb: float = typer.Option(20.0, "--max-body-mb", min=0.001, help="Largest request body (413 above)."),
-    max_k: int = typer.Option(100, "--max-k", min=1, help="Larger k is clamped."),
-    timeout: float = typer.Option(
-        30.0, "--timeout", min=0.1, help="Seconds before a search answers 503 (its work stops at the next step)."
-    ),
     cors_origin: list[str] = typer.Option([], "--cors-origin", help="Allow this origin (repeatable); default none."),
-    workers_threads: int = typer.Option(1, "--faiss-threads", min=1, help="faiss threads per search."),
-    auto_compact: float = typer.Option(
-        0.0, "--auto-compact", min=0.0, max=1.0,
-        help="Compact after a write once this share of index rows is deleted/replaced (0: never; POST /compact).",
-    ),
     grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL for uploaded PDFs (TEI cached by "
                                       "PDF SHA-256 next to INDEX_DIR); without it PDFs are read offline."),
     allow_open_writes: bool = typer.Option(
@@ -65,14 +59,8 @@ def serve(
         False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
     ),
     batch_size: ServeBatchSize = 32,
-    batch_wait_ms: float = typer.Option(2.0, "--batch-wait-ms", min=0.0, help="Longest wait to gather a batch."),
-    max_queue: int = typer.Option(
-        512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
-    ),
-    query_cache: int = typer.Option(2048, "--query-cache", min=0, help="Query vectors kept (LRU; 0: none)."),
-    encode_threads: int = typer.Option(
-        0, "--encode-threads", min=0, help="Encoder threads (0: one per core, os.cpu_count())."
-    ),
+    config: ServeConfigFile = None,
+    sets: ConfigSets = [],  # noqa: B006 (typer reads the default, never mutates it)
     fused_with: list[Path] = typer.Option(
         [], "--fused-with", help="Companion index directory (repeatable; e.g. BM25 --view fulltext and a dense "
         "--view ta index): similar papers use the learned fusion of these and INDEX_DIR (late if ta+section).",
@@ -81,7 +69,6 @@ def serve(
         None, "--fusion", help="fusion.json for --fused-with (default: a fusion.json in one of the index directories)."
     ),
 ) -> None:
-    """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     from sciembed.ioutil.memory import limit_malloc_arenas
 
     limit_malloc_arenas(2)  # before any thread starts: writes otherwise leave freed memory spread over 16 arenas
@@ -89,18 +76,23 @@ def serve(
     import uvicorn
     from rich.console import Console
 
+    from sciembed.cli.serve_config import serve_tuning
     from sciembed.retrieval.collection import Collection
     from sciembed.server import ServerSettings, create_app
     from sciembed.server.settings import LOCAL_HOSTS
 
     console = Console(stderr=True)
+    try:
+        tuning = serve_tuning(config, sets)
+    except known_errors() as err:
+        fail(str(err))
     api_key = os.environ.get(api_key_env) or None
     if protect_reads and not api_key:
         fail(f"--protect-reads needs an API key in ${api_key_env}")
-    faiss.omp_set_num_threads(workers_threads)
+    faiss.omp_set_num_threads(tuning.faiss_threads)
     import torch
 
-    torch.set_num_threads(encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
+    torch.set_num_threads(tuning.encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
     if quantize and backend != "onnx":
         fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
@@ -114,15 +106,16 @@ def serve(
         if any(v is not None for v in given.values()) or trust_remote_code:
             encoder = serving_encoder(index_dir, given, quantize, trust_remote_code)
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
-        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=auto_compact)
+        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=tuning.auto_compact)
     except known_errors() as err:
         fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
     settings = ServerSettings(
-        max_body_bytes=int(max_body_mb * (1 << 20)), max_k=max_k, timeout_s=timeout, api_key=api_key,
+        max_body_bytes=int(tuning.max_body_mb * (1 << 20)), max_k=tuning.max_k, timeout_s=tuning.timeout,
+        api_key=api_key,
         protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
-        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=batch_wait_ms, max_queue=max_queue,
-        query_cache=query_cache,
+        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=tuning.batch_wait_ms,
+        max_queue=tuning.max_queue, query_cache=tuning.query_cache,
     )
     stats = collection.stats()
     console.print(
@@ -161,10 +154,10 @@ def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | N
 
 def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
     """Uploaded PDFs go to GROBID at `grobid` (checked now: a dead server stops the start), else offline."""
-    from sciembed.cli.ingest import pdf_backend
+    from sciembed.cli.pdf_options import pdf_backend
     from sciembed.papers.readers.pdf import set_default_backend
 
-    backend = pdf_backend(index_dir, grobid, 10, False, None, 60.0, 300)
+    backend = pdf_backend(index_dir, grobid)
     if grobid is not None:
         try:
             backend.client.check()
@@ -220,5 +213,5 @@ def compact(
 
 
 def register(app: typer.Typer) -> None:
-    index_app.command("serve")(serve)
+    index_app.command("serve", help=SERVE_HELP)(serve)
     index_app.command("compact")(compact)

@@ -45,9 +45,8 @@ from sciembed.llm.config import (
     LLMConfig,
 )
 from sciembed.llm.embeddings import EmbeddingsClient
-from sciembed.models.encoder import check_metric, check_texts
+from sciembed.models.encoder import SPEC_KEY, check_metric, check_texts, spec_fields
 from sciembed.models.fingerprint import combine
-from sciembed.models.spec import SPEC_KEY, spec_of
 
 BACKEND = "openai"
 DEFAULT_MAX_SEQ_LENGTH = 512
@@ -154,7 +153,7 @@ class OpenAIEmbeddingEncoder:
                 "quantization": None, "max_seq_length": self.max_seq_length, "prefix": self.prefix,
                 "pooling": None, "ta_join": self.ta_join, "adapter": None, "metric": self.metric,
                 "dim": self.dim, "fingerprint": self.fingerprint, "trust_remote_code": False,
-                "precision": "server", SPEC_KEY: spec_of(self).to_dict()}
+                "precision": "server", SPEC_KEY: spec_fields(self)}
 
     def count_tokens(self, text: str) -> int:
         """Exact tokens with the model's tokenizer, else estimated (words / 0.7)."""

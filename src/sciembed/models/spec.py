@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sciembed.models.encoder import SPEC_KEY
+
 if TYPE_CHECKING:
     from sciembed.models.encoder import Encoder
-
-SPEC_KEY = "spec"  # where `describe()` keeps the spec
-
 
 class EncoderSpec(BaseModel):
     """Model id or path, backend, adapter, pooling, token budget, prefix, title/abstract join, quantisation,
@@ -88,19 +87,7 @@ class EncoderSpec(BaseModel):
 
 
 def spec_of(encoder: Any) -> EncoderSpec:
-    """The spec that loads `encoder` again: its resolved source (an absolute directory or a hub id), its adapter
-    (a local directory made absolute) and every setting it was built with."""
-    adapter = getattr(encoder, "adapter", None)
-    if adapter is not None and Path(adapter).expanduser().is_dir():
-        adapter = str(Path(adapter).expanduser().resolve())
-    backend = str(getattr(encoder, "backend", "torch"))
-    endpoint = {}
-    if backend == "openai":
-        config = encoder.config
-        endpoint = {"base_url": config.base_url, "api_key_env": config.api_key_env,
-                    "dimensions": getattr(encoder, "dimensions", None)}
-    return EncoderSpec(
-        model=str(getattr(encoder, "source", None) or encoder.name), backend=backend, adapter=adapter,
-        pooling=getattr(encoder, "pooling", None), max_seq_length=encoder.max_seq_length,
-        prefix=getattr(encoder, "prefix", ""), ta_join=getattr(encoder, "ta_join", None),
-        quantize=getattr(encoder, "quantization", None) is not None, metric=encoder.metric, **endpoint)
+    """The spec that loads `encoder` again (`models.encoder.spec_fields`)."""
+    from sciembed.models.encoder import spec_fields
+
+    return EncoderSpec.model_validate(spec_fields(encoder))

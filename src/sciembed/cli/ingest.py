@@ -6,15 +6,14 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import ConfigSets, CorpusOutDir, IngestConfigFile, Overwrite, comma_list
 from sciembed.cli.pdf_options import PDF_HELP, pdf_backend, pdf_reading
 from sciembed.errors import SciembedInputError
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
-errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # one line each
 
 
 INGEST_HELP = ("Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files.\n\n"
@@ -71,14 +70,11 @@ def ingest_cmd(
                         metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
                         extra_keys=tuple(comma_list(extra_keys)))
     except IngestError as err:
-        errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
-        raise typer.Exit(2) from err
+        fail(f"(--strict) {err.rejection}")
     except TooManyErrors as err:
-        errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
-        raise typer.Exit(2) from err
+        fail(f"{err}; nothing written to {out}")
     except (SciembedInputError, ValueError, OSError) as err:
-        errors.print(f"[red]error:[/red] {escape(str(err))}")
-        raise typer.Exit(2) from err
+        fail(str(err))
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
@@ -105,9 +101,7 @@ def ingest_cmd(
         console.print(_pdf_summary(result.pdf), highlight=False, soft_wrap=True)
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
     if result.accepted == 0:
-        errors.print(f"[red]error:[/red] no record was accepted ({result.summary()}); "
-                     f"see {escape(str(out))}/rejects.jsonl")
-        raise typer.Exit(2)
+        fail(f"no record was accepted ({result.summary()}); see {out}/rejects.jsonl")
 
 
 def _pdf_summary(pdf: dict) -> str:

@@ -78,8 +78,8 @@ RealStudyConfigFile = Annotated[Path, typer.Option(
 
 # --set: one key of the command's config model (what -c FILE.yaml holds)
 ConfigSets = Annotated[list[str], typer.Option(
-    "--set", metavar="KEY=VALUE", help="Set a key of the config (repeatable; the value is read as YAML): "
-    "--set max_degree=5. It wins over -c and is validated the same way.")]
+    "--set", metavar="KEY=VALUE", help="Set a key of the config (repeatable; the value is read as YAML; the "
+    "keys are listed above). It wins over -c and is validated the same way.")]
 
 CacheDir = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Embedding cache directory (and ONNX exports): a re-run encodes only texts it has not seen.")]

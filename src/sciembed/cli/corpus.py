@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
-from sciembed.cli.options import ConfigSets, CorpusOutDir, FunnelConfigFile, Overwrite, SeedOverride
+from sciembed.cli.options import ConfigSets, CorpusOutDir, FunnelConfigFile, Overwrite, Progress, SeedOverride
 from sciembed.errors import SciembedInputError
 
 console = Console()
@@ -43,7 +43,7 @@ def build_cmd(
                                          "see --set min_test_anchors]."),
     val_size: str | None = typer.Option(None, "--val-size", help="Validation papers: fraction or count [0.1]."),
     overwrite: Overwrite = False,
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: Progress = True,
 ) -> None:
     """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits.
 

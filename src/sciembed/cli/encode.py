@@ -22,7 +22,7 @@ from sciembed.cli.encoder_options import (
     encoder_spec,
 )
 from sciembed.cli.errors import fail, known_errors
-from sciembed.cli.options import FixedBatchSize, ModelSpec, SegmentTokens, VectorsOutDir, comma_list
+from sciembed.cli.options import FixedBatchSize, ModelSpec, Progress, SegmentTokens, VectorsOutDir, comma_list
 
 
 def encode_cmd(
@@ -51,7 +51,7 @@ def encode_cmd(
     actors: int = typer.Option(0, "--actors", min=0, help="Encoder actors on Ray (0: one per GPU, else one per "
                                "--cpus-per-actor CPUs)."),
     cpus_per_actor: float = typer.Option(1.0, "--cpus-per-actor", min=0.1, help="CPUs (torch threads) per CPU actor."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: Progress = True,
 ) -> None:
     """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
     from rich.console import Console

@@ -23,7 +23,15 @@ from sciembed.cli.encoder_options import (
 )
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
-from sciembed.cli.options import BatchSize, CacheDir, IndexModelSpec, IndexOutDir, Overwrite, SegmentTokens
+from sciembed.cli.options import (
+    BatchSize,
+    CacheDir,
+    IndexModelSpec,
+    IndexOutDir,
+    Overwrite,
+    SegmentTokens,
+    TrustRemoteCode,
+)
 from sciembed.models.spec import EncoderSpec
 
 VIEW_HELP = ("default (no --view): the full-text index, BM25 over full text + dense title+abstract + dense "
@@ -65,9 +73,7 @@ def index(
     shard_papers: int | None = typer.Option(
         None, "--shard-papers", min=1, help="Encode out of core in shards of this many papers (resumable)."
     ),
-    trust_remote_code: bool = typer.Option(
-        False, "--trust-remote-code", help="Run Python code shipped in the model directory (recorded in the index)."
-    ),
+    trust_remote_code: TrustRemoteCode = False,
     overwrite: Overwrite = False,
 ) -> None:
     """Encode a corpus' papers and write a searchable index: by default the full-text one (BM25 full text + dense

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
-from sciembed.cli.options import ConfigSets, CorpusOutDir, IngestConfigFile, Overwrite, comma_list
+from sciembed.cli.options import ConfigSets, CorpusOutDir, IngestConfigFile, Overwrite, Progress, comma_list
 from sciembed.cli.pdf_options import PDF_HELP, pdf_backend, pdf_reading
 from sciembed.errors import SciembedInputError
 
@@ -29,7 +29,7 @@ def ingest_cmd(
         help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats, pdf.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: Progress = True,
     overwrite: Overwrite = False,
     keep_untitled: bool = typer.Option(
         False, "--keep-untitled", help="Keep papers without a title, flagged missing_title (abstract's first "

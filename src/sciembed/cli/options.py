@@ -107,6 +107,11 @@ SamplingSeed = Annotated[int, typer.Option(
 SegmentTokens = Annotated[int, typer.Option(
     "--segment-tokens", min=1, help="Tokens per PRISM segment (the segment view).")]
 
+Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+TrustRemoteCode = Annotated[bool, typer.Option(
+    "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust; also "
+    "$SCIEMBED_TRUST_REMOTE_CODE=1); never read back from an index.")]
+
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]
 
 

@@ -9,7 +9,7 @@ import typer
 from sciembed.cli.deprecation import note
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
-from sciembed.cli.options import ResultsOutFile
+from sciembed.cli.options import ResultsOutFile, TrustRemoteCode
 
 FORMATS = ("table", "json", "trec")
 
@@ -48,9 +48,7 @@ def search(
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
                                        "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
                                        "RRF (default: a fusion.json saved in one of the index directories)."),
-    trust_remote_code: bool = typer.Option(
-        False, "--trust-remote-code", help="Run Python code shipped in the index's model directory (only for models "
-        "you trust; also $SCIEMBED_TRUST_REMOTE_CODE=1). What the index's manifest records is never enough."),
+    trust_remote_code: TrustRemoteCode = False,
     server: str | None = typer.Option(None, "--server", help="URL of a running `sciembed index serve` (e.g. "
                                       "http://127.0.0.1:8000): it answers with its loaded model and index, no load "
                                       "here ($SCIEMBED_API_KEY is sent when set)."),

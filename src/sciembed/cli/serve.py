@@ -20,7 +20,7 @@ from sciembed.cli.encoder_options import (
 )
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
-from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec
+from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec, TrustRemoteCode
 from sciembed.cli.serve_config import TUNING_HELP
 
 SERVE_HELP = ("Serve a collection: search by query, paper id or uploaded paper; live adds and deletes.\n\n"
@@ -55,9 +55,7 @@ def serve(
     pooling: Pooling = None,
     ta_join: TaJoin = None,
     adapter: Adapter = None,
-    trust_remote_code: bool = typer.Option(
-        False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
-    ),
+    trust_remote_code: TrustRemoteCode = False,
     batch_size: ServeBatchSize = 32,
     config: ServeConfigFile = None,
     sets: ConfigSets = [],  # noqa: B006 (typer reads the default, never mutates it)

@@ -119,3 +119,21 @@ def test_encode_takes_the_adapter(corpus, base, adapter_dir, index_dir, tmp_path
     again = EncoderSpec.from_described(manifest["encoder"]).load()
     vectors = again.encode(["protein folding"])
     assert np.isfinite(vectors).all()
+
+
+def test_eval_run_takes_the_same_spec_options(base, adapter_dir, tmp_path):
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    docs = [{"_id": f"d{i}", "title": WORDS[i], "text": f"{WORDS[(i + 1) % 10]} paper"} for i in range(10)]
+    (beir / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (beir / "queries.jsonl").write_text("".join(json.dumps({"_id": f"q{i}", "text": WORDS[i]}) + "\n"
+                                                for i in range(10)))
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n"
+                                                                                     for i in range(10)))
+    result = runner.invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-o", str(tmp_path / "run"),
+                                 *options(base, adapter_dir)])
+    assert result.exit_code == 0, result.output
+    assert str(adapter_dir) in (tmp_path / "run" / "results.json").read_text()
+    bad = runner.invoke(app, ["eval", "run", "--kind", "beir", str(beir), "-o", str(tmp_path / "bad"), "-m",
+                              str(base), "--pooling", "max"])
+    assert bad.exit_code == 2 and "--pooling" in bad.output

@@ -37,12 +37,9 @@ PDF_HELP = "; ".join(f"{name} [{field.default}]: {field.description}"
 
 def pdf_reading(config: Path | None, sets: list[str]) -> PdfReading:
     """`config`'s keys, then `sets`' (``key=value``, read as YAML), validated by `PdfReading`."""
-    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
-    from sciembed.training.config import parse_overrides
+    from sciembed.cli.options import config_with_sets
 
-    data = read_yaml_mapping(config, PdfConfigError, "ingest config") if config else {}
-    data.update(parse_overrides(sets))
-    return validate_model(PdfReading, data, str(config or "--set"), PdfConfigError)
+    return config_with_sets(PdfReading, config, sets, PdfConfigError, "ingest config")
 
 
 def pdf_backend(out: Path, grobid: str | None, reading: PdfReading | None = None) -> Any:

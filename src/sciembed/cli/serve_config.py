@@ -40,9 +40,6 @@ TUNING_HELP = "; ".join(f"{name} [{field.default}]: {field.description}"
 
 def serve_tuning(config: Path | None, sets: list[str]) -> ServeTuning:
     """`config`'s keys, then `sets`' (``key=value``, read as YAML), validated by `ServeTuning`."""
-    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
-    from sciembed.training.config import parse_overrides
+    from sciembed.cli.options import config_with_sets
 
-    data = read_yaml_mapping(config, ServeConfigError, "serve config") if config else {}
-    data.update(parse_overrides(sets))
-    return validate_model(ServeTuning, data, str(config or "--set"), ServeConfigError)
+    return config_with_sets(ServeTuning, config, sets, ServeConfigError, "serve config")

@@ -196,16 +196,6 @@ class OpenAIEmbeddingEncoder:
         self.client.close()
 
 
-ENDPOINT_FIELDS = ("base_url", "api_key_env", "dimensions")
-
-
-def endpoint_options(described: dict[str, Any]) -> dict[str, Any]:
-    """The `load_encoder` keywords that reach the same server again, from a `describe()` stored with an index
-    (empty for the local backends)."""
-    return {k: described[k] for k in ENDPOINT_FIELDS if described.get(k)} if described.get("backend") == BACKEND \
-        else {}
-
-
 def openai_encoder(model: str | None, *, base_url: str | None, api_key_env: str | None = None,
                    dimensions: int | None = None, max_seq_length: int | None = None, prefix: str = "",
                    metric: str | None = None, concurrency: int = 4, timeout_s: float | None = None,

@@ -145,6 +145,13 @@ def sciembed_server(src: Path, collection: Path, extra: list[str], threads: int,
     return server, url, wait_up(url, server)
 
 
+def threads_flag(src: Path, threads: int) -> list[str]:
+    """The encoder-threads setting as `src`'s `index serve` spells it (a flag before cli/serve_config.py)."""
+    if (Path(src) / "sciembed" / "cli" / "serve_config.py").is_file():
+        return ["--set", f"encode_threads={threads}"]
+    return ["--encode-threads", str(threads)]
+
+
 def measure_sciembed(label: str, src: Path, collection: Path, extra: list[str], args, n_papers: int,
                      scratch: Path) -> dict:
     import httpx
@@ -266,7 +273,7 @@ def main() -> None:
                         help="which servers to measure (main-onnx needs --main-rev)")
     parser.add_argument("--kinds", nargs="+", default=["flat", "hnsw"])
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                        help="encoder threads of every server (OMP_NUM_THREADS; --encode-threads after)")
+                        help="encoder threads of every server (OMP_NUM_THREADS; --set encode_threads after)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--server-cpus", default=None, help="taskset CPU list for every server (e.g. 0)")
     parser.add_argument("--client-cpus", default=None, help="CPU list for this process, the load generator (e.g. 1)")
@@ -288,13 +295,15 @@ def main() -> None:
         print("collections:", built, flush=True)
         old_src = before_sources(args.before_rev, root / "before")
         new_src = REPO / "src"
-        new_flags = ["--allow-open-writes", "--encode-threads", str(args.threads)]
+        new_flags = ["--allow-open-writes", *threads_flag(new_src, args.threads)]
         onnx = ["--backend", "onnx", "--quantize"]
         servers = [("before", old_src, [], ""), ("after", new_src, new_flags, ""),
                    ("after-onnx", new_src, [*new_flags, *onnx], "-onnx")]
         if args.main_rev:  # the batching server as it was before this round of changes, ONNX int8
             (root / "main").mkdir()
-            servers.insert(1, ("main-onnx", before_sources(args.main_rev, root / "main"), [*new_flags, *onnx], "-onnx"))
+            main_src = before_sources(args.main_rev, root / "main")
+            servers.insert(1, ("main-onnx", main_src, ["--allow-open-writes", *threads_flag(main_src, args.threads),
+                                                       *onnx], "-onnx"))
         servers = sorted((server for server in servers if server[0] in args.servers),
                          key=lambda server: args.servers.index(server[0]))  # in the order asked for
         results["infinity_encode_only"] = measure_infinity(args.infinity, args)

@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--flags", default="", help="extra `sciembed index serve` flags")
-    parser.add_argument("--threads", type=int, default=1, help="encoder threads (OMP_NUM_THREADS, --encode-threads)")
+    parser.add_argument("--threads", type=int, default=1, help="encoder threads (OMP_NUM_THREADS, encode_threads)")
     parser.add_argument("--server-cpus", default=None)
     parser.add_argument("--client-cpus", default=None)
     parser.add_argument("--rate", type=int, default=50, help="py-spy samples per second")
@@ -102,7 +102,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="sciembed-serve-profile-") as tmp:
         root = Path(tmp)
         collection = fresh_copy(args.collection, root)
-        flags = ["--allow-open-writes", "--encode-threads", str(args.threads), *shlex.split(args.flags)]
+        flags = ["--allow-open-writes", "--set", f"encode_threads={args.threads}", *shlex.split(args.flags)]
         server, url, startup = sciembed_server(REPO / "src", collection, flags, args.threads, args.server_cpus)
         try:
             for _ in range(3):

@@ -17,7 +17,7 @@ def test_build_with_yaml_and_flags_then_show(paper, write_corpus, write_csv, tmp
     config.write_text("max_degree: 1\nseed: 3\ntest_size: 3\nval_size: 0\n")
     out = tmp_path / "built"
     result = runner.invoke(app, ["corpus", "build", str(corpus), "--out", str(out), "--edges", str(edges),
-                                 "--config", str(config), "--max-degree", "5"])  # with the progress bar
+                                 "--config", str(config), "--set", "max_degree=5"])  # with the progress bar
     assert result.exit_code == 0, result.output
     assert "Corpus funnel" in result.output and "missing_venue 1" in result.output
     assert f"{edges}:11: TOO MANY COLUMNS" in result.output
@@ -47,10 +47,10 @@ def test_a_build_that_empties_exits_2_naming_the_stage(paper, write_corpus, writ
                                  "--no-progress"])
     assert result.exit_code == 2, result.output
     assert "funnel stage 6 (Text quality (≥ 3,000 chars, ≥ 2 sections)) left no paper" in result.output
-    assert "short_body 6" in result.output and "--no-text-filter" in result.output
+    assert "short_body 6" in result.output and "--set text_filter=false" in result.output
     assert not out.exists()
     # the funnel keeps papers but the splits leave train without a pair: exit 2 as well
     result = runner.invoke(app, ["corpus", "build", str(corpus), "--out", str(out), "--edges", str(edges),
-                                 "--no-progress", "--no-text-filter", "--test-size", "6", "--val-size", "0"])
+                                 "--no-progress", "--set", "text_filter=false", "--test-size", "6", "--val-size", "0"])
     assert result.exit_code == 2 and "train has no citation pair left to train on" in result.output
     assert not out.exists()

@@ -168,6 +168,6 @@ def test_a_stage_whose_metadata_no_paper_has_is_skipped_not_emptied(paper, write
     # One paper with a field is enough for the stage to run: the other five go, as the config asks.
     papers[0] = paper("p0", field="cs", venue=None)
     with pytest.raises(EmptyBuildError, match=r"stage 3 \(Valid edges.*left no paper.*endpoint_missing_field 5\); "
-                                              r"to keep them: --no-field-filter"):
+                                              r"to keep them: --set field_filter=false"):
         build_corpus(write_corpus(papers, name="one_field"), tmp_path / "b2",
                      FunnelConfig(test_size=0, val_size=0, venue_filter=False), [edges])

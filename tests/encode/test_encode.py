@@ -94,17 +94,16 @@ def test_bad_arguments_exit_2_with_one_message(corpus, tiny, tmp_path):
     assert result.exit_code == 2 and "missing papers.parquet" in result.output
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf-pq"])
+@pytest.mark.parametrize("kind", ["Flat", "HNSW16,efSearch=32", "IVF4,PQ8,RFlat"])
 def test_index_from_vectors_matches_the_corpus_index(vectors, corpus, tiny, tmp_path, kind):
-    ann = ["--nlist", "4", "--pq-m", "8", "--refine", "flat"] if kind == "ivf-pq" else []
     result = runner.invoke(app, ["index", "build", str(vectors), "--view", "window", "--index", kind, "--out",
-                                 str(tmp_path / "a"), *ann])
+                                 str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
     assert "indexed 24 of 24 papers" in result.output and "0 without vectors" in result.output
     from_vectors = open_paper_index(tmp_path / "a")
     assert from_vectors.manifest["view"] == "window" and len(from_vectors.index) == 24
     direct = runner.invoke(app, ["index", "build", str(corpus), "--model", str(tiny), "--view", "window", "--out",
-                                 str(tmp_path / "b"), "--index", kind, *ann])
+                                 str(tmp_path / "b"), "--index", kind])
     assert direct.exit_code == 0, direct.output
     corpus_index = open_paper_index(tmp_path / "b")
     assert from_vectors.manifest["counts"] == corpus_index.manifest["counts"]
@@ -119,9 +118,8 @@ def test_index_from_vectors_matches_the_corpus_index(vectors, corpus, tiny, tmp_
 
 def test_ivf_pq_from_vectors_is_trained_on_a_seeded_sample(vectors, tmp_path):
     for name in ("a", "b"):
-        result = runner.invoke(app, ["index", "build", str(vectors), "--view", "window", "--index", "ivf-pq",
-                                     "--nlist", "4",
-                                     "--pq-m", "8", "--out", str(tmp_path / name)])
+        result = runner.invoke(app, ["index", "build", str(vectors), "--view", "window", "--index", "IVF4,PQ8",
+                                     "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
     files = sorted(p.name for p in (tmp_path / "a" / "index").iterdir())
     assert all((tmp_path / "a" / "index" / f).read_bytes() == (tmp_path / "b" / "index" / f).read_bytes()

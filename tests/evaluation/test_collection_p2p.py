@@ -131,7 +131,7 @@ def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
     with pytest.raises(FusionError, match="fuses runs"):
         search_batch(dirs[:2], papers=["P16"], k=5, method="late", fusion=spec)
     spec.save(tmp_path / "late" / "fusion.json")
-    from sciembed.cli.search import saved_fusion
+    from sciembed.retrieval.fulltext_index import saved_fusion
 
     assert saved_fusion(dirs) == spec and saved_fusion(dirs[:1]) is None
 

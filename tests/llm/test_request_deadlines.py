@@ -82,15 +82,16 @@ def test_embeddings_timeout_and_retries_from_the_environment(monkeypatch):
         load_encoder("m", backend="openai", base_url="http://127.0.0.1:9/v1", dimensions=4)
 
 
-def test_index_build_takes_embeddings_timeout_and_retries(slow, tmp_path):
+def test_index_build_takes_embeddings_timeout_and_retries(slow, tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIEMBED_EMBEDDINGS_TIMEOUT", "0.5")  # run-time settings, not the EncoderSpec's
+    monkeypatch.setenv("SCIEMBED_EMBEDDINGS_RETRIES", "1")
     (tmp_path / "corpus").mkdir()
     write_parquet([Paper("P0", "A title", "An abstract about graphs.")], tmp_path / "corpus" / "papers.parquet")
     slow.always_fail("slow_headers")
     started = time.monotonic()
     result = CliRunner().invoke(app, [
         "index", "build", str(tmp_path / "corpus"), "-o", str(tmp_path / "index"), "--backend", "openai",
-        "-m", "fake-embed", "--embeddings-base-url", slow.url, "--embeddings-dimensions", "8",
-        "--embeddings-timeout", "0.5", "--embeddings-retries", "1"])
+        "-m", "fake-embed", "--embeddings-base-url", slow.url, "--embeddings-dimensions", "8"])
     assert result.exit_code == 2, result.output
     assert "failed after 2 attempts" in result.output and "timed out after 0.5 s" in result.output
     assert time.monotonic() - started < 2 * DRIP_S and len(slow.requests) == 2

@@ -1,5 +1,5 @@
 """Issue 33, defects 3 and 4: GROBID's reply is bounded in bytes before it is parsed or cached, and
-``--pdf-timeout`` bounds the whole request (a server trickling its headers or body cannot hold a worker)."""
+``pdf_timeout`` bounds the whole request (a server trickling its headers or body cannot hold a worker)."""
 
 from __future__ import annotations
 

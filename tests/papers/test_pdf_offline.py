@@ -132,7 +132,7 @@ def test_cli_reads_pdfs_offline_and_says_so(shared_data, tmp_path):
     (folder / "paper.pdf").write_bytes(testing.paper_pdf())
     (folder / "empty.pdf").write_bytes(b"")
     run = CliRunner().invoke(app, ["corpus", "ingest", str(folder), "--out", str(tmp_path / "out"), "--no-progress",
-                                   "--pdf-timeout", "30", "--pdf-max-pages", "50", "--pdf-workers", "2"])
+                                   "--set", "pdf_timeout=30", "--set", "pdf_max_pages=50", "--set", "pdf_workers=2"])
     assert run.exit_code == 0, run.output
     assert "read 2 = accepted 1 + rejected 1" in run.output and "empty_file 1" in run.output
     assert "offline reader" in run.output

@@ -50,7 +50,7 @@ def test_write_is_complete_consistent_and_byte_identical(tmp_path):
 def test_cli_writes_corpus_and_says_it_is_synthetic(tmp_path):
     out = tmp_path / "demo"
     result = CliRunner().invoke(app, ["synth", "--out", str(out), "--n-papers", "40", "--seed", "2",
-                                      "--same-topic", "0.9", "--set", "appendix=1"])
+                                      "--set", "same_topic=0.9", "--set", "appendix=1"])
     assert result.exit_code == 0, result.output
     assert "synthetic" in result.output.lower()
     assert all((out / name).exists() for name in FILES)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.errors import fail
 from sciembed.cli.options import OutDir
 
 beir_app = typer.Typer(
@@ -32,10 +33,7 @@ def scitldr_cmd(
             raise SciTldrError(f"unknown task(s) {', '.join(unknown)}; expected {', '.join(TASKS)}")
         manifest = write_scitldr_beir(source, out, tasks)
     except SciTldrError as err:
-        from rich.markup import escape
-
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
-        raise typer.Exit(2) from None
+        fail(str(err))
     console = Console()
     rejected = sum(manifest["rejected"].values())
     console.print(f"read {manifest['read']} = accepted {manifest['accepted']} + rejected {rejected}"

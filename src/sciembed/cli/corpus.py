@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
-from sciembed.cli.options import CorpusOutDir, FunnelConfigFile, Overwrite, SeedOverride
+from sciembed.cli.options import ConfigSets, CorpusOutDir, FunnelConfigFile, Overwrite, Progress, SeedOverride
 from sciembed.errors import SciembedInputError
 
 console = Console()
@@ -36,45 +36,30 @@ def build_cmd(
     out: CorpusOutDir = ...,
     edges: list[Path] = typer.Option([], "--edges", "-e", help="Edge file, JSONL or CSV/TSV (repeat for more)."),
     config: FunnelConfigFile = None,
-    venue_filter: bool | None = typer.Option(None, "--venue-filter/--no-venue-filter", help="Stage 1 on/off."),
-    field_filter: bool | None = typer.Option(None, "--field-filter/--no-field-filter", help="Stage 2 on/off."),
-    degree_filter: bool | None = typer.Option(None, "--degree-filter/--no-degree-filter", help="Stage 5 on/off."),
-    max_degree: int | None = typer.Option(None, "--max-degree", help="Remove papers in more than N pairs [200]."),
-    text_filter: bool | None = typer.Option(None, "--text-filter/--no-text-filter", help="Stage 6 on/off."),
-    min_body_chars: int | None = typer.Option(None, "--min-body-chars", help="Body characters needed [3000]."),
-    min_body_sections: int | None = typer.Option(None, "--min-body-sections", help="Body sections needed [2]."),
-    domain_cap_filter: bool | None = typer.Option(None, "--domain-cap-filter/--no-domain-cap-filter",
-                                                  help="Stage 7 on/off."),
-    domain_cap: int | None = typer.Option(None, "--domain-cap", help="At most M pairs per domain [1000000]."),
+    sets: ConfigSets = [],  # noqa: B006 (typer reads the default, never mutates it)
     seed: SeedOverride = None,
     test_size: str | None = typer.Option(None, "--test-size",
                                          help="Test papers: fraction or count [0.024, the paper's share; "
-                                         "see --min-test-anchors]."),
+                                         "see --set min_test_anchors]."),
     val_size: str | None = typer.Option(None, "--val-size", help="Validation papers: fraction or count [0.1]."),
-    min_test_anchors: int | None = typer.Option(
-        None, "--min-test-anchors", min=0, help="With a fractional --test-size, grow the test split to at least N "
-        "anchor queries, up to half the papers [200; 0: off]."),
-    strict_edges: bool | None = typer.Option(None, "--strict-edges/--lenient-edges",
-                                             help="Stop at the first malformed edge-file line [lenient: count]."),
-    threads: int | None = typer.Option(None, "--threads", help="DuckDB threads [all cores]."),
-    memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB memory limit [2GB]."),
     overwrite: Overwrite = False,
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: Progress = True,
 ) -> None:
-    """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits."""
+    """Build a corpus: resolve citations, run the funnel, write zero-overlap train/val/test splits.
+
+    The funnel's stages and limits come from -c FUNNEL.yaml and --set KEY=VALUE: venue_filter, field_filter,
+    degree_filter, max_degree [200], text_filter, min_body_chars [3000], min_body_sections [2], domain_cap_filter,
+    domain_cap [1000000], min_test_anchors [200; 0: off], strict_edges [false: count malformed edge lines],
+    threads [all cores], memory_limit [2GB], temp_dir (e.g. --set field_filter=false --set max_degree=50).
+    """
     from sciembed.corpus.build import build_corpus
     from sciembed.corpus.config import FunnelConfig
+    from sciembed.training.config import parse_overrides
 
     try:
         base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
-        cfg = base.override(
-            venue_filter=venue_filter, field_filter=field_filter, degree_filter=degree_filter, max_degree=max_degree,
-            text_filter=text_filter, min_body_chars=min_body_chars, min_body_sections=min_body_sections,
-            domain_cap_filter=domain_cap_filter, domain_cap=domain_cap, seed=seed,
-            test_size=_size(test_size, "--test-size"), val_size=_size(val_size, "--val-size"),
-            min_test_anchors=min_test_anchors,
-            strict_edges=strict_edges, threads=threads, memory_limit=memory_limit,
-        )
+        cfg = base.override(**parse_overrides(sets)).override(
+            seed=seed, test_size=_size(test_size, "--test-size"), val_size=_size(val_size, "--val-size"))
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
     except SciembedInputError as err:
         fail(str(err))

@@ -22,8 +22,9 @@ def demo_cmd(
     synthetic: int | None = typer.Option(None, min=50, help="Use N synthetic papers instead of --source."),
     seed: Seed = 0,
     model: BaseModelSpec = None,
-    train: bool = typer.Option(True, help="Also train a window model on the train split and add it to the table."),
-    scitldr: bool = typer.Option(False, help="Also compare base and trained on SciTLDR dev (real abstracts)."),
+    no_train: bool = typer.Option(False, "--no-train", help="Skip training the window model (base and BM25 only)."),
+    scitldr: bool = typer.Option(False, "--scitldr", help="Also compare base and trained on SciTLDR dev (real "
+                                 "abstracts)."),
     interpolate: float = typer.Option(0.5, min=0.0, max=1.0, help="WiSE-FT: how far the trained weights move "
                                       "from the base's (1: the trained model as is)."),
 ) -> None:
@@ -36,7 +37,7 @@ def demo_cmd(
     try:
         result = run_demo(
             DemoConfig(out=out, source=source, papers=papers, synthetic=synthetic, seed=seed, base_model=model,
-                       train=train, real_text=SCITLDR_DEV if scitldr else None, interpolate=interpolate),
+                       train=not no_train, real_text=SCITLDR_DEV if scitldr else None, interpolate=interpolate),
             say=lambda line: console.print(escape(line), highlight=False, soft_wrap=True),
         )
     except DemoError as exc:

@@ -6,17 +6,23 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli import encoder_options
-from sciembed.cli.options import FixedBatchSize, ModelSpec, VectorsOutDir, comma_list
-from sciembed.errors import SciembedInputError
-from sciembed.llm.cli_options import (
+from sciembed.cli.encoder_options import (
+    Adapter,
+    Backend,
     EmbeddingsApiKeyEnv,
     EmbeddingsBaseUrl,
     EmbeddingsDimensions,
-    EmbeddingsRetries,
-    EmbeddingsTimeout,
-    embeddings_options,
+    MaxSeqLength,
+    Metric,
+    Pooling,
+    Prefix,
+    Quantize,
+    TaJoin,
+    Target,
+    encoder_spec,
 )
+from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.options import FixedBatchSize, ModelSpec, Progress, SegmentTokens, VectorsOutDir, comma_list
 
 
 def encode_cmd(
@@ -25,13 +31,19 @@ def encode_cmd(
     out: VectorsOutDir = ...,
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
     model: ModelSpec = "minilm",
-    backend: str = encoder_options.BACKEND,
-    quantize: bool = encoder_options.QUANTIZE,
-    max_seq_length: int | None = encoder_options.MAX_SEQ_LENGTH,
-    prefix: str = encoder_options.PREFIX,
-    metric: str | None = encoder_options.METRIC,
-    target: int | None = encoder_options.TARGET,
-    segment_tokens: int = typer.Option(3000, "--segment-tokens", min=1, help="Segment size of the segment view."),
+    backend: Backend = "torch",
+    quantize: Quantize = False,
+    max_seq_length: MaxSeqLength = None,
+    prefix: Prefix = None,
+    metric: Metric = None,
+    pooling: Pooling = None,
+    ta_join: TaJoin = None,
+    adapter: Adapter = None,
+    embeddings_base_url: EmbeddingsBaseUrl = None,
+    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
+    embeddings_dimensions: EmbeddingsDimensions = None,
+    target: Target = None,
+    segment_tokens: SegmentTokens = 3000,
     batch_size: FixedBatchSize = 32,
     shard_papers: int = typer.Option(1000, "--shard-papers", min=1, help="Papers per shard (the unit of resuming)."),
     ray: str | None = typer.Option(None, "--ray", help="Encode on a Ray cluster: auto (the running one), local "
@@ -39,31 +51,24 @@ def encode_cmd(
     actors: int = typer.Option(0, "--actors", min=0, help="Encoder actors on Ray (0: one per GPU, else one per "
                                "--cpus-per-actor CPUs)."),
     cpus_per_actor: float = typer.Option(1.0, "--cpus-per-actor", min=0.1, help="CPUs (torch threads) per CPU actor."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    embeddings_base_url: EmbeddingsBaseUrl = None,
-    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
-    embeddings_dimensions: EmbeddingsDimensions = None,
-    embeddings_timeout: EmbeddingsTimeout = None,
-    embeddings_retries: EmbeddingsRetries = None,
+    progress: Progress = True,
 ) -> None:
     """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
     from rich.console import Console
-    from rich.markup import escape
 
     from sciembed.encode.run import encode_corpus
 
-    load = {"name": model, "backend": backend, "quantize": quantize, "max_seq_length": max_seq_length,
-            "prefix": prefix, "metric": metric,
-            **embeddings_options(embeddings_base_url, embeddings_api_key_env, embeddings_dimensions,
-                                  embeddings_timeout, embeddings_retries)}
+    spec = encoder_spec(model, backend, quantize, max_seq_length=max_seq_length, prefix=prefix, metric=metric,
+                        pooling=pooling, ta_join=ta_join, adapter=adapter, embeddings_base_url=embeddings_base_url,
+                        embeddings_api_key_env=embeddings_api_key_env, embeddings_dimensions=embeddings_dimensions)
+    load = spec.load_kwargs()
     try:
         result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,
                                shard_papers=shard_papers, ray=ray, actors=actors, cpus_per_actor=cpus_per_actor,
                                show_progress=progress)
-    except (SciembedInputError, ValueError) as err:
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(err))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from err
+    except known_errors() as err:
+        fail(str(err))
     kinds = ", ".join(f"{k} {n}" for k, n in result.views.items()) or "none"
     where = ("this process" if ray is None else
              f"Ray ({result.runner['actors']} {'GPU' if result.runner['gpu'] else 'CPU'} actors)")

@@ -1,26 +1,55 @@
-"""The options that load an encoder, shared by the commands that encode (`index build`, `encode`).
+"""The encoder options of every command that loads an encoder (`index build`, `encode`, `index serve`, `eval run`),
+and the one `EncoderSpec` they make (`encoder_spec`).
 
-`-m/--model` itself is `options.ModelSpec` / `options.IndexModelSpec`, like every command's.
+`-m/--model` itself is `options.ModelSpec` / `options.IndexModelSpec`, like every command's. An embeddings
+server's timeout and retries are run-time settings, not the spec's: $SCIEMBED_EMBEDDINGS_TIMEOUT and
+$SCIEMBED_EMBEDDINGS_RETRIES.
 """
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import typer
 
-BACKEND = typer.Option("torch", "--backend", help="torch | onnx | openai (an OpenAI-compatible /v1/embeddings "
-                        "server: --embeddings-base-url; --model is its model name)")
-INDEX_BACKEND = typer.Option(
-    "auto", "--backend", help="auto | torch | onnx | openai (an OpenAI-compatible /v1/embeddings server: "
-    "--embeddings-base-url; --model is its model name). auto: ONNX int8 on a CPU for MiniLM (measured 3.8x torch's "
-    "speed within 0.7 NDCG points, benchmarks/results/encode.json), else torch.")
-QUANTIZE = typer.Option(False, "--quantize", help="int8 dynamic quantization (ONNX backend).")
-MAX_SEQ_LENGTH = typer.Option(None, "--max-seq-length", help="Token budget (model default).")
-PREFIX = typer.Option("", "--prefix", help="Text prepended to every input.")
-METRIC = typer.Option(None, "--metric", help="cosine | l2 (default: the model card's, else cosine)")
-TARGET = typer.Option(None, "--target", min=1, help="Window words (default 0.7 × max_seq_length).")
+from sciembed.cli.errors import fail
+from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
+from sciembed.models.spec import EncoderSpec
 
+PANEL = "Encoder (the EncoderSpec the index manifest stores)"
+
+Backend = Annotated[str, typer.Option(
+    "--backend", rich_help_panel=PANEL, help="torch | onnx | openai (an OpenAI-compatible /v1/embeddings server: "
+    "--embeddings-base-url; --model is its model name).")]
+IndexBackend = Annotated[str, typer.Option(
+    "--backend", rich_help_panel=PANEL, help="auto | torch | onnx | openai (an OpenAI-compatible /v1/embeddings "
+    "server: --embeddings-base-url; --model is its model name). auto: ONNX int8 on a CPU for MiniLM (measured 3.8x "
+    "torch's speed within 0.7 NDCG points, benchmarks/results/encode.json), else torch.")]
+ServedBackend = Annotated[str | None, typer.Option(
+    "--backend", rich_help_panel=PANEL, help="torch | onnx for query encoding (default: the index's); onnx must "
+    "match the index.")]
+Quantize = Annotated[bool, typer.Option("--quantize", rich_help_panel=PANEL,
+                                        help="int8 dynamic quantization (ONNX backend).")]
+MaxSeqLength = Annotated[int | None, typer.Option("--max-seq-length", min=1, rich_help_panel=PANEL,
+                                                  help="Token budget (default: the model's).")]
+Prefix = Annotated[str | None, typer.Option("--prefix", rich_help_panel=PANEL,
+                                            help="Text prepended to every input.")]
+Metric = Annotated[str | None, typer.Option("--metric", rich_help_panel=PANEL,
+                                            help="cosine | l2 (default: the model card's, else cosine).")]
+Pooling = Annotated[str | None, typer.Option("--pooling", rich_help_panel=PANEL,
+                                             help="cls | mean instead of the model's own pooling.")]
+TaJoin = Annotated[str | None, typer.Option("--ta-join", rich_help_panel=PANEL,
+                                            help="Between title and abstract: '. ' or 'sep' (the tokenizer's "
+                                                 "separator).")]
+Adapter = Annotated[str | None, typer.Option("--adapter", rich_help_panel=PANEL,
+                                             help="Adapter hub id or directory (torch backend; `adapters` extra).")]
+Target = Annotated[int | None, typer.Option("--target", min=1, help="Window words (default 0.7 × max_seq_length).")]
 
 MEASURED_ONNX_MODELS = frozenset({"minilm", "default", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
+
+__all__ = ["Adapter", "Backend", "EmbeddingsApiKeyEnv", "EmbeddingsBaseUrl", "EmbeddingsDimensions", "IndexBackend",
+           "MaxSeqLength", "Metric", "Pooling", "Prefix", "Quantize", "ServedBackend", "TaJoin", "Target",
+           "encoder_spec", "resolve_backend"]
 
 
 def resolve_backend(backend: str, quantize: bool, model: str) -> tuple[str, bool]:
@@ -35,3 +64,19 @@ def resolve_backend(backend: str, quantize: bool, model: str) -> tuple[str, bool
     import torch
 
     return ("torch", quantize) if torch.cuda.is_available() else ("onnx", True)
+
+
+def encoder_spec(model: str, backend: str = "torch", quantize: bool = False, *, base: EncoderSpec | None = None,
+                 **options: Any) -> EncoderSpec:
+    """The one `EncoderSpec` of a command line: `base` (default: a fresh spec) with the options given (None: not
+    given); `backend` auto resolved (`resolve_backend`); `embeddings_*` options named as the spec names them.
+    A bad value is one `fail` line."""
+    from pydantic import ValidationError
+
+    backend, quantize = resolve_backend(backend, quantize, model) if backend else (backend, quantize)
+    renamed = {key.removeprefix("embeddings_"): value for key, value in options.items()}
+    try:
+        return (base or EncoderSpec()).replace(model=model, backend=backend, quantize=quantize or None, **renamed)
+    except ValidationError as err:
+        problems = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in err.errors())
+        fail(problems)

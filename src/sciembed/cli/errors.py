@@ -27,11 +27,12 @@ DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPER
 PATH_ERRORS = {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
 
 def fail(message: str) -> NoReturn:
-    """The one way a command reports bad input: ``error: <message>`` on stderr (markup escaped), exit code 2."""
+    """The one way a command reports bad input: ``error: <message>`` on stderr (markup escaped, no emoji codes:
+    ``file:100:`` stays text), exit code 2."""
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    Console(stderr=True, soft_wrap=True, emoji=False).print(f"[red]error:[/red] {escape(message)}", highlight=False)
     raise typer.Exit(2)
 
 

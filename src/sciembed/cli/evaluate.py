@@ -9,13 +9,27 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sciembed.cli.encoder_options import (
+    PANEL,
+    Adapter,
+    Backend,
+    EmbeddingsApiKeyEnv,
+    EmbeddingsBaseUrl,
+    EmbeddingsDimensions,
+    MaxSeqLength,
+    Metric,
+    Pooling,
+    Prefix,
+    Quantize,
+    TaJoin,
+    encoder_spec,
+)
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import eval_app
 from sciembed.cli.options import BatchSize, CacheDir, EntryConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
 from sciembed.evaluation.benchmarks.registry import BENCHMARKS
-from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "
@@ -31,18 +45,7 @@ COMPARE_HELP = (
     "Compare two evaluation runs metric by metric, with paired significance (B − A).\n\n"
     "RUN_A and RUN_B are directories written by `sciembed eval` or `sciembed eval suite` on the same benchmark."
 )
-_MODEL = "Model options (dense models)"
-
-MODEL_OPTIONS = ("backend", "quantize", "device", "pooling", "ta_join", "adapter")  # load_encoder's keywords
-EMBEDDINGS_OPTIONS = {"embeddings_base_url": "base_url", "embeddings_api_key_env": "api_key_env",
-                      "embeddings_dimensions": "dimensions"}  # --backend openai -> load_encoder's keywords
-METRICS = ("cosine", "l2")
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    from sciembed.cli.deprecation import was_given
-
-    return was_given(ctx, name)
+RUN_SPEC_FIELDS = ("model", "max_seq_length", "metric")  # a suite model entry's own fields, not load options
 
 
 def benchmark_entry(path: Path, kind: str | None, config: Path | None, sets: list[str]) -> BenchmarkEntry:
@@ -65,7 +68,6 @@ def benchmark_entry(path: Path, kind: str | None, config: Path | None, sets: lis
 
 
 def eval_command(
-    ctx: typer.Context,
     path: Path = typer.Argument(..., help="The benchmark: a built corpus, a BEIR folder, a pools file, …"),
     model: ModelSpecs = ...,
     out: OutDir = ...,
@@ -76,18 +78,15 @@ def eval_command(
     batch_size: BatchSize = None,
     run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
     overwrite: Overwrite = False,
-    backend: str = typer.Option("torch", rich_help_panel=_MODEL,
-                                help="torch | onnx | openai (an OpenAI-compatible embeddings server)."),
-    quantize: bool = typer.Option(False, "--quantize", rich_help_panel=_MODEL, help="int8 dynamic (ONNX)."),
-    max_seq_length: int | None = typer.Option(None, rich_help_panel=_MODEL, help="Override the token budget."),
-    device: str | None = typer.Option(None, rich_help_panel=_MODEL, help="cpu, cuda, …"),
-    pooling: str | None = typer.Option(None, rich_help_panel=_MODEL, help="cls | mean instead of the model's."),
-    metric: str | None = typer.Option(None, "--metric", rich_help_panel=_MODEL,
-                                      help="cosine | l2 instead of the model card's (default: the card's, else "
-                                           "cosine)."),
-    ta_join: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Between title and abstract: '. ' or "
-                                                                          "'sep' (the tokenizer's separator)."),
-    adapter: str | None = typer.Option(None, rich_help_panel=_MODEL, help="Adapter hub id or directory."),
+    backend: Backend = "torch",
+    quantize: Quantize = False,
+    max_seq_length: MaxSeqLength = None,
+    prefix: Prefix = None,
+    metric: Metric = None,
+    pooling: Pooling = None,
+    ta_join: TaJoin = None,
+    adapter: Adapter = None,
+    device: str | None = typer.Option(None, rich_help_panel=PANEL, help="cpu, cuda, … (default: the fastest)."),
     embeddings_base_url: EmbeddingsBaseUrl = None,
     embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
     embeddings_dimensions: EmbeddingsDimensions = None,
@@ -98,16 +97,17 @@ def eval_command(
     from sciembed.ioutil.atomic import check_writable
     from sciembed.ioutil.yaml_config import validate_model
 
-    values = dict(locals())
     entry = benchmark_entry(path, kind, config, sets)
-    options = {name: values[name] for name in MODEL_OPTIONS if _given(ctx, name)}
-    options.update({key: values[name] for name, key in EMBEDDINGS_OPTIONS.items() if values[name] is not None})
-    given = sorted(options) + [name for name in ("max_seq_length", "metric") if values[name] is not None]
+    spec = encoder_spec("minilm", backend, quantize, max_seq_length=max_seq_length, prefix=prefix, metric=metric,
+                        pooling=pooling, ta_join=ta_join, adapter=adapter, embeddings_base_url=embeddings_base_url,
+                        embeddings_api_key_env=embeddings_api_key_env, embeddings_dimensions=embeddings_dimensions)
+    given = {k: v for k, v in spec.model_dump(exclude_defaults=True).items() if k != "model"}
+    if device is not None:
+        given["device"] = device
     if given and all(m.lower() == "bm25" for m in model):
-        fail(f"model option(s) {', '.join(given)} do not apply to bm25")
-    if metric is not None and metric not in METRICS:
-        fail(f"--metric {metric!r}: expected one of {', '.join(METRICS)}")
-    dense = {"options": options, "distance": metric}
+        fail(f"model option(s) {', '.join(sorted(given))} do not apply to bm25")
+    options = {k: v for k, v in given.items() if k not in RUN_SPEC_FIELDS}
+    dense = {"options": options, "distance": spec.metric}
     models = [{"name": m, "model": m, "max_seq_length": max_seq_length, **(dense if m.lower() != "bm25" else {})}
               for m in model]
     suite = validate_model(Suite, {"out": str(out), "cache": str(cache_dir) if cache_dir else None,

@@ -6,14 +6,18 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from sciembed.cli.errors import fail
 from sciembed.cli.groups import corpus_app
-from sciembed.cli.options import CorpusOutDir, Overwrite, comma_list
+from sciembed.cli.options import ConfigSets, CorpusOutDir, IngestConfigFile, Overwrite, Progress, comma_list
+from sciembed.cli.pdf_options import PDF_HELP, pdf_backend, pdf_reading
 from sciembed.errors import SciembedInputError
 
 console = Console(emoji=False)  # ":100:" in "file:100: reason" must stay text
-errors = Console(stderr=True, emoji=False, soft_wrap=True, highlight=False)  # one line each
+
+
+INGEST_HELP = ("Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files.\n\n"
+               "How PDFs are read comes from -c INGEST.yaml and --set KEY=VALUE: " + PDF_HELP + ".")
 
 
 def ingest_cmd(
@@ -25,7 +29,7 @@ def ingest_cmd(
         help="Input format for every file: auto, jsonl, unarxive, science-parse, s2orc, tei, jats, pdf.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first bad record (exit 2, nothing written)."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: Progress = True,
     overwrite: Overwrite = False,
     keep_untitled: bool = typer.Option(
         False, "--keep-untitled", help="Keep papers without a title, flagged missing_title (abstract's first "
@@ -42,16 +46,8 @@ def ingest_cmd(
                                                                   "corpus id: venue, year, fields of study, ids."),
     grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL (e.g. http://localhost:8070): PDFs "
                                       "go to its processFulltextDocument; without it PDFs are read offline."),
-    grobid_workers: int = typer.Option(10, "--grobid-workers", min=1, help="PDFs sent to GROBID at once."),
-    grobid_consolidate: bool = typer.Option(False, "--grobid-consolidate", help="Ask GROBID to consolidate header "
-                                            "and citations (consolidateHeader=1, consolidateCitations=1)."),
-    grobid_cache: Path | None = typer.Option(None, "--grobid-cache", help="Where GROBID's TEI is kept by PDF SHA-256 "
-                                             "(default: OUT.grobid-tei next to the corpus)."),
-    pdf_timeout: float = typer.Option(60.0, "--pdf-timeout", min=0.01, help="Seconds per PDF (offline parse or "
-                                      "GROBID request) before it is rejected."),
-    pdf_max_pages: int = typer.Option(300, "--pdf-max-pages", min=1, help="PDFs declaring more pages are rejected."),
-    pdf_workers: int = typer.Option(1, "--pdf-workers", min=1, help="PDFs parsed at once by the offline reader "
-                                    "(each in its own process, 1 GiB address space at most)."),
+    config: IngestConfigFile = None,
+    sets: ConfigSets = [],  # noqa: B006 (typer reads the default, never mutates it)
     header_rule: str = typer.Option(
         "sciembed", "--header-rule", help="Headings in paragraphs without section names (S2ORC 2019, peS2o): "
         "sciembed (S2Full's rule + a sentence veto) or s2full (the paper's rule exactly)."
@@ -62,28 +58,23 @@ def ingest_cmd(
     ray: str | None = typer.Option(None, "--ray", help="Read the files in parallel Ray tasks on this cluster: auto "
                                    "(the running one), local (start one here) or an address; same corpus."),
 ) -> None:
-    """Read papers from S2ORC, unarXive, science-parse, GROBID TEI, JATS, sciembed JSONL or PDF files."""
     from sciembed.papers.ingest import IngestError, TooManyErrors, ingest
     from sciembed.papers.ingest_report import untitled_note
     from sciembed.papers.readers.limits import MB, ReadLimits
 
     limits = ReadLimits(max_record_bytes=int(max_record_mb * MB))
     try:
-        pdf = pdf_backend(out, grobid, grobid_workers, grobid_consolidate, grobid_cache, pdf_timeout, pdf_max_pages,
-                          pdf_workers)
+        pdf = pdf_backend(out, grobid, pdf_reading(config, sets))
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
                         keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
                         metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
                         extra_keys=tuple(comma_list(extra_keys)))
     except IngestError as err:
-        errors.print(f"[red]error (--strict):[/red] {escape(str(err.rejection))}")
-        raise typer.Exit(2) from err
+        fail(f"(--strict) {err.rejection}")
     except TooManyErrors as err:
-        errors.print(f"[red]error:[/red] {escape(str(err))}; nothing written to {escape(str(out))}")
-        raise typer.Exit(2) from err
+        fail(f"{err}; nothing written to {out}")
     except (SciembedInputError, ValueError, OSError) as err:
-        errors.print(f"[red]error:[/red] {escape(str(err))}")
-        raise typer.Exit(2) from err
+        fail(str(err))
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(result.reasons.items())) or "none"
     flags = ", ".join(f"{f} {n}" for f, n in sorted(result.flags.items())) or "none"
     console.print(f"[bold]{result.summary()}[/bold]")
@@ -110,25 +101,7 @@ def ingest_cmd(
         console.print(_pdf_summary(result.pdf), highlight=False, soft_wrap=True)
     console.print(f"wrote {out}/papers.parquet, manifest.json, rejects.jsonl, ingest_report.md")
     if result.accepted == 0:
-        errors.print(f"[red]error:[/red] no record was accepted ({result.summary()}); "
-                     f"see {escape(str(out))}/rejects.jsonl")
-        raise typer.Exit(2)
-
-
-def pdf_backend(out: Path, grobid: str | None, workers: int, consolidate: bool, cache: Path | None,
-                timeout_s: float, max_pages: int, offline_workers: int = 1):
-    """What reads PDFs in this run: GROBID at `grobid` (TEI cached next to the corpus), else the offline reader."""
-    from sciembed.papers.pdf.checks import PdfLimits
-    from sciembed.papers.pdf.offline import OfflineBackend
-
-    limits = PdfLimits(timeout_s=timeout_s, max_pages=max_pages)
-    if grobid is None:
-        return OfflineBackend(limits, offline_workers)
-    from sciembed.papers.pdf.grobid import GrobidBackend, GrobidOptions
-
-    options = GrobidOptions(grobid, consolidate_header=consolidate, consolidate_citations=consolidate,
-                            workers=workers, timeout_s=timeout_s)
-    return GrobidBackend(options, cache or out.parent / f"{out.name}.grobid-tei", limits)
+        fail(f"no record was accepted ({result.summary()}); see {out}/rejects.jsonl")
 
 
 def _pdf_summary(pdf: dict) -> str:
@@ -140,4 +113,4 @@ def _pdf_summary(pdf: dict) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the app."""
-    corpus_app.command("ingest")(ingest_cmd)
+    corpus_app.command("ingest", help=INGEST_HELP)(ingest_cmd)

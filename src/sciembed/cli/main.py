@@ -14,6 +14,7 @@ from sciembed.cli import (
     demo,
     encode,
     evaluate,
+    index_build,
     ingest,
     inspect,
     model,
@@ -55,8 +56,8 @@ def _root(
 
 for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules below
     app.add_typer(noun)
-for module in (synth, ingest, inspect, corpus, encode, evaluate, search, train, model, demo, beir, study, bench,
-               prism, summaries, serve, s2and):
+for module in (synth, ingest, inspect, corpus, encode, evaluate, index_build, search, train, model, demo, beir, study,
+               bench, prism, summaries, serve, s2and):
     module.register(app)
 
 LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from sciembed.cli.errors import fail
+
 model_app = typer.Typer(name="model", help="Trained models: publish one to the Hugging Face Hub.",
                         no_args_is_help=True)
 
@@ -15,15 +17,13 @@ PRIVATE = typer.Option(False, "--private", help="Create the repository private (
 def push_and_report(model: Path, repo_id: str, private: bool, message: str | None = None) -> None:
     """Push, print the commit URL; a refusal or hub error prints one line and exits 2."""
     from rich.console import Console
-    from rich.markup import escape
 
     from sciembed.models.push import PushError, push_model
 
     try:
         url = push_model(model, repo_id, private=private, commit_message=message)
     except PushError as err:
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
-        raise typer.Exit(2) from err
+        fail(str(err))
     Console(soft_wrap=True).print(f"pushed {model} to https://huggingface.co/{repo_id}: {url}", highlight=False)
 
 

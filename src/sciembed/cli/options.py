@@ -18,9 +18,11 @@ the flags and the kind of value of its base, so no command spells one inline.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+M = TypeVar("M")
 
 OUT = ("--out", "-o")
 MODEL = ("--model", "-m")
@@ -69,8 +71,17 @@ StudyConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Study YAML (arms, baselines, evaluation) or a window config.")]
 EntryConfigFile = Annotated[Path | None, typer.Option(
     *CONFIG, help="Benchmark entry YAML (as in a suite): the kind's options; --set overrides it.")]
+ServeConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Serve config YAML (limits, threads, batching; keys as --set); --set overrides it.")]
+IngestConfigFile = Annotated[Path | None, typer.Option(
+    *CONFIG, help="Ingest config YAML (how PDFs are read; keys as --set); --set overrides it.")]
 RealStudyConfigFile = Annotated[Path, typer.Option(
     *CONFIG, help="Real-study YAML: source TEI folder, splits, evaluation, arms.")]
+
+# --set: one key of the command's config model (what -c FILE.yaml holds)
+ConfigSets = Annotated[list[str], typer.Option(
+    "--set", metavar="KEY=VALUE", help="Set a key of the config (repeatable; the value is read as YAML; the "
+    "keys are listed above). It wins over -c and is validated the same way.")]
 
 CacheDir = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Embedding cache directory (and ONNX exports): a re-run encodes only texts it has not seen.")]
@@ -95,9 +106,27 @@ SamplingSeed = Annotated[int, typer.Option(
     "--seed", help="Sampling seed sent to the server, offset by the sample index so the samples of a prompt differ "
                    "reproducibly.")]
 
+SegmentTokens = Annotated[int, typer.Option(
+    "--segment-tokens", min=1, help="Tokens per PRISM segment (the segment view).")]
+
+Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+TrustRemoteCode = Annotated[bool, typer.Option(
+    "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust; also "
+    "$SCIEMBED_TRUST_REMOTE_CODE=1); never read back from an index.")]
+
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace what --out already holds.")]
 
 
 def comma_list(value: str) -> list[str]:
     """A comma-separated option value (``--views ta,section``) as its non-empty, stripped parts."""
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def config_with_sets(cls: type[M], config: Path | None, sets: list[str], error: type[Exception], what: str) -> M:
+    """`-c` then `--set`: the YAML file's keys, overridden by ``key=value`` (read as YAML), validated by `cls`."""
+    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
+    from sciembed.training.config import parse_overrides
+
+    data: dict[str, Any] = read_yaml_mapping(config, error, what) if config else {}
+    data.update(parse_overrides(sets))
+    return validate_model(cls, data, str(config or "--set"), error)

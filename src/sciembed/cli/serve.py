@@ -4,12 +4,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from sciembed.cli.encoder_options import (
+    Adapter,
+    MaxSeqLength,
+    Metric,
+    Pooling,
+    Prefix,
+    Quantize,
+    ServedBackend,
+    TaJoin,
+)
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
-from sciembed.cli.options import ServeBatchSize, ServedModelSpec
+from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec, TrustRemoteCode
+from sciembed.cli.serve_config import TUNING_HELP
+
+SERVE_HELP = ("Serve a collection: search by query, paper id or uploaded paper; live adds and deletes.\n\n"
+              "Limits, threads and batching come from -c SERVE.yaml and --set KEY=VALUE: " + TUNING_HELP + ".")
 
 
 def serve(
@@ -22,17 +37,7 @@ def serve(
         "SCIEMBED_API_KEY", "--api-key-env", help="Environment variable holding the API key for write endpoints."
     ),
     protect_reads: bool = typer.Option(False, "--protect-reads", help="Require the API key on searches too."),
-    max_body_mb: float = typer.Option(20.0, "--max-body-mb", min=0.001, help="Largest request body (413 above)."),
-    max_k: int = typer.Option(100, "--max-k", min=1, help="Larger k is clamped."),
-    timeout: float = typer.Option(
-        30.0, "--timeout", min=0.1, help="Seconds before a search answers 503 (its work stops at the next step)."
-    ),
     cors_origin: list[str] = typer.Option([], "--cors-origin", help="Allow this origin (repeatable); default none."),
-    workers_threads: int = typer.Option(1, "--faiss-threads", min=1, help="faiss threads per search."),
-    auto_compact: float = typer.Option(
-        0.0, "--auto-compact", min=0.0, max=1.0,
-        help="Compact after a write once this share of index rows is deleted/replaced (0: never; POST /compact).",
-    ),
     grobid: str | None = typer.Option(None, "--grobid", help="GROBID server URL for uploaded PDFs (TEI cached by "
                                       "PDF SHA-256 next to INDEX_DIR); without it PDFs are read offline."),
     allow_open_writes: bool = typer.Option(
@@ -42,22 +47,18 @@ def serve(
         [], "--allowed-hosts",
         help="Host names clients reach the server by (repeatable; '*': any). Default: --host and localhost.",
     ),
-    backend: str | None = typer.Option(
-        None, "--backend", help="torch | onnx for query encoding (default: the index's); onnx must match the index."
-    ),
-    quantize: bool = typer.Option(False, "--quantize", help="int8 dynamic quantization (with --backend onnx)."),
-    trust_remote_code: bool = typer.Option(
-        False, "--trust-remote-code", help="Run Python code shipped in the model directory (only for models you trust)."
-    ),
+    backend: ServedBackend = None,
+    quantize: Quantize = False,
+    max_seq_length: MaxSeqLength = None,
+    prefix: Prefix = None,
+    metric: Metric = None,
+    pooling: Pooling = None,
+    ta_join: TaJoin = None,
+    adapter: Adapter = None,
+    trust_remote_code: TrustRemoteCode = False,
     batch_size: ServeBatchSize = 32,
-    batch_wait_ms: float = typer.Option(2.0, "--batch-wait-ms", min=0.0, help="Longest wait to gather a batch."),
-    max_queue: int = typer.Option(
-        512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
-    ),
-    query_cache: int = typer.Option(2048, "--query-cache", min=0, help="Query vectors kept (LRU; 0: none)."),
-    encode_threads: int = typer.Option(
-        0, "--encode-threads", min=0, help="Encoder threads (0: one per core, os.cpu_count())."
-    ),
+    config: ServeConfigFile = None,
+    sets: ConfigSets = [],  # noqa: B006 (typer reads the default, never mutates it)
     fused_with: list[Path] = typer.Option(
         [], "--fused-with", help="Companion index directory (repeatable; e.g. BM25 --view fulltext and a dense "
         "--view ta index): similar papers use the learned fusion of these and INDEX_DIR (late if ta+section).",
@@ -66,7 +67,6 @@ def serve(
         None, "--fusion", help="fusion.json for --fused-with (default: a fusion.json in one of the index directories)."
     ),
 ) -> None:
-    """Serve a collection: search by query, paper id or uploaded paper; live adds and deletes."""
     from sciembed.ioutil.memory import limit_malloc_arenas
 
     limit_malloc_arenas(2)  # before any thread starts: writes otherwise leave freed memory spread over 16 arenas
@@ -74,18 +74,23 @@ def serve(
     import uvicorn
     from rich.console import Console
 
+    from sciembed.cli.serve_config import serve_tuning
     from sciembed.retrieval.collection import Collection
     from sciembed.server import ServerSettings, create_app
     from sciembed.server.settings import LOCAL_HOSTS
 
     console = Console(stderr=True)
+    try:
+        tuning = serve_tuning(config, sets)
+    except known_errors() as err:
+        fail(str(err))
     api_key = os.environ.get(api_key_env) or None
     if protect_reads and not api_key:
         fail(f"--protect-reads needs an API key in ${api_key_env}")
-    faiss.omp_set_num_threads(workers_threads)
+    faiss.omp_set_num_threads(tuning.faiss_threads)
     import torch
 
-    torch.set_num_threads(encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
+    torch.set_num_threads(tuning.encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
     if quantize and backend != "onnx":
         fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
@@ -94,18 +99,21 @@ def serve(
     index_dir, fused_with = served_parts(index_dir, fused_with)
     try:
         encoder = None
-        if model is not None or backend is not None or trust_remote_code:
-            encoder = serving_encoder(index_dir, model, backend, quantize, trust_remote_code)
+        given = {"model": model, "backend": backend, "max_seq_length": max_seq_length, "prefix": prefix,
+                 "metric": metric, "pooling": pooling, "ta_join": ta_join, "adapter": adapter}
+        if any(v is not None for v in given.values()) or trust_remote_code:
+            encoder = serving_encoder(index_dir, given, quantize, trust_remote_code)
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
-        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=auto_compact)
+        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=tuning.auto_compact)
     except known_errors() as err:
         fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
     settings = ServerSettings(
-        max_body_bytes=int(max_body_mb * (1 << 20)), max_k=max_k, timeout_s=timeout, api_key=api_key,
+        max_body_bytes=int(tuning.max_body_mb * (1 << 20)), max_k=tuning.max_k, timeout_s=tuning.timeout,
+        api_key=api_key,
         protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
-        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=batch_wait_ms, max_queue=max_queue,
-        query_cache=query_cache,
+        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=tuning.batch_wait_ms,
+        max_queue=tuning.max_queue, query_cache=tuning.query_cache,
     )
     stats = collection.stats()
     console.print(
@@ -131,7 +139,7 @@ def served_parts(index_dir: Path, fused_with: list[Path]) -> tuple[Path, list[Pa
 
 def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):
     """Similar papers through the learned fusion of the served index and its companions (`FusedPaperSearch`)."""
-    from sciembed.cli.search import saved_fusion
+    from sciembed.retrieval.fulltext_index import saved_fusion
     from sciembed.retrieval.fused_search import FusedPaperSearch
     from sciembed.retrieval.learned_fusion import FusionSpec
     from sciembed.retrieval.paper_index import read_manifest
@@ -144,10 +152,10 @@ def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | N
 
 def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
     """Uploaded PDFs go to GROBID at `grobid` (checked now: a dead server stops the start), else offline."""
-    from sciembed.cli.ingest import pdf_backend
+    from sciembed.cli.pdf_options import pdf_backend
     from sciembed.papers.readers.pdf import set_default_backend
 
-    backend = pdf_backend(index_dir, grobid, 10, False, None, 60.0, 300)
+    backend = pdf_backend(index_dir, grobid)
     if grobid is not None:
         try:
             backend.client.check()
@@ -163,28 +171,27 @@ def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) 
         f"writes are refused: set ${api_key_env} or pass --allow-open-writes"
 
 
-def serving_encoder(index_dir: Path, model: str | None, backend: str | None, quantize: bool,
-                    trust_remote_code: bool):
-    """The encoder asked for on the command line, with the index's settings; `Collection.open` checks its fingerprint.
+def serving_encoder(index_dir: Path, given: dict[str, Any], quantize: bool, trust_remote_code: bool) -> Any:
+    """The index's `EncoderSpec` with the encoder options given on the command line (None: the index's);
+    `Collection.open` checks the fingerprint, so a spec that makes other vectors is refused.
 
     `--backend onnx --quantize` serves an index built with that backend; an index
     built with torch is refused (its vectors are another fingerprint's).
     """
-    from sciembed.models import load_encoder
-    from sciembed.models.openai_backend import endpoint_options
+    from sciembed.cli.encoder_options import encoder_spec
+    from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
     from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
-    built = manifest["encoder"]
-    return load_encoder(
-        model or built["source"], backend=backend or built["backend"],
-        quantize=quantize if backend else built["quantize"],
-        max_seq_length=built.get("max_seq_length"), metric=built["metric"], prefix=built.get("prefix", ""),
-        cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=trust_remote_code or run_time_trust(),  # the user's choice, never the manifest's
-        **(endpoint_options(built) if (backend or built["backend"]) == built["backend"] else {}),
-    )
+    built = EncoderSpec.from_described(manifest["encoder"])
+    if given.get("backend") not in (None, built.backend):  # another backend: its own quantisation, no endpoint
+        built = built.model_copy(update={"quantize": False, "base_url": None, "api_key_env": None,
+                                         "dimensions": None})
+    spec = encoder_spec(given.pop("model") or built.model, given.pop("backend") or built.backend, quantize,
+                        base=built, **given)
+    return spec.load(cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
+                     trust_remote_code=trust_remote_code or run_time_trust())  # the user's choice, never the file's
 
 
 def compact(
@@ -204,5 +211,5 @@ def compact(
 
 
 def register(app: typer.Typer) -> None:
-    index_app.command("serve")(serve)
+    index_app.command("serve", help=SERVE_HELP)(serve)
     index_app.command("compact")(compact)

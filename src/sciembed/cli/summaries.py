@@ -46,7 +46,8 @@ def generate_command(
     min_per_paper: int = typer.Option(0, min=0, help="Add extractive pseudo-summaries to papers with fewer "
                                       "summaries than this (labelled extractive-pseudo)."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
-    allow_rejects: bool = typer.Option(False, help="With --from: keep going past rejected lines (counted)."),
+    allow_rejects: bool = typer.Option(False, "--allow-rejects",
+                                       help="With --from: keep going past rejected lines (counted)."),
     llm_base_url: LLMBaseUrl = None,
     llm_model: LLMModel = None,
     llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,

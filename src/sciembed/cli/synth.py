@@ -12,15 +12,10 @@ def synth(
     out: OutDir = ...,
     papers: int = typer.Option(2000, "--n-papers", min=1, help="Number of papers."),
     seed: Seed = 0,
-    citations_per_paper: float | None = typer.Option(
-        None, "--citations-per-paper", help="In-corpus citations per paper (default 6)."
-    ),
-    same_topic: float | None = typer.Option(
-        None, "--same-topic", help="Share of citations within the citing paper's topic (default 0.8)."
-    ),
     settings: list[str] | None = typer.Option(
         None, "--set", metavar="NAME=VALUE",
-        help="Any other generator option, e.g. --set no_body=0.05 (see sciembed.synth.SynthOptions).",
+        help="A generator option, e.g. --set citations_per_paper=6 (default 6), --set same_topic=0.8 (share of "
+             "citations within the citing paper's topic), --set no_body=0.05 (see sciembed.synth.SynthOptions).",
     ),
 ) -> None:
     """Generate a SYNTHETIC full-text corpus: papers.jsonl.gz, edges.csv, SYNTHETIC.md, synth_manifest.json."""
@@ -39,10 +34,6 @@ def synth(
         if not sep or not name.strip():
             raise typer.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--set")
         options[name.strip()] = value.strip()
-    if citations_per_paper is not None:
-        options["citations_per_paper"] = citations_per_paper
-    if same_topic is not None:
-        options["same_topic"] = same_topic
     try:
         SynthOptions(**options)
     except ValidationError as err:

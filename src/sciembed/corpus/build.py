@@ -50,11 +50,11 @@ class EmptyBuildError(BuildError):
 
 # How to keep what a stage removed: the option that switches it off or loosens it.
 _STAGE_HINTS = {
-    "venue": "--no-venue-filter",
-    "field": "--no-field-filter",
-    "degree": "--no-degree-filter or a larger --max-degree",
-    "text": "--no-text-filter or a smaller --min-body-chars / --min-body-sections",
-    "cap": "--no-domain-cap-filter or a larger --domain-cap",
+    "venue": "--set venue_filter=false",
+    "field": "--set field_filter=false",
+    "degree": "--set degree_filter=false or a larger --set max_degree=N",
+    "text": "--set text_filter=false or a smaller --set min_body_chars=N / min_body_sections=N",
+    "cap": "--set domain_cap_filter=false or a larger --set domain_cap=N",
 }
 _NO_LINKS = ("no citation links between the corpus's own papers: its references resolve to none of them "
              "(see the references line) and no --edges file gave any")

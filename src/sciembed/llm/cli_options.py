@@ -19,10 +19,6 @@ import typer
 
 from sciembed.llm.config import (
     DEFAULT_API_KEY_ENV,
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT_S,
-    EMBEDDINGS_RETRIES_ENV,
-    EMBEDDINGS_TIMEOUT_ENV,
     LLMConfig,
 )
 
@@ -61,23 +57,6 @@ EmbeddingsApiKeyEnv = Annotated[str | None, typer.Option(
 EmbeddingsDimensions = Annotated[int | None, typer.Option(
     "--embeddings-dimensions", min=1, rich_help_panel=_EMBEDDINGS_PANEL,
     help="Ask the server for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
-
-EmbeddingsTimeout = Annotated[float | None, typer.Option(
-    "--embeddings-timeout", envvar=EMBEDDINGS_TIMEOUT_ENV, min=0.001, rich_help_panel=_EMBEDDINGS_PANEL,
-    help=f"Seconds for a whole embeddings request, headers and reply included (default {DEFAULT_TIMEOUT_S:g}; "
-         f"${EMBEDDINGS_TIMEOUT_ENV} also reaches `serve` and `index search`).")]
-EmbeddingsRetries = Annotated[int | None, typer.Option(
-    "--embeddings-retries", envvar=EMBEDDINGS_RETRIES_ENV, min=0, rich_help_panel=_EMBEDDINGS_PANEL,
-    help=f"Retries of a failed embeddings request on 429 / 5xx / timeouts (default {DEFAULT_RETRIES}; "
-         f"${EMBEDDINGS_RETRIES_ENV} also reaches `serve` and `index search`).")]
-
-
-def embeddings_options(base_url: str | None, api_key_env: str | None, dimensions: int | None,
-                       timeout: float | None = None, retries: int | None = None) -> dict[str, object]:
-    """The `load_encoder` keywords of the embeddings options that were given."""
-    given = {"base_url": base_url, "api_key_env": api_key_env, "dimensions": dimensions, "timeout_s": timeout,
-             "max_retries": retries}
-    return {k: v for k, v in given.items() if v is not None}
 
 
 def llm_config(base_url: str | None, model: str | None, api_key_env: str = DEFAULT_API_KEY_ENV,

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 5
-EMBEDDINGS_TIMEOUT_ENV = "SCIEMBED_EMBEDDINGS_TIMEOUT"  # --embeddings-timeout, read by every command at run time
+EMBEDDINGS_TIMEOUT_ENV = "SCIEMBED_EMBEDDINGS_TIMEOUT"  # read by every command at run time
 EMBEDDINGS_RETRIES_ENV = "SCIEMBED_EMBEDDINGS_RETRIES"
 
 

@@ -187,6 +187,7 @@ class SentenceTransformerEncoder:
             "fingerprint": self.fingerprint,
             "trust_remote_code": self.trust_remote_code,
             "precision": self.resolved_precision(),
+            SPEC_KEY: spec_fields(self),  # what loads this encoder again (`EncoderSpec.from_described`)
         }
 
     def count_tokens(self, text: str) -> int:
@@ -273,3 +274,26 @@ def wrap_sentence_transformer(
 ) -> Encoder:
     """An in-memory model (e.g. one being trained) as an `Encoder`; its fingerprint follows its weights."""
     return SentenceTransformerEncoder(model, name, metric=metric, prefix=prefix)
+
+
+SPEC_KEY = "spec"  # where `describe()` keeps the fields of the encoder's `EncoderSpec` (`models/spec.py`)
+
+
+def spec_fields(encoder: Any) -> dict[str, Any]:
+    """The `EncoderSpec` fields that load `encoder` again: its resolved source (an absolute directory or a hub id),
+    its adapter (a local directory made absolute) and every setting it was built with."""
+    from pathlib import Path
+
+    adapter = getattr(encoder, "adapter", None)
+    if adapter is not None and Path(adapter).expanduser().is_dir():
+        adapter = str(Path(adapter).expanduser().resolve())
+    backend = str(getattr(encoder, "backend", "torch"))
+    fields = {"model": str(getattr(encoder, "source", None) or encoder.name), "backend": backend, "adapter": adapter,
+              "pooling": getattr(encoder, "pooling", None), "max_seq_length": encoder.max_seq_length,
+              "prefix": getattr(encoder, "prefix", ""), "ta_join": getattr(encoder, "ta_join", None),
+              "quantize": getattr(encoder, "quantization", None) is not None, "metric": encoder.metric,
+              "base_url": None, "api_key_env": None, "dimensions": None}
+    if backend == "openai":
+        fields.update(base_url=encoder.config.base_url, api_key_env=encoder.config.api_key_env,
+                      dimensions=getattr(encoder, "dimensions", None))
+    return fields

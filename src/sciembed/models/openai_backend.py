@@ -45,7 +45,7 @@ from sciembed.llm.config import (
     LLMConfig,
 )
 from sciembed.llm.embeddings import EmbeddingsClient
-from sciembed.models.encoder import check_metric, check_texts
+from sciembed.models.encoder import SPEC_KEY, check_metric, check_texts, spec_fields
 from sciembed.models.fingerprint import combine
 
 BACKEND = "openai"
@@ -153,7 +153,7 @@ class OpenAIEmbeddingEncoder:
                 "quantization": None, "max_seq_length": self.max_seq_length, "prefix": self.prefix,
                 "pooling": None, "ta_join": self.ta_join, "adapter": None, "metric": self.metric,
                 "dim": self.dim, "fingerprint": self.fingerprint, "trust_remote_code": False,
-                "precision": "server"}
+                "precision": "server", SPEC_KEY: spec_fields(self)}
 
     def count_tokens(self, text: str) -> int:
         """Exact tokens with the model's tokenizer, else estimated (words / 0.7)."""
@@ -194,16 +194,6 @@ class OpenAIEmbeddingEncoder:
 
     def close(self) -> None:
         self.client.close()
-
-
-ENDPOINT_FIELDS = ("base_url", "api_key_env", "dimensions")
-
-
-def endpoint_options(described: dict[str, Any]) -> dict[str, Any]:
-    """The `load_encoder` keywords that reach the same server again, from a `describe()` stored with an index
-    (empty for the local backends)."""
-    return {k: described[k] for k in ENDPOINT_FIELDS if described.get(k)} if described.get("backend") == BACKEND \
-        else {}
 
 
 def openai_encoder(model: str | None, *, base_url: str | None, api_key_env: str | None = None,

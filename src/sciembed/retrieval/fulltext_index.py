@@ -71,6 +71,17 @@ def expand_index_dirs(index_dirs: list[str | Path]) -> tuple[list[Path], bool]:
     return out, found
 
 
+def saved_fusion(index_dirs: list[str | Path]) -> Any:
+    """The fusion saved with the indexes (a ``fusion.json`` in one of several index directories), else None."""
+    from sciembed.retrieval.learned_fusion import FUSION_FILE, FusionSpec
+
+    parts, _ = expand_index_dirs(index_dirs)
+    if len(parts) < 2:
+        return None
+    found = [d / FUSION_FILE for d in dict.fromkeys([*map(Path, index_dirs), *parts]) if (d / FUSION_FILE).is_file()]
+    return FusionSpec.load(found[0]) if found else None
+
+
 def _token_counter(encoder: Any) -> Callable[[list[str]], list[int]] | Callable[[str], int]:
     from sciembed.views.tokens import approx_tokens, tokenizer_counter
 

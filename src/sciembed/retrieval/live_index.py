@@ -16,27 +16,17 @@ from sciembed.views import View
 
 
 def encoder_from_manifest(manifest: dict[str, Any], trust_remote_code: bool | None = None) -> Any:
-    """The encoder an index was built with, loaded with the same settings.
+    """The encoder an index was built with, loaded from the `EncoderSpec` its manifest stores.
 
     Whether the model's own code may run is never read from the manifest (a file an attacker with write
     access can edit): it is `trust_remote_code` when given, else the run's choice (`run_time_trust`).
     """
-    from sciembed.models import load_encoder
-    from sciembed.models.openai_backend import endpoint_options
+    from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
 
-    settings = manifest["encoder"]
-    return load_encoder(
-        settings["source"],
-        backend=settings["backend"],
-        quantize=settings["quantize"],
-        max_seq_length=settings["max_seq_length"],
-        prefix=settings["prefix"],
-        metric=settings["metric"],
+    return EncoderSpec.from_described(manifest["encoder"]).load(
         cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
-        trust_remote_code=run_time_trust() if trust_remote_code is None else trust_remote_code,
-        **endpoint_options(settings),  # backend openai: the same server, key variable and dimensions
-    )
+        trust_remote_code=run_time_trust() if trust_remote_code is None else trust_remote_code)
 
 
 def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -> None:

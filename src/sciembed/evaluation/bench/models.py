@@ -70,9 +70,11 @@ def entry_distance(entry: ModelEntry, card: Any = None) -> str:
 
 
 def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = None) -> Any:
+    from pydantic import ValidationError
+
     from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
-    from sciembed.models import load_encoder
     from sciembed.models.card import read_model_card
+    from sciembed.models.spec import EncoderSpec
 
     target = entry.model if entry.options.get("backend") == "openai" else resolve_model(entry.model)
     if target == "bm25":
@@ -80,12 +82,15 @@ def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = Non
     name = None if target == "minilm" else target
     card = read_model_card(target) if Path(target).is_dir() else None
     distance = entry_distance(entry, card)
+    options = {k: v for k, v in entry.options.items() if k != "device"}  # the device is the run's, not the spec's
     try:
-        encoder = load_encoder(name, metric="cosine" if distance == "cosine" else "l2",
-                               max_seq_length=entry.max_seq_length, cache_dir=cache_dir, **entry.options)
-    except TypeError as exc:
-        raise SuiteError(f"model {entry.name}: load_encoder does not take option(s) {sorted(entry.options)} "
-                         f"in this version ({exc})") from exc
+        spec = EncoderSpec.model_validate({"model": name or "minilm", "max_seq_length": entry.max_seq_length,
+                                           "metric": "cosine" if distance == "cosine" else "l2", **options})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise SuiteError(f"model {entry.name}: options {sorted(entry.options)} are not an encoder spec "
+                         f"({problems})") from None
+    encoder = spec.load(cache_dir=cache_dir, device=entry.options.get("device"))
     scorer = DenseScorer(encoder, distance=distance, batch_size=batch_size)
     scorer.name = entry.name
     return scorer

@@ -16,7 +16,7 @@ PDF under another name, sends nothing twice; ``grobid-options.json`` there
 records the options the cache was made with, and other options are refused.
 TEI that does not parse is never cached. The cached TEI is read by the TEI reader.
 
-What GROBID may cost is bounded like any outside call: ``timeout_s`` (``--pdf-timeout``)
+What GROBID may cost is bounded like any outside call: ``timeout_s`` (``--set pdf_timeout=S``)
 bounds the whole request, from connect to the reply's last byte, so a server that
 trickles its answer cannot hold a worker (`sciembed.ioutil.http_deadline`); the reply
 is read up to ``max_tei_bytes`` (the TEI reader's own limit on one file) and a longer
@@ -138,7 +138,7 @@ class GrobidClient:
             made_with = json.loads(stored.read_text(encoding="utf-8"))
             if made_with != key:
                 raise ValueError(f"the TEI cache {self.cache_dir} was made with other GROBID options ({made_with}); "
-                                 f"now {key}: pass another --grobid-cache")
+                                 f"now {key}: pass another --set grobid_cache=DIR")
         else:
             stored.write_text(json.dumps(key, indent=2) + "\n", encoding="utf-8")
 

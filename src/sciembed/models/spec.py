@@ -1,0 +1,93 @@
+"""`EncoderSpec`: everything that decides which vectors an encoder makes, in one frozen value.
+
+The CLI builds it once from its shared encoder options (`cli/encoder_options.py`),
+`Encoder.describe()` stores it in every index and vectors manifest (under ``"spec"``)
+and every consumer (`index search`, `index serve`, the live collection, `encode`'s
+Ray actors, evaluation) loads the encoder from it with `EncoderSpec.load`.
+
+What is *not* in it: where vectors are cached, the device, whether a model's own
+Python code may run (never read back from a manifest someone else can edit), and
+an embeddings server's timeout and retries — run-time choices, not the vectors'.
+
+Manifests written before the spec existed carry the same settings as loose fields
+(``source``, ``backend``, ``quantize``, …); `EncoderSpec.from_described` reads both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sciembed.models.encoder import SPEC_KEY
+
+if TYPE_CHECKING:
+    from sciembed.models.encoder import Encoder
+
+class EncoderSpec(BaseModel):
+    """Model id or path, backend, adapter, pooling, token budget, prefix, title/abstract join, quantisation,
+    distance and (backend openai) the embeddings endpoint."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field("minilm", description="a directory, hub id, alias (minilm, specter2) or training run")
+    backend: Literal["torch", "onnx", "openai"] = "torch"
+    adapter: str | None = Field(None, description="adapter hub id or directory (torch backend)")
+    pooling: Literal["cls", "mean"] | None = Field(None, description="instead of the model's own pooling")
+    max_seq_length: int | None = Field(None, ge=1, description="token budget (default: the model's)")
+    prefix: str = Field("", description="text prepended to every input")
+    ta_join: str | None = Field(None, description="between title and abstract: '. ' or 'sep'")
+    quantize: bool = Field(False, description="int8 dynamic quantisation (onnx backend)")
+    metric: Literal["cosine", "l2"] | None = Field(None, description="default: the model card's, else cosine")
+    base_url: str | None = Field(None, description="backend openai: the /v1/embeddings server")
+    api_key_env: str | None = Field(None, description="backend openai: variable holding the API key")
+    dimensions: int | None = Field(None, ge=1, description="backend openai: vector size asked for")
+
+    def load_kwargs(self) -> dict[str, Any]:
+        """The `load_encoder` keywords of this spec (unset optional fields left out)."""
+        values = self.model_dump()
+        kwargs = {"name": values.pop("model"), **{k: v for k, v in values.items() if v is not None}}
+        if kwargs["name"] in ("minilm", "default"):
+            kwargs["name"] = None  # the offline MiniLM
+        return kwargs
+
+    def load(self, *, cache_dir: Path | None = None, device: str | None = None, trust_remote_code: bool = False,
+             timeout_s: float | None = None, max_retries: int | None = None) -> Encoder:
+        """The encoder this spec describes, with the run-time choices given here."""
+        from sciembed.models.loading import load_encoder
+
+        runtime: dict[str, Any] = {"cache_dir": cache_dir, "device": device, "trust_remote_code": trust_remote_code}
+        if self.backend == "openai":
+            runtime = {"cache_dir": cache_dir, "timeout_s": timeout_s, "max_retries": max_retries}
+        return load_encoder(**self.load_kwargs(), **runtime)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    def replace(self, **changes: Any) -> EncoderSpec:
+        """A copy with `changes` applied (None values ignored), validated again."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        return type(self).model_validate({**self.model_dump(), **given}) if given else self
+
+    @classmethod
+    def from_described(cls, described: dict[str, Any]) -> EncoderSpec:
+        """The spec of an encoder's `describe()` as a manifest stores it: its ``spec``, else (a manifest written
+        before the spec existed) its loose fields."""
+        stored = described.get(SPEC_KEY)
+        if isinstance(stored, dict):
+            return cls.model_validate(stored)
+        loose = {key: described.get(key) for key in ("backend", "adapter", "pooling", "max_seq_length", "prefix",
+                                                       "ta_join", "quantize", "metric", "base_url", "api_key_env",
+                                                       "dimensions")}
+        loose["model"] = described.get("source") or described.get("name") or "minilm"
+        if described.get("backend") != "openai":
+            loose.update(base_url=None, api_key_env=None, dimensions=None)
+        return cls.model_validate({k: v for k, v in loose.items() if v is not None})
+
+
+def spec_of(encoder: Any) -> EncoderSpec:
+    """The spec that loads `encoder` again (`models.encoder.spec_fields`)."""
+    from sciembed.models.encoder import spec_fields
+
+    return EncoderSpec.model_validate(spec_fields(encoder))

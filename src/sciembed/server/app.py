@@ -266,8 +266,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     @app.delete("/papers/{paper_id:path}", summary="Remove a paper")
     async def delete_paper(paper_id: str) -> dict[str, Any]:
         check_text(paper_id, "paper id")
-        if not await run_write(collection.delete, paper_id):
+        found = await run(resolve_paper, collection, paper_id)  # id, other case, DOI, ACL id…; else 404 with hints
+        if not await run_write(collection.delete, found):
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
-        return {"deleted": paper_id}
+        return {"deleted": found}
 
     return app

@@ -125,3 +125,38 @@ def test_mteb_scores_the_paper_to_paper_task_as_sciembed_a2a(tmp_path: Path, min
         [metrics] = [m for name, m in ours.items() if relevance in name]
         theirs = mteb_score(paper_to_paper_task(corpus, relevance=relevance), minilm)
         assert theirs["ndcg_at_10"] == pytest.approx(metrics["ndcg@10"] / 100, abs=1e-5), relevance
+
+
+def test_eval_run_writes_mteb_result_files_mteb_reads(citation_corpus: Path, tmp_path: Path) -> None:
+    from mteb import ResultCache, TaskResult
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["eval", "run", "--kind", "citation", str(citation_corpus), "-m", "bm25",
+                                      "-o", str(out), "--set", "scenarios=ta_ta,body_ta"])
+    assert result.exit_code == 0, result.output
+    [cell] = json.loads((out / "results.json").read_text())["cells"]
+    folder = out / "mteb" / "results" / "bm25" / "no_revision_available"
+    assert sorted(p.name for p in folder.iterdir()) == ["SciembedCorpusBodyTaWindowed.json", "SciembedCorpusTaTa.json"]
+    for ranking in cell["results"]:
+        name = "SciembedCorpusTaTa" if ranking["task"] == "ta_ta" else "SciembedCorpusBodyTaWindowed"
+        path = ResultCache(out / "mteb").get_task_result_path(name, "bm25", "no_revision_available")
+        written = TaskResult.from_disk(path)
+        [scores] = written.scores["test"]
+        assert scores["main_score"] == pytest.approx(ranking["metrics"]["ndcg@10"] / 100, abs=1e-6)
+        assert scores["recall_at_100"] == pytest.approx(ranking["metrics"]["recall@100"] / 100, abs=1e-6)
+        assert scores["mrr"] == pytest.approx(ranking["metrics"]["mrr"] / 100, abs=1e-6)  # full list: own name
+        assert written.mteb_version and written.dataset_revision and "/" not in json.dumps(written.to_dict()["scores"])
+    assert "MTEB's result format: 2 files" in (out / "report.md").read_text()
+
+
+def test_mteb_names_and_model_folders() -> None:
+    from sciembed.evaluation.mteb_results import model_folder, mteb_scores
+    from sciembed.evaluation.mteb_tasks import task_name
+
+    scores = mteb_scores({"ndcg@10": 50.0, "mrr@100": 25.0, "r-precision": 10.0, "first_relevant_rank": 3.0},
+                         "ndcg@10")
+    assert scores == {"ndcg_at_10": 0.5, "mrr_at_100": 0.25, "r_precision": 0.1, "first_relevant_rank": 3.0,
+                      "main_score": 0.5}
+    assert task_name("acl", "body_ta/windowed") == "SciembedAclBodyTaWindowed"
+    assert model_folder("sentence-transformers/all-MiniLM-L6-v2") == "sentence-transformers__all-MiniLM-L6-v2"
+    assert not model_folder("/tmp/some/model").startswith("_")

@@ -21,8 +21,12 @@ KINDS = {"retrieval": "Retrieval", "rerank": "Reranking"}  # sciembed result kin
 
 
 def model_folder(model: str) -> str:
-    """mteb's folder name for a model: ``org/name`` -> ``org__name`` (a local path's leading ``/`` dropped)."""
-    return model.replace("/", "__").replace(" ", "_").lstrip("_.") or "model"
+    """mteb's folder name for a model: ``org/name`` -> ``org__name``; a local path first made portable (relative to
+    the repository, never the machine's absolute path), its leading ``../`` dropped."""
+    from sciembed.ioutil.portable import is_absolute_path, portable
+
+    name = portable(model) if is_absolute_path(model) else model
+    return name.replace("/", "__").replace(" ", "_").lstrip("_.") or "model"
 
 
 def mteb_score_name(metric: str) -> str:

@@ -47,7 +47,7 @@ def test_prism_search_json_and_table(setup):
     table = runner.invoke(app, ["prism", str(corpus), "--paper", "p0", "--model", str(tiny)])
     assert table.exit_code == 0 and "not PRISM's LLM" in table.output and "found by" in table.output
     bad = runner.invoke(app, ["prism", str(corpus), "--paper", "zz", "--model", str(tiny)])
-    assert bad.exit_code == 2 and "paper 'zz' is not in" in bad.output
+    assert bad.exit_code == 2 and "no paper 'zz' in" in bad.output
 
 
 def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):

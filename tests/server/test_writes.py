@@ -35,7 +35,8 @@ def test_add_replace_delete_round_trip(client, index_dir):
     assert added.status_code == 200, added.text
     assert added.json() | {"rejections": []} == {
         "added": 2, "replaced": 0, "views": added.json()["views"], "skipped_no_text": 0, "rejected": 0,
-        "rejections": [], "papers": 51}
+        "rejections": [], "papers": 51,
+        "ids": [{"id": f"live-{n}", "title": "Transmission spectroscopy of a hot exoplanet"} for n in (1, 2)]}
     hits = client.post("/search", json={"query": "x", "k": 5, "filters": {"venue": "live journal"}}).json()["hits"]
     assert {h["id"] for h in hits} == {"live-1", "live-2"}
     assert client.get("/papers/live-1").json()["venue"] == "Live Journal"

@@ -63,4 +63,4 @@ def test_inspect_cli_shows_roles_and_views(tmp_path):
     ta_only = runner.invoke(app, ["corpus", "inspect", str(corpus), "--paper", "b"])
     assert "TA-only" in ta_only.output
     missing = runner.invoke(app, ["corpus", "inspect", str(corpus), "--paper", "zzz"])
-    assert missing.exit_code == 2 and "not found" in missing.output
+    assert missing.exit_code == 2 and "no paper 'zzz' in" in missing.output

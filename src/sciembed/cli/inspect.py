@@ -23,20 +23,23 @@ def _preview(text: str, words: int = 40) -> str:
 
 def inspect_cmd(
     corpus: Path = typer.Argument(..., help="Corpus directory (from `sciembed corpus ingest` or `corpus build`)."),
-    paper: str = typer.Option(..., "--paper", help="Paper id to show."),
+    paper: str = typer.Option(..., "--paper", help="Paper to show: its id (any letter case) or an external id "
+                                                   "(DOI, ACL, arXiv…)."),
     max_seq_length: int = typer.Option(512, help="Encoder budget that sets window (0.7×) and chunk sizes."),
     seed: PaperLogSeed = 0,
 ) -> None:
     """Show one paper: its sections with roles, and each view cut from it."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.papers.roles import conclusion_section_index, method_section_index
+    from sciembed.retrieval.paper_lookup import UnknownPaperError, corpus_lookup
     from sciembed.views import chunk_views, segment_views, ta_text, target_words, window_at
     from sciembed.views.paper_log import choose_section
     from sciembed.views.tokens import approx_tokens
 
     try:
+        paper = corpus_lookup(corpus).resolve(paper)  # the id, another letter case or an external id; else hints
         papers = CorpusDir(corpus).papers([paper])
-    except CorpusError as err:
+    except (CorpusError, UnknownPaperError) as err:
         fail(str(err))
     if paper not in papers:
         fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")

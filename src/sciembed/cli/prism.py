@@ -58,7 +58,8 @@ def _errors() -> tuple[type[Exception], ...]:
 def search_command(
     ctx: typer.Context,
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet) written by `sciembed corpus ingest`."),
-    paper: str = typer.Option(..., "--paper", help="Query paper id (in the corpus; never retrieved itself)."),
+    paper: str = typer.Option(..., "--paper", help="Query paper (in the corpus; never retrieved itself): its id, "
+                                                   "any letter case, or an external id (DOI, ACL…)."),
     queries: Path | None = typer.Option(None, "--queries", help="Aspect queries file from `sciembed prism queries`."),
     sample: int = typer.Option(0, "--sample", help="Which LLM sample of the queries file to use."),
     model: ModelSpec = "minilm",
@@ -82,7 +83,9 @@ def search_command(
         fail(f"--output-format {output!r}: expected table or json")
     try:
         from sciembed.models import load_encoder
+        from sciembed.retrieval.paper_lookup import corpus_lookup
 
+        paper = corpus_lookup(corpus).resolve(paper)  # any external id / letter case, before the model loads
         encoder = load_encoder(model, cache_dir=cache_dir)
         sets = list(read_query_sets(queries).values()) if queries else None
         result, titles = prism_search(corpus, paper, encoder=encoder, queries=sets, sample=sample, top_k=top_k,

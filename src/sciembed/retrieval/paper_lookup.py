@@ -1,6 +1,7 @@
 """A paper named the way people name it: its id, any of its external ids, or else near ids and titles as hints.
 
-`index search --paper X`, the server's ``/papers/{id}`` and ``/search`` with a
+`index search --paper X`, `corpus inspect --paper X`, `prism CORPUS --paper X`,
+the server's ``GET`` / ``DELETE /papers/{id}`` and ``/search`` with a
 ``paper_id`` all go through `PaperLookup.resolve`: the id as given; the id in
 another letter case when only one paper has it (``p17-2090``); an external id
 (DOI with or without its resolver prefix, arXiv id without its version, ACL
@@ -134,6 +135,25 @@ def corpus_external_ids(manifest: Mapping[str, Any]) -> Callable[[], ExternalRow
         return [(pid, ext or {}) for pid, ext in zip(table["id"], table["external_ids"], strict=True)]
 
     return rows
+
+
+def corpus_lookup(corpus: str | Path) -> PaperLookup:
+    """A lookup over a corpus directory's ``papers.parquet`` (`corpus inspect --paper`, `prism --paper`)."""
+    import pyarrow.parquet as pq
+
+    from sciembed.corpus.layout import PAPERS_FILE, CorpusDir
+
+    CorpusDir(corpus).require(PAPERS_FILE)  # a CorpusError naming what is missing
+    path = Path(corpus) / PAPERS_FILE
+    table = pq.read_table(path, columns=["id", "title"]).to_pydict()
+    titles = dict(zip(table["id"], table["title"], strict=True))
+    return PaperLookup(titles, corpus_external_ids({"corpus": str(corpus)}), str(path))
+
+
+def papers_lookup(papers: Mapping[str, Any], where: str = "the corpus") -> PaperLookup:
+    """A lookup over loaded `Paper`s (id -> Paper): their titles and external ids."""
+    return PaperLookup({pid: p.title for pid, p in papers.items()},
+                       lambda: [(pid, p.external_ids.to_dict()) for pid, p in papers.items()], where)
 
 
 def catalog_external_ids(path: Path) -> Callable[[], ExternalRows]:

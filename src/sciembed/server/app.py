@@ -134,6 +134,8 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
         if (gathered := collection.gathering_stats()) is not None:
             out["search_gathering"] = gathered
+        # what the page's "add a paper" control needs: writes with an API key, open to anyone, or refused
+        out["writes"] = "key" if settings.api_key else "open" if settings.allow_open_writes else "closed"
         return out
 
     @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")
@@ -232,7 +234,8 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             "added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
         total = await run(lambda: len(collection.index))
         return AddPapersResponse(**counts, rejected=len(rejections),
-                                 rejections=[r.to_dict() for r in rejections[:50]], papers=total)
+                                 rejections=[r.to_dict() for r in rejections[:50]], papers=total,
+                                 ids=[{"id": p.id, "title": p.title} for p in papers[:50]])
 
     @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)")
     async def add_papers(body: AddPapersRequest) -> AddPapersResponse:
@@ -267,8 +270,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     @app.delete("/papers/{paper_id:path}", summary="Remove a paper")
     async def delete_paper(paper_id: str) -> dict[str, Any]:
         check_text(paper_id, "paper id")
-        if not await run_write(collection.delete, paper_id):
+        found = await run(resolve_paper, collection, paper_id)  # id, other case, DOI, ACL id…; else 404 with hints
+        if not await run_write(collection.delete, found):
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
-        return {"deleted": paper_id}
+        return {"deleted": found}
 
     return app

@@ -71,3 +71,5 @@ class AddPapersResponse(BaseModel):
     rejected: int
     rejections: list[dict[str, Any]] = []
     papers: int = Field(description="Papers in the collection afterwards.")
+    ids: list[dict[str, str]] = Field(default=[], description="Id and title of each paper added or replaced "
+                                                              "(the first 50).")

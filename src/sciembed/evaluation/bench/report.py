@@ -29,6 +29,7 @@ from sciembed.evaluation.bench.detail import fmt as _fmt
 from sciembed.evaluation.bench.p2p_detail import p2p_detail
 from sciembed.evaluation.bench.runner import SuiteRun, slug
 from sciembed.evaluation.bench.semantic_detail import semantic_detail
+from sciembed.evaluation.mteb_results import write_mteb_results
 from sciembed.ioutil.portable import portable
 
 HEADLINES = {  # which summary keys make a benchmark's columns; None = all of them
@@ -158,11 +159,14 @@ def write_suite_report(run: SuiteRun) -> Path:
     }
     results = portable(json.loads(json.dumps(results, default=str)))  # paths relative to the repository
     (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    mteb_files = write_mteb_results(run)  # the same scores in MTEB's result format, for MTEB's tools
     figure = heatmap(run, cols, out / "heatmap.png")
     lines = [f"# sciembed eval suite: {len(run.suite.models)} models × {len(run.benchmarks)} benchmarks", "",
              f"- wall time {run.seconds:.1f} s; cells computed {run.computed}, reused {len(run.cells) - run.computed}",
              f"- baseline for significance: {run.suite.baseline_name()} ({run.suite.significance_test} paired test, "
-             f"p ≤ {run.suite.max_p})", ""]
+             f"p ≤ {run.suite.max_p})",
+             *([f"- ranking scores in MTEB's result format: {len(mteb_files)} files under mteb/results/"]
+               if mteb_files else []), ""]
     header = ["Model", *[f"{b}: {k}" for b, k in cols]]
     rows = []
     for m in run.suite.models:

@@ -97,9 +97,10 @@ def prism_search(
     is used); without one, extractive queries are cut from the paper. `encoder`: an `Encoder` or a model
     name for `load_encoder` (default: the offline MiniLM).
     """
+    from sciembed.retrieval.paper_lookup import papers_lookup
+
     papers = CorpusDir(corpus).papers()
-    if paper_id not in papers:
-        raise KeyError(f"paper {paper_id!r} is not in {corpus} ({len(papers)} papers)")
+    paper_id = papers_lookup(papers, str(corpus)).resolve(paper_id)  # any external id / letter case; else hints
     if encoder is None or isinstance(encoder, str):
         from sciembed.models import load_encoder
 

@@ -122,6 +122,63 @@ drop.addEventListener("drop", (e) => {
 $("prev").addEventListener("click", () => run(state.request, Math.max(0, state.offset - state.k)));
 $("next").addEventListener("click", () => run(state.request, state.offset + state.k));
 
+// "Add a paper": shown when the server takes writes (open, or with the API key typed in the filters).
+function showAdd() {
+  const writes = state.writes || "closed";
+  $("add-paper").hidden = !(writes === "open" || (writes === "key" && $("api-key").value.trim() !== ""));
+}
+
+// Pasted JSON: one paper, a list of papers, or {"papers": [...]}; the id box names a single paper.
+function pastedPapers(text, id) {
+  let data;
+  try { data = JSON.parse(text); } catch (err) { throw new Error(`the pasted text is not JSON (${err.message})`); }
+  const papers = Array.isArray(data) ? data : Array.isArray(data.papers) ? data.papers : [data];
+  if (id && papers.length === 1) papers[0] = { ...papers[0], id };
+  else if (id) throw new Error("an id names one paper; the JSON holds " + papers.length);
+  return papers;
+}
+
+async function addPaper() {
+  const status = $("add-status");
+  const file = $("add-file").files[0];
+  const text = $("add-json").value.trim();
+  const id = $("add-id").value.trim();
+  status.className = "muted";
+  if (!file && !text) { status.textContent = "Choose a file or paste a paper's JSON first."; return; }
+  status.textContent = "Adding…";
+  try {
+    let response;
+    if (file) {
+      const form = new FormData();
+      form.append("file", file);
+      if (id) form.append("id", id);
+      response = await fetch("/papers/file", { method: "POST", body: form, headers: headers(false) });
+    } else {
+      const body = JSON.stringify({ papers: pastedPapers(text, id) });
+      response = await fetch("/papers", { method: "POST", body, headers: headers(true) });
+    }
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error ? data.error.message : response.statusText);
+    const named = data.ids.map((p) => `${p.id} “${p.title}”`).join(", ");
+    const verb = data.replaced && !data.added ? "Replaced" : "Added";
+    const rejected = data.rejected ? ` · ${data.rejected} rejected: ${data.rejections.map((r) => r.reason).join(", ")}` : "";
+    status.textContent = (named ? `${verb} ${named}` : "Nothing added") + ` · ${data.papers.toLocaleString()} papers${rejected}`;
+    status.className = data.ids.length ? "ok" : "error";
+    $("add-file").value = "";
+    $("add-json").value = "";
+    $("add-id").value = "";
+  } catch (err) {
+    status.textContent = "Error: " + err.message;
+    status.className = "error";
+  }
+}
+
+$("add-form").addEventListener("submit", (event) => { event.preventDefault(); addPaper(); });
+$("api-key").addEventListener("input", showAdd);
+
 fetch("/stats", { headers: headers(false) }).then((r) => (r.ok ? r.json() : null)).then((s) => {
-  if (s) $("stats").textContent = `${s.papers.toLocaleString()} papers · ${s.vectors.toLocaleString()} vectors · ${s.index.kind} · ${s.model.name}`;
+  if (!s) return;
+  $("stats").textContent = `${s.papers.toLocaleString()} papers · ${s.vectors.toLocaleString()} vectors · ${s.index.kind} · ${s.model.name}`;
+  state.writes = s.writes;
+  showAdd();
 });

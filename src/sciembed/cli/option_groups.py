@@ -12,6 +12,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from sciembed.llm.cli_options import llm_option_types, llm_options_of
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -40,3 +42,8 @@ def option_group(name: str, build: Callable[..., Any], options: dict[str, tuple[
 
     return wrap
 
+
+def llm_options(timeout: float = 60.0) -> Callable[[F], F]:
+    """Decorator: the command's ``llm: LLMOptions`` parameter becomes the ``--llm-*`` options (`timeout`:
+    --llm-timeout's default)."""
+    return option_group("llm", llm_options_of, llm_option_types(timeout))

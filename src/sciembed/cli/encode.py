@@ -6,42 +6,19 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.encoder_options import (
-    Adapter,
-    Backend,
-    EmbeddingsApiKeyEnv,
-    EmbeddingsBaseUrl,
-    EmbeddingsDimensions,
-    MaxSeqLength,
-    Metric,
-    Pooling,
-    Prefix,
-    Quantize,
-    TaJoin,
-    Target,
-    encoder_spec,
-)
+from sciembed.cli.encoder_options import EncoderOptions, Target, encoder_options
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.options import FixedBatchSize, ModelSpec, Progress, SegmentTokens, VectorsOutDir, comma_list
 
 
+@encoder_options()
 def encode_cmd(
     corpus: Path = typer.Argument(...,
                                   help="Corpus directory (papers.parquet), as written by `sciembed corpus ingest`."),
     out: VectorsOutDir = ...,
     views: str = typer.Option("ta", "--views", help="Comma-separated view kinds: ta, section, window, segment."),
     model: ModelSpec = "minilm",
-    backend: Backend = "torch",
-    quantize: Quantize = False,
-    max_seq_length: MaxSeqLength = None,
-    prefix: Prefix = None,
-    metric: Metric = None,
-    pooling: Pooling = None,
-    ta_join: TaJoin = None,
-    adapter: Adapter = None,
-    embeddings_base_url: EmbeddingsBaseUrl = None,
-    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
-    embeddings_dimensions: EmbeddingsDimensions = None,
+    encoder: EncoderOptions = EncoderOptions(),
     target: Target = None,
     segment_tokens: SegmentTokens = 3000,
     batch_size: FixedBatchSize = 32,
@@ -58,10 +35,7 @@ def encode_cmd(
 
     from sciembed.encode.run import encode_corpus
 
-    spec = encoder_spec(model, backend, quantize, max_seq_length=max_seq_length, prefix=prefix, metric=metric,
-                        pooling=pooling, ta_join=ta_join, adapter=adapter, embeddings_base_url=embeddings_base_url,
-                        embeddings_api_key_env=embeddings_api_key_env, embeddings_dimensions=embeddings_dimensions)
-    load = spec.load_kwargs()
+    load = encoder.spec(model).load_kwargs()
     try:
         result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
                                target=target, segment_tokens=segment_tokens, batch_size=batch_size,

@@ -8,11 +8,14 @@ $SCIEMBED_EMBEDDINGS_RETRIES.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from sciembed.cli.errors import fail
+from sciembed.cli.option_groups import option_group
 from sciembed.llm.cli_options import EmbeddingsApiKeyEnv, EmbeddingsBaseUrl, EmbeddingsDimensions
 from sciembed.models.spec import EncoderSpec
 
@@ -45,11 +48,46 @@ Adapter = Annotated[str | None, typer.Option("--adapter", rich_help_panel=PANEL,
                                              help="Adapter hub id or directory (torch backend; `adapters` extra).")]
 Target = Annotated[int | None, typer.Option("--target", min=1, help="Window words (default 0.7 × max_seq_length).")]
 
+F = TypeVar("F", bound=Callable[..., Any])
 MEASURED_ONNX_MODELS = frozenset({"minilm", "default", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 
-__all__ = ["Adapter", "Backend", "EmbeddingsApiKeyEnv", "EmbeddingsBaseUrl", "EmbeddingsDimensions", "IndexBackend",
-           "MaxSeqLength", "Metric", "Pooling", "Prefix", "Quantize", "ServedBackend", "TaJoin", "Target",
-           "encoder_spec", "resolve_backend"]
+__all__ = ["Adapter", "Backend", "EmbeddingsApiKeyEnv", "EmbeddingsBaseUrl", "EmbeddingsDimensions", "EncoderOptions",
+           "IndexBackend", "MaxSeqLength", "Metric", "Pooling", "Prefix", "Quantize", "ServedBackend", "TaJoin",
+           "Target", "encoder_options", "encoder_spec", "resolve_backend"]
+
+
+@dataclass(frozen=True)
+class EncoderOptions:
+    """The encoder options of one command line: backend, quantize and the rest by the name `encoder_spec` takes
+    (``max_seq_length``, ``prefix``, …, ``embeddings_base_url``; None: not given)."""
+
+    backend: str | None = "torch"
+    quantize: bool = False
+    given: dict[str, Any] = field(default_factory=dict)
+
+    def spec(self, model: str, base: EncoderSpec | None = None) -> EncoderSpec:
+        """The `EncoderSpec` of `model` with these options (`encoder_spec`)."""
+        return encoder_spec(model, self.backend, self.quantize, base=base, **self.given)
+
+
+def _encoder_options_of(backend: str | None, quantize: bool, **given: Any) -> EncoderOptions:
+    return EncoderOptions(backend, quantize, given)
+
+
+def encoder_options(backend: Any = Backend, default: str | None = "torch", *,
+                    endpoint: bool = True) -> Callable[[F], F]:
+    """Decorator: the command's ``encoder: EncoderOptions`` parameter becomes --backend (the `backend` type, its
+    `default`), --quantize, --max-seq-length, --prefix, --metric, --pooling, --ta-join, --adapter and, with
+    `endpoint`, the --embeddings-* options."""
+    options: dict[str, tuple[Any, Any]] = {
+        "backend": (backend, default), "quantize": (Quantize, False), "max_seq_length": (MaxSeqLength, None),
+        "prefix": (Prefix, None), "metric": (Metric, None), "pooling": (Pooling, None), "ta_join": (TaJoin, None),
+        "adapter": (Adapter, None)}
+    if endpoint:
+        options |= {"embeddings_base_url": (EmbeddingsBaseUrl, None),
+                    "embeddings_api_key_env": (EmbeddingsApiKeyEnv, None),
+                    "embeddings_dimensions": (EmbeddingsDimensions, None)}
+    return option_group("encoder", _encoder_options_of, options)
 
 
 def resolve_backend(backend: str, quantize: bool, model: str) -> tuple[str, bool]:
@@ -66,7 +104,7 @@ def resolve_backend(backend: str, quantize: bool, model: str) -> tuple[str, bool
     return ("torch", quantize) if torch.cuda.is_available() else ("onnx", True)
 
 
-def encoder_spec(model: str, backend: str = "torch", quantize: bool = False, *, base: EncoderSpec | None = None,
+def encoder_spec(model: str, backend: str | None = "torch", quantize: bool = False, *, base: EncoderSpec | None = None,
                  **options: Any) -> EncoderSpec:
     """The one `EncoderSpec` of a command line: `base` (default: a fresh spec) with the options given (None: not
     given); `backend` auto resolved (`resolve_backend`); `embeddings_*` options named as the spec names them.

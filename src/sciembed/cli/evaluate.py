@@ -9,21 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sciembed.cli.encoder_options import (
-    PANEL,
-    Adapter,
-    Backend,
-    EmbeddingsApiKeyEnv,
-    EmbeddingsBaseUrl,
-    EmbeddingsDimensions,
-    MaxSeqLength,
-    Metric,
-    Pooling,
-    Prefix,
-    Quantize,
-    TaJoin,
-    encoder_spec,
-)
+from sciembed.cli.encoder_options import PANEL, EncoderOptions, encoder_options
 from sciembed.cli.errors import fail
 from sciembed.cli.groups import eval_app
 from sciembed.cli.options import BatchSize, CacheDir, EntryConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
@@ -67,6 +53,7 @@ def benchmark_entry(path: Path, kind: str | None, config: Path | None, sets: lis
     return checked
 
 
+@encoder_options()
 def eval_command(
     path: Path = typer.Argument(..., help="The benchmark: a built corpus, a BEIR folder, a pools file, …"),
     model: ModelSpecs = ...,
@@ -78,18 +65,8 @@ def eval_command(
     batch_size: BatchSize = None,
     run_depth: int = typer.Option(100, min=0, help="TREC run files cut at this rank (0: none)."),
     overwrite: Overwrite = False,
-    backend: Backend = "torch",
-    quantize: Quantize = False,
-    max_seq_length: MaxSeqLength = None,
-    prefix: Prefix = None,
-    metric: Metric = None,
-    pooling: Pooling = None,
-    ta_join: TaJoin = None,
-    adapter: Adapter = None,
+    encoder: EncoderOptions = EncoderOptions(),
     device: str | None = typer.Option(None, rich_help_panel=PANEL, help="cpu, cuda, … (default: the fastest)."),
-    embeddings_base_url: EmbeddingsBaseUrl = None,
-    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
-    embeddings_dimensions: EmbeddingsDimensions = None,
 ) -> None:
     from sciembed.cli.bench import print_suite_run
     from sciembed.evaluation.bench import Suite, run_suite, write_suite_report
@@ -98,9 +75,7 @@ def eval_command(
     from sciembed.ioutil.yaml_config import validate_model
 
     entry = benchmark_entry(path, kind, config, sets)
-    spec = encoder_spec("minilm", backend, quantize, max_seq_length=max_seq_length, prefix=prefix, metric=metric,
-                        pooling=pooling, ta_join=ta_join, adapter=adapter, embeddings_base_url=embeddings_base_url,
-                        embeddings_api_key_env=embeddings_api_key_env, embeddings_dimensions=embeddings_dimensions)
+    spec = encoder.spec("minilm")
     given = {k: v for k, v in spec.model_dump(exclude_defaults=True).items() if k != "model"}
     if device is not None:
         given["device"] = device
@@ -108,8 +83,8 @@ def eval_command(
         fail(f"model option(s) {', '.join(sorted(given))} do not apply to bm25")
     options = {k: v for k, v in given.items() if k not in RUN_SPEC_FIELDS}
     dense = {"options": options, "distance": spec.metric}
-    models = [{"name": m, "model": m, "max_seq_length": max_seq_length, **(dense if m.lower() != "bm25" else {})}
-              for m in model]
+    models = [{"name": m, "model": m, "max_seq_length": encoder.given["max_seq_length"],
+               **(dense if m.lower() != "bm25" else {})} for m in model]
     suite = validate_model(Suite, {"out": str(out), "cache": str(cache_dir) if cache_dir else None,
                                    "batch_size": batch_size, "run_depth": run_depth, "models": models,
                                    "benchmarks": [entry.model_dump(exclude_unset=True)]}, "the command line",

@@ -6,21 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.encoder_options import (
-    Adapter,
-    EmbeddingsApiKeyEnv,
-    EmbeddingsBaseUrl,
-    EmbeddingsDimensions,
-    IndexBackend,
-    MaxSeqLength,
-    Metric,
-    Pooling,
-    Prefix,
-    Quantize,
-    TaJoin,
-    Target,
-    encoder_spec,
-)
+from sciembed.cli.encoder_options import EncoderOptions, IndexBackend, Target, encoder_options
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import (
@@ -45,6 +31,7 @@ INDEX_HELP = ("A faiss factory string: auto (from the number of vectors) | Flat 
               "(e.g. HNSW32,efSearch=128). hnsw and ivf-pq choose every setting from the collection size.")
 
 
+@encoder_options(IndexBackend, "auto")
 def index(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet), as written by "
                                   "`sciembed corpus ingest`, or "
@@ -53,17 +40,7 @@ def index(
     model: IndexModelSpec = "minilm",
     view: str | None = typer.Option(None, "--view", help=VIEW_HELP + " (--model bm25: default ta; from vectors: "
                                     "their only kind)"),
-    backend: IndexBackend = "auto",
-    quantize: Quantize = False,
-    max_seq_length: MaxSeqLength = None,
-    prefix: Prefix = None,
-    metric: Metric = None,
-    pooling: Pooling = None,
-    ta_join: TaJoin = None,
-    adapter: Adapter = None,
-    embeddings_base_url: EmbeddingsBaseUrl = None,
-    embeddings_api_key_env: EmbeddingsApiKeyEnv = None,
-    embeddings_dimensions: EmbeddingsDimensions = None,
+    encoder: EncoderOptions = EncoderOptions(),
     target: Target = None,
     aggregate: str = typer.Option("max", "--aggregate", help="Paper score over its views: max | mean | sum."),
     batch_size: BatchSize = None,
@@ -94,10 +71,7 @@ def index(
         _index_vectors(corpus, out, view, kind, aggregate, ann, overwrite)
         return
     bm25 = model.lower() == "bm25"
-    spec = None if bm25 else encoder_spec(
-        model, backend, quantize, max_seq_length=max_seq_length, prefix=prefix, metric=metric, pooling=pooling,
-        ta_join=ta_join, adapter=adapter, embeddings_base_url=embeddings_base_url,
-        embeddings_api_key_env=embeddings_api_key_env, embeddings_dimensions=embeddings_dimensions)
+    spec = None if bm25 else encoder.spec(model)
     if view is None and not bm25:
         given = [flag for flag, value in (("--shard-papers", shard_papers), ("--index", kind != "flat"),
                                           ("--aggregate", aggregate != "max"), ("--target", target)) if value]

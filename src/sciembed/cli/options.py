@@ -18,11 +18,9 @@ the flags and the kind of value of its base, so no command spells one inline.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
-
-M = TypeVar("M")
 
 OUT = ("--out", "-o")
 MODEL = ("--model", "-m")
@@ -121,12 +119,3 @@ def comma_list(value: str) -> list[str]:
     """A comma-separated option value (``--views ta,section``) as its non-empty, stripped parts."""
     return [part.strip() for part in value.split(",") if part.strip()]
 
-
-def config_with_sets(cls: type[M], config: Path | None, sets: list[str], error: type[Exception], what: str) -> M:
-    """`-c` then `--set`: the YAML file's keys, overridden by ``key=value`` (read as YAML), validated by `cls`."""
-    from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
-    from sciembed.training.config import parse_overrides
-
-    data: dict[str, Any] = read_yaml_mapping(config, error, what) if config else {}
-    data.update(parse_overrides(sets))
-    return validate_model(cls, data, str(config or "--set"), error)

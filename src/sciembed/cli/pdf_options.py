@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sciembed.cli.config_sets import SetsConfig
 from sciembed.errors import SciembedInputError
 
 
@@ -18,10 +19,8 @@ class PdfConfigError(SciembedInputError, ValueError):
     """An ingest config file or --set that does not validate."""
 
 
-class PdfReading(BaseModel):
+class PdfReading(SetsConfig):
     """Bounds and parallelism of the PDF readers (GROBID or offline)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     pdf_timeout: float = Field(60.0, ge=0.01, description="seconds per PDF (offline parse or GROBID request)")
     pdf_max_pages: int = Field(300, ge=1, description="PDFs declaring more pages are rejected")
@@ -31,15 +30,12 @@ class PdfReading(BaseModel):
     grobid_cache: Path | None = Field(None, description="GROBID's TEI by PDF SHA-256 (default: OUT.grobid-tei)")
 
 
-PDF_HELP = "; ".join(f"{name} [{field.default}]: {field.description}"
-                     for name, field in PdfReading.model_fields.items())
+PDF_HELP = PdfReading.help_text()
 
 
 def pdf_reading(config: Path | None, sets: list[str]) -> PdfReading:
     """`config`'s keys, then `sets`' (``key=value``, read as YAML), validated by `PdfReading`."""
-    from sciembed.cli.options import config_with_sets
-
-    return config_with_sets(PdfReading, config, sets, PdfConfigError, "ingest config")
+    return PdfReading.read(config, sets, PdfConfigError, "ingest config")
 
 
 def pdf_backend(out: Path, grobid: str | None, reading: PdfReading | None = None) -> Any:

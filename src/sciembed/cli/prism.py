@@ -9,20 +9,9 @@ import typer
 from typer.core import TyperGroup
 
 from sciembed.cli.errors import fail
+from sciembed.cli.option_groups import llm_options
 from sciembed.cli.options import CacheDir, ConfigFile, ModelSpec, OutFile, Seed
-from sciembed.llm.cli_options import (
-    DEFAULT_API_KEY_ENV,
-    LLMApiKeyEnv,
-    LLMBaseUrl,
-    LLMCacheOnly,
-    LLMCachePath,
-    LLMConcurrency,
-    LLMModel,
-    LLMRetries,
-    LLMTimeout,
-    llm_config,
-    llm_requested,
-)
+from sciembed.llm.cli_options import LLMOptions
 
 PRISM_HELP = (
     "PRISM paper-to-paper retrieval: aspect queries (research question, method, experiment) against ~3,000-token "
@@ -126,6 +115,7 @@ def search_command(
 
 
 @app.command("queries")
+@llm_options(timeout=600.0)
 def queries_command(
     ctx: typer.Context,
     corpus: Path = typer.Argument(..., help="Corpus directory."),
@@ -159,14 +149,7 @@ def queries_command(
     min_gold: int = typer.Option(1, "--min-gold", min=1, rich_help_panel=_BENCHMARK,
                                  help="--split: query papers with at least this many gold papers."),
     benchmark_config: ConfigFile = None,
-    llm_base_url: LLMBaseUrl = None,
-    llm_model: LLMModel = None,
-    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
-    llm_cache: LLMCachePath = None,
-    llm_cache_only: LLMCacheOnly = False,
-    llm_concurrency: LLMConcurrency = 4,
-    llm_timeout: LLMTimeout = 600.0,
-    llm_retries: LLMRetries = 5,
+    llm: LLMOptions = LLMOptions(timeout=600.0),
 ) -> None:
     """Write aspect queries for papers of a corpus: LLM agents when an endpoint or cache is given, else extractive.
 
@@ -194,7 +177,7 @@ def queries_command(
             fail(f"{', '.join(stray)} choose a benchmark's query papers: give --split too")
     elif ids:
         fail("give the papers once: --split (a benchmark's query papers) or --paper / --papers, not both")
-    use_llm = llm_requested(llm_base_url, llm_cache, llm_cache_only)
+    use_llm = llm.requested()
     try:
         from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
         from sciembed.evaluation.p2p_run import load_p2p_config
@@ -206,10 +189,9 @@ def queries_command(
             if not ids:
                 fail(f"the {split} split of {corpus} has no query papers (seed {seed}, val share {val_share})")
         sampling = load_sampling(decoding) if decoding is not None else None
-        config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only, llm_concurrency,
-                            llm_timeout, llm_retries) if use_llm else None
-        options = {"llm": config, "samples": samples, "single_agent": single_agent, "structured": structured,
-                   "words": words, "sampling": sampling, **({"aspects": aspects} if aspects is not None else {})}
+        options = {"llm": llm.config() if use_llm else None, "samples": samples, "single_agent": single_agent,
+                   "structured": structured, "words": words, "sampling": sampling,
+                   **({"aspects": aspects} if aspects is not None else {})}
         if scifullbench:
             sets = _scifullbench_queries(corpus, ids, venue, options)
         else:

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from sciembed.cli.encoder_options import (
-    Adapter,
-    MaxSeqLength,
-    Metric,
-    Pooling,
-    Prefix,
-    Quantize,
-    ServedBackend,
-    TaJoin,
-)
+from sciembed.cli.encoder_options import EncoderOptions, ServedBackend, encoder_options
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec, TrustRemoteCode
@@ -27,6 +19,7 @@ SERVE_HELP = ("Serve a collection: search by query, paper id or uploaded paper; 
               "Limits, threads and batching come from -c SERVE.yaml and --set KEY=VALUE: " + TUNING_HELP + ".")
 
 
+@encoder_options(ServedBackend, None, endpoint=False)
 def serve(
     index_dir: Path = typer.Argument(..., help="Directory written by `sciembed index build` (a full-text index: "
                                      "similar papers by its measured fusion)."),
@@ -47,14 +40,7 @@ def serve(
         [], "--allowed-hosts",
         help="Host names clients reach the server by (repeatable; '*': any). Default: --host and localhost.",
     ),
-    backend: ServedBackend = None,
-    quantize: Quantize = False,
-    max_seq_length: MaxSeqLength = None,
-    prefix: Prefix = None,
-    metric: Metric = None,
-    pooling: Pooling = None,
-    ta_join: TaJoin = None,
-    adapter: Adapter = None,
+    encoder: EncoderOptions = EncoderOptions(backend=None),
     trust_remote_code: TrustRemoteCode = False,
     batch_size: ServeBatchSize = 32,
     config: ServeConfigFile = None,
@@ -91,20 +77,20 @@ def serve(
     import torch
 
     torch.set_num_threads(tuning.encode_threads or os.cpu_count() or 1)  # one pool for the batching encoder (ONNX too)
-    if quantize and backend != "onnx":
+    if encoder.quantize and encoder.backend != "onnx":
         fail("--quantize needs --backend onnx")
     use_pdf_reader(index_dir, grobid)
     if fusion is None and (index_dir / "fusion.json").is_file() and not (index_dir / "index").exists():
         fusion = index_dir / "fusion.json"  # tuned for a full-text index and saved beside its parts
     index_dir, fused_with = served_parts(index_dir, fused_with)
     try:
-        encoder = None
-        given = {"model": model, "backend": backend, "max_seq_length": max_seq_length, "prefix": prefix,
-                 "metric": metric, "pooling": pooling, "ta_join": ta_join, "adapter": adapter}
-        if any(v is not None for v in given.values()) or trust_remote_code:
-            encoder = serving_encoder(index_dir, given, quantize, trust_remote_code)
+        query_encoder = None
+        if model is not None or any(v is not None for v in (encoder.backend, *encoder.given.values())) \
+                or trust_remote_code:
+            query_encoder = serving_encoder(index_dir, model, encoder, trust_remote_code)
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
-        collection = Collection.open(index_dir, encoder, paper_search=paper_search, auto_compact=tuning.auto_compact)
+        collection = Collection.open(index_dir, query_encoder, paper_search=paper_search,
+                                     auto_compact=tuning.auto_compact)
     except known_errors() as err:
         fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
@@ -171,25 +157,23 @@ def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) 
         f"writes are refused: set ${api_key_env} or pass --allow-open-writes"
 
 
-def serving_encoder(index_dir: Path, given: dict[str, Any], quantize: bool, trust_remote_code: bool) -> Any:
-    """The index's `EncoderSpec` with the encoder options given on the command line (None: the index's);
+def serving_encoder(index_dir: Path, model: str | None, options: EncoderOptions, trust_remote_code: bool) -> Any:
+    """The index's `EncoderSpec` with `model` and the encoder `options` of the command line (None: the index's);
     `Collection.open` checks the fingerprint, so a spec that makes other vectors is refused.
 
     `--backend onnx --quantize` serves an index built with that backend; an index
     built with torch is refused (its vectors are another fingerprint's).
     """
-    from sciembed.cli.encoder_options import encoder_spec
     from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
     from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
     built = EncoderSpec.from_described(manifest["encoder"])
-    if given.get("backend") not in (None, built.backend):  # another backend: its own quantisation, no endpoint
+    if options.backend not in (None, built.backend):  # another backend: its own quantisation, no endpoint
         built = built.model_copy(update={"quantize": False, "base_url": None, "api_key_env": None,
                                          "dimensions": None})
-    spec = encoder_spec(given.pop("model") or built.model, given.pop("backend") or built.backend, quantize,
-                        base=built, **given)
+    spec = replace(options, backend=options.backend or built.backend).spec(model or built.model, base=built)
     return spec.load(cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
                      trust_remote_code=trust_remote_code or run_time_trust())  # the user's choice, never the file's
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sciembed.cli.config_sets import SetsConfig
 from sciembed.errors import SciembedInputError
 
 
@@ -17,10 +18,8 @@ class ServeConfigError(SciembedInputError, ValueError):
     """A serve config file or --set that does not validate."""
 
 
-class ServeTuning(BaseModel):
+class ServeTuning(SetsConfig):
     """Limits, threads and batching of a running server."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_body_mb: float = Field(20.0, ge=0.001, description="largest request body (413 above)")
     max_k: int = Field(100, ge=1, description="larger k is clamped")
@@ -34,12 +33,9 @@ class ServeTuning(BaseModel):
     query_cache: int = Field(2048, ge=0, description="query vectors kept (LRU; 0: none)")
 
 
-TUNING_HELP = "; ".join(f"{name} [{field.default}]: {field.description}"
-                        for name, field in ServeTuning.model_fields.items())
+TUNING_HELP = ServeTuning.help_text()
 
 
 def serve_tuning(config: Path | None, sets: list[str]) -> ServeTuning:
     """`config`'s keys, then `sets`' (``key=value``, read as YAML), validated by `ServeTuning`."""
-    from sciembed.cli.options import config_with_sets
-
-    return config_with_sets(ServeTuning, config, sets, ServeConfigError, "serve config")
+    return ServeTuning.read(config, sets, ServeConfigError, "serve config")

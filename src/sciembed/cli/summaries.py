@@ -11,27 +11,17 @@ from rich.console import Console
 from rich.markup import escape
 
 from sciembed.cli.errors import fail
+from sciembed.cli.option_groups import llm_options
 from sciembed.cli.options import CorpusOutDir, OutFile, SamplingSeed, Seed
 from sciembed.errors import SciembedInputError
-from sciembed.llm.cli_options import (
-    DEFAULT_API_KEY_ENV,
-    LLMApiKeyEnv,
-    LLMBaseUrl,
-    LLMCacheOnly,
-    LLMCachePath,
-    LLMConcurrency,
-    LLMModel,
-    LLMRetries,
-    LLMTimeout,
-    llm_config,
-    llm_requested,
-)
+from sciembed.llm.cli_options import LLMOptions
 
 app = typer.Typer(help="Summaries of papers for SemCSE: LLM continuations, extractive pseudo-summaries, SciTLDR.",
                   no_args_is_help=True)
 
 
 @app.command("generate")
+@llm_options()
 def generate_command(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet): titles and abstracts."),
     out: OutFile = ...,
@@ -48,14 +38,7 @@ def generate_command(
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
     allow_rejects: bool = typer.Option(False, "--allow-rejects",
                                        help="With --from: keep going past rejected lines (counted)."),
-    llm_base_url: LLMBaseUrl = None,
-    llm_model: LLMModel = None,
-    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
-    llm_cache: LLMCachePath = None,
-    llm_cache_only: LLMCacheOnly = False,
-    llm_concurrency: LLMConcurrency = 4,
-    llm_timeout: LLMTimeout = 60.0,
-    llm_retries: LLMRetries = 5,
+    llm: LLMOptions = LLMOptions(),
 ) -> None:
     """Summaries by LLM continuation (with --llm-base-url / --llm-cache-only), from a file (--from), or —
     offline, the default — deterministic extractive pseudo-summaries, which are NOT LLM summaries."""
@@ -85,17 +68,15 @@ def generate_command(
             if not read.summaries:
                 fail(f"{from_file}: no usable summary among {read.read} lines")
             summaries = read.summaries
-        elif llm_requested(llm_base_url, llm_cache, llm_cache_only):
+        elif llm.requested():
             from sciembed.llm import LLMClient
             from sciembed.summaries.generate import STEMS
 
-            config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only,
-                                llm_concurrency, llm_timeout, llm_retries)
             extra = {k: v for k, v in (("top_p", top_p), ("seed", seed)) if v is not None}
             sampling = Sampling(temperature=temperature, max_tokens=max_tokens, extra=extra)
-            with LLMClient(config) as client:
+            with LLMClient(llm.config()) as client:
                 summaries, counts = generate_llm_summaries(papers, client, sampling, STEMS[:stems], samples)
-                report |= {"mode": "llm", "model": llm_model, "sampling": sampling.key_fields(),
+                report |= {"mode": "llm", "model": llm.model, "sampling": sampling.key_fields(),
                            "llm_calls": client.stats.as_dict(), **counts.as_dict()}
         else:
             console.print("[yellow]no LLM endpoint given: writing deterministic EXTRACTIVE PSEUDO-summaries "
@@ -121,20 +102,14 @@ def generate_command(
 
 
 @app.command("queries")
+@llm_options()
 def queries_command(
     corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet)."),
     out: OutFile = ...,
     temperature: float = typer.Option(0.0, min=0.0, help="Sampling temperature."),
     max_tokens: int = typer.Option(48, min=1, help="Tokens per query."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
-    llm_base_url: LLMBaseUrl = None,
-    llm_model: LLMModel = None,
-    llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV,
-    llm_cache: LLMCachePath = None,
-    llm_cache_only: LLMCacheOnly = False,
-    llm_concurrency: LLMConcurrency = 4,
-    llm_timeout: LLMTimeout = 60.0,
-    llm_retries: LLMRetries = 5,
+    llm: LLMOptions = LLMOptions(),
 ) -> None:
     """One search query per paper for `sciembed eval run --kind semantic` (LLM chat; offline: top TF-IDF terms,
     labelled)."""
@@ -149,10 +124,8 @@ def queries_command(
         return
     empty = 0
     try:
-        if llm_requested(llm_base_url, llm_cache, llm_cache_only):
-            config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only,
-                                llm_concurrency, llm_timeout, llm_retries)
-            with LLMClient(config) as client:
+        if llm.requested():
+            with LLMClient(llm.config()) as client:
                 records, empty = llm_queries(papers, client, Sampling(temperature=temperature, max_tokens=max_tokens))
         else:
             Console(stderr=True).print("[yellow]no LLM endpoint given: queries are the abstracts' top TF-IDF terms "

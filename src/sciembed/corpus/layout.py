@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -31,6 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sciembed.errors import SciembedInputError
+from sciembed.ioutil.root_dir import RootDir
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, read_parquet
 from sciembed.papers.model import Paper
 
@@ -43,13 +42,7 @@ class CorpusError(SciembedInputError, ValueError):
     """A corpus directory is missing something a stage needs."""
 
 
-@dataclass(frozen=True)
-class CorpusDir:
-    root: Path
-
-    def __init__(self, root: str | Path) -> None:
-        object.__setattr__(self, "root", Path(root))
-
+class CorpusDir(RootDir):
     papers_path = property(lambda self: self.root / PAPERS_FILE)
     pairs_path = property(lambda self: self.root / "pairs.parquet")
     citations_path = property(lambda self: self.root / "citations.parquet")

@@ -10,8 +10,6 @@ breakdown. Every line that cannot be used is counted with file:line.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Any
 
 from sciembed.evaluation.fields import id_type, id_value, relevance_problem, relevance_value, text_value, wrong_types
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, whole_text_task
+from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, json_digest, whole_text_task
 from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, json_object_lines
 
 UNKNOWN_DOMAIN = "unknown"
@@ -147,18 +145,13 @@ class BeirBenchmark(FingerprintOnce):
         )
 
     def _digest(self) -> str:
-        digest = hashlib.sha256()
-        digest.update(json.dumps([self.split, sorted(self.queries.items()), sorted(self.docs.items())]).encode())
-        digest.update(json.dumps(sorted((q, sorted(r.items())) for q, r in self.qrels.items())).encode())
-        return digest.hexdigest()[:16]
+        return json_digest([self.split, sorted(self.queries.items()), sorted(self.docs.items())],
+                           sorted((q, sorted(r.items())) for q, r in self.qrels.items()))
 
     def describe(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
+            **self.identity(),
             "split": self.split,
-            "fingerprint": self.fingerprint(),
             "documents": len(self.docs),
             "queries": len(self.queries),
             "queries_without_judgements": self.unjudged_queries,

@@ -29,7 +29,7 @@ from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce
+from sciembed.evaluation.task import FingerprintOnce, json_digest
 from sciembed.papers.model import Paper
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import TitleTwins
@@ -97,20 +97,13 @@ class PaperToPaperBenchmark(FingerprintOnce):
         return sorted(self.qrels[split])
 
     def _digest(self) -> str:
-        digest = hashlib.sha256()
-        digest.update(json.dumps(sorted((q, p.title, p.abstract, len(p.sections)) for q, p in
-                                        self.queries.items())).encode())
-        digest.update(json.dumps(sorted(self.candidate_titles().items())).encode())
-        digest.update(json.dumps({s: sorted((q, sorted(r.items())) for q, r in rel.items())
-                                  for s, rel in self.qrels.items()}).encode())
-        return digest.hexdigest()[:16]
+        return json_digest(sorted((q, p.title, p.abstract, len(p.sections)) for q, p in self.queries.items()),
+                           sorted(self.candidate_titles().items()),
+                           {s: sorted((q, sorted(r.items())) for q, r in rel.items()) for s, rel in self.qrels.items()})
 
     def describe(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
-            "fingerprint": self.fingerprint(),
+            **self.identity(),
             "candidates": len(self.candidate_titles()),
             "query_papers": len(self.queries),
             "queries_per_split": {s: len(r) for s, r in self.qrels.items()},

@@ -14,8 +14,6 @@ retrieval, over an index of the query's pool alone.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from typing import Any
 from sciembed.evaluation.beir import join_title, read_jsonl_records
 from sciembed.evaluation.fields import id_value, relevance_problem, relevance_value, text_value
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, whole_text_task
+from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, json_digest, whole_text_task
 
 UNKNOWN_DOMAIN = "unknown"
 KEY: ScenarioKey = ("pools", None)
@@ -68,19 +66,13 @@ class PoolBenchmark(FingerprintOnce):
         )
 
     def _digest(self) -> str:
-        digest = hashlib.sha256()
-        digest.update(json.dumps([sorted(self.queries.items()), sorted(self.docs.items())]).encode())
         pools = sorted((q, self.pools[q], sorted(self.qrels[q].items())) for q in self.pools)
-        digest.update(json.dumps(pools).encode())
-        return digest.hexdigest()[:16]
+        return json_digest([sorted(self.queries.items()), sorted(self.docs.items())], pools)
 
     def describe(self) -> dict[str, Any]:
         sizes = [len(p) for p in self.pools.values()]
         return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
-            "fingerprint": self.fingerprint(),
+            **self.identity(),
             "queries": len(self.queries),
             "documents": len(self.docs),
             "mean_pool_size": round(sum(sizes) / len(sizes), 2) if sizes else 0,

@@ -8,6 +8,8 @@ query); `RetrievalTask.ranking_task` hands each to the executor as a `contract.R
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,3 +177,15 @@ class FingerprintOnce:
         if cached is None:
             cached = self.__dict__["_fingerprint"] = self._digest()
         return cached
+
+    def identity(self) -> dict[str, Any]:
+        """The first keys of `describe()`: kind, name, source and fingerprint (the subclass has the first three)."""
+        return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint()}
+
+
+def json_digest(*parts: Any) -> str:
+    """A fingerprint: the first 16 hex digits of SHA-256 over the JSON of each part, one after another."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(json.dumps(part).encode())
+    return digest.hexdigest()[:16]

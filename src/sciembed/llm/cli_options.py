@@ -1,19 +1,17 @@
 """The ``--llm-*`` options every command that calls an LLM shares, and the config they make.
 
-Declare them as parameters with these ``Annotated`` types and build the config in one call::
+A command takes them as one `LLMOptions` (`sciembed.cli.option_groups.llm_options` declares them)::
 
-    def command(..., llm_base_url: LLMBaseUrl = None, llm_model: LLMModel = None,
-                llm_api_key_env: LLMApiKeyEnv = DEFAULT_API_KEY_ENV, llm_cache: LLMCachePath = None,
-                llm_cache_only: LLMCacheOnly = False, llm_concurrency: LLMConcurrency = 4,
-                llm_timeout: LLMTimeout = 60.0, llm_retries: LLMRetries = 5):
-        config = llm_config(llm_base_url, llm_model, llm_api_key_env, llm_cache, llm_cache_only,
-                            llm_concurrency, llm_timeout, llm_retries)
+    @llm_options(timeout=60.0)
+    def command(..., llm: LLMOptions = LLMOptions()):
+        config = llm.config() if llm.requested() else None
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -59,13 +57,40 @@ EmbeddingsDimensions = Annotated[int | None, typer.Option(
     help="Ask the server for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
 
 
-def llm_config(base_url: str | None, model: str | None, api_key_env: str = DEFAULT_API_KEY_ENV,
-               cache: Path | None = None, cache_only: bool = False, concurrency: int = 4,
-               timeout: float = 60.0, retries: int = 5) -> LLMConfig:
-    return LLMConfig(base_url=base_url, model=model, api_key_env=api_key_env, cache_path=cache,
-                     cache_only=cache_only, concurrency=concurrency, timeout_s=timeout, max_retries=retries)
 
 
-def llm_requested(base_url: str | None, cache: Path | None, cache_only: bool) -> bool:
-    """Whether the user asked for an LLM at all (otherwise commands use their extractive fallback)."""
-    return bool(base_url) or cache_only or (cache is not None and Path(cache).exists())
+@dataclass(frozen=True)
+class LLMOptions:
+    """The ``--llm-*`` options of one command line."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    cache: Path | None = None
+    cache_only: bool = False
+    concurrency: int = 4
+    timeout: float = 60.0
+    retries: int = 5
+
+    def config(self) -> LLMConfig:
+        """The `LLMConfig` these options describe."""
+        return LLMConfig(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env,
+                         cache_path=self.cache, cache_only=self.cache_only, concurrency=self.concurrency,
+                         timeout_s=self.timeout, max_retries=self.retries)
+
+    def requested(self) -> bool:
+        """Whether the user asked for an LLM at all (otherwise commands use their extractive fallback)."""
+        return bool(self.base_url) or self.cache_only or (self.cache is not None and Path(self.cache).exists())
+
+
+def llm_option_types(timeout: float = 60.0) -> dict[str, tuple[Any, Any]]:
+    """Parameter -> (``Annotated`` type, default) of every ``--llm-*`` option; `timeout`: --llm-timeout's default."""
+    return {"llm_base_url": (LLMBaseUrl, None), "llm_model": (LLMModel, None),
+            "llm_api_key_env": (LLMApiKeyEnv, DEFAULT_API_KEY_ENV), "llm_cache": (LLMCachePath, None),
+            "llm_cache_only": (LLMCacheOnly, False), "llm_concurrency": (LLMConcurrency, 4),
+            "llm_timeout": (LLMTimeout, timeout), "llm_retries": (LLMRetries, 5)}
+
+
+def llm_options_of(**values: Any) -> LLMOptions:
+    """The `LLMOptions` of the ``llm_*`` parameters `llm_option_types` names."""
+    return LLMOptions(**{key.removeprefix("llm_"): value for key, value in values.items()})

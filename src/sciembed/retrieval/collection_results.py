@@ -42,17 +42,20 @@ class Filters:
 
 @dataclass
 class Hit:
+    """One paper found; a field's ``doc`` is its description in the server's response schema (`HitOut`)."""
+
     id: str
     title: str
     score: float
     year: int | None
     venue: str | None
     domain: str | None
-    view: str  # kind of the view that matched: ta | window | section
-    section: int | None  # body section it starts in (None for TA)
+    view: str = field(metadata={"doc": "Kind of the paper's view that matched best (ta | window | section)."})
+    section: int | None = field(metadata={"doc": "Body section the matching view starts in (None for TA)."})
     snippet: str
-    authors: list[str] = field(default_factory=list)  # names, in the paper's order
-    venue_short: str | None = None  # the proceedings' short name (ACL, EMNLP, …)
+    authors: list[str] = field(default_factory=list, metadata={"doc": "Author names, in the paper's order."})
+    venue_short: str | None = field(default=None, metadata={
+        "doc": "The proceedings' short name (ACL, EMNLP, …) where known."})
 
 
 @dataclass

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from sciembed.retrieval.collection_results import Hit
 
 
 class SearchFilters(BaseModel):
@@ -33,18 +36,21 @@ class SearchRequest(BaseModel):
     )
 
 
-class HitOut(BaseModel):
-    id: str
-    title: str
-    score: float
-    year: int | None
-    venue: str | None
-    domain: str | None
-    view: str = Field(description="Kind of the paper's view that matched best (ta | window | section).")
-    section: int | None = Field(description="Body section the matching view starts in (None for TA).")
-    snippet: str
-    authors: list[str] = Field(default_factory=list, description="Author names, in the paper's order.")
-    venue_short: str | None = Field(None, description="The proceedings' short name (ACL, EMNLP, …) where known.")
+def model_of(cls: type, name: str) -> type[BaseModel]:
+    """A response model with the fields of dataclass `cls`: their types, defaults and ``doc`` as description."""
+    hints = get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        info: dict[str, Any] = {"description": item.metadata.get("doc")}
+        if item.default_factory is not dataclasses.MISSING:
+            info["default_factory"] = item.default_factory
+        else:
+            info["default"] = ... if item.default is dataclasses.MISSING else item.default
+        fields[item.name] = (hints[item.name], Field(**info))
+    return create_model(name, **fields)
+
+
+HitOut = model_of(Hit, "HitOut")
 
 
 class SearchResponse(BaseModel):

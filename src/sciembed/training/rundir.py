@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sciembed.errors import SciembedInputError
+from sciembed.ioutil.root_dir import RootDir
 from sciembed.models.loading import RUN_MODEL_DIR, RUN_RECIPE_FILE
 from sciembed.training.config import TrainConfig, config_diff
 
@@ -49,13 +49,7 @@ class RunDirError(SciembedInputError, ValueError):
     """The output directory cannot host this run (or this resume)."""
 
 
-@dataclass(frozen=True)
-class RunDir:
-    root: Path
-
-    def __init__(self, root: str | Path) -> None:
-        object.__setattr__(self, "root", Path(root))
-
+class RunDir(RootDir):
     recipe_path = property(lambda self: self.root / RUN_RECIPE_FILE)
     checkpoints = property(lambda self: self.root / "checkpoints")
     model = property(lambda self: self.root / RUN_MODEL_DIR)

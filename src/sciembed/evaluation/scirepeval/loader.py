@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +51,24 @@ def split_files(folder: Path, split: str) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.name.startswith(split) and p.name.endswith(SPLIT_SUFFIXES))
+
+
+def judgements(rows: list[tuple[str, dict]], queries: Container[str], candidates: Container[str], issues: IssueLog,
+               unknown_query: str, unknown_candidate: str) -> dict[str, dict[str, int]]:
+    """query id -> candidate id -> score of qrel rows (query_id, cand_id, score); a row naming a query or
+    candidate not in `queries` / `candidates` is an issue (`unknown_query` / `unknown_candidate`) and ignored."""
+    judged: dict[str, dict[str, int]] = {}
+    for where, row in rows:
+        if not {"query_id", "cand_id", "score"} <= set(row):
+            raise BenchmarkError(f"{where}: expected fields query_id, cand_id, score")
+        qid, cid = str(row["query_id"]), str(row["cand_id"])
+        if qid not in queries:
+            issues.add(unknown_query, "judgement ignored", where=where, example=qid)
+        elif cid not in candidates:
+            issues.add(unknown_candidate, "judgement ignored", where=where, example=cid)
+        else:
+            judged.setdefault(qid, {})[cid] = int(float(row["score"]))
+    return judged
 
 
 def read_split(folder: Path, split: str, issues: IssueLog) -> list[tuple[str, dict[str, Any]]]:
@@ -218,18 +236,8 @@ class SciRepEvalBenchmark:
                                    where=f"{where} candidates[{i}]")
                     else:
                         docs.setdefault(cid, ctext)
-        qrels: dict[str, dict[str, int]] = {}
-        for where, row in qrel_rows:
-            if not {"query_id", "cand_id", "score"} <= set(row):
-                raise BenchmarkError(f"{where}: expected fields query_id, cand_id, score")
-            qid, cid = str(row["query_id"]), str(row["cand_id"])
-            if qid not in queries:
-                issues.add(f"{task.name}: qrels name an unknown query", "judgement ignored", where=where, example=qid)
-            elif cid not in docs:
-                issues.add(f"{task.name}: qrels name an unknown candidate", "judgement ignored", where=where,
-                           example=cid)
-            else:
-                qrels.setdefault(qid, {})[cid] = int(float(row["score"]))
+        qrels = judgements(qrel_rows, queries, docs, issues, f"{task.name}: qrels name an unknown query",
+                           f"{task.name}: qrels name an unknown candidate")
         evaluated = {q: t for q, t in queries.items() if q in qrels}
         for q in sorted(set(queries) - set(qrels)):
             issues.add(f"{task.name}: query without judgements", "query not evaluated", example=q)

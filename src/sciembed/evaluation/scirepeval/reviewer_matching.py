@@ -57,7 +57,7 @@ def _split(folder: Path, names: Sequence[str], issues: IssueLog) -> list[tuple[s
 
 
 def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> ReviewerMatchingData:
-    from sciembed.evaluation.scirepeval.loader import paper_text, read_split
+    from sciembed.evaluation.scirepeval.loader import judgements, paper_text, read_split
 
     root = Path(root)
     issues = IssueLog()
@@ -94,18 +94,8 @@ def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> 
         rows = _split(test / META, (split, f"{split}_qrel"), issues)
         if not rows:
             raise BenchmarkError(f"{test}/{META}/{split}.jsonl (query_id, cand_id, score) not found")
-        judged: dict[str, dict[str, int]] = {}
-        for where, row in rows:
-            if not {"query_id", "cand_id", "score"} <= set(row):
-                raise BenchmarkError(f"{where}: expected fields query_id, cand_id, score")
-            qid, rid = str(row["query_id"]), str(row["cand_id"])
-            if qid not in texts:
-                issues.add("reviewer matching: unknown query paper", "judgement ignored", where=where, example=qid)
-            elif rid not in reviewers:
-                issues.add("reviewer matching: unknown reviewer", "judgement ignored", where=where, example=rid)
-            else:
-                judged.setdefault(qid, {})[rid] = int(float(row["score"]))
-        qrels[split] = judged
+        qrels[split] = judgements(rows, texts, reviewers, issues, "reviewer matching: unknown query paper",
+                                  "reviewer matching: unknown reviewer")
     return ReviewerMatchingData(texts, reviewers, qrels, issues)
 
 

@@ -20,30 +20,16 @@ from sciembed.retrieval.prism.index import TOP_K, Candidate, PrismIndex, PrismRe
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
 
 
-def generate_queries(
-    corpus: str | Path,
-    paper_ids: Iterable[str] | None = None,
-    *,
-    llm: Any = None,
-    samples: int = 1,
-    single_agent: bool = False,
-    structured: bool = False,
-    aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS),
-    words: int = DEFAULT_WORDS,
-    progress: bool = True,
-    sampling: Any = None,
-) -> list[QuerySet]:
-    """Aspect queries for the given papers (all when None): LLM agents when `llm` (an `LLMConfig`) is given,
-    with `sampling` (a `Sampling`; default PRISM's greedy decoding for one sample, seeded sampling for repeated
-    samples: `agents.default_sampling`), else extractive. Unknown ids
-    raise `KeyError` naming them."""
+def generate_queries(corpus: str | Path, paper_ids: Iterable[str] | None = None, **options: Any) -> list[QuerySet]:
+    """Aspect queries for the given papers of `corpus` (all when None), made by `paper_queries` with `options`
+    (its keywords): LLM agents when `llm` (an `LLMConfig`) is given, else extractive. Unknown ids raise
+    `KeyError` naming them."""
     papers = CorpusDir(corpus).papers()
     ids = list(paper_ids) if paper_ids is not None else list(papers)
     missing = [p for p in ids if p not in papers]
     if missing:
         raise KeyError(f"{len(missing)} paper id(s) not in {corpus}: {', '.join(missing[:5])}")
-    return paper_queries([papers[p] for p in ids], llm=llm, samples=samples, single_agent=single_agent,
-                         structured=structured, aspects=aspects, words=words, progress=progress, sampling=sampling)
+    return paper_queries([papers[p] for p in ids], **options)
 
 
 def paper_queries(
@@ -59,8 +45,10 @@ def paper_queries(
     progress: bool = True,
     sampling: Any = None,
 ) -> list[QuerySet]:
-    """`generate_queries` for papers already in hand (a benchmark's query papers); `texts` (paper id -> text)
-    replaces the text the LLM agents read, e.g. SciFullBench's raw ``.mmd`` as PRISM's agents read it."""
+    """Aspect queries for papers in hand (a benchmark's query papers): LLM agents when `llm` (an `LLMConfig`) is
+    given, with `sampling` (a `Sampling`; default PRISM's greedy decoding for one sample, seeded sampling for
+    repeated samples: `agents.default_sampling`), else extractive. `texts` (paper id -> text) replaces the text
+    the LLM agents read, e.g. SciFullBench's raw ``.mmd`` as PRISM's agents read it."""
     if llm is None:
         return [extractive_queries(p, words) for p in papers]
     from sciembed.llm import LLMClient

@@ -54,6 +54,10 @@ def serve(
     max_queue: int = typer.Option(
         512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
     ),
+    write_turn_tokens: int = typer.Option(
+        512, "--write-turn-tokens", min=1,
+        help="Longest write pass: texts x the longest text's tokens (at least one text); searches go between.",
+    ),
     query_cache: int = typer.Option(2048, "--query-cache", min=0, help="Query vectors kept (LRU; 0: none)."),
     encode_threads: int = typer.Option(
         0, "--encode-threads", min=0, help="Encoder threads (0: one per core, os.cpu_count())."
@@ -105,7 +109,7 @@ def serve(
         max_body_bytes=int(max_body_mb * (1 << 20)), max_k=max_k, timeout_s=timeout, api_key=api_key,
         protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
         allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=batch_wait_ms, max_queue=max_queue,
-        query_cache=query_cache,
+        query_cache=query_cache, write_turn_tokens=write_turn_tokens,
     )
     stats = collection.stats()
     console.print(

@@ -127,22 +127,35 @@ def queue_behind_a_held_pass(batcher: MicroBatcher, inner: HoldFirst, writes: li
     return out, threads
 
 
-def test_a_write_turn_is_bounded_by_tokens_and_splits_a_long_write():
-    """Eight one-paper adds of 101 tokens and a 10-text write queued behind a pass: each write turn stays within
-    `max_write_tokens` (texts x the longest text's tokens), the 10-text write is split across turns, searches
-    go between write turns, and every caller gets its own rows in order. Before, one write turn took all 18
-    texts: one long pass that the searches waited behind (issue 33)."""
+def test_a_write_turn_is_bounded_by_tokens():
+    """Four one-paper adds of 101 tokens queued behind a pass, with searches: a write turn stays within
+    `max_write_tokens` (texts x the longest text's tokens), searches go between write turns, and every
+    caller gets its own rows. Before, one turn took every queued add: one long pass that the searches waited
+    behind (issue 33)."""
     inner = HoldFirst()
     batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0, max_write_tokens=303)
     words = " ".join(f"w{j}" for j in range(99))  # HashingEncoder counts words: 101 tokens a text
-    writes = [[f"write {i} {words}"] for i in range(8)] + [[f"write long{k} {words}" for k in range(10)]]
+    writes = [[f"write {i} {words}"] for i in range(4)]
     out, _ = queue_behind_a_held_pass(batcher, inner, writes, [f"query {i}" for i in range(40)])
     kinds = "".join("w" if b[0].startswith("write") else "s" for b in inner.batches)
-    assert kinds == "swswswwww"  # the held pass, then writes and search batches in turn while both wait
-    assert [len(b) for b in inner.batches if b[0].startswith("write")] == [3] * 6  # 3 x 101 <= 303 < 4 x 101
+    assert kinds == "swsws"  # the held pass, then writes and search batches in turn while both wait
+    assert [len(b) for b in inner.batches] == [1, 3, 32, 1, 8]  # 3 x 101 <= 303 < 4 x 101
     expected = HashingEncoder(dim=16)
     for i, chunk in enumerate(writes):
         assert np.allclose(out[i], expected.encode(chunk, show_progress=False))
+    batcher.close()
+
+
+def test_a_write_backlog_halves_every_turn_and_a_long_write_is_split():
+    """A 10-text write queued behind a pass: past the token budget, a turn takes half the write texts queued
+    (5, then 3, then the last 2 within the budget), searches between; the caller gets its rows in order."""
+    inner = HoldFirst()
+    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0, max_write_tokens=303)
+    words = " ".join(f"w{j}" for j in range(99))
+    writes = [[f"write long{k} {words}" for k in range(10)]]
+    out, _ = queue_behind_a_held_pass(batcher, inner, writes, [f"query {i}" for i in range(40)])
+    assert [len(b) for b in inner.batches] == [1, 5, 32, 3, 8, 2]
+    assert np.allclose(out[0], HashingEncoder(dim=16).encode(writes[0], show_progress=False))
     batcher.close()
 
 

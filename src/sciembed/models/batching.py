@@ -17,13 +17,15 @@ short queries are never padded to a write's long texts in one forward pass,
 a stream of searches cannot starve a write, and a write never waits behind
 more than one search batch. A write turn is bounded by tokens
 (`max_write_tokens`, counted as texts x the longest text's tokens, the padded
-size of the pass): it takes queued write texts from the front, splitting a
-write's chunk across turns where it must, so that no write turn is a long pass
-that searches wait behind — issue 33: a turn of every queued add (up to 32
-abstracts) made searches 2-3x slower, and each add in it waited for the whole
-pass. A caller whose deadline (`sciembed.ioutil.deadline`) passes while queued
-is dropped before its texts are encoded. Single-text calls (queries) go
-through a small LRU cache of vectors.
+size of the pass) unless a backlog has built up — then it takes half of the
+queued write texts, so the backlog halves every turn and a write waits for a
+few turns at most. It takes texts from the front, splitting a write's chunk
+across turns where it must. Issue 33: a turn of every queued add (up to 32
+abstracts) was a long pass that made searches 2-3x slower, while a fixed
+small turn let adds queue up where passes are slow (a loaded box). A caller
+whose deadline (`sciembed.ioutil.deadline`) passes while queued is dropped
+before its texts are encoded. Single-text calls (queries) go through a small
+LRU cache of vectors.
 """
 
 from __future__ import annotations
@@ -223,21 +225,22 @@ class MicroBatcher:
         return parts
 
     def _pop_writes(self) -> list[_Part]:
-        """One write turn: queued write texts from the front while the pass stays within `max_write_tokens`
-        (texts x the longest one's tokens) and `max_batch` texts — at least one text; a write's chunk may be
-        split across turns. The caller holds `_cond`."""
+        """One write turn, from the front of the write queue: texts while the pass stays within
+        `max_write_tokens` (texts x the longest one's tokens) or holds under half the write texts queued
+        (a backlog halves every turn instead of growing where passes are slow), and within `max_batch`
+        texts; at least one. A write's chunk may be split across turns. The caller holds `_cond`."""
+        for job in [j for j in self._writes if j.future.done()]:  # a part failed or its caller's time ran out
+            self._writes.remove(job)
+            self._queued_texts -= len(job.texts) - job.taken
+        backlog = sum(len(j.texts) - j.taken for j in self._writes)
         parts: list[_Part] = []
         n = longest = 0
         while self._writes:
             job = self._writes[0]
-            if job.future.done():  # an earlier part failed or its caller's time ran out
-                self._writes.popleft()
-                self._queued_texts -= len(job.texts) - job.taken
-                continue
             start = job.taken
             while job.taken < len(job.texts):
                 wider = max(longest, job.tokens[job.taken])
-                if n and (n >= self.max_batch or wider * (n + 1) > self.max_write_tokens):
+                if n >= self.max_batch or (wider * (n + 1) > self.max_write_tokens and 2 * n >= backlog):
                     break
                 n, longest, job.taken = n + 1, wider, job.taken + 1
             if job.taken > start:

@@ -231,3 +231,27 @@ def test_full_queue_sheds_and_expired_requests_are_dropped():
     with deadline(0.0), pytest.raises(DeadlineExceeded):
         batcher.encode(["too late"], shed=False)
     batcher.close()
+
+
+class FailsOn(HashingEncoder):
+    """Raises for any pass holding the text "boom"."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.sizes: list[int] = []
+
+    def encode(self, texts, **kwargs):
+        self.sizes.append(len(texts))
+        if "boom" in texts:
+            raise RuntimeError("the encoder failed")
+        return super().encode(texts, **kwargs)
+
+
+def test_a_split_write_whose_later_part_fails_gets_the_error_and_leaves_nothing_queued():
+    inner = FailsOn()
+    batcher = MicroBatcher(inner, max_wait_ms=0, cache_size=0, max_write_tokens=4)
+    with pytest.raises(RuntimeError, match="encoder failed"):
+        batcher.encode(["one two", "boom", "three four", "five six", "seven eight", "nine ten"], shed=False)
+    assert inner.sizes == [3] and batcher.queued() == 0  # half the backlog failed; the other half left the queue
+    assert batcher.encode(["after the failure"], shed=False).shape == (1, 16)
+    batcher.close()

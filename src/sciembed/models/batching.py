@@ -53,7 +53,7 @@ class Overloaded(RuntimeError):
         self.retry_after = retry_after
 
 
-@dataclass
+@dataclass(eq=False)  # identity: two callers may queue the same texts
 class _Job:
     texts: list[str]
     expires: float | None  # time.monotonic() after which the result is not wanted
@@ -229,9 +229,6 @@ class MicroBatcher:
         `max_write_tokens` (texts x the longest one's tokens) or holds under half the write texts queued
         (a backlog halves every turn instead of growing where passes are slow), and within `max_batch`
         texts; at least one. A write's chunk may be split across turns. The caller holds `_cond`."""
-        for job in [j for j in self._writes if j.future.done()]:  # a part failed or its caller's time ran out
-            self._writes.remove(job)
-            self._queued_texts -= len(job.texts) - job.taken
         backlog = sum(len(j.texts) - j.taken for j in self._writes)
         parts: list[_Part] = []
         n = longest = 0
@@ -252,6 +249,17 @@ class MicroBatcher:
         self._cond.notify_all()  # writers waiting for room
         return parts
 
+    def _fail(self, job: _Job, err: BaseException) -> None:
+        """`job`'s caller gets `err`; the rest of a write split across turns leaves the queue."""
+        with self._cond:
+            if job.future.done():
+                return
+            job.future.set_exception(err)
+            if job.write and job.taken < len(job.texts):
+                self._writes.remove(job)
+                self._queued_texts -= len(job.texts) - job.taken
+                self._cond.notify_all()
+
     def _run(self) -> None:
         while (parts := self._take()) is not None:
             now = time.monotonic()
@@ -262,7 +270,7 @@ class MicroBatcher:
                     continue
                 if job.expires is not None and job.expires <= now:
                     self.stats.dropped_expired += 1
-                    job.future.set_exception(deadlines.DeadlineExceeded("encoding ran past its time limit"))
+                    self._fail(job, deadlines.DeadlineExceeded("encoding ran past its time limit"))
                 elif job.future.running() or job.future.set_running_or_notify_cancel():
                     live.append(part)
             if not live:
@@ -273,8 +281,7 @@ class MicroBatcher:
                 vectors = self.encoder.encode(texts, batch_size=len(texts), show_progress=False)
             except BaseException as err:  # every waiting caller gets the error; the worker lives on
                 for part in live:
-                    if not part.job.future.done():
-                        part.job.future.set_exception(err)
+                    self._fail(part.job, err)
                 continue
             self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * (time.perf_counter() - started) / len(texts)
             self.stats.batches += 1

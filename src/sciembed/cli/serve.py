@@ -55,7 +55,7 @@ def serve(
         512, "--max-queue", min=1, help="Texts waiting to be encoded before searches get 503 + Retry-After."
     ),
     write_turn_tokens: int = typer.Option(
-        512, "--write-turn-tokens", min=1,
+        1024, "--write-turn-tokens", min=1,
         help="Longest write pass: texts x the longest text's tokens (at least one text); searches go between.",
     ),
     query_cache: int = typer.Option(2048, "--query-cache", min=0, help="Query vectors kept (LRU; 0: none)."),

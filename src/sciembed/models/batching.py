@@ -101,7 +101,7 @@ class MicroBatcher:
     """An `Encoder` whose `encode` calls from many threads are batched together (see the module docstring)."""
 
     def __init__(self, encoder: Any, *, max_batch: int = 32, max_wait_ms: float = 2.0, max_queue: int = 512,
-                 cache_size: int = 2048, max_write_tokens: int = 512) -> None:
+                 cache_size: int = 2048, max_write_tokens: int = 1024) -> None:
         if max_batch < 1 or max_queue < 1 or max_write_tokens < 1 or max_wait_ms < 0 or cache_size < 0:
             raise ValueError("max_batch, max_queue and max_write_tokens must be >= 1, max_wait_ms and cache_size >= 0")
         self.encoder = encoder

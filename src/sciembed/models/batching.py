@@ -44,6 +44,8 @@ import numpy as np
 from sciembed.ioutil import deadline as deadlines
 from sciembed.models.encoder import check_texts
 
+CHARS_PER_TOKEN = 4  # for a write's token estimate (English text, WordPiece or BPE)
+
 
 class Overloaded(RuntimeError):
     """The encode queue is full; try again after `retry_after` seconds."""
@@ -58,7 +60,7 @@ class _Job:
     texts: list[str]
     expires: float | None  # time.monotonic() after which the result is not wanted
     write: bool = False
-    tokens: list[int] = field(default_factory=list)  # writes: each text's tokens, capped at max_seq_length
+    tokens: list[int] = field(default_factory=list)  # writes: each text's estimated tokens (`_token_counts`)
     taken: int = 0  # texts handed to a forward pass so far (a write's may span several turns)
     rows: list[np.ndarray] = field(default_factory=list)  # vectors of the parts encoded so far
     future: Future = field(default_factory=Future)
@@ -172,10 +174,11 @@ class MicroBatcher:
         return result
 
     def _token_counts(self, texts: list[str]) -> list[int]:
-        """Each text's tokens as the encoder reads them (at most its `max_seq_length`); words without a tokenizer."""
+        """Each text's tokens, estimated at 4 characters a token and capped at the encoder's `max_seq_length`.
+        Not the tokenizer: it belongs to the worker's pass, and a fast tokenizer used from a request thread at
+        the same time fails ("Already borrowed")."""
         cap = getattr(self.encoder, "max_seq_length", None) or 1 << 30
-        count = getattr(self.encoder, "count_tokens", None)
-        return [max(1, min(cap, count(t) if count is not None else len(t.split()))) for t in texts]
+        return [max(1, min(cap, -(-len(t) // CHARS_PER_TOKEN))) for t in texts]
 
     def queued(self) -> int:
         with self._cond:

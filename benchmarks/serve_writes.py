@@ -120,6 +120,7 @@ def summarise_timing(path: Path) -> dict:
     lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     adds = [r for r in lines if "add_ms" in r]
     turns = [r for r in lines if "write_turn_chunks" in r]
+    passes = {kind: [r for r in lines if r.get("pass") == kind] for kind in ("write", "search")}
     parts = sorted({k for r in adds for k in r})
 
     def spread(values: list[float]) -> dict:
@@ -129,7 +130,10 @@ def summarise_timing(path: Path) -> dict:
     return {"adds": len(adds), "per_add_ms": {k: spread([r[k] for r in adds if k in r]) for k in parts},
             "write_turns": len(turns),
             "chunks_per_write_turn": spread([r["write_turn_chunks"] for r in turns]),
-            "write_chunks_left_queued_after_a_turn": spread([r["write_chunks_left_queued"] for r in turns])}
+            "write_chunks_left_queued_after_a_turn": spread([r["write_chunks_left_queued"] for r in turns]),
+            "forward_passes": {kind: {"n": len(rows), "ms": spread([r["pass_ms"] for r in rows]),
+                                      "texts": spread([r["pass_texts"] for r in rows])}
+                               for kind, rows in passes.items()}}
 
 
 def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers: list[dict], queries: list[str],

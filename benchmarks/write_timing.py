@@ -3,8 +3,9 @@
 Loaded in the server process through a `sitecustomize` (never imported by sciembed itself): it wraps
 `Collection.add_papers` and, within an add, the encode (`MicroBatcher.encode`: queue wait + forward
 pass), the catalog commit (`Catalog.add`) and the index write lock (waited for, held), and records
-every write turn the micro-batcher takes (chunks, texts, write chunks still queued). One JSON line per
-add or write turn goes to the file named by ``SCIEMBED_WRITE_TIMING``.
+every write turn the micro-batcher takes (chunks, texts, write chunks still queued) and every forward
+pass (write or search, texts, ms). One JSON line per add, write turn or pass goes to the file named by
+``SCIEMBED_WRITE_TIMING``.
 """
 
 from __future__ import annotations
@@ -71,15 +72,37 @@ def install(path: str) -> None:
 
     locks.ReadWriteLock.write = timed_write
     take = batching.MicroBatcher._take
+    worker = threading.local()  # the batcher's worker thread: the kind of the pass it is about to run
 
     def timed_take(self: Any) -> Any:
         jobs = take(self)
-        if jobs and not self._write_turn:  # a write turn (a search turn sets the flag for the next one)
+        # jobs that say whether they are a write's; before: a search turn sets the flag for the next one
+        writing = bool(jobs[0].write) if jobs and hasattr(jobs[0], "write") else bool(jobs) and not self._write_turn
+        worker.kind = "write" if writing else "search"
+        if writing:
             write({"write_turn_chunks": len(jobs), "texts": sum(len(j.texts) for j in jobs),
                    "write_chunks_left_queued": len(self._writes)})
         return jobs
 
     batching.MicroBatcher._take = timed_take
+    init = batching.MicroBatcher.__init__
+
+    def timed_init(self: Any, encoder: Any, **kwargs: Any) -> None:
+        class Timed:
+            def __getattr__(self, item: str) -> Any:
+                return getattr(encoder, item)
+
+            def encode(self, texts: Any, **kw: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return encoder.encode(texts, **kw)
+                finally:
+                    write({"pass": getattr(worker, "kind", "?"), "pass_texts": len(texts),
+                           "pass_ms": round((time.perf_counter() - started) * 1000, 1)})
+
+        init(self, Timed(), **kwargs)
+
+    batching.MicroBatcher.__init__ = timed_init
 
 
 if os.environ.get("SCIEMBED_WRITE_TIMING"):

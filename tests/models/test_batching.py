@@ -62,6 +62,9 @@ def test_writes_take_turns_with_searches_and_are_never_mixed_in():
     kinds = [{text.split()[0] for text in batch} for batch in inner.batches]
     assert all(len(k) == 1 for k in kinds)  # a forward pass holds searches or writes, never both
     assert sum(inner.sizes) == 48 + 40 and max(inner.sizes) <= 32
+    chunks = [{text.split()[1] for text in batch} for batch, k in zip(inner.batches, kinds, strict=True)
+              if k == {"write"}]
+    assert sorted(w for c in chunks for w in c) == ["0", "1", "2"]  # each 16-text chunk whole, in one pass
     batcher.close()
 
 
@@ -101,86 +104,6 @@ def test_queued_one_paper_writes_share_the_next_write_turn():
     assert sorted(inner.batches[2]) == sorted(f"query {i}" for i in range(10)) and len(inner.batches) == 3
     batcher.close()
 
-
-def queue_behind_a_held_pass(batcher: MicroBatcher, inner: HoldFirst, writes: list[list[str]],
-                             searches: list[str]) -> tuple[dict[int, np.ndarray], list[threading.Thread]]:
-    """Hold the worker in a search pass, queue `writes` (in order) and `searches`, release it; the writes' rows."""
-    out: dict[int, np.ndarray] = {}
-    held = threading.Thread(target=batcher.encode, args=(["search held by the worker"],))
-    held.start()
-    assert inner.entered.wait(10)
-    threads = [held]
-    for i, chunk in enumerate(writes):
-        threads.append(threading.Thread(target=lambda i=i, chunk=chunk: out.__setitem__(
-            i, batcher.encode(chunk, shed=False))))
-        threads[-1].start()
-        while batcher.queued() < sum(len(c) for c in writes[: i + 1]):
-            time.sleep(0.005)  # queued in this order
-    threads += [threading.Thread(target=batcher.encode, args=([q],)) for q in searches]
-    for t in threads[len(writes) + 1 :]:
-        t.start()
-    while batcher.queued() < sum(map(len, writes)) + len(searches):
-        time.sleep(0.005)
-    inner.release.set()
-    for t in threads:
-        t.join()
-    return out, threads
-
-
-def test_a_write_turn_is_bounded_by_tokens():
-    """Four one-paper adds of 101 tokens queued behind a pass, with searches: a write turn stays within
-    `max_write_tokens` (texts x the longest text's tokens), searches go between write turns, and every
-    caller gets its own rows. Before, one turn took every queued add: one long pass that the searches waited
-    behind (issue 33)."""
-    inner = HoldFirst()
-    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0, max_write_tokens=303)
-    writes = [[f"write {i} ".ljust(404, "x")] for i in range(4)]  # 404 characters: 101 tokens by the estimate
-    out, _ = queue_behind_a_held_pass(batcher, inner, writes, [f"query {i}" for i in range(40)])
-    kinds = "".join("w" if b[0].startswith("write") else "s" for b in inner.batches)
-    assert kinds == "swsws"  # the held pass, then writes and search batches in turn while both wait
-    assert [len(b) for b in inner.batches] == [1, 3, 32, 1, 8]  # 3 x 101 <= 303 < 4 x 101
-    expected = HashingEncoder(dim=16)
-    for i, chunk in enumerate(writes):
-        assert np.allclose(out[i], expected.encode(chunk, show_progress=False))
-    batcher.close()
-
-
-def test_a_write_backlog_halves_every_turn_and_a_long_write_is_split():
-    """A 10-text write queued behind a pass: past the token budget, a turn takes half the write texts queued
-    (5, then 3, then the last 2 within the budget), searches between; the caller gets its rows in order."""
-    inner = HoldFirst()
-    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0, max_write_tokens=303)
-    writes = [[f"write long{k} ".ljust(404, "x") for k in range(10)]]
-    out, _ = queue_behind_a_held_pass(batcher, inner, writes, [f"query {i}" for i in range(40)])
-    assert [len(b) for b in inner.batches] == [1, 5, 32, 3, 8, 2]
-    assert np.allclose(out[0], HashingEncoder(dim=16).encode(writes[0], show_progress=False))
-    batcher.close()
-
-
-def test_a_write_waits_behind_at_most_one_search_batch():
-    """A one-paper add queued behind a write pass, after 100 searches, is encoded after one search batch,
-    not after every search queued ahead of it; an add longer than the token budget is still one pass."""
-    inner = HoldFirst()
-    batcher = MicroBatcher(inner, max_batch=32, max_wait_ms=0, cache_size=0, max_write_tokens=10)
-    held = threading.Thread(target=batcher.encode, args=(["write held by the worker"],), kwargs={"shed": False})
-    held.start()
-    assert inner.entered.wait(10)
-    threads = [threading.Thread(target=batcher.encode, args=([f"query {i}"],)) for i in range(100)]
-    for t in threads:
-        t.start()
-    while batcher.queued() < 100:
-        time.sleep(0.005)
-    threads.append(threading.Thread(target=batcher.encode, args=(["write late " + "word " * 40],),
-                                    kwargs={"shed": False}))
-    threads[-1].start()
-    while batcher.queued() < 101:
-        time.sleep(0.005)
-    inner.release.set()
-    for t in [held, *threads]:
-        t.join()
-    kinds = "".join("w" if b[0].startswith("write") else "s" for b in inner.batches)
-    assert kinds == "wswsss" and [len(b) for b in inner.batches] == [1, 32, 1, 32, 32, 4]
-    batcher.close()
 
 def test_query_cache_answers_repeats_without_encoding():
     inner = Recording()
@@ -228,28 +151,4 @@ def test_full_queue_sheds_and_expired_requests_are_dropped():
     assert len(answers) == 1 and answers[0].shape == (1, 16)
     with deadline(0.0), pytest.raises(DeadlineExceeded):
         batcher.encode(["too late"], shed=False)
-    batcher.close()
-
-
-class FailsOn(HashingEncoder):
-    """Raises for any pass holding a text that starts with "boom"."""
-
-    def __init__(self) -> None:
-        super().__init__(dim=16)
-        self.sizes: list[int] = []
-
-    def encode(self, texts, **kwargs):
-        self.sizes.append(len(texts))
-        if any(t.startswith("boom") for t in texts):
-            raise RuntimeError("the encoder failed")
-        return super().encode(texts, **kwargs)
-
-
-def test_a_split_write_whose_later_part_fails_gets_the_error_and_leaves_nothing_queued():
-    inner = FailsOn()
-    batcher = MicroBatcher(inner, max_wait_ms=0, cache_size=0, max_write_tokens=4)  # two 8-character texts
-    with pytest.raises(RuntimeError, match="encoder failed"):
-        batcher.encode(["one two.", "boom....", "three...", "four....", "five....", "six....."], shed=False)
-    assert inner.sizes == [3] and batcher.queued() == 0  # half the backlog failed; the other half left the queue
-    assert batcher.encode(["after the failure"], shed=False).shape == (1, 16)
     batcher.close()

@@ -31,8 +31,6 @@ class ServeTuning(SetsConfig):
     batch_wait_ms: float = Field(2.0, ge=0.0, description="longest wait to gather an encode batch")
     max_queue: int = Field(512, ge=1, description="texts waiting to be encoded before searches get 503")
     query_cache: int = Field(2048, ge=0, description="query vectors kept (LRU; 0: none)")
-    write_turn_tokens: int = Field(1024, ge=1, description="longest write pass: texts x the longest text's tokens "
-                                                          "(at least one text); searches go between")
 
 
 TUNING_HELP = ServeTuning.help_text()

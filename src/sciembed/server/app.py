@@ -53,7 +53,7 @@ def batched(collection: Collection, settings: ServerSettings) -> None:
     if not isinstance(collection.encoder, MicroBatcher):
         collection.encoder = MicroBatcher(collection.encoder, max_batch=settings.max_batch_texts,
                                           max_wait_ms=settings.batch_wait_ms, max_queue=settings.max_queue,
-                                          cache_size=settings.query_cache, max_write_tokens=settings.write_turn_tokens)
+                                          cache_size=settings.query_cache)
     collection.gather_searches(settings.max_batch_texts, settings.search_wait_ms)
 
 

@@ -25,7 +25,6 @@ class ServerSettings:
     cors_origins: tuple[str, ...] = ()  # empty: no CORS headers (browsers block other origins)
     max_batch_texts: int = 32  # the encoder's micro-batch: texts encoded in one call
     batch_wait_ms: float = 2.0  # how long the encoder waits to gather a batch
-    write_turn_tokens: int = 1024  # a write turn's forward pass: at most texts x longest text's tokens (>= 1 text)
     search_wait_ms: float = 1.0  # how long the index search waits to gather concurrent queries
     max_queue: int = 512  # texts waiting to be encoded before searches are shed with 503 + Retry-After
     query_cache: int = 2048  # query vectors kept (LRU); 0: none

@@ -73,12 +73,12 @@ def index(
     bm25 = model.lower() == "bm25"
     spec = None if bm25 else encoder.spec(model)
     if view is None and not bm25:
-        given = [flag for flag, value in (("--shard-papers", shard_papers), ("--index", kind != "flat"),
-                                          ("--aggregate", aggregate != "max"), ("--target", target)) if value]
+        given = [flag for flag, value in (("--shard-papers", shard_papers), ("--aggregate", aggregate != "max"),
+                                          ("--target", target)) if value]
         if given:
             fail(f"{', '.join(given)}: an option of one view; the full-text default (no --view) builds its own "
                  "parts (add --view ta, section, … to use it)")
-        _index_fulltext(corpus, out, spec, batch_size, cache_dir, trust_remote_code, overwrite)
+        _index_fulltext(corpus, out, spec, batch_size, cache_dir, trust_remote_code, overwrite, kind, ann)
         return
     _index_view(corpus, out, spec, view or "ta", kind, ann, aggregate, target, batch_size, cache_dir,
                 segment_tokens, shard_papers, trust_remote_code, overwrite)
@@ -138,8 +138,9 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
 
 
 def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int | None, cache_dir: Path | None,
-                    trust_remote_code: bool, overwrite: bool) -> None:
-    """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory."""
+                    trust_remote_code: bool, overwrite: bool, kind: str, ann: dict) -> None:
+    """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory;
+    `--index` (`kind`, `ann`) is the kind of its late part's view index."""
     from rich.console import Console
 
     from sciembed.retrieval.fulltext_index import build_fulltext_index
@@ -154,7 +155,8 @@ def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int 
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         with index_out_dir(out, overwrite=overwrite) as stage:
             counts = build_fulltext_index(corpus, encoder, stage, batch_size=batch_size, extra=extra,
-                                          say=lambda line: console.print(line, highlight=False, soft_wrap=True))
+                                          say=lambda line: console.print(line, highlight=False, soft_wrap=True),
+                                          late_index=kind, ann=ann)
     except known_errors() as err:
         fail(str(err))
     from sciembed.retrieval.paper_index import read_manifest

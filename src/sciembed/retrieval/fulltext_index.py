@@ -28,6 +28,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal
+from sciembed.retrieval.ann import AnnParams, default_params
 from sciembed.retrieval.bm25_paper import save_bm25_index
 from sciembed.retrieval.indexed_views import IndexCounts
 from sciembed.retrieval.multivector import MultiVectorIndex
@@ -117,8 +118,14 @@ def _duration(seconds: float) -> str:
 
 def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, batch_size: int | None = None,
                          show_progress: bool = True, extra: dict[str, Any] | None = None,
-                         say: Callable[[str], None] = print) -> IndexCounts:
-    """Write the full-text index of the corpus' papers to `out` (see the module docstring); counts of papers."""
+                         say: Callable[[str], None] = print, late_index: str = "flat",
+                         ann: dict[str, Any] | None = None) -> IndexCounts:
+    """Write the full-text index of the corpus' papers to `out` (see the module docstring); counts of papers.
+
+    `late_index` (flat, hnsw, ivf-pq or auto: from the number of views) and `ann` (`default_params` overrides)
+    are the kind of the late part's view index; late interaction over an approximate one scores its candidates
+    exactly (`retrieval.approximate_late`). The title+abstract part stays exact.
+    """
     out = Path(out)
     check_writable(out)
     refuse_links(out)
@@ -161,9 +168,10 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
     _save_dense(out / PARTS["a2a"], encoder, ta_ids, ta_vectors, titles, {**common, "view": IndexView.TA})
     late_rows = _paper_order(ta_ids, piece_ids)  # each paper's TA, then its pieces (what `index_views` cuts)
     late_ids = [(ta_ids + piece_ids)[r] for r in late_rows]
+    late_params = default_params(late_index, len(late_rows), encoder.dim, **(ann or {}))
     _save_dense(out / PARTS["late"], encoder, late_ids, vectors[late_rows], titles, {
         **common, "view": IndexView.TA_SECTION, "piece_tokens": budget,
-        "pieces_per_section": PIECES_PER_SECTION, "piece_sections": PIECE_SECTIONS})
+        "pieces_per_section": PIECES_PER_SECTION, "piece_sections": PIECE_SECTIONS}, late_params)
     save_bm25_index(out / PARTS["bm25"], bm25_ids, bm25_texts, titles,
                     {"corpus": common["corpus"], "view": IndexView.FULLTEXT, "counts": asdict(counts)})
     timings = {"read_s": round(read_s, 1), "encode_s": round(encode_s, 1), "estimated_encode_s": round(estimate, 1),
@@ -185,9 +193,9 @@ def _paper_order(ta_ids: list[str], piece_ids: list[str]) -> np.ndarray:
 
 
 def _save_dense(out: Path, encoder: Any, ids: list[str], vectors: np.ndarray, titles: dict[str, str],
-                fields: dict[str, Any]) -> None:
-    """One exact (flat) dense index directory of `vectors` (rows of papers `ids`)."""
-    index = MultiVectorIndex(encoder.dim, encoder.metric, "max")
+                fields: dict[str, Any], params: AnnParams | None = None) -> None:
+    """One dense index directory of `vectors` (rows of papers `ids`): exact (flat) unless `params` say otherwise."""
+    index = MultiVectorIndex(encoder.dim, encoder.metric, "max", params)
     index.add(ids, vectors)
     out.mkdir(parents=True, exist_ok=True)
     save_paper_index(out, index, encoder.fingerprint, {p: titles[p] for p in dict.fromkeys(ids)}, fields)

@@ -7,8 +7,9 @@ ColBERTv2 / PLAID do:
 
 - candidates: the papers of each query vector's top-n views (the index's view ranking; n starts at
   2k / the number of query vectors and grows until k papers are candidates);
-- scores: every view of every candidate, scored exactly (its stored vector, reconstructed from the
-  index), so a candidate's score is its exact ``late`` score.
+- scores: every view of every candidate, scored with its stored vector (reconstructed from the index),
+  so a candidate's score is its exact ``late`` score — exact over HNSW's full vectors and IVF-PQ's flat
+  re-rank copy; over 8-bit or PQ codes, the decoded vectors' score.
 
 A paper with no view in any query vector's top n is not returned: that is the one approximation,
 measured against exact ``late`` in `benchmarks/p2p_latency.py` (overlap of the top k, and the fused

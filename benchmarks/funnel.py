@@ -50,7 +50,10 @@ def _empty_lists(n: int, value_type: pa.DataType) -> pa.Array:
 
 def _papers_chunk(lo: int, hi: int, ids: pa.Array, graph, rng: np.random.Generator) -> pa.Table:
     """One chunk of papers in PAPER_SCHEMA, built column by column."""
-    from sciembed.papers.io import PAPER_SCHEMA, REFERENCE_TYPE, SECTION_TYPE
+    from sciembed.papers.io import PAPER_SCHEMA
+
+    section_type = PAPER_SCHEMA.field("sections").type.value_type  # the schema's own types: one definition
+    reference_type = PAPER_SCHEMA.field("references").type.value_type
 
     n = hi - lo
     domain_names = pa.array(graph.domain_names, pa.string())
@@ -65,7 +68,7 @@ def _papers_chunk(lo: int, hi: int, ids: pa.Array, graph, rng: np.random.Generat
     roles = pa.array(["introduction", "method", "results"], pa.string()).take(position)
     sections = pa.ListArray.from_arrays(
         pa.array(offsets), pa.StructArray.from_arrays(
-            [headings, texts, roles, pa.nulls(total, pa.string())], fields=list(SECTION_TYPE)))
+            [headings, texts, roles, pa.nulls(total, pa.string())], fields=list(section_type)))
     no_venue = rng.random(n) < 0.02
     no_field = rng.random(n) < 0.01
     venue = pc.if_else(pa.array(no_venue), pa.scalar(None, pa.string()),
@@ -78,7 +81,7 @@ def _papers_chunk(lo: int, hi: int, ids: pa.Array, graph, rng: np.random.Generat
         "title": pc.binary_join_element_wise("Synthetic paper ", paper_ids, ""),
         "abstract": pa.array(["A short synthetic abstract."] * n, pa.string()),
         "sections": sections,
-        "references": _empty_lists(n, REFERENCE_TYPE),
+        "references": _empty_lists(n, reference_type),
         "venue": venue,
         "year": pa.array(graph.year[lo:hi].astype(np.int32)),
         "domain": pa.nulls(n, pa.string()),
@@ -87,6 +90,7 @@ def _papers_chunk(lo: int, hi: int, ids: pa.Array, graph, rng: np.random.Generat
         "flags": _empty_lists(n, pa.string()),
         "source": pa.array(["synthetic"] * n, pa.string()),
     }
+    columns.update({f.name: pa.nulls(n, f.type) for f in PAPER_SCHEMA if f.name not in columns})  # newer fields
     return pa.table(columns, schema=PAPER_SCHEMA)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from fakes.models import build_tiny_bert
+from fakes.models import build_tiny_adapter, build_tiny_bert
 from sciembed.cli.main import app
 from sciembed.models import load_encoder
 from sciembed.models.spec import EncoderSpec, spec_of
@@ -31,20 +31,7 @@ def base(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def adapter_dir(tmp_path_factory, base) -> Path:
-    import adapters
-    import torch
-    from transformers import BertModel
-
-    model = BertModel.from_pretrained(base)
-    adapters.init(model)
-    model.add_adapter("proximity", config="seq_bn")
-    with torch.no_grad():
-        for name, param in model.named_parameters():
-            if "adapters.proximity" in name:
-                param.copy_(torch.randn(param.shape, generator=torch.Generator().manual_seed(7)) * 0.5)
-    out = tmp_path_factory.mktemp("adapter") / "proximity"
-    model.save_adapter(str(out), "proximity")
-    return out
+    return build_tiny_adapter(base, tmp_path_factory.mktemp("adapter") / "proximity")
 
 
 @pytest.fixture(scope="module")

@@ -78,3 +78,21 @@ class HashingEncoder:
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
+
+
+def build_tiny_adapter(base: Path, out: Path, name: str = "proximity", seed: int = 7) -> Path:
+    """A bottleneck adapter on `base` with non-trivial seeded weights, saved the way `adapters` saves SPECTER2's."""
+    import adapters
+    import torch
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(base)
+    adapters.init(model)
+    model.add_adapter(name, config="seq_bn")
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for param_name, param in model.named_parameters():
+            if f"adapters.{name}" in param_name:
+                param.copy_(torch.randn(param.shape, generator=generator) * 0.5)
+    model.save_adapter(str(out), name)
+    return out

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fakes.models import build_tiny_bert
+from fakes.models import build_tiny_adapter, build_tiny_bert
 from sciembed.models import ModelLoadError, load_encoder
 
 pytest.importorskip("adapters")  # the `specter2` extra; `make test` installs it
@@ -23,22 +23,7 @@ def base(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def adapter_dir(tmp_path_factory, base) -> Path:
-    """A bottleneck adapter with non-trivial weights, saved the way `adapters` saves SPECTER2's."""
-    import adapters
-    import torch
-    from transformers import BertModel
-
-    model = BertModel.from_pretrained(base)
-    adapters.init(model)
-    model.add_adapter("proximity", config="seq_bn")
-    generator = torch.Generator().manual_seed(7)
-    with torch.no_grad():
-        for name, param in model.named_parameters():
-            if "adapters.proximity" in name:
-                param.copy_(torch.randn(param.shape, generator=generator) * 0.5)
-    out = tmp_path_factory.mktemp("adapter") / "proximity"
-    model.save_adapter(str(out), "proximity")
-    return out
+    return build_tiny_adapter(base, tmp_path_factory.mktemp("adapter") / "proximity")
 
 
 def reference_cls(base: Path, adapter: Path | None, texts: list[str]) -> np.ndarray:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+# Three ACL-like papers whose ids, DOIs and titles the paper-lookup tests resolve (ids, case, DOIs, near titles).
+LOOKUP_PAPERS = {"P17-1001": "Graph parsing with neural networks", "P17-1002": "Citation graphs of scientific papers",
+                 "D18-1005": "Parsing citation contexts in papers"}
+
 
 def tei(title: str, doi: str | None = None, *, year: str = "2017", cited_doi: str | None = None,
         body: str = "We study citation graphs of papers in detail.") -> str:
@@ -18,3 +24,15 @@ def tei(title: str, doi: str | None = None, *, year: str = "2017", cited_doi: st
 </fileDesc><profileDesc><abstract><p>An abstract about graphs.</p></abstract></profileDesc></teiHeader>
 <text><body><div><head n="1">Introduction</head><p>{body}</p></div></body>
 <back><div type="references"><listBibl>{ref}</listBibl></div></back></text></TEI>"""
+
+
+def lookup_corpus(root: Path) -> Path:
+    """`LOOKUP_PAPERS` as TEI files (ACL DOIs) under `root`/tei, ingested into `root`/corpus; returns the corpus."""
+    from sciembed.papers.ingest import ingest
+
+    (root / "tei").mkdir()
+    for stem, title in LOOKUP_PAPERS.items():
+        body = f"{title}. We study graphs, citations and parsing of papers in detail for {stem}."
+        (root / "tei" / f"{stem}.tei.xml").write_text(tei(title, f"10.18653/v1/{stem}", body=body))
+    ingest([root / "tei"], root / "corpus", progress=False)
+    return root / "corpus"

@@ -5,25 +5,16 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from fakes.tei import tei
+from fakes.tei import lookup_corpus
 from sciembed.cli.main import app
-from sciembed.papers.ingest import ingest
 from sciembed.retrieval.bm25_paper import build_bm25_index
 from sciembed.retrieval.paper_lookup import PaperLookup, UnknownPaperError
-
-PAPERS = {"P17-1001": "Graph parsing with neural networks", "P17-1002": "Citation graphs of scientific papers",
-          "D18-1005": "Parsing citation contexts in papers"}
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     root = tmp_path_factory.mktemp("lookup")
-    (root / "tei").mkdir()
-    for stem, title in PAPERS.items():
-        body = f"{title}. We study graphs, citations and parsing of papers in detail for {stem}."
-        (root / "tei" / f"{stem}.tei.xml").write_text(tei(title, f"10.18653/v1/{stem}", body=body))
-    ingest([root / "tei"], root / "corpus", progress=False)
-    build_bm25_index(root / "corpus", "fulltext", root / "bm25")
+    build_bm25_index(lookup_corpus(root), "fulltext", root / "bm25")
     return root / "bm25"
 
 

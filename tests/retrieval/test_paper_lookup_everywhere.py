@@ -9,29 +9,20 @@ import pytest
 from typer.testing import CliRunner
 
 from fakes.models import build_tiny_bert
-from fakes.tei import tei
+from fakes.tei import LOOKUP_PAPERS, lookup_corpus
 from sciembed.cli.main import app
-from sciembed.papers.ingest import ingest
 
-PAPERS = {"P17-1001": "Graph parsing with neural networks", "P17-1002": "Citation graphs of scientific papers",
-          "D18-1005": "Parsing citation contexts in papers"}
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    root = tmp_path_factory.mktemp("lookup-everywhere")
-    (root / "tei").mkdir()
-    for stem, title in PAPERS.items():
-        body = f"{title}. We study graphs, citations and parsing of papers in detail for {stem}."
-        (root / "tei" / f"{stem}.tei.xml").write_text(tei(title, f"10.18653/v1/{stem}", body=body))
-    ingest([root / "tei"], root / "corpus", progress=False)
-    return root / "corpus"
+    return lookup_corpus(tmp_path_factory.mktemp("lookup-everywhere"))
 
 
 @pytest.fixture(scope="module")
 def tiny(corpus, tmp_path_factory):
-    words = {w.strip(".,:;").lower() for title in PAPERS.values() for w in title.split()}
+    words = {w.strip(".,:;").lower() for title in LOOKUP_PAPERS.values() for w in title.split()}
     words |= {"we", "study", "graphs", "citations", "and", "parsing", "of", "in", "detail", "for"}
     return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "model", sorted(words))
 

@@ -175,11 +175,13 @@ class PaperToPaperAdapter:
     def tasks(self, style: TextStyle) -> list[RankingTask]:
         bench = self.reported()
         titles = bench.candidate_titles()
+        methods = reported_methods(self.config, bench)
+        if self.tuned is not None:  # the fusion tuned on val is reported after the methods it fuses
+            methods.sort(key=lambda m: m == "fused")
         return [RankingTask(f"{method}/{split}", {q: bench.queries[q].title for q in qrels}, titles, qrels,
                             primary=self.primary, extra_metrics=P2P_METRICS, group=self.kind,
                             search=partial(self.search, method, split, sorted(qrels)), depth=self.config.top_k)
-                for method in reported_methods(self.config, bench)
-                for split, qrels in bench.qrels.items()]
+                for method in methods for split, qrels in bench.qrels.items()]
 
     def search(self, method: str, split: str, queries: list[str], scorer: Any) -> Searched:
         """One method's rankings of one split's query papers, every method ranked once per scorer."""

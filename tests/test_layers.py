@@ -34,12 +34,6 @@ NEVER = {  # (importer, imported) of one layer: never
     ("summaries", "encode"), ("encode", "summaries"),
     ("experiments", "server"), ("server", "experiments"),
 }
-# Module circles still in evaluation/ (its old benchmark engines are being removed); no new ones.
-CIRCLES_LEFT = [
-    {"evaluation.scirepeval.loader", "evaluation.scirepeval.reviewer_matching"},
-    {"evaluation.benchmarks.entry", "evaluation.benchmarks.paper_to_paper", "evaluation.benchmarks.registry",
-     "evaluation.benchmarks.scifullbench"},
-]
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -89,7 +83,7 @@ def test_same_layer_packages_keep_the_never_list() -> None:
 
 
 def test_no_module_circles() -> None:
-    circles = [circle for circle in _circles(_module_graph()) if circle not in CIRCLES_LEFT]
+    circles = _circles(_module_graph())
     assert not circles, "modules importing each other in a circle: " + "; ".join(
         " <-> ".join(sorted(circle)) for circle in circles)
 

@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from fakes.models import HashingEncoder, build_tiny_bert
 from sciembed.cli.main import app
-from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper, evaluate_with_tuned_fusion, tune_p2p_fusion
+from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter, TunedFusion
+from sciembed.evaluation.p2p_run import P2PConfig, rank_methods, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
 from sciembed.ioutil.names import slug
 from sciembed.papers.io import write_parquet
@@ -55,34 +56,50 @@ def test_directed_citations_and_disjoint_seeded_query_splits(corpus):
     assert again.fingerprint() == test.fingerprint()
 
 
-def test_late_and_tuned_fusion_rank_the_cited_papers(corpus):
-    val = build_collection_paper_to_paper(corpus, split="val", seed=0, val_share=0.5)
-    config = P2PConfig(methods=["a2a", "late", "bm25"], piece_tokens=24)
-    runs = evaluate_paper_to_paper(val, HashingEncoder(), config, show_progress=False)
-    late = next(r for r in runs if r.model == "late")
-    assert late.encoding["pieces"] > 3 * 24  # the long method sections are split into pieces
-    spec = tune_p2p_fusion(runs, ["bm25", "a2a", "late"])
-    test = build_collection_paper_to_paper(corpus, split="test", seed=0, val_share=0.5)
-    fused = evaluate_paper_to_paper(test, HashingEncoder(), config.model_copy(update={"methods": ["a2a", "fused"]}),
-                                    show_progress=False, fusion=spec)
-    assert [r.model for r in fused] == ["a2a", "fused"] and fused[1].config["fusion"]["method"] == spec.method
-    assert fused[1].aggregates[("references", None)]["recall@50"] == 1.0
+def _cell(adapter, encoder=None):
+    """One model's cell on `adapter`, through the runner and the executor."""
+    from sciembed.evaluation.bench.runner import compute_cell
+    from sciembed.evaluation.scorers import DenseScorer
+
+    return compute_cell("hashing", adapter.name, "key", adapter, DenseScorer(encoder or HashingEncoder()),
+                        keep_going=False)
 
 
-def test_one_pass_tunes_on_val_and_reports_on_test(corpus):
+def _tuned(corpus, folder, config, encoder=None):
+    """The cell of every method ranked over val + test, ``fused`` tuned on val and all reported on test."""
     everything = build_collection_paper_to_paper(corpus, split="all")
     val_ids = [q for q in everything.queries if query_split_of(q, 0, 0.3) == "val"]
     test_ids = [q for q in everything.queries if q not in val_ids]
+    adapter = PaperToPaperAdapter(everything, "coll", config, tuned=TunedFusion(val_ids, test_ids, folder))
+    return _cell(adapter, encoder), val_ids, test_ids
+
+
+def test_late_and_tuned_fusion_rank_the_cited_papers(corpus):
+    val = build_collection_paper_to_paper(corpus, split="val", seed=0, val_share=0.5)
+    config = P2PConfig(methods=["a2a", "late", "bm25"], piece_tokens=24)
+    ranked = rank_methods(val, HashingEncoder(), config, show_progress=False)
+    assert ranked.encoding["pieces"] > 3 * 24  # the long method sections are split into pieces
+    spec = tune_p2p_fusion(ranked.rankings, val, ["bm25", "a2a", "late"], depth=config.top_k)
+    test = build_collection_paper_to_paper(corpus, split="test", seed=0, val_share=0.5)
+    fused = PaperToPaperAdapter(test, "test", config.model_copy(update={"methods": ["a2a", "fused"]}), fusion=spec)
+    cell = _cell(fused)
+    assert [r.task for r in cell.results] == ["a2a/references", "a2a/citations", "fused/references",
+                                              "fused/citations"]
+    assert cell.result("fused/references").metrics["recall@50"] == 100.0
+
+
+def test_one_pass_tunes_on_val_and_reports_on_test(corpus, tmp_path):
     config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
-    runs, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, HashingEncoder(), config,
-                                                  show_progress=False)
-    assert [r.model for r in runs] == ["a2a", "bm25", "late", "fused"]
-    assert spec.tuned["val_queries"] == len(val_ids) and set(test.queries) == set(test_ids)
-    assert all(set(r.per_query[("references", None)]["ndcg@10"]) <= set(test_ids) for r in runs)
-    assert runs[-1].config["fusion"]["runs"] == ["bm25", "a2a", "late"]
-    val = spec.tuned["val_methods"]  # every method scored on val too: the default is chosen there
-    assert set(val) == {"a2a", "bm25", "late", "fused"} and val["fused"] == pytest.approx(spec.tuned["score"])
-    assert spec.tuned["val_best_method"] == max(val, key=val.get)
+    cell, val_ids, test_ids = _tuned(corpus, tmp_path, config)
+    assert [r.details["method"] for r in cell.results[::2]] == ["a2a", "bm25", "late", "fused"]
+    assert all(set(r.per_query["ndcg@10"]) <= set(test_ids) for r in cell.results)
+    spec = json.loads((tmp_path / "hashing.json").read_text())
+    assert spec["tuned"]["val_queries"] == len(val_ids) and spec["runs"] == ["bm25", "a2a", "late"]
+    val = spec["tuned"]["val_methods"]  # every method scored on val too: the default is chosen there
+    assert set(val) == {"a2a", "bm25", "late", "fused"} and val["fused"] == pytest.approx(spec["tuned"]["score"])
+    assert spec["tuned"]["val_best_method"] == max(val, key=val.get)
+    notes = [n for r in cell.results if r.details["method"] == "fused" for n in r.notes]
+    assert sum(n.startswith("fusion tuned on val") for n in notes) == 2  # on each split's fused task
 
 
 @pytest.mark.slow
@@ -99,8 +116,8 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
     spec = json.loads(saved.read_text())
     assert spec["runs"] == ["bm25", "a2a", "late"] and spec["tuned"]["split"] == "val"
     (cell,) = json.loads((out / "results.json").read_text())["cells"]
-    notes = [n for r in cell["results"] if r["task"].startswith("fused/") for n in r["notes"]]
-    assert notes and all(n.startswith("fusion tuned on val") for n in notes)
+    fused = [r["notes"] for r in cell["results"] if r["task"].startswith("fused/")]
+    assert fused and all(any(n.startswith("fusion tuned on val") for n in notes) for notes in fused)
     again = runner.invoke(app, ["eval", "run", "--kind", "paper_to_paper", str(corpus), "-m", str(tiny), "--out",
                                 str(tmp_path / "o2"), "--set", "methods=a2a,fused", "--set", f"fusion={saved}",
                                 "--set", "val_share=0.5"])
@@ -150,19 +167,18 @@ def test_query_papers_can_follow_a_built_corpus_splits(corpus):
     assert len(test.papers) == 24  # every paper is still a candidate
 
 
-def test_a_tuned_fusion_records_its_model_and_refuses_another_models_scores(corpus):
-    from sciembed.retrieval.learned_fusion import FusionError
+def test_a_tuned_fusion_records_its_model_and_refuses_another_models_scores(corpus, tmp_path):
+    from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
 
-    everything = build_collection_paper_to_paper(corpus, split="all")
-    val_ids = [q for q in everything.queries if query_split_of(q, 0, 0.3) == "val"]
-    test_ids = [q for q in everything.queries if q not in val_ids]
     config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
     tuned_on = HashingEncoder()
-    _, spec, test = evaluate_with_tuned_fusion(everything, val_ids, test_ids, tuned_on, config, show_progress=False)
+    _tuned(corpus, tmp_path, config, tuned_on)
+    spec = FusionSpec.load(tmp_path / "hashing.json")
     assert spec.model == tuned_on.fingerprint
-    same = evaluate_paper_to_paper(test, HashingEncoder(), config, show_progress=False, fusion=spec)
-    assert same[-1].model == "fused"
+    test = build_collection_paper_to_paper(corpus, split="test")
+    same = rank_methods(test, HashingEncoder(), config, show_progress=False, fusion=spec)
+    assert "fused" in same.rankings
     other = HashingEncoder(dim=48)
     assert other.fingerprint != tuned_on.fingerprint
     with pytest.raises(FusionError, match="tuned on the scores of encoder"):
-        evaluate_paper_to_paper(test, other, config, show_progress=False, fusion=spec)
+        rank_methods(test, other, config, show_progress=False, fusion=spec)

@@ -21,8 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sciembed.evaluation.bench.runner import compute_cell
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
-from sciembed.evaluation.benchmarks.registry import BENCHMARKS, LoadContext, load_benchmark
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS, BenchmarkEntry, LoadContext, load_benchmark
 from sciembed.evaluation.scorers import DenseScorer
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section, SectionRole

@@ -9,7 +9,7 @@ import pytest
 
 from fakes.models import HashingEncoder
 from sciembed.evaluation.issues import BenchmarkError
-from sciembed.evaluation.p2p_run import METHODS, P2PConfig, evaluate_paper_to_paper, load_p2p_config
+from sciembed.evaluation.p2p_run import METHODS, P2PConfig, load_p2p_config, rank_methods
 from sciembed.evaluation.paper_to_paper import load_paper_to_paper
 from sciembed.evaluation.scifullbench import load_scifullbench, parse_mmd
 from sciembed.papers.io import write_parquet
@@ -69,25 +69,34 @@ def test_scifullbench_bad_layout_is_one_clear_error(tmp_path):
         load_scifullbench(tmp_path)
 
 
-def test_every_method_runs_and_excludes_the_query(tmp_path):
+def test_every_method_runs_through_the_executor_and_excludes_the_query(tmp_path):
+    from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter
+    from sciembed.evaluation.contract import RankingTask, TextStyle
+
     bench = load_scifullbench(FIXTURE)
     sets = [QuerySet("2405.00001", {"method": "message passing graph attention atoms bonds"},
                      {"method": "llm:fake"}, sample=s) for s in (0, 1)]
     write_query_sets(sets, tmp_path / "q.jsonl")
     config = P2PConfig(top_k=5, queries_file=tmp_path / "q.jsonl", methods=[*METHODS, "max_sim_prism_code"])
-    runs = evaluate_paper_to_paper(bench, HashingEncoder(), config, show_progress=False)
-    names = [r.model for r in runs]
-    assert names[0] == "a2a" and set(names) == {*METHODS, "max_sim_prism_code"}
-    for run in runs:
-        for rankings in run.rankings.values():
-            for q, ranking in rankings.items():
-                assert q not in [d for d, _ in ranking] and len(ranking) <= 5
-    prism = next(r for r in runs if r.model == "prism_extractive")
-    assert prism.aggregates[("references", None)]["recall@50"] == pytest.approx(1.0)  # 5 of 8 candidates
-    llm = next(r for r in runs if r.model == "prism_llm")
-    assert llm.config["samples"] == 2 and "references" in llm.config["sample_std"]
-    assert llm.config["query_sources"]["method"] == {"llm:fake": 1}
-    out = _suite_report(tmp_path / "out", bench, config)
+    adapter = PaperToPaperAdapter(bench, "sfb", config, kind="scifullbench")
+    tasks = adapter.tasks(TextStyle())
+    assert all(isinstance(t, RankingTask) and t.search is not None and t.depth == 5 for t in tasks)
+    cell = _cell(adapter)
+    methods = [r.details["method"] for r in cell.results]
+    assert methods[0] == "a2a" and set(methods) == {*METHODS, "max_sim_prism_code"}
+    assert len(cell.results) == 2 * (len(METHODS) + 2)  # two splits; prism_llm once per LLM sample
+    for result in cell.results:
+        assert result.kind == "retrieval" and result.details["split"] in ("references", "citations")
+        for q, ranking in result.rankings.items():
+            assert q not in [d for d, _ in ranking] and len(ranking) <= 5
+    prism = cell.result("prism_extractive/references")
+    assert prism.metrics["recall@50"] == pytest.approx(100.0)  # 5 of 8 candidates, ×100 as every task
+    assert {"map@5", "ndcg@5", "mrr@50", "recall@300"} <= set(prism.metrics) and "map" not in prism.metrics
+    llm = [r for r in cell.results if r.details["method"] == "prism_llm"]
+    assert [r.task for r in llm] == ["prism_llm#0/references", "prism_llm#0/citations", "prism_llm#1/references",
+                                     "prism_llm#1/citations"]
+    assert llm[0].details["query_sources"]["method"] == {"llm:fake": 1}
+    out = _suite_report(tmp_path / "out", adapter, cell)
     text = (out / "benchmarks" / "sfb.md").read_text()
     assert "## references" in text and "| prism_extractive |" in text and "MRR@50" in text
     assert "not* the paper's LLM queries" in text and "prism_llm (2 samples, mean ± std)" in text
@@ -102,15 +111,18 @@ def test_every_method_runs_and_excludes_the_query(tmp_path):
     assert (out / "benchmarks" / "sfb" / "ndcg_by_split.png").is_file()
 
 
-def _suite_report(out: Path, bench, config: P2PConfig) -> Path:
-    """The suite report of one model (HashingEncoder) on `bench`, through the runner's cell and writer."""
-    from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
+def _cell(adapter):
+    """One model's (HashingEncoder) cell on `adapter`, through the runner and the executor."""
     from sciembed.evaluation.bench.runner import compute_cell
-    from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter
     from sciembed.evaluation.scorers import DenseScorer
 
-    adapter = PaperToPaperAdapter(bench, "sfb", config, kind="scifullbench")
-    cell = compute_cell("hashing", "sfb", "key", adapter, DenseScorer(HashingEncoder()), keep_going=False)
+    return compute_cell("hashing", adapter.name, "key", adapter, DenseScorer(HashingEncoder()), keep_going=False)
+
+
+def _suite_report(out: Path, adapter, cell) -> Path:
+    """The suite report of one model's `cell` on `adapter`, through the suite writer."""
+    from sciembed.evaluation.bench import Suite, SuiteRun, write_suite_report
+
     suite = Suite(out=str(out), models=[{"name": "hashing", "model": "hashing"}],
                   benchmarks=[{"name": "sfb", "kind": "scifullbench", "path": str(FIXTURE)}])
     out.mkdir(parents=True)
@@ -120,8 +132,8 @@ def _suite_report(out: Path, bench, config: P2PConfig) -> Path:
 
 def test_prism_llm_without_queries_file_is_an_error():
     with pytest.raises(ValueError, match="needs LLM aspect queries"):
-        evaluate_paper_to_paper(load_scifullbench(FIXTURE), HashingEncoder(), P2PConfig(methods=["prism_llm"]),
-                                show_progress=False)
+        rank_methods(load_scifullbench(FIXTURE), HashingEncoder(), P2PConfig(methods=["prism_llm"]),
+                     show_progress=False)
 
 
 def test_corpus_queries_file_and_trec_qrels(tmp_path):
@@ -140,11 +152,11 @@ def test_corpus_queries_file_and_trec_qrels(tmp_path):
     assert issues == {"query id not in the corpus": 1, "qrels candidate not in the corpus": 1,
                       "qrels query not in the queries file": 1}
     assert bench.exclusions()["a"] == ["a", "d"]  # same normalised title
-    runs = evaluate_paper_to_paper(bench, HashingEncoder(), P2PConfig(methods=["a2a", "late_interaction"],
-                                                                      top_k=10), show_progress=False)
-    for run in runs:
-        assert [d for d, _ in run.rankings[("qrels", None)]["a"]][:1] == ["b"]
-        assert "d" not in [d for d, _ in run.rankings[("qrels", None)]["a"]]
+    ranked = rank_methods(bench, HashingEncoder(), P2PConfig(methods=["a2a", "late_interaction"], top_k=10),
+                          show_progress=False)
+    for method in ("a2a", "late_interaction"):
+        assert [d for d, _ in ranked.rankings[method]["a"]][:1] == ["b"]
+        assert "d" not in [d for d, _ in ranked.rankings[method]["a"]]
 
 
 def test_ablation_configs_load():

@@ -13,7 +13,7 @@ from fakes.llm_server import FakeLLMServer
 from fakes.models import HashingEncoder
 from sciembed.cli.main import app
 from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
-from sciembed.evaluation.p2p_run import P2PConfig, evaluate_paper_to_paper
+from sciembed.evaluation.p2p_run import P2PConfig, rank_methods
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
@@ -82,7 +82,7 @@ def test_a_query_paper_without_llm_queries_is_named(collection, tmp_path):
     out = tmp_path / "q.jsonl"
     with FakeLLMServer().running() as server:
         assert _queries(collection, out, server, "--paper", sorted(bench.queries)[0]).exit_code == 0
-    evaluate_paper_to_paper(bench, HashingEncoder(), P2PConfig(methods=["prism_llm"], queries_file=out))
+    rank_methods(bench, HashingEncoder(), P2PConfig(methods=["prism_llm"], queries_file=out))
     described = json.dumps(bench.describe())
     assert "without LLM aspect queries (sample 0)" in described and "sciembed prism queries" in described
 

@@ -14,8 +14,7 @@ from sciembed.cli.errors import fail
 from sciembed.cli.groups import eval_app
 from sciembed.cli.options import BatchSize, CacheDir, EntryConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
-from sciembed.evaluation.benchmarks.registry import BENCHMARKS
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS, BenchmarkEntry
 
 EVAL_HELP = (
     "Evaluate one or more models (and `bm25`) on one benchmark: a suite of one, run and reported exactly as "

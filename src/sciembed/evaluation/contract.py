@@ -85,20 +85,37 @@ class RankingTask:
     official: Callable[[dict[str, list[int]]], dict[str, dict[str, float]]] | None = None
     group: str = ""  # the benchmark's task type (SciRepEval: proximity / search)
     notes: list[str] = field(default_factory=list)
+    # the benchmark's own search instead of the scorer over every candidate (paper-to-paper's methods): scorer ->
+    # `Searched`, each ranking its query's top `depth`; `docs` then only names the candidates (id -> title)
+    search: Callable[[Any], Searched] | None = field(default=None, repr=False)
+    depth: int | None = None
 
     @property
     def kind(self) -> str:
         return "retrieval" if self.pools is None else "rerank"
 
     def metric_names(self) -> list[str]:
-        """ranx metric names for this task's relevance threshold."""
+        """ranx metric names for this task's relevance threshold; over rankings cut at `depth`, the full-list
+        metrics are named by the cut (``map@300``) and R-precision, which has none, is left out."""
         suffix = f"-l{self.relevant_min}" if self.relevant_min > 1 else ""
         names = dict.fromkeys((*RANKING_METRICS, *self.extra_metrics))
+        if self.depth is not None:
+            names = dict.fromkeys(m if "@" in m else f"{m}@{self.depth}" for m in names if m != "r-precision")
         return [m if m in GRADED_METRICS else m + suffix for m in names]
 
     def candidates(self, qid: str) -> list[str]:
         pool = self.pools[qid] if self.pools is not None else list(self.docs)
         return [d for d in pool if not (self.exclude_self and d == qid)]
+
+
+@dataclass
+class Searched:
+    """What a benchmark's own search gives a `RankingTask`: query -> [(doc, score)] best first, and the
+    details and notes of the result."""
+
+    rankings: dict[str, list[tuple[str, float]]]
+    details: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

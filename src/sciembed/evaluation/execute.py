@@ -14,7 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.evaluation.contract import GoldRankTask, ProbeTask, RankingTask, TaskResult, TripletTask, VectorTask
+from sciembed.evaluation.contract import (
+    GoldRankTask,
+    ProbeTask,
+    RankingTask,
+    Searched,
+    TaskResult,
+    TripletTask,
+    VectorTask,
+)
 from sciembed.evaluation.metrics import ranx_scores
 from sciembed.evaluation.scorers import BM25Scorer, DenseScorer
 from sciembed.evaluation.ties import ordered, tie_notes
@@ -62,8 +70,9 @@ def ranking_metrics(task: RankingTask, rankings: Mapping[str, Ranking]) -> dict[
         names)
     per_query = {re.sub(r"-l\d+$", "", name): {q: 100.0 * float(scores[name][q]) for q in qids}
                  for name in names}
-    per_query["first_relevant_rank"] = {q: first_relevant_rank(rankings[q], task.qrels[q], task.relevant_min)
-                                        for q in qids}
+    if task.depth is None:  # a cut ranking has no rank for a query whose relevant papers all fall below the cut
+        per_query["first_relevant_rank"] = {q: first_relevant_rank(rankings[q], task.qrels[q], task.relevant_min)
+                                            for q in qids}
     if task.official is not None:
         grades = {q: [int(task.qrels[q].get(d, 0)) for d, _ in rankings[q]] for q in qids}
         for q, metrics in task.official(grades).items():
@@ -102,17 +111,19 @@ def run_ranking(task: RankingTask, scorer: Any) -> TaskResult:
 
 
 def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str, Ranking]]:
-    """The task's result and the full rankings it was scored on (for run files)."""
-    rankings = rank_task(task, scorer)
+    """The task's result and the full rankings it was scored on (for run files); a task with its own search
+    (`RankingTask.search`) is ranked by it, and its details and notes go on the result."""
+    searched = task.search(scorer) if task.search is not None else Searched(rank_task(task, scorer))
+    rankings = searched.rankings
     per_query = ranking_metrics(task, rankings)
     sizes = [len(r) for r in rankings.values()]
     counts = {"queries": len(task.queries), "candidates": len(task.docs),
               "mean_candidates_per_query": round(float(np.mean(sizes)), 2) if sizes else 0,
               "relevant_pairs": sum(1 for rel in task.qrels.values() for r in rel.values() if r >= task.relevant_min)}
     unscored = 0.0 if isinstance(scorer, BM25Scorer) else None  # BM25's no-shared-term tail is not a tie
-    notes = list(task.notes) + [n["message"] for n in tie_notes(rankings, unscored)]
+    notes = [*task.notes, *searched.notes, *(n["message"] for n in tie_notes(rankings, unscored))]
     result = TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group, notes,
-                        rankings=rankings, qrels=task.qrels)
+                        searched.details, rankings=rankings, qrels=task.qrels)
     return result, rankings
 
 

@@ -1,4 +1,4 @@
-"""Ranking metrics through ranx: per query, macro means, per-domain means.
+"""Ranking metrics through ranx: per query and per-domain means.
 
 Which metrics a task reports is the contract's (`contract.RANKING_METRICS`, a kind's extras); names carry
 their cut (``mrr`` and ``map`` are over the full candidate list, ``mrr@50`` over the top 50). Relevance is
@@ -96,11 +96,6 @@ def per_query_scores(
         return {m: {q: 0.0 for q in sorted(qrels)} for m in metrics}
     scores = ranx_scores({q: {d: int(r) for d, r in rel.items()} for q, rel in qrels.items()}, run_dict, metrics)
     return {m: {q: float(scores[m][q]) for q in sorted(qrels)} for m in metrics}
-
-
-def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
-    """Macro average over queries (each query counts once)."""
-    return {m: float(np.mean(list(s.values()))) if s else float("nan") for m, s in per_query.items()}
 
 
 def by_domain(

@@ -134,13 +134,10 @@ def paper_to_paper_task(path: str | Path, *, split: str = "test", relevance: str
     papers as title+abstract: sciembed's ``a2a`` method, relevance split `relevance` (``references`` /
     ``citations``, or the user's qrels split). The query paper is excluded by id; sciembed also excludes
     candidates sharing the query's normalised title, which MTEB cannot express (see docs/benchmarks.md)."""
-    from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
     from sciembed.evaluation.benchmarks.paper_to_paper import query_benchmark
     from sciembed.retrieval.prism.index import abstract_text
 
-    entry = BenchmarkEntry(name=Path(path).name or "paper_to_paper", kind="paper_to_paper", path=str(path),
-                           split=split, seed=seed, val_share=val_share, min_gold=min_gold)
-    bench = query_benchmark(entry)
+    bench = query_benchmark(path, split=split, seed=seed, val_share=val_share, min_gold=min_gold)
     if relevance not in bench.qrels:
         raise ValueError(f"{path}: no relevance split {relevance!r}; it has {', '.join(bench.qrels)}")
     qrels = bench.qrels[relevance]

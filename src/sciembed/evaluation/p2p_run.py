@@ -30,16 +30,17 @@ Candidate "segments" of a2c, f2c, naive_sum, max_sim and PRISM are encoder-sized
 pieces (`prism_views: pieces`, the default) or PRISM's segments (`segments`).
 
 Every ranking holds `top_k` (300) papers; the query paper (by id and by
-normalised title) is never ranked. Metrics are ranx's, per split: Recall@50/100/
-200/300, MRR@50 (SciFullBench's), NDCG@10/100 and MAP over the top 300.
+normalised title) is never ranked. Each (method, relevance split) is a ranking task of the one executor
+(`execute.run_task`); its metrics are the contract's over the top `top_k` (``ndcg@300``, ``map@300``, …)
+plus SciFullBench's Recall@50/100/200/300, MRR@50, NDCG@10/100 (`P2P_METRICS`).
 
 The public names live here; the code is split along the run's stages:
 
 - `p2p_config`: the methods, metrics and `P2PConfig` (``configs/prism-*.yaml``);
 - `p2p_views`: the texts the requested methods need, planned and encoded once;
 - `p2p_rankers`: the indexes over those views and each method's ranking of a query paper;
-- `p2p_evaluate`: `evaluate_paper_to_paper`, rankings scored per relevance split (one `MethodRun` per method);
-- `p2p_fusion`: method ``fused`` tuned on val query papers, every method reported on test.
+- `p2p_evaluate`: `rank_methods`, every method's rankings of every query paper (one encoding pass);
+- `p2p_fusion`: method ``fused`` tuned on val query papers (`benchmarks.paper_to_paper` reports on test).
 """
 
 from sciembed.evaluation.p2p_config import (
@@ -54,8 +55,8 @@ from sciembed.evaluation.p2p_config import (
     P2PConfig,
     load_p2p_config,
 )
-from sciembed.evaluation.p2p_evaluate import combine_samples, evaluate_paper_to_paper, score_method
-from sciembed.evaluation.p2p_fusion import evaluate_with_tuned_fusion, pooled_score, tune_p2p_fusion
+from sciembed.evaluation.p2p_evaluate import MethodRankings, rank_methods
+from sciembed.evaluation.p2p_fusion import tune_p2p_fusion
 from sciembed.evaluation.p2p_views import encoder_token_counter
 
 __all__ = [
@@ -67,13 +68,10 @@ __all__ = [
     "P2P_METRICS",
     "PAPER_QUERY_WORDS",
     "PRISM_VIEWS",
+    "MethodRankings",
     "P2PConfig",
-    "combine_samples",
     "encoder_token_counter",
-    "evaluate_paper_to_paper",
-    "evaluate_with_tuned_fusion",
     "load_p2p_config",
-    "pooled_score",
-    "score_method",
+    "rank_methods",
     "tune_p2p_fusion",
 ]

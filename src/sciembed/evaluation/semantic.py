@@ -361,7 +361,7 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
 
 
 def _scidocs_mag_clustering(root: Path, issues: IssueLog) -> ClusteringTask | None:
-    from sciembed.evaluation.scirepeval.loader import paper_text, read_split
+    from sciembed.evaluation.scirepeval.records import paper_text, read_split
 
     meta = read_split(root / "scirepeval" / "scidocs_mag_mesh", "evaluation", issues)
     labels = {split: read_split(root / "scirepeval_test" / "scidocs_mag", split, issues) for split in ("train", "test")}

@@ -72,28 +72,6 @@ def scenario_keys(scenarios: Any, body_modes: Any) -> list[ScenarioKey]:
     return list(dict.fromkeys(keys))
 
 
-class ScenarioDict(dict):
-    """A dict keyed by `ScenarioKey` that also accepts "body_ta/full" and ("ta_ta", "windowed")."""
-
-    def __getitem__(self, key: Any) -> Any:
-        return super().__getitem__(normalize_key(key))
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        super().__setitem__(normalize_key(key), value)
-
-    def __contains__(self, key: object) -> bool:
-        try:
-            return super().__contains__(normalize_key(key))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return False
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        try:
-            return super().get(normalize_key(key), default)
-        except (TypeError, ValueError):
-            return default
-
-
 @dataclass
 class RetrievalTask:
     """One scenario ready to run. Query and candidate texts are already cut for the model's budget."""

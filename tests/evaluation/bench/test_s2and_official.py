@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
-from sciembed.evaluation.benchmarks.registry import check_options
+from sciembed.evaluation.benchmarks.registry import BenchmarkEntry, check_options
 from sciembed.evaluation.execute import run_task
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.evaluation.scirepeval import load_scirepeval

@@ -20,7 +20,7 @@ from typing import Any
 from sciembed.evaluation.bench.report import write_suite_report
 from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, compute_cell, write_run_files
 from sciembed.evaluation.bench.suite import ModelEntry, Suite
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.registry import BenchmarkEntry
 from sciembed.evaluation.benchmarks.scenarios import ScenarioBenchmark
 from sciembed.evaluation.task import SCENARIOS
 

@@ -9,6 +9,7 @@ NDCG@10 and MRR@50, and where each PRISM variant's queries came from; ``ndcg_by_
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,30 @@ def method_and_split(result: TaskResult) -> tuple[str, str]:
 
 
 def grid(results: list[TaskResult]) -> dict[str, dict[str, TaskResult]]:
-    """split -> method -> result, in run order (the first method first)."""
+    """split -> method -> result, in run order (the first method first); prism_llm's samples as one result."""
     out: dict[str, dict[str, TaskResult]] = {}
+    samples: dict[tuple[str, str], list[TaskResult]] = {}
     for r in results:
         method, split = method_and_split(r)
         out.setdefault(split, {})[method] = r
+        if "sample" in r.details:
+            samples.setdefault((split, method), []).append(r)
+    for (split, method), rs in samples.items():
+        out[split][method] = mean_of_samples(rs)
     return out
+
+
+def mean_of_samples(results: list[TaskResult]) -> TaskResult:
+    """One method over its LLM samples (prism_llm): the per-query mean, its mean over queries, and each
+    metric's std across the samples (``details["sample_std"]``)."""
+    first = results[0]
+    per_query = {m: {q: float(np.mean([r.per_query[m][q] for r in results])) for q in scores}
+                 for m, scores in first.per_query.items()}
+    metrics = {m: float(np.mean(list(scores.values()))) if scores else math.nan for m, scores in per_query.items()}
+    std = {m: float(np.std([r.metrics[m] for r in results])) for m in first.metrics}
+    details = {k: v for k, v in first.details.items() if k != "sample"} | {"samples": len(results), "sample_std": std}
+    return replace(first, task=first.task.replace(f"#{first.details['sample']}", ""), metrics=metrics,
+                   per_query=per_query, details=details)
 
 
 def venue_average(result: TaskResult, venues: dict[str, str]) -> dict[str, float]:
@@ -112,7 +131,7 @@ def p2p_detail(run: SuiteRun, bname: str, bench: Any, folder: Path) -> Detail:
                      "yes" if t["significant"] else "no"] for t in model_tests]
             lines += [f"{heading} Paired tests against {model_tests[0]['baseline']}", "",
                       *table(["Method", "Split", "Metric", "Δ ×100", "p", "Queries", "Significant"], rows), ""]
-        lines += _query_sources(results, heading)
+        lines += _query_sources([r for methods in splits.values() for r in methods.values()], heading)
         name = f"{model}/" if len(models) > 1 else ""
         for method in dict.fromkeys(m for ms in splits.values() for m in ms):
             plotted.append({"name": name + method,

@@ -150,17 +150,14 @@ def compute_cell(model: str, bname: str, key: str, bench: Any, scorer: Any, keep
     before = (getattr(scorer, "encoded", 0), getattr(scorer, "model_encoded", 0))
     cell = Cell(model, bname, key, "done", config=scorer.config())
     try:
-        if getattr(bench, "native", False):
-            cell.results = bench.run_native(scorer)
-        else:
-            style = scorer.style()
-            cell.config["text_style"] = {"sep": style.sep, "input_format": style.input_format}
-            for task in bench.tasks(style):
-                why = supports(task, scorer)
-                if why:
-                    cell.skipped_tasks[task.name] = why
-                    continue
-                cell.results.append(run_task(task, scorer))
+        style = scorer.style()
+        cell.config["text_style"] = {"sep": style.sep, "input_format": style.input_format}
+        for task in bench.tasks(style):
+            why = supports(task, scorer)
+            if why:
+                cell.skipped_tasks[task.name] = why
+                continue
+            cell.results.append(run_task(task, scorer))
         cell.summary = bench.summarize(cell.results) if cell.results else {}
     except BenchmarkError as exc:
         if not keep_going:

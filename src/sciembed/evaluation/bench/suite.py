@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sciembed.errors import SciembedInputError
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
+from sciembed.evaluation.benchmarks.registry import BenchmarkEntry
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 

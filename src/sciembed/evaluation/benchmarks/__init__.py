@@ -4,7 +4,13 @@
     bench = load_benchmark(entry, Path("runs/bench"))   # a contract object: tasks(style), summarize()
 """
 
-from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
-from sciembed.evaluation.benchmarks.registry import BENCHMARKS, KIND_NAMES, BenchmarkKind, LoadContext, load_benchmark
+from sciembed.evaluation.benchmarks.registry import (
+    BENCHMARKS,
+    KIND_NAMES,
+    BenchmarkEntry,
+    BenchmarkKind,
+    LoadContext,
+    load_benchmark,
+)
 
 __all__ = ["BENCHMARKS", "KIND_NAMES", "BenchmarkEntry", "BenchmarkKind", "LoadContext", "load_benchmark"]

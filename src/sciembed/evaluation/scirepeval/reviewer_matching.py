@@ -29,6 +29,7 @@ import numpy as np
 
 from sciembed.evaluation.contract import TextStyle
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
+from sciembed.evaluation.scirepeval.records import judgements, paper_text, read_split, split_files
 
 META = "paper_reviewer_matching"
 REVIEWERS = "reviewers"
@@ -47,8 +48,6 @@ class ReviewerMatchingData:
 
 
 def _split(folder: Path, names: Sequence[str], issues: IssueLog) -> list[tuple[str, dict]]:
-    from sciembed.evaluation.scirepeval.loader import read_split
-
     for name in names:
         rows = read_split(folder, name, issues)
         if rows:
@@ -57,8 +56,6 @@ def _split(folder: Path, names: Sequence[str], issues: IssueLog) -> list[tuple[s
 
 
 def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> ReviewerMatchingData:
-    from sciembed.evaluation.scirepeval.loader import judgements, paper_text, read_split
-
     root = Path(root)
     issues = IssueLog()
     meta = read_split(root / "scirepeval" / META, "evaluation", issues)
@@ -138,8 +135,6 @@ def score_reviewer_matching(data: ReviewerMatchingData, vectors: Mapping[str, np
 def missing_files(root: str | Path) -> list[str]:
     """The release files the task needs that are not under `root` (empty: it can run)."""
     root = Path(root)
-    from sciembed.evaluation.scirepeval.loader import split_files
-
     test = root / "scirepeval_test"
     needs = {f"scirepeval/{META}/evaluation": [(root / "scirepeval" / META, "evaluation")],
              f"scirepeval_test/{REVIEWERS}/metadata": [(test / REVIEWERS, "metadata"),

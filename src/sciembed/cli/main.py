@@ -3,9 +3,9 @@
 The whole command tree imports every stage's module and, through their option types, numpy, pydantic
 and the registries. The `sciembed` script builds only what the command it runs needs: when the command
 line names a command of `COMMANDS` (``sciembed index search …``), only that command's module registers,
-so `index search --server URL` starts without the index and model code. Anything else (``--help`` of
-the root or of a noun, ``--version``, an unknown name) builds the whole tree, as `app` does for the
-tests' ``CliRunner`` and ``app()``.
+so `index search --server URL` starts without the index and model code; ``--version`` registers none.
+Anything else (``--help`` of the root or of a noun, an unknown name) builds the whole tree, as `app`
+does for the tests' ``CliRunner`` and ``app()``.
 """
 
 from __future__ import annotations
@@ -77,9 +77,14 @@ def module_for(args: Sequence[str]) -> str | None:
 
 
 def command_app(args: Sequence[str]) -> GuardedTyper:
-    """The app that runs the command line `args`: that command alone when `COMMANDS` names it, else all."""
+    """The app that runs the command line `args`: that command alone when `COMMANDS` names it (no command for
+    ``--version``), else all."""
+    if _whole is not None:
+        return _whole
+    if list(args[:1]) == ["--version"]:  # eager: it prints and exits before any command is looked up
+        return build(())
     name = module_for(args)
-    return build([name]) if name is not None and _whole is None else whole()
+    return build([name]) if name is not None else whole()
 
 
 def whole() -> GuardedTyper:

@@ -262,8 +262,10 @@ def main() -> None:
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     result = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    result.update({"cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+    result.update({"cpus": os.cpu_count(),
                    "note": "load averages are (1, 5, 15 min) at the end of each part; the box is shared"})
+    if not {"acl", "synthetic"} <= skip:  # the thread count of the in-process p2p parts
+        result["omp_num_threads"] = os.environ.get("OMP_NUM_THREADS")
     if args.index is not None:
         titles = json.loads((args.index / "ta" / "papers.json").read_text())
         paper = sorted(titles)[len(titles) // 2]

@@ -7,11 +7,10 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import typer.main
 
+from fakes.http import reply_server
 from sciembed.cli.main import COMMANDS, app, module_for
 
 HEAVY = ("torch", "numpy", "faiss", "pyarrow", "pandas", "duckdb", "bm25s", "onnxruntime", "transformers",
@@ -35,27 +34,8 @@ def _imported(done: subprocess.CompletedProcess) -> set[str]:
     return set(line.split()[1:])
 
 
-def _reply_server() -> ThreadingHTTPServer:
-    body = json.dumps(REPLY).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 def test_search_over_a_server_imports_no_model_index_or_arrow_code():
-    server = _reply_server()
+    server = reply_server(json.dumps(REPLY).encode())
     url = f"http://127.0.0.1:{server.server_port}"
     try:
         found = _script("index", "search", "--server", url, "--query", "graph parsing", "--output-format", "json")

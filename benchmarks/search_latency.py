@@ -8,6 +8,8 @@ server itself, and fused paper-to-paper search in one process at 3.5k and 100k p
   from bm25s's saved format with rebuilding it from the raw texts (what every load did before).
 - ``server``: `sciembed index serve IDX` started once; HTTP ``POST /search`` timed from this process, and
   `sciembed index search --server URL` as a subprocess (what a user types when the model is loaded once).
+- ``warm_cli_server``: `sciembed index search --server URL` of revision ``--before`` and of this tree side by
+  side against one server, interleaved (`benchmarks/warm_cli.py`): what the CLI's own start costs.
 - ``p2p``: the fused default for one query paper (BM25 over its full text + a2a + late interaction over
   TA + 4 pieces, top 300, then the measured fusion), in process, `OMP_NUM_THREADS=1`. ``acl_3569``: the
   ACL papers' real full texts (BM25) and real MiniLM ONNX int8 title+abstract vectors (from an embedding
@@ -18,6 +20,7 @@ server itself, and fused paper-to-paper search in one process at 3.5k and 100k p
 The load average is recorded around every part: the box is shared.
 
     OMP_NUM_THREADS=1 nice .venv/bin/python benchmarks/search_latency.py --index IDX --acl INGESTED --cache CACHE
+    nice .venv/bin/python benchmarks/search_latency.py --index IDX --skip cli,server,acl,synthetic --before main
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ QUERIES = ["neural machine translation with attention", "dependency parsing with
 STAGES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-import sciembed.cli.main  # noqa: F401  what the `sciembed` command imports before it runs
+from sciembed.cli.main import command_app
+command_app(["index", "search"])  # what the `sciembed` command imports and builds before it runs
 t1 = time.perf_counter()
 from pathlib import Path
 from sciembed.retrieval.batch import _encoder, _open
@@ -74,11 +78,12 @@ def summary(ms: list[float]) -> dict[str, float]:
 CPU_S: list[float] = []  # CPU seconds (user + system) of each `sciembed` call, beside its wall time
 
 
-def sciembed(*args: str) -> float:
+def sciembed(*args: str, env: dict[str, str] | None = None) -> float:
     """Wall seconds one `sciembed` command takes as a new process (its CPU seconds go to `CPU_S`)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).with_name("sciembed")), *args], capture_output=True, text=True)
+    done = subprocess.run([str(Path(sys.executable).with_name("sciembed")), *args], capture_output=True, text=True,
+                          env=env)
     if done.returncode != 0:
         raise SystemExit(f"sciembed {' '.join(args)} failed: {done.stderr[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -152,6 +157,14 @@ def server(index: Path, paper: str, runs: int, port: int) -> dict:
     return {"ready_s": round(ready_s, 1), "http_text_query": summary(text), "http_paper_query": summary(papers),
             "cli_with_server_s": [round(t, 2) for t in via_cli], "cli_with_server_cpu_s": via_cli_cpu,
             "cli_with_server_p50_s": round(float(np.median(via_cli)), 2)}
+
+
+def warm_cli_server(index: Path, before: str, runs: int, port: int) -> dict:
+    """`sciembed index search --server URL` of revision `before` and of this tree, against one server (this
+    tree's), interleaved query by query (which side goes first alternates), `runs` timed queries per side."""
+    from warm_cli import compare_revisions
+
+    return compare_revisions(index, before, runs, port, QUERIES, sciembed, CPU_S)
 
 
 def p2p_parts(abstracts, ids, views, bm25, texts, ta, own, spec, queries: list[int], k: int) -> dict:
@@ -240,24 +253,34 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3, help="Cold CLI calls per kind.")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--skip", default="", help="Comma-separated parts to skip: cli, server, acl, synthetic.")
+    parser.add_argument("--skip", default="", help="Comma-separated parts to skip: cli, server, warm_cli, acl, "
+                        "synthetic.")
+    parser.add_argument("--before", default="main", help="warm_cli: the git revision this tree's CLI is "
+                        "compared with.")
+    parser.add_argument("--warm-runs", type=int, default=12, help="warm_cli: timed queries per side.")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "search_latency.json")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     result = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    result.update({"cpus": os.cpu_count(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+    result.update({"cpus": os.cpu_count(),
                    "note": "load averages are (1, 5, 15 min) at the end of each part; the box is shared"})
+    if not {"acl", "synthetic"} <= skip:  # the thread count of the in-process p2p parts
+        result["omp_num_threads"] = os.environ.get("OMP_NUM_THREADS")
     if args.index is not None:
         titles = json.loads((args.index / "ta" / "papers.json").read_text())
         paper = sorted(titles)[len(titles) // 2]
         manifest = json.loads((args.index / "manifest.json").read_text())
-        result["index"] = {"papers": manifest["counts"], "views": manifest["views"], "query_paper": paper}
+        if not {"cli", "server"} <= skip:  # the index of those parts (warm_cli names its own)
+            result["index"] = {"papers": manifest["counts"], "views": manifest["views"], "query_paper": paper}
         if "cli" not in skip:
             result["cli_cold"] = loaded(cli(args.index, paper, args.runs))
             print("cli", json.dumps(result["cli_cold"]), flush=True)
         if "server" not in skip:
             result["server"] = loaded(server(args.index, paper, args.runs, args.port))
             print("server", json.dumps(result["server"]), flush=True)
+        if "warm_cli" not in skip:
+            result["warm_cli_server"] = warm_cli_server(args.index, args.before, args.warm_runs, args.port)
+            print("warm_cli_server", json.dumps(result["warm_cli_server"]), flush=True)
     if args.acl is not None and "acl" not in skip:
         result["p2p_acl"] = loaded(p2p(args.acl, args.cache, 0, args.queries, 300))
         print("acl", json.dumps(result["p2p_acl"]), flush=True)

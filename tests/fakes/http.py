@@ -127,3 +127,22 @@ def send_dripped(handler: BaseHTTPRequestHandler, status: int, payload: bytes, c
                 if seconds:
                     time.sleep(step_s)
     handler.close_connection = True
+
+
+def reply_server(body: bytes) -> ThreadingHTTPServer:
+    """A server on a free local port answering every POST with `body` (200); stop it with ``shutdown()``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

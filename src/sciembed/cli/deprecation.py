@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
 
 def was_given(ctx: typer.Context, name: str) -> bool:
@@ -16,4 +15,6 @@ def was_given(ctx: typer.Context, name: str) -> bool:
 
 
 def note(old: str, new: str) -> None:
+    from rich.console import Console
+
     Console(stderr=True, soft_wrap=True).print(f"note: `{old}` is deprecated; use `{new}`", highlight=False)

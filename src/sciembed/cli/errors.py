@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+import sys
 from typing import Any, NoReturn
 
 import typer
@@ -47,10 +48,11 @@ def is_input_error(err: BaseException) -> bool:
 
 
 def data_error_message(err: BaseException) -> str | None:
-    """A one-line message for bad input, a damaged file or a failing disk; None for anything else (a real bug)."""
-    import duckdb
-    import pyarrow as pa
+    """A one-line message for bad input, a damaged file or a failing disk; None for anything else (a real bug).
 
+    An Arrow or DuckDB error can only come from a process that imported them: they are not imported here
+    (a `fail` exit of a light command, `index search --server`, passes through this too)."""
+    pa, duckdb = sys.modules.get("pyarrow"), sys.modules.get("duckdb")
     if is_input_error(err):
         return str(err).strip().replace("\n", " ") or type(err).__name__
     if isinstance(err, OSError) and err.errno in DISK_ERRORS | PATH_ERRORS:
@@ -58,10 +60,10 @@ def data_error_message(err: BaseException) -> str | None:
         return f"cannot write or read a file{where}: {err.strerror}"
     if isinstance(err, UnicodeDecodeError):
         return f"a file is not valid UTF-8 (byte {err.start}): {err.reason}"
-    if isinstance(err, pa.ArrowException) or (isinstance(err, OSError) and err.errno is None
-                                                and _raised_in_pyarrow(err)):
+    if (pa is not None and isinstance(err, pa.ArrowException)) or (isinstance(err, OSError) and err.errno is None
+                                                                    and _raised_in_pyarrow(err)):
         return f"a Parquet / Arrow file is damaged or not what it should be: {' '.join(str(err).split())}"
-    if isinstance(err, duckdb.Error):
+    if duckdb is not None and isinstance(err, duckdb.Error):
         return f"DuckDB could not read its input (a damaged or unexpected file?): {str(err).splitlines()[0]}"
     if isinstance(err, sqlite3.DatabaseError):
         return f"an SQLite file (embedding or LLM cache) is damaged: {err}"

@@ -16,7 +16,9 @@ FORMATS = ("table", "json", "trec")
 
 def _method_name(method: str | None) -> str | None:
     """`--method`, its old name (max, sum, prism_worst) read as the new one with a note."""
-    from sciembed.retrieval.multivector import RENAMED_METHODS
+    if method is None:
+        return None
+    from sciembed.retrieval.multivector import RENAMED_METHODS  # numpy and faiss: not for --server
 
     if method in RENAMED_METHODS:
         note(f"--method {method}", f"--method {RENAMED_METHODS[method]}")

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sciembed.models.encoder import SPEC_KEY
-
 if TYPE_CHECKING:
     from sciembed.models.encoder import Encoder
 
@@ -74,6 +72,8 @@ class EncoderSpec(BaseModel):
     def from_described(cls, described: dict[str, Any]) -> EncoderSpec:
         """The spec of an encoder's `describe()` as a manifest stores it: its ``spec``, else (a manifest written
         before the spec existed) its loose fields."""
+        from sciembed.models.encoder import SPEC_KEY  # numpy: not for the command line's options
+
         stored = described.get(SPEC_KEY)
         if isinstance(stored, dict):
             return cls.model_validate(stored)

@@ -141,23 +141,16 @@ def test_pools_file_missing(tmp_path: Path) -> None:
         load_pools(tmp_path / "nope.jsonl")
 
 
-def test_tasks_list_texts_in_id_order_and_the_fingerprint_is_computed_once(
+def test_the_beir_task_lists_texts_in_id_order_and_fingerprints_are_computed_once(
     beir_dir: Path, pools_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     beir = load_beir(beir_dir)
-    task = beir.task(("beir", None), 0)
-    assert (task.query_ids, task.doc_ids) == (["d3", "q1"], ["d1", "d2", "d3", "d4"])
-    assert task.query_texts == [beir.queries["d3"], beir.queries["q1"]]
-    assert task.doc_texts == [beir.docs[d] for d in task.doc_ids]
-    assert task.exclude == {"d3": ["d3"]}  # q1 is no document's id
-    assert list(task.domains.items()) == [("d3", "unknown"), ("q1", "bio")]
-    assert (task.pools, task.candidates) == (None, "docs")
+    task = beir.task()
+    assert list(task.queries.items()) == [("d3", beir.queries["d3"]), ("q1", beir.queries["q1"])]
+    assert list(task.docs.items()) == [(d, beir.docs[d]) for d in ("d1", "d2", "d3", "d4")]
+    assert task.candidates("d3") == ["d1", "d2", "d4"] and task.candidates("q1") == list(task.docs)  # never itself
+    assert task.pools is None
     pools = load_pools(pools_file)
-    task = pools.task(("pools", None), 0)
-    assert (task.query_ids, task.doc_ids) == (["p1", "p3"], ["d1", "d2", "d3", "d4"])
-    assert list(task.pools.items()) == [("p1", ["d3", "d4", "d2"]), ("p3", ["d1", "d4"])]
-    assert (task.exclude, task.candidates) == ({"p1": ["p1"], "p3": ["p3"]}, "pools")
-    assert list(task.domains.items()) == [("p1", "cs"), ("p3", "unknown")]
     for bench in (beir, pools):
         calls: list[int] = []
         digest = type(bench)._digest

@@ -50,11 +50,10 @@ def test_body_modes_cut_the_logged_section(bench) -> None:
     window = target_words(20)
     windowed = bench.task(("body_ta", "windowed"), window)
     full = bench.task(("body_ta", "full"), window)
-    a = windowed.query_ids.index("A")
-    assert len(windowed.query_texts[a].split()) == window == 14
-    assert full.query_texts[a].startswith("body-A Methods\nWe describe")
-    assert len(full.query_texts[a].split()) == 2 + 42  # heading + the whole section
-    assert windowed.doc_texts == full.doc_texts  # candidates are TA in Body→TA
+    assert len(windowed.queries["A"].split()) == window == 14
+    assert full.queries["A"].startswith("body-A Methods\nWe describe")
+    assert len(full.queries["A"].split()) == 2 + 42  # heading + the whole section
+    assert windowed.docs == full.docs  # candidates are TA in Body→TA
 
 
 def test_every_scenario_ranks_and_scores_as_computed_by_hand(bench, fake_encoder, score_scenarios) -> None:
@@ -148,7 +147,7 @@ def test_anchor_queries_and_their_relevant_sets(anchored_corpus) -> None:
     assert bench.query_mode == "anchors" and bench.query_ids == ["A", "D"]
     task = bench.task(("ta_ta", None), 50)
     assert task.qrels == {"A": {"C": 1, "E": 1}, "D": {"G": 1}}
-    assert task.doc_ids == list("ABCDEFG")  # every split paper stays a candidate
+    assert list(task.docs) == list("ABCDEFG")  # every split paper stays a candidate
     assert bench.describe()["mean_relevant_per_query"] == 1.5
     linked = build_citation_benchmark(root, queries="linked")
     assert linked.query_ids == ["A", "B", "C", "D", "E", "F", "G"]

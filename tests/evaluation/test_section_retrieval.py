@@ -76,9 +76,9 @@ def test_units_queries_and_success(ingested):
     assert sorted(bench.units) == ["A#introduction", "A#method", "A#results", "B#conclusion", "B#introduction",
                                    "C#method", "D#conclusion", "D#related_work", "D#results"]
     task = bench.task(("section", None), 0)
-    assert "C#method" not in task.query_ids and len(task.query_ids) == 8
+    assert "C#method" not in task.queries and len(task.queries) == 8
     assert task.qrels["A#method"] == {"A#introduction": 1, "A#results": 1}
-    assert task.query_texts[task.query_ids.index("A#method")].startswith("Title ka. Sentence one about ka here.")
+    assert task.queries["A#method"].startswith("Title ka. Sentence one about ka here.")
     assert sorted(i.what for i in bench.issues) == ["paper with one section text", "paper without body text"]
 
     keys = ["ka", "kb", "kc", "kd"]

@@ -61,8 +61,8 @@ def test_s2full_validation_counts_self_retrieval(tiny_corpus):
     bench = build_citation_benchmark(tiny_corpus, split="val")
     key = bench.keys(("body_ta",), ("windowed",))[0]
     plain, with_self = bench.task(key, 50), SelfRetrieval(bench).task(key, 50)
-    assert any(plain.exclude.values()) and not with_self.exclude
-    for q in plain.query_ids:
+    assert plain.exclude_self and not with_self.exclude_self
+    for q in plain.queries:
         assert q not in plain.qrels[q] and with_self.qrels[q][q] == 1
         assert {d: g for d, g in with_self.qrels[q].items() if d != q} == plain.qrels[q]
     assert ValidationConfig().self_retrieval is True

@@ -97,8 +97,8 @@ def eval_command(
 
 def eval_table(cells) -> Table:
     """In-process cells (`sciembed demo`): each scenario's primary metric, ×100."""
+    from sciembed.evaluation.keys import key_label, normalize_key
     from sciembed.evaluation.metrics import metric_label
-    from sciembed.evaluation.task import key_label, normalize_key
 
     tasks = [r for r in cells[0].results if r.kind != "geometry"]
     table = Table(title=f"{metric_label(tasks[0].primary)} ×100" if tasks else "×100")

@@ -23,8 +23,7 @@ _HOME = {
     "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",
     "RANKING_METRICS": "contract", "PRIMARY": "metrics",
     "PoolBenchmark": "pools", "load_pools": "pools",
-    "BODY_MODES": "task", "SCENARIOS": "task", "RetrievalTask": "task", "ScenarioKey": "task",
-    "key_str": "task", "normalize_key": "task",
+    "BODY_MODES": "keys", "SCENARIOS": "keys", "ScenarioKey": "keys", "key_str": "keys", "normalize_key": "keys",
 }
 __all__ = sorted(_HOME)
 

@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask, json_digest
 from sciembed.evaluation.fields import id_type, id_value, relevance_problem, relevance_value, text_value, wrong_types
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, json_digest, whole_text_task
 from sciembed.papers.readers.jsonlines import NOT_JSON, NOT_UTF8, json_object_lines
 
 UNKNOWN_DOMAIN = "unknown"
-KEY: ScenarioKey = ("beir", None)
 
 
 def join_title(title: str | None, text: str | None) -> str:
@@ -134,15 +133,11 @@ class BeirBenchmark(FingerprintOnce):
     unjudged_queries: int = 0
     doc_parts: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)  # id -> (title, text)
 
-    def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
-        return [KEY]
-
-    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
-        return whole_text_task(
-            KEY, self.queries, self.docs, self.qrels,
-            exclude={q: [q] for q in self.queries if q in self.docs},
-            domains={q: self.domains.get(q, UNKNOWN_DOMAIN) for q in self.queries},
-        )
+    def task(self) -> RankingTask:
+        """The folder as one task, queries and documents in id order (a document never answers its own id)."""
+        qids = sorted(self.queries)
+        return RankingTask("beir", {q: self.queries[q] for q in qids}, dict(sorted(self.docs.items())),
+                           {q: self.qrels[q] for q in qids})
 
     def _digest(self) -> str:
         return json_digest([self.split, sorted(self.queries.items()), sorted(self.docs.items())],

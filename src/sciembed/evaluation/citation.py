@@ -24,15 +24,9 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import (
-    BODY_MODES,
-    SCENARIOS,
-    FingerprintOnce,
-    RetrievalTask,
-    ScenarioKey,
-    scenario_keys,
-)
+from sciembed.evaluation.keys import BODY_MODES, BODY_SCENARIOS, SCENARIOS, ScenarioKey, key_str, scenario_keys
 from sciembed.papers.model import Paper
 from sciembed.views import build_paper_log, section_view, ta_text, window_at
 from sciembed.views.paper_log import LogEntry
@@ -91,11 +85,11 @@ class CitationBenchmark(FingerprintOnce):
             return window_at(paper, entry.section, window_words).text
         raise ValueError(f"unknown body mode {mode!r}; expected one of {', '.join(BODY_MODES)}")
 
-    def task(self, key: ScenarioKey, window_words: int, ta_join: str = ". ") -> RetrievalTask:
+    def task(self, key: ScenarioKey, window_words: int, ta_join: str = ". ") -> RankingTask:
         """One scenario; `ta_join` is what the model puts between title and abstract (". " or its [SEP])."""
         scenario, mode = key
         notes = IssueLog()
-        body_queries = scenario in ("body_ta", "body_body")
+        body_queries = scenario in BODY_SCENARIOS
         body_docs = scenario == "body_body"
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario!r}; expected one of {', '.join(SCENARIOS)}")
@@ -119,18 +113,9 @@ class CitationBenchmark(FingerprintOnce):
                 continue
             query_ids.append(pid)
             qrels[pid] = relevant
-        return RetrievalTask(
-            key=key,
-            query_ids=query_ids,
-            query_texts=[text(pid, body_queries) for pid in query_ids],
-            doc_ids=doc_ids,
-            doc_texts=[text(pid, body_docs) for pid in doc_ids],
-            qrels=qrels,
-            exclude={pid: [pid] for pid in query_ids},  # the query paper never retrieves itself
-            domains={pid: self.domains.get(pid, UNKNOWN_DOMAIN) for pid in query_ids},
-            candidates=f"body_{mode}" if body_docs else "ta",
-            notes=notes,
-        )
+        return RankingTask(key_str(key), {pid: text(pid, body_queries) for pid in query_ids},
+                           {pid: text(pid, body_docs) for pid in doc_ids}, qrels,  # a query never retrieves itself
+                           notes=[issue.message() for issue in notes])
 
     # -- identity and summary ---------------------------------------------------------
     def _digest(self) -> str:

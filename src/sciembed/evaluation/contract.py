@@ -25,10 +25,13 @@ metric suffix.
 A benchmark is any object with `name`, `kind`, `fingerprint()`, `describe()`,
 `tasks(style)` and `summarize(results)`; `TextStyle` tells it how the model
 wants its texts (the tokenizer's separator, the model card's input format, its body-window budget).
+`FingerprintOnce` gives a loaded benchmark its fingerprint, computed once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -235,6 +238,32 @@ class BenchmarkSpec(Protocol):
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
         """Named headline numbers (a task's primary score, type averages, an overall average)."""
         ...
+
+
+class FingerprintOnce:
+    """`fingerprint()` is the subclass's `_digest()`, computed on the first call and kept:
+    a loaded benchmark does not change."""
+
+    def _digest(self) -> str:
+        raise NotImplementedError
+
+    def fingerprint(self) -> str:
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            cached = self.__dict__["_fingerprint"] = self._digest()
+        return cached
+
+    def identity(self) -> dict[str, Any]:
+        """The first keys of `describe()`: kind, name, source and fingerprint (the subclass has the first three)."""
+        return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint()}
+
+
+def json_digest(*parts: Any) -> str:
+    """A fingerprint: the first 16 hex digits of SHA-256 over the JSON of each part, one after another."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(json.dumps(part).encode())
+    return digest.hexdigest()[:16]
 
 
 def primary_summary(results: Sequence[TaskResult]) -> dict[str, float]:

@@ -43,9 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.evaluation.contract import RankingTask, TaskResult, TextStyle
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask, TaskResult, TextStyle
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce
 from sciembed.views.chunk import first_prefix, ta_unit
 
 FACETS = ("background", "method", "result")

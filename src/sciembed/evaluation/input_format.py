@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sciembed.evaluation.task import RetrievalTask
+from sciembed.evaluation.contract import RankingTask
+from sciembed.evaluation.keys import BODY_SCENARIOS, normalize_key
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import ABSTRACT_TOKEN, SECTION_TOKENS, chunk_text, first_prefix, section_class, ta_unit
 
@@ -61,7 +62,7 @@ class CosaembTexts:
         return self.first_chunk(paper.title, section.text, token)
 
 
-def format_tasks(tasks: Sequence[RetrievalTask], benchmark: Any, encoder: Any) -> list[RetrievalTask]:
+def format_tasks(tasks: Sequence[RankingTask], benchmark: Any, encoder: Any) -> list[RankingTask]:
     """The tasks unchanged for a plain model; rebuilt in CoSAEmb's format for a CoSAEmb model."""
     if input_format(encoder) == "plain":
         return list(tasks)
@@ -77,31 +78,31 @@ def format_tasks(tasks: Sequence[RetrievalTask], benchmark: Any, encoder: Any) -
     raise ValueError(f"input format cosaemb: no CoSAEmb texts for {kind!r} benchmarks (plain texts would mislead)")
 
 
-def _citation(task: RetrievalTask, bench: Any, texts: CosaembTexts) -> RetrievalTask:
-    scenario, mode = task.key
+def _citation(task: RankingTask, bench: Any, texts: CosaembTexts) -> RankingTask:
+    scenario, mode = normalize_key(task.name)
 
     def text(pid: str, body: bool) -> str:
         paper = bench.papers[pid]
         return texts.section(paper, bench.paper_log[pid].section, mode or "windowed") if body else texts.ta(paper)
 
-    body_queries, body_docs = scenario in ("body_ta", "body_body"), scenario == "body_body"
-    return replace(task, query_texts=[text(q, body_queries) for q in task.query_ids],
-                   doc_texts=[text(d, body_docs) for d in task.doc_ids])
+    body_queries, body_docs = scenario in BODY_SCENARIOS, scenario == "body_body"
+    return replace(task, queries={q: text(q, body_queries) for q in task.queries},
+                   docs={d: text(d, body_docs) for d in task.docs})
 
 
-def _beir(task: RetrievalTask, bench: Any, texts: CosaembTexts) -> RetrievalTask:
+def _beir(task: RankingTask, bench: Any, texts: CosaembTexts) -> RankingTask:
     parts = getattr(bench, "doc_parts", None) or {}
-    docs = []
-    for d, t in zip(task.doc_ids, task.doc_texts, strict=True):
+    docs = {}
+    for d, t in task.docs.items():
         title, body = parts.get(d, ("", t))
-        docs.append(ta_unit(title=title, abstract=body, sep=texts.sep) if title else f"{ABSTRACT_TOKEN} {body}")
-    return replace(task, doc_texts=docs)
+        docs[d] = ta_unit(title=title, abstract=body, sep=texts.sep) if title else f"{ABSTRACT_TOKEN} {body}"
+    return replace(task, docs=docs)
 
 
-def _sections(task: RetrievalTask, bench: Any, texts: CosaembTexts) -> RetrievalTask:
+def _sections(task: RankingTask, bench: Any, texts: CosaembTexts) -> RankingTask:
     def text(uid: str) -> str:
         unit = bench.units[uid]
         title = bench.papers[unit.paper_id].title if bench.title else None
         return texts.first_chunk(title, unit.text, unit.token)
 
-    return replace(task, query_texts=[text(q) for q in task.query_ids], doc_texts=[text(d) for d in task.doc_ids])
+    return replace(task, queries={q: text(q) for q in task.queries}, docs={d: text(d) for d in task.docs})

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
+from sciembed.evaluation.contract import FingerprintOnce, json_digest
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce, json_digest
 from sciembed.papers.model import Paper
 from sciembed.retrieval.prism.index import Candidate
 from sciembed.retrieval.titles import TitleTwins

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.beir import join_title, read_jsonl_records
+from sciembed.evaluation.contract import FingerprintOnce, json_digest
 from sciembed.evaluation.fields import id_value, relevance_problem, relevance_value, text_value
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey, json_digest, whole_text_task
 
 UNKNOWN_DOMAIN = "unknown"
-KEY: ScenarioKey = ("pools", None)
 
 
 def _text(value: Any) -> str:
@@ -55,15 +54,6 @@ class PoolBenchmark(FingerprintOnce):
     issues: IssueLog
     name: str = "pools"
     kind: str = "pools"
-
-    def keys(self, scenarios: Any = None, body_modes: Any = None) -> list[ScenarioKey]:
-        return [KEY]
-
-    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
-        return whole_text_task(
-            KEY, self.queries, self.docs, self.qrels,
-            exclude={q: [q] for q in self.queries}, domains=self.domains, pools=self.pools, candidates="pools",
-        )
 
     def _digest(self) -> str:
         pools = sorted((q, self.pools[q], sorted(self.qrels[q].items())) for q in self.pools)

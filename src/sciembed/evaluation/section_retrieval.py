@@ -30,14 +30,14 @@ from typing import Any
 import numpy as np
 
 from sciembed.corpus.layout import SPLITS, CorpusDir
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask
 from sciembed.evaluation.issues import IssueLog
-from sciembed.evaluation.task import FingerprintOnce, RetrievalTask, ScenarioKey
+from sciembed.evaluation.keys import ScenarioKey
 from sciembed.papers.model import Paper
 from sciembed.views.chunk import SectionText, section_texts
 
 KEY: ScenarioKey = ("section", None)
 SECTION_METRICS: tuple[str, ...] = ("hit_rate@1", "hit_rate@3")  # beyond the contract's ranking metrics
-UNKNOWN_DOMAIN = "unknown"
 
 
 @dataclass
@@ -63,25 +63,15 @@ class SectionRetrievalBenchmark(FingerprintOnce):
         title = self.papers[unit.paper_id].title.strip().rstrip(".")
         return f"{title}. {unit.text}" if self.title and title else unit.text
 
-    def task(self, key: ScenarioKey, window_words: int) -> RetrievalTask:
+    def task(self, key: ScenarioKey, window_words: int) -> RankingTask:
         ids = sorted(self.units)
         by_paper: dict[str, list[str]] = {}
         for uid in ids:
             by_paper.setdefault(self.units[uid].paper_id, []).append(uid)
         queries = [uid for uid in ids if len(by_paper[self.units[uid].paper_id]) > 1]
         qrels = {q: {o: 1 for o in by_paper[self.units[q].paper_id] if o != q} for q in queries}
-        return RetrievalTask(
-            key=KEY,
-            query_ids=queries,
-            query_texts=[self.text(q) for q in queries],
-            doc_ids=ids,
-            doc_texts=[self.text(d) for d in ids],
-            qrels=qrels,
-            exclude={q: [q] for q in queries},  # the query section never retrieves itself
-            domains={q: self.papers[self.units[q].paper_id].domain or UNKNOWN_DOMAIN for q in queries},
-            candidates="sections",
-            metrics=self.metrics,
-        )
+        return RankingTask("section", {q: self.text(q) for q in queries}, {d: self.text(d) for d in ids}, qrels,
+                           extra_metrics=self.metrics)  # the query section never retrieves itself
 
     def _digest(self) -> str:
         digest = hashlib.sha256()
@@ -94,7 +84,7 @@ class SectionRetrievalBenchmark(FingerprintOnce):
         task = self.task(KEY, 0)
         return {"kind": self.kind, "name": self.name, "source": self.source, "split": self.split,
                 "fingerprint": self.fingerprint(), "papers": len(self.papers), "section_texts": len(self.units),
-                "queries": len(task.query_ids), "title": self.title, "sample": self.sample, "seed": self.seed,
+                "queries": len(task.queries), "title": self.title, "sample": self.sample, "seed": self.seed,
                 "unit": "class-merged section text, read up to the model's token budget",
                 "issues": self.issues.to_list()}
 

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.contract import TaskResult, TextStyle, TripletTask, primary_summary
+from sciembed.evaluation.contract import FingerprintOnce, TaskResult, TextStyle, TripletTask, primary_summary
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.task import FingerprintOnce
 
 GEOMETRY_SAMPLE = 2000
 

@@ -202,8 +202,8 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
 
 def trained_vs_base(cells: list[Any]) -> list[dict[str, Any]]:
     """Paired t-test of the trained model (second cell) against the base (first) in every column (×100)."""
+    from sciembed.evaluation.keys import key_label, normalize_key
     from sciembed.evaluation.significance import paired_test
-    from sciembed.evaluation.task import key_label, normalize_key
 
     base, trained = cells[0], cells[1]
     rows = []

@@ -121,8 +121,8 @@ class SelfRetrieval:
 
     def task(self, *args: Any, **kwargs: Any) -> Any:
         task = self._inner.task(*args, **kwargs)
-        docs = set(task.doc_ids)
+        docs = task.docs
         qrels = {q: {**rel, q: max(rel.get(q, 0), 1)} if q in docs else dict(rel) for q, rel in task.qrels.items()}
         pools = None if task.pools is None else {q: list(dict.fromkeys([*c, q])) if q in docs else list(c)
                                                   for q, c in task.pools.items()}
-        return replace(task, qrels=qrels, exclude={}, pools=pools)
+        return replace(task, qrels=qrels, exclude_self=False, pools=pools)

@@ -44,9 +44,9 @@ def per_domain(results: dict[str, list[TaskResult]], domains: dict[str, str]) ->
 
 
 def _domain_figure(domains: dict[str, dict[str, dict]], models: list[str], baseline: str, path: Path) -> Path:
+    from sciembed.evaluation.keys import key_label, normalize_key
     from sciembed.evaluation.metrics import PRIMARY
     from sciembed.evaluation.plots import plot_domains
-    from sciembed.evaluation.task import key_label, normalize_key
 
     records = [{"name": m, "per_domain": {t: {d: {"queries": row["queries"], PRIMARY: row[m] / 100}
                                               for d, row in rows.items() if m in row}
@@ -85,8 +85,8 @@ def _pct(share: float | None) -> float | None:
 
 
 def citation_detail(run: SuiteRun, bname: str, bench: Any, folder: Path) -> Detail:
+    from sciembed.evaluation.keys import key_label, normalize_key
     from sciembed.evaluation.plots import plot_spectrum
-    from sciembed.evaluation.task import key_label, normalize_key
 
     results = done_results(run, bname)
     harness = getattr(bench, "benchmark", None)

@@ -22,7 +22,7 @@ from sciembed.evaluation.bench.runner import PROTOCOL, Cell, SuiteRun, compute_c
 from sciembed.evaluation.bench.suite import ModelEntry, Suite
 from sciembed.evaluation.benchmarks.registry import BenchmarkEntry
 from sciembed.evaluation.benchmarks.scenarios import ScenarioBenchmark
-from sciembed.evaluation.task import SCENARIOS
+from sciembed.evaluation.keys import SCENARIOS
 
 SUITE_KIND = {"citation": "citation", "section": "section_retrieval"}  # a built benchmark's kind -> the suite's
 

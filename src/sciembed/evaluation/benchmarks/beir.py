@@ -36,16 +36,14 @@ class BeirAdapter:
         """One task per folder; a model whose card names an input format (CoSAEmb) reads the documents in it."""
         from dataclasses import replace
 
-        from sciembed.evaluation.beir import KEY
         from sciembed.evaluation.input_format import format_tasks
 
         out = []
         for name, b in self.folders.items():
-            task = b.task(KEY, 0)
+            task = b.task()
             if style.encoder is not None:
                 [task] = format_tasks([task], b, style.encoder)
-            ranking = task.ranking_task(self.relevant_min, self.primary, self.kind)
-            out.append(replace(ranking, name=name))
+            out.append(replace(task, name=name, relevant_min=self.relevant_min, primary=self.primary, group=self.kind))
         return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:

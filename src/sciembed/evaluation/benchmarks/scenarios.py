@@ -10,11 +10,11 @@ papers' TA and body vectors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sciembed.evaluation.contract import RankingTask, TaskResult, TextStyle, VectorTask, primary_summary
-from sciembed.evaluation.task import SCENARIOS, ScenarioKey
+from sciembed.evaluation.keys import SCENARIOS, ScenarioKey
 
 
 @dataclass
@@ -52,8 +52,7 @@ class ScenarioBenchmark:
                      else bench.task(key, words) for key in keys]
         if style.encoder is not None:  # a model card may ask for its recipe's input format (CoSAEmb)
             scenarios = format_tasks(scenarios, bench, style.encoder)
-        tasks: list[RankingTask | VectorTask] = [t.ranking_task(primary=self.primary, group=self.kind)
-                                                 for t in scenarios]
+        tasks: list[RankingTask | VectorTask] = [replace(t, primary=self.primary, group=self.kind) for t in scenarios]
         if self.geometry and bench.kind == "citation" and style.encoder is not None:
             tasks.append(geometry_task(bench, keys, words, style.ta_join, self.kind))
         return tasks

@@ -2,7 +2,6 @@
 
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError
-from sciembed.retrieval.hits import Hits
-from sciembed.retrieval.multivector import AGGREGATIONS, MultiVectorIndex
+from sciembed.retrieval.multivector import MultiVectorIndex
 
-__all__ = ["AGGREGATIONS", "BM25Index", "DenseIndex", "Hits", "IndexLoadError", "MultiVectorIndex"]
+__all__ = ["BM25Index", "DenseIndex", "IndexLoadError", "MultiVectorIndex"]

@@ -5,6 +5,6 @@
 """
 
 from sciembed.evaluation.benchmarks.entry import BenchmarkEntry
-from sciembed.evaluation.benchmarks.registry import BENCHMARKS, KIND_NAMES, BenchmarkKind, LoadContext, load_benchmark
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS, LoadContext, load_benchmark
 
-__all__ = ["BENCHMARKS", "KIND_NAMES", "BenchmarkEntry", "BenchmarkKind", "LoadContext", "load_benchmark"]
+__all__ = ["BENCHMARKS", "BenchmarkEntry", "LoadContext", "load_benchmark"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import duckdb
+
 from sciembed.corpus.build import build_corpus
 from sciembed.corpus.config import FunnelConfig
-from sciembed.corpus.keys import normalize_external_id, normalize_title
+from sciembed.corpus.keys import install_macros, normalize_title
 from sciembed.corpus.layout import CorpusDir
 from sciembed.papers.model import ExternalIds, Reference
 
@@ -13,6 +15,13 @@ def test_title_key_folds_case_punctuation_whitespace_and_accents():
     assert normalize_title("  Über  die Théorie —\u00a0of α-β-Splines! ") == "uber die theorie of α β splines"
     assert normalize_title("Attention Is All You Need.") == normalize_title("attention is all you need")
     assert normalize_title("...") is None and normalize_title(None) is None
+
+
+def normalize_external_id(kind: str, value: str | None) -> str | None:
+    """The key the resolver's SQL macro ``norm_<kind>`` gives one external id."""
+    with duckdb.connect(":memory:") as con:
+        install_macros(con)
+        return con.execute(f"SELECT norm_{kind}(?)", [value]).fetchall()[0][0]
 
 
 def test_external_id_keys_drop_prefixes_versions_and_case():

@@ -1,7 +1,7 @@
 import pytest
 
 from sciembed.papers.model import Paper, Section, SectionRole
-from sciembed.papers.roles import conclusion_section, method_section, normalize_heading, role_of
+from sciembed.papers.roles import conclusion_section_index, method_section_index, normalize_heading, role_of
 
 R = SectionRole
 
@@ -50,24 +50,24 @@ LONG = "word " * 20
 
 def test_method_section_by_heading():
     p = _paper(("1 Introduction", LONG), ("2 Related Work", LONG), ("3 Our Approach", LONG), ("4 Results", LONG))
-    assert method_section(p).heading == "3 Our Approach"
-    assert conclusion_section(p).heading == "4 Results"
+    assert p.sections[method_section_index(p)].heading == "3 Our Approach"
+    assert p.sections[conclusion_section_index(p)].heading == "4 Results"
 
 
 def test_method_section_falls_back_to_first_substantial_after_intro():
     p = _paper(("1 Introduction", LONG), ("2 Tiny", "short"), ("3 Graph Things", LONG), ("4 More Things", LONG))
-    assert method_section(p).heading == "3 Graph Things"
+    assert p.sections[method_section_index(p)].heading == "3 Graph Things"
     # no conclusion-like heading after it: the last substantial section
-    assert conclusion_section(p).heading == "4 More Things"
+    assert p.sections[conclusion_section_index(p)].heading == "4 More Things"
 
 
 def test_method_section_falls_back_to_second_substantial():
     p = _paper(("Alpha", LONG), ("Beta", LONG), ("Gamma", LONG))
-    assert method_section(p).heading == "Beta"
-    assert conclusion_section(p).heading == "Gamma"
+    assert p.sections[method_section_index(p)].heading == "Beta"
+    assert p.sections[conclusion_section_index(p)].heading == "Gamma"
 
 
 def test_selectors_may_be_absent():
     p = _paper(("Only", LONG))
-    assert method_section(p) is None
-    assert conclusion_section(p) is None
+    assert method_section_index(p) is None
+    assert conclusion_section_index(p) is None

@@ -33,7 +33,6 @@ from sciembed.errors import SciembedInputError
 CITING_KEYS = ("citing_id", "citing", "citingcorpusid", "citing_paper_id", "source")
 CITED_KEYS = ("cited_id", "cited", "citedcorpusid", "cited_paper_id", "target")
 NUMERIC_KEYS = frozenset({"citingcorpusid", "citedcorpusid"})
-LINE_REJECTS = ("malformed_line", "missing_id", "empty_id", "non_numeric_id", "invalid_id")
 EXAMPLES = 5
 _FORMATS = ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"))
 _CHUNK_BYTES = 32 << 20

@@ -42,15 +42,3 @@ def normalize_title(title: str | None) -> str | None:
         return con.execute("SELECT norm_title(?)", [title]).fetchall()[0][0]
     finally:
         con.close()
-
-
-def normalize_external_id(kind: str, value: str | None) -> str | None:
-    """The external-id key of one `ExternalIds` field (doi, arxiv, s2, pmid, pmc, openalex, acl)."""
-    if kind not in EXTERNAL_ID_KINDS:
-        raise ValueError(f"unknown external id kind {kind!r}; expected one of {', '.join(EXTERNAL_ID_KINDS)}")
-    con = duckdb.connect(":memory:")
-    try:
-        install_macros(con)
-        return con.execute(f"SELECT norm_{kind}(?)", [value]).fetchall()[0][0]
-    finally:
-        con.close()

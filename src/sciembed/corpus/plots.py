@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+from sciembed.ioutil.figures import pyplot, save_figure
 
 
 def degree_plot(histogram: list[tuple[int, int]], max_degree: int, path: Path, enabled: bool = True) -> Path:
     """Papers per degree (pairs per paper after dedup) on log-log axes, with the high-degree threshold."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     if histogram:
         degrees, papers = zip(*histogram, strict=True)
@@ -30,15 +23,12 @@ def degree_plot(histogram: list[tuple[int, int]], max_degree: int, path: Path, e
     ax.set_ylabel("papers")
     ax.set_title("Degree distribution")
     ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def domain_plot(before: dict[str, int], after: dict[str, int], cap: int, path: Path, enabled: bool = True) -> Path:
     """Pairs per domain (anchor's domain) before and after the domain cap."""
-    plt = _pyplot()
+    plt = pyplot()
     domains = sorted(before, key=lambda d: (-before[d], d))
     fig, ax = plt.subplots(figsize=(max(6.4, 0.5 * len(domains) + 2), 4.2))
     xs = range(len(domains))
@@ -53,7 +43,4 @@ def domain_plot(before: dict[str, int], after: dict[str, int], cap: int, path: P
     ax.set_ylabel("pairs")
     ax.set_title("Pairs per domain around the domain cap")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -15,15 +15,10 @@ from importlib import import_module
 from typing import Any
 
 _HOME = {
-    "BeirBenchmark": "beir", "load_beir": "beir",
-    "evaluate": "bench.in_process", "scenario_benchmark": "bench.in_process",
-    "write_cells_report": "bench.in_process",
-    "CitationBenchmark": "citation", "build_citation_benchmark": "citation",
-    "Comparison": "compare", "compare_runs": "compare", "load_results": "compare",
-    "BenchmarkError": "issues", "Issue": "issues", "IssueLog": "issues",
-    "RANKING_METRICS": "contract", "PRIMARY": "metrics",
-    "PoolBenchmark": "pools", "load_pools": "pools",
-    "BODY_MODES": "keys", "SCENARIOS": "keys", "ScenarioKey": "keys", "key_str": "keys", "normalize_key": "keys",
+    "load_beir": "beir", "build_citation_benchmark": "citation", "compare_runs": "compare",
+    "evaluate": "bench.in_process", "scenario_benchmark": "bench.in_process", "write_cells_report": "bench.in_process",
+    "BenchmarkError": "issues", "load_pools": "pools",
+    "BODY_MODES": "keys", "key_str": "keys", "normalize_key": "keys",
 }
 __all__ = sorted(_HOME)
 

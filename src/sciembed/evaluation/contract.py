@@ -36,8 +36,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-TASK_KINDS = ("retrieval", "rerank", "gold_rank", "triplets", "classification", "regression", "vectors")
-
 # The ranking metrics every retrieval / rerank task reports (ranx names; binary ones get "-l<min grade>").
 RANKING_METRICS: tuple[str, ...] = ("ndcg", "ndcg@10", "map", "mrr", "recall@1", "recall@10", "recall@100",
                                     "r-precision")

@@ -8,15 +8,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.evaluation.metrics import METRIC_LABELS, PRIMARY
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, never a window
-    import matplotlib.pyplot as plt
-
-    return plt
+from sciembed.ioutil.figures import pyplot, save_figure
 
 
 def _number(value: Any) -> float:
@@ -36,7 +28,7 @@ def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]],
 
 def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: Path) -> Path:
     """Grouped bars: one group per scenario, one bar per model (metric ×100)."""
-    plt = _pyplot()
+    plt = pyplot()
     keys = list(labels)
     series = {m["name"]: [100 * _number(m["aggregates"].get(k, {}).get(PRIMARY)) for k in keys] for m in models}
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys) + 2), 4))
@@ -44,10 +36,7 @@ def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: P
     ax.set_ylabel(f"{METRIC_LABELS[PRIMARY]} ×100")
     ax.set_title(f"{METRIC_LABELS[PRIMARY]} per scenario")
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path,
@@ -58,7 +47,7 @@ def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Pat
     first), query counts in the tick labels. Right: every other model's per-domain
     difference to the baseline (default: the first model).
     """
-    plt = _pyplot()
+    plt = pyplot()
     keys = list(labels)
     base = next((m for m in models if m["name"] == baseline), models[0])
     others = [m for m in models if m is not base]
@@ -87,10 +76,7 @@ def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Pat
             delta_ax.legend(fontsize="x-small")
         delta_ax.axhline(0, color="black", linewidth=0.8)
         delta_ax.set_title(f"Δ vs {base['name']} (×100)" if others else "no other model")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
@@ -98,7 +84,7 @@ def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
     with_geometry = [m for m in models if m.get("geometry") and m["geometry"]["spectrum"]["singular_values"]]
     if not with_geometry:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for m in with_geometry:
         s = np.asarray(m["geometry"]["spectrum"]["singular_values"])
@@ -109,21 +95,15 @@ def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
     ax.set_ylabel("singular value / largest")
     ax.set_title("Spectrum of TA embeddings")
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_mean_ranks(tasks: list[str], series: dict[str, list[float]], title: str, path: Path) -> Path:
     """SemCSE's figure: grouped bars of each model's mean rank per matching task (lower is better)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(5, 2 + 1.6 * len(tasks)), 3.6))
     _grouped_bars(ax, tasks, series)
     ax.set_ylabel("mean rank (lower is better)")
     ax.set_title(title)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

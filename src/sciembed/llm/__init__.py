@@ -8,10 +8,9 @@ import importlib
 from typing import Any
 
 _HOME = {  # name -> module: imported on first use, so `sciembed --help` and the CLI's options need no HTTP stack
-    "LLMCache": "cache", "CallStats": "client", "LLMClient": "client", "LLMReply": "client", "LLMRequest": "client",
-    "LLMConfig": "config", "Sampling": "config", "LLMAuthError": "errors", "LLMCacheMissError": "errors",
-    "LLMError": "errors", "LLMResponseError": "errors", "PromptError": "errors", "PromptTemplate": "prompts",
-    "available_prompts": "prompts", "load_prompt": "prompts",
+    "LLMCache": "cache", "LLMClient": "client", "LLMRequest": "client", "LLMConfig": "config", "Sampling": "config",
+    "LLMAuthError": "errors", "LLMCacheMissError": "errors", "LLMError": "errors", "LLMResponseError": "errors",
+    "PromptError": "errors", "available_prompts": "prompts", "load_prompt": "prompts",
 }
 
 
@@ -22,18 +21,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CallStats",
     "LLMAuthError",
     "LLMCache",
     "LLMCacheMissError",
     "LLMClient",
     "LLMConfig",
     "LLMError",
-    "LLMReply",
     "LLMRequest",
     "LLMResponseError",
     "PromptError",
-    "PromptTemplate",
     "Sampling",
     "available_prompts",
     "load_prompt",

@@ -9,16 +9,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-_HOMES = {"CachedEncoder": "cache", "CacheStats": "cache", "EmbeddingCache": "cache", "Encoder": "encoder",
-          "SentenceTransformerEncoder": "encoder", "wrap_sentence_transformer": "encoder",
+_HOMES = {"CachedEncoder": "cache", "Encoder": "encoder", "wrap_sentence_transformer": "encoder",
           "ModelLoadError": "loading", "load_encoder": "loading", "resolve_model_source": "loading"}
 __all__ = [
-    "CacheStats",
     "CachedEncoder",
-    "EmbeddingCache",
     "Encoder",
     "ModelLoadError",
-    "SentenceTransformerEncoder",
     "load_encoder",
     "resolve_model_source",
     "wrap_sentence_transformer",

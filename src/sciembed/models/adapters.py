@@ -64,14 +64,6 @@ class AdapterLoadError(SciembedInputError, RuntimeError):
     """The adapter could not be attached; the message names what was tried."""
 
 
-def adapters_available() -> bool:
-    try:
-        import adapters  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def attach_adapter(model: Any, adapter: str, *, local_files_only: bool = False) -> str:
     """Load `adapter` (hub id or directory) into the transformer of `model` and activate it; returns its name."""
     try:

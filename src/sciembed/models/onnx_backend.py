@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-QUANTIZATION_CONFIGS = ("avx2", "avx512_vnni", "arm64")
 FLOAT_FILE = "onnx/model.onnx"
 
 

@@ -27,6 +27,7 @@ from sciembed.papers.schema import arrow_schema
 # Of a corpus directory: papers.parquet's PAPER_SCHEMA and manifest.json. 2 added `authors` and `venue_short`
 # (columns after the others); a version-1 corpus still reads, its papers without authors or short venue.
 SCHEMA_VERSION = 2
+GZIP_LEVEL = 3  # written .gz: level 6 costs 2.5x the CPU for 20% smaller files; writing speed matters more here
 PAPERS_FILE = "papers.parquet"
 MANIFEST_FILE = "manifest.json"
 
@@ -53,8 +54,9 @@ def open_text(path: str | Path, mode: str = "rt"):
     """Open a text file, transparently gunzipping ``*.gz``."""
     path = Path(path)
     if path.suffix == ".gz":
-        if "w" in mode:  # mtime 0: same content, same bytes
-            return io.TextIOWrapper(gzip.GzipFile(path, mode="wb", mtime=0), encoding="utf-8", newline="\n")
+        if "w" in mode:  # mtime 0 (the header's name is the basename): same content, same bytes
+            return io.TextIOWrapper(gzip.GzipFile(path, mode="wb", compresslevel=GZIP_LEVEL, mtime=0),
+                                    encoding="utf-8", newline="\n")
         return gzip.open(path, mode, encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 

@@ -141,16 +141,6 @@ def conclusion_section_index(paper: Paper) -> int | None:
     return after[-1] if after else None
 
 
-def method_section(paper: Paper) -> Section | None:
-    i = method_section_index(paper)
-    return None if i is None else paper.sections[i]
-
-
-def conclusion_section(paper: Paper) -> Section | None:
-    i = conclusion_section_index(paper)
-    return None if i is None else paper.sections[i]
-
-
 def assign_roles(sections: list[Section]) -> list[Section]:
     """Role from the heading; else the reader's hint; else the numbered parent's; else an empty parent's."""
     out: list[Section] = []

@@ -9,9 +9,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-_HOMES = {"BM25Index": "bm25", "DenseIndex": "dense", "IndexLoadError": "dense", "Hits": "hits",
-          "AGGREGATIONS": "multivector", "MultiVectorIndex": "multivector"}
-__all__ = ["AGGREGATIONS", "BM25Index", "DenseIndex", "Hits", "IndexLoadError", "MultiVectorIndex"]
+_HOMES = {"BM25Index": "bm25", "DenseIndex": "dense", "IndexLoadError": "dense", "MultiVectorIndex": "multivector"}
+__all__ = ["BM25Index", "DenseIndex", "IndexLoadError", "MultiVectorIndex"]
 
 
 def __getattr__(name: str) -> Any:

@@ -234,9 +234,6 @@ class Catalog:
     def removed_rows(self) -> list[int]:
         return [r[0] for r in self._read("SELECT row FROM views WHERE removed = 1 ORDER BY row")]
 
-    def next_row(self) -> int:
-        return int(self._read("SELECT coalesce(max(row) + 1, 0) FROM views")[0][0])
-
     # ----------------------------------------------------------------- writes
 
     def add(self, papers: Sequence[Paper], views: Sequence[View], vectors: np.ndarray, first_row: int) -> list[int]:

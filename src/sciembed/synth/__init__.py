@@ -4,17 +4,15 @@ Everything it writes says it is synthetic (source, venues, SYNTHETIC.md, manifes
 """
 
 from sciembed.synth.generate import SOURCE, SyntheticCorpus, SynthOptions, generate_papers
-from sciembed.synth.graph import SyntheticGraph, paper_id, paper_ids, synthetic_graph
+from sciembed.synth.graph import paper_id, synthetic_graph
 from sciembed.synth.write import write_synthetic
 
 __all__ = [
     "SOURCE",
     "SynthOptions",
     "SyntheticCorpus",
-    "SyntheticGraph",
     "generate_papers",
     "paper_id",
-    "paper_ids",
     "synthetic_graph",
     "write_synthetic",
 ]

@@ -51,19 +51,3 @@ TOPICS: tuple[Topic, ...] = tuple(Topic(**_tuples(t)) for t in _RAW["topics"])
 
 DOMAIN_INDEX: dict[str, int] = {name: i for i, name in enumerate(DOMAIN_NAMES)}
 TOPIC_DOMAIN: tuple[int, ...] = tuple(DOMAIN_INDEX[t.domain] for t in TOPICS)
-
-
-def check_vocabulary() -> None:
-    """Fail loudly if a hand edit broke the vocabulary's shape (used by the tests)."""
-    problems = []
-    for i, topic in enumerate(TOPICS):
-        if topic.domain not in DOMAIN_INDEX:
-            problems.append(f"TOPICS[{i}] {topic.name!r}: unknown domain {topic.domain!r}")
-        for kind, minimum in (("terms", 15), ("methods", 8), ("data", 6), ("measures", 5)):
-            items = getattr(topic, kind)
-            if len(items) < minimum:
-                problems.append(f"TOPICS[{i}] {topic.name!r}: {len(items)} {kind}, need >= {minimum}")
-            if len(set(items)) != len(items):
-                problems.append(f"TOPICS[{i}] {topic.name!r}: duplicate {kind}")
-    if problems:
-        raise ValueError(f"{len(problems)} vocabulary problem(s): " + "; ".join(problems))

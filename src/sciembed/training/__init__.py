@@ -9,8 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_HOME = {"train": "api", "ConfigError": "config", "InfoNCEConfig": "config", "JepaConfig": "config",
-         "TrainConfig": "config", "WindowConfig": "config", "load_config": "config"}
+_HOME = {"train": "api", "WindowConfig": "config", "load_config": "config"}
 
 
 def __getattr__(name: str) -> Any:  # imported on first use: the CLI registers recipes without the trainer's code
@@ -19,4 +18,4 @@ def __getattr__(name: str) -> Any:  # imported on first use: the CLI registers r
     return getattr(importlib.import_module(f"sciembed.training.{_HOME[name]}"), name)
 
 
-__all__ = ["ConfigError", "InfoNCEConfig", "JepaConfig", "TrainConfig", "WindowConfig", "load_config", "train"]
+__all__ = ["WindowConfig", "load_config", "train"]

@@ -15,6 +15,8 @@ from typing import Any
 
 from transformers import TrainerCallback
 
+from sciembed.ioutil.figures import pyplot, save_figure
+
 TRAIN_KEYS = ("loss", "learning_rate", "grad_norm")
 
 
@@ -102,11 +104,7 @@ def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def plot_rows(rows: list[dict[str, Any]], keys: list[str], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for key in keys:
         points = [(r["step"], r[key]) for r in rows if key in r]
@@ -117,9 +115,7 @@ def plot_rows(rows: list[dict[str, Any]], keys: list[str], path: Path, title: st
     ax.grid(alpha=0.3)
     if len(keys) > 1:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def write_curves(history: list[dict[str, Any]], folder: Path, epoch_of_step: Callable[[int], float]) -> list[Path]:

@@ -4,15 +4,13 @@ from sciembed.views.chunk import chunk_views
 from sciembed.views.paper_log import build_paper_log, read_paper_log, write_paper_log
 from sciembed.views.segment import segment_views
 from sciembed.views.simple import section_view, ta_text, ta_view
-from sciembed.views.view import View, ViewKind
-from sciembed.views.window import random_window, target_words, window_at
+from sciembed.views.view import View
+from sciembed.views.window import target_words, window_at
 
 __all__ = [
     "View",
-    "ViewKind",
     "build_paper_log",
     "chunk_views",
-    "random_window",
     "read_paper_log",
     "section_view",
     "segment_views",

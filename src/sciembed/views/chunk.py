@@ -204,10 +204,3 @@ def chunk_views(paper: Paper, count: TokenCounter, budget: int = BERT_BUDGET, *,
     for item in paper_chunks(paper, count, budget, merge=merge, sep=sep):
         views += [View(paper.id, ViewKind.CHUNK, c, section=item.unit.sections[0]) for c in item.chunks]
     return views
-
-
-def section_first_chunk(paper: Paper, unit: SectionText, count: TokenCounter, budget: int = BERT_BUDGET,
-                        sep: bool = True) -> str:
-    """The first chunk of a section text: how a CoSAEmb model reads a section as one vector."""
-    chunks = chunk_text(paper.title, unit.text, unit.token, count, budget, sep)
-    return chunks[0] if chunks else first_prefix(paper.title, unit.token, sep)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sciembed.ioutil.figures import pyplot, save_figure
 from sciembed.papers.model import Paper
 from sciembed.views.body import body_words
 
@@ -96,11 +97,7 @@ def length_stats(papers: Iterable[Paper], target_words: int) -> LengthStats:
 
 def plot_lengths(stats: LengthStats, path: Path, title: str = "") -> Path:
     """Histograms of words per section and per window, with the window target marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
     data = (
         ("sections per paper", stats.sections_per_paper),
@@ -116,7 +113,4 @@ def plot_lengths(stats: LengthStats, path: Path, title: str = "") -> Path:
     axes[2].legend()
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)

@@ -6,7 +6,7 @@
 """
 
 from sciembed.evaluation.bench.report import write_suite_report
-from sciembed.evaluation.bench.runner import SuiteRun, load_benchmark, run_suite
+from sciembed.evaluation.bench.runner import SuiteRun, run_suite
 from sciembed.evaluation.bench.suite import Suite, SuiteError, load_suite
 
-__all__ = ["Suite", "SuiteError", "SuiteRun", "load_benchmark", "load_suite", "run_suite", "write_suite_report"]
+__all__ = ["Suite", "SuiteError", "SuiteRun", "load_suite", "run_suite", "write_suite_report"]

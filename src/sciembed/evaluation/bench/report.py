@@ -30,6 +30,7 @@ from sciembed.evaluation.bench.p2p_detail import p2p_detail
 from sciembed.evaluation.bench.runner import SuiteRun, slug
 from sciembed.evaluation.bench.semantic_detail import semantic_detail
 from sciembed.evaluation.mteb_results import write_mteb_results
+from sciembed.ioutil.figures import pyplot, save_figure
 from sciembed.ioutil.portable import portable
 
 HEADLINES = {  # which summary keys make a benchmark's columns; None = all of them
@@ -98,11 +99,9 @@ def significance(run: SuiteRun) -> list[dict[str, Any]]:
 
 
 def heatmap(run: SuiteRun, cols: list[tuple[str, str]], path: Path) -> Path | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = pyplot()
 
     models = [m.name for m in run.suite.models]
     if not cols or not models:
@@ -124,10 +123,7 @@ def heatmap(run: SuiteRun, cols: list[tuple[str, str]], path: Path) -> Path | No
     ax.set_xticks(range(len(cols)), [f"{b}\n{k}" for b, k in cols], rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(len(models)), models, fontsize=8)
     ax.set_title("sciembed eval suite: headline scores ×100 (colour: best to worst within each column)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _how_scored(run: SuiteRun) -> list[list[str]]:

@@ -4,13 +4,6 @@
     bench = load_benchmark(entry, Path("runs/bench"))   # a contract object: tasks(style), summarize()
 """
 
-from sciembed.evaluation.benchmarks.registry import (
-    BENCHMARKS,
-    KIND_NAMES,
-    BenchmarkEntry,
-    BenchmarkKind,
-    LoadContext,
-    load_benchmark,
-)
+from sciembed.evaluation.benchmarks.registry import BENCHMARKS, BenchmarkEntry, LoadContext, load_benchmark
 
-__all__ = ["BENCHMARKS", "KIND_NAMES", "BenchmarkEntry", "BenchmarkKind", "LoadContext", "load_benchmark"]
+__all__ = ["BENCHMARKS", "BenchmarkEntry", "LoadContext", "load_benchmark"]

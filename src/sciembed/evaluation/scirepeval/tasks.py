@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TYPES = ("classification", "regression", "proximity", "adhoc_search")
 TYPE_LABELS = {"classification": "classification", "regression": "regression", "proximity": "proximity",
                "adhoc_search": "search"}
 

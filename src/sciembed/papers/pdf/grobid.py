@@ -55,7 +55,6 @@ from sciembed.papers.readers.records import Accepted, Loc, Record, Rejection
 
 SERVICE = "processFulltextDocument"
 OPTIONS_FILE = "grobid-options.json"
-COORDINATES = ("persName", "figure", "ref", "biblStruct", "formula", "s")  # grobid-client's default list
 
 
 class GrobidUnavailable(OSError):

@@ -44,7 +44,6 @@ class Line:
     y1: float
     size: float
     bold: float  # share of characters in a bold face
-    bold_prefix: str  # the leading run of bold characters ("Document Representation" in a run-in heading)
     text: str
     column: int  # 0 left, 1 right, -1 spanning
 
@@ -105,16 +104,11 @@ def _join(frags: list[_Fragment], page: int, column: int) -> Line:
         chars.extend(frag.chars)
     sizes = Counter(round(size * 2) / 2 for text, size, _ in chars if text.strip())
     visible = [bold for text, _, bold in chars if text.strip()]
-    prefix = []
-    for text, _, bold in chars:
-        if not bold:
-            break
-        prefix.append(text)
     text = " ".join(_CID.sub("", "".join(c[0] for c in chars)).translate(_LIGATURES).split())
     return Line(
         page=page, x0=frags[0].x0, x1=max(f.x1 for f in frags), y0=min(f.y0 for f in frags),
         y1=max(f.y1 for f in frags), size=sizes.most_common(1)[0][0] if sizes else 0.0,
-        bold=sum(visible) / max(len(visible), 1), bold_prefix=" ".join(_CID.sub("", "".join(prefix)).split()),
+        bold=sum(visible) / max(len(visible), 1),
         text=text, column=column,
     )
 

@@ -25,15 +25,13 @@ from sciembed.papers.readers.records import (
     Record,
     Rejection,
 )
-from sciembed.papers.readers.registry import FORMAT_NAMES, FORMATS, Format
+from sciembed.papers.readers.registry import FORMAT_NAMES, FORMATS
 from sciembed.papers.sections import finalize
 
 __all__ = [
     "FORMATS",
     "FORMAT_NAMES",
     "Accepted",
-    "Format",
-    "Loc",
     "Record",
     "Rejection",
     "detect_format",

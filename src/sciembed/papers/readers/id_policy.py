@@ -35,8 +35,6 @@ CITED_BY_PAPER = "cited_by_paper"
 YEAR_MISMATCH = "year_mismatch"
 SHARED_DOI = "shared_doi"
 UNTRUSTED_FLAG = "untrusted_doi"
-DOI_REASONS = (UNPARSEABLE, TRAILING_PUNCTUATION, ACL_ID_MISMATCH, NOT_ANTHOLOGY_DOI, CITED_BY_PAPER,
-               YEAR_MISMATCH, SHARED_DOI)
 
 ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 ID_SUFFIXES = (".gz", ".xml", ".tei", ".nxml", ".pdf", ".PDF", ".json", ".jsonl")

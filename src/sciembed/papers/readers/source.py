@@ -43,15 +43,6 @@ from sciembed.papers.readers.xmltext import element_path
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 
-def is_gzip(path: Path) -> bool:
-    """By content (magic bytes 1f 8b), so a compressed file without the .gz suffix is read too."""
-    try:
-        with open(path, "rb") as stream:
-            return stream.read(2) == b"\x1f\x8b"
-    except OSError:
-        return path.name.lower().endswith(".gz")
-
-
 def open_bytes(path: Path) -> IO[bytes]:
     """Raw or gunzipped bytes; gzip streams stop at the decompression-ratio limit (`limits.py`)."""
     return limits.open_guarded(path)

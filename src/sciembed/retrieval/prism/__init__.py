@@ -5,15 +5,13 @@
     result = index.search(queries, encoder)              # fused ranking, which aspect found each hit
 """
 
-from sciembed.retrieval.prism.aspects import AGENT_ASPECTS, Aspect, QuerySet, extractive_queries
-from sciembed.retrieval.prism.index import PrismIndex, PrismResult
+from sciembed.retrieval.prism.aspects import Aspect, QuerySet, extractive_queries
+from sciembed.retrieval.prism.index import PrismIndex
 from sciembed.retrieval.prism.queries import read_query_sets, write_query_sets
 
 __all__ = [
-    "AGENT_ASPECTS",
     "Aspect",
     "PrismIndex",
-    "PrismResult",
     "QuerySet",
     "extractive_queries",
     "read_query_sets",

@@ -41,7 +41,6 @@ JSON_FIELDS = {"research_question_query": Aspect.RESEARCH_QUESTION, "method_quer
 PAPER_SAMPLING = Sampling(temperature=0.0, max_tokens=2000, extra={"repetition_penalty": 1.2})
 # Repeated samples (--samples N > 1, mean ± std) need sampling: greedy decoding would repeat one answer N times.
 SAMPLED_DECODING = Sampling(temperature=0.7, max_tokens=512, extra={"seed": 0})  # sample i sends seed i
-DEFAULT_SAMPLING = PAPER_SAMPLING
 
 
 def default_sampling(samples: int) -> Sampling:

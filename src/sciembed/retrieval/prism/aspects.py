@@ -45,7 +45,6 @@ class Aspect(StrEnum):
 
 
 AGENT_ASPECTS = (Aspect.RESEARCH_QUESTION, Aspect.METHOD, Aspect.EXPERIMENT)
-ALL_ASPECTS = (*AGENT_ASPECTS, Aspect.ABSTRACT)
 
 
 @dataclass

@@ -21,6 +21,13 @@ queued before it, a search batch between each (3.3 s p50 under 32 clients,
 issue 33). A caller whose deadline (`sciembed.ioutil.deadline`) passes
 while queued is dropped before its texts are encoded. Single-text calls (queries)
 go through a small LRU cache of vectors.
+
+Given a `write_encoder` (a second instance of the same model: same fingerprint,
+its own tokenizer and weights, since HF fast tokenizers are not safe to call
+from two threads at once), writes skip the queue: each write encodes on its own
+thread with the write encoder, one write at a time (a first-come first-served
+lock), beside whatever search pass the worker is running. A one-paper add then
+waits for the writes before it only, never for a search pass.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.ioutil import deadline as deadlines
+from sciembed.ioutil.locks import FairLock
 from sciembed.models.encoder import check_texts
 
 
@@ -64,6 +72,8 @@ class BatchStats:
     shed: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
+    write_passes: int = 0  # forward passes of the write encoder (0 without one)
+    write_texts: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(vars(self))
@@ -75,10 +85,17 @@ class MicroBatcher:
     """An `Encoder` whose `encode` calls from many threads are batched together (see the module docstring)."""
 
     def __init__(self, encoder: Any, *, max_batch: int = 32, max_wait_ms: float = 2.0, max_queue: int = 512,
-                 cache_size: int = 2048) -> None:
+                 cache_size: int = 2048, write_encoder: Any = None) -> None:
         if max_batch < 1 or max_queue < 1 or max_wait_ms < 0 or cache_size < 0:
             raise ValueError("max_batch and max_queue must be >= 1, max_wait_ms and cache_size >= 0")
+        if write_encoder is not None and write_encoder.fingerprint != encoder.fingerprint:
+            raise ValueError(f"the write encoder (fingerprint {write_encoder.fingerprint}) makes other vectors than "
+                             f"the search encoder (fingerprint {encoder.fingerprint})")
+        if write_encoder is encoder:
+            raise ValueError("the write encoder must be a second instance, not the search encoder itself")
         self.encoder = encoder
+        self.write_encoder = write_encoder  # None: writes queue for the worker like searches (shed=False)
+        self._write_lock = FairLock()
         self.max_batch, self.max_wait_s, self.max_queue = max_batch, max_wait_ms / 1000, max_queue
         self.cache_size = cache_size
         self.stats = BatchStats()
@@ -101,7 +118,7 @@ class MicroBatcher:
     metric = property(lambda self: self.encoder.metric)
 
     def __getattr__(self, item: str) -> Any:
-        if item == "encoder":
+        if item in ("encoder", "write_encoder"):
             raise AttributeError(item)
         return getattr(self.encoder, item)
 
@@ -125,6 +142,24 @@ class MicroBatcher:
                     return hit[None, :].copy()
                 self.stats.cache_misses += 1
         deadlines.check("encoding")
+        beside = not shed and self.write_encoder is not None  # a write, on the write encoder
+        result = self._encode_write(texts) if beside else self._queued(texts, shed)
+        if len(texts) == 1 and self.cache_size:
+            self._remember(texts[0], result[0])
+        return result
+
+    def _encode_write(self, texts: list[str]) -> np.ndarray:
+        """A write's rows from the write encoder, on this thread, after the writes before it (never shed)."""
+        with self._write_lock:
+            deadlines.check("waiting for the write encoder")
+            vectors = self.write_encoder.encode(texts, batch_size=len(texts), show_progress=False)
+        with self._cond:
+            self.stats.write_passes += 1
+            self.stats.write_texts += len(texts)
+        return vectors
+
+    def _queued(self, texts: list[str], shed: bool) -> np.ndarray:
+        """`texts`' rows from the worker's next turns (see the module docstring)."""
         left = deadlines.remaining()
         job = _Job(texts, None if left is None else time.monotonic() + left)
         with self._cond:
@@ -138,10 +173,7 @@ class MicroBatcher:
             (self._queue if shed else self._writes).append(job)
             self._queued_texts += len(texts)
             self._cond.notify_all()
-        result = job.future.result(timeout=None if left is None else max(left, 0) + 60)
-        if len(texts) == 1 and self.cache_size:
-            self._remember(texts[0], result[0])
-        return result
+        return job.future.result(timeout=None if left is None else max(left, 0) + 60)
 
     def queued(self) -> int:
         with self._cond:

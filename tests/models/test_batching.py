@@ -154,11 +154,11 @@ def test_full_queue_sheds_and_expired_requests_are_dropped():
     batcher.close()
 
 
-class Counting(HashingEncoder):
+class Counting(Recording):
     """Counts the encode calls running at once (the most ever seen in `peak`); each takes 20 ms."""
 
     def __init__(self) -> None:
-        super().__init__(dim=16)
+        super().__init__()
         self.running = self.peak = 0
         self.lock = threading.Lock()
 
@@ -166,10 +166,11 @@ class Counting(HashingEncoder):
         with self.lock:
             self.running += 1
             self.peak = max(self.peak, self.running)
-        time.sleep(0.02)
-        with self.lock:
-            self.running -= 1
-        return super().encode(texts, **kwargs)
+        try:
+            return super().encode(texts, **kwargs)
+        finally:
+            with self.lock:
+                self.running -= 1
 
 
 def test_a_write_encodes_on_the_write_encoder_while_a_search_pass_is_blocked():
@@ -183,7 +184,7 @@ def test_a_write_encodes_on_the_write_encoder_while_a_search_pass_is_blocked():
     out = batcher.encode(texts, shed=False)  # returns although the worker is still inside the search pass
     assert held.is_alive() and not search.release.is_set()
     assert np.allclose(out, HashingEncoder(dim=16).encode(texts, show_progress=False))
-    assert writes.batches == [texts] and batcher.stats.write_passes == 1 and batcher.stats.write_texts == 2
+    assert writes.batches == [texts] and batcher.report()["writes"]["texts"] == 2
     search.release.set()
     held.join()
     assert batcher.stats.batches == 1 and batcher.stats.texts == 1  # the worker encoded the search only
@@ -199,7 +200,7 @@ def test_concurrent_writes_on_the_write_encoder_are_serialised():
         t.start()
     for t in threads:
         t.join()
-    assert writes.calls == 8 and writes.peak == 1 and batcher.stats.write_passes == 8
+    assert writes.peak == 1 and sum(writes.sizes) == 16 and batcher.report()["writes"]["batches"] == writes.calls
     batcher.close()
 
 

@@ -24,10 +24,11 @@ go through a small LRU cache of vectors.
 
 Given a `write_encoder` (a second instance of the same model: same fingerprint,
 its own tokenizer and weights, since HF fast tokenizers are not safe to call
-from two threads at once), writes skip the queue: each write encodes on its own
-thread with the write encoder, one write at a time (a first-come first-served
-lock), beside whatever search pass the worker is running. A one-paper add then
-waits for the writes before it only, never for a search pass.
+from two threads at once), writes skip the search queue: a second
+`MicroBatcher` over the write encoder, with its own worker thread, encodes them
+— every write chunk queued in one pass, up to `max_batch` texts, one pass at a
+time — beside whatever search pass the first worker is running. A one-paper add
+then waits for the write pass in progress, never for a search pass.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from typing import Any
 import numpy as np
 
 from sciembed.ioutil import deadline as deadlines
-from sciembed.ioutil.locks import FairLock
 from sciembed.models.encoder import check_texts
 
 
@@ -72,8 +72,6 @@ class BatchStats:
     shed: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
-    write_passes: int = 0  # forward passes of the write encoder (0 without one)
-    write_texts: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(vars(self))
@@ -95,7 +93,8 @@ class MicroBatcher:
             raise ValueError("the write encoder must be a second instance, not the search encoder itself")
         self.encoder = encoder
         self.write_encoder = write_encoder  # None: writes queue for the worker like searches (shed=False)
-        self._write_lock = FairLock()
+        self._writer = None if write_encoder is None else MicroBatcher(
+            write_encoder, max_batch=max_batch, max_wait_ms=0, max_queue=max_queue, cache_size=0)
         self.max_batch, self.max_wait_s, self.max_queue = max_batch, max_wait_ms / 1000, max_queue
         self.cache_size = cache_size
         self.stats = BatchStats()
@@ -118,7 +117,7 @@ class MicroBatcher:
     metric = property(lambda self: self.encoder.metric)
 
     def __getattr__(self, item: str) -> Any:
-        if item in ("encoder", "write_encoder"):
+        if item in ("encoder", "write_encoder", "_writer"):
             raise AttributeError(item)
         return getattr(self.encoder, item)
 
@@ -142,21 +141,11 @@ class MicroBatcher:
                     return hit[None, :].copy()
                 self.stats.cache_misses += 1
         deadlines.check("encoding")
-        beside = not shed and self.write_encoder is not None  # a write, on the write encoder
-        result = self._encode_write(texts) if beside else self._queued(texts, shed)
+        writes = None if shed else self._writer  # a write, with a write encoder: its own queue and worker
+        result = writes.encode(texts, shed=False) if writes is not None else self._queued(texts, shed)
         if len(texts) == 1 and self.cache_size:
             self._remember(texts[0], result[0])
         return result
-
-    def _encode_write(self, texts: list[str]) -> np.ndarray:
-        """A write's rows from the write encoder, on this thread, after the writes before it (never shed)."""
-        with self._write_lock:
-            deadlines.check("waiting for the write encoder")
-            vectors = self.write_encoder.encode(texts, batch_size=len(texts), show_progress=False)
-        with self._cond:
-            self.stats.write_passes += 1
-            self.stats.write_texts += len(texts)
-        return vectors
 
     def _queued(self, texts: list[str], shed: bool) -> np.ndarray:
         """`texts`' rows from the worker's next turns (see the module docstring)."""
@@ -179,10 +168,19 @@ class MicroBatcher:
         with self._cond:
             return self._queued_texts
 
+    def report(self) -> dict[str, Any]:
+        """The counters (`BatchStats`) and texts queued; with a write encoder, its own under ``writes``."""
+        out = {**self.stats.to_dict(), "queued": self.queued()}
+        if self._writer is not None:
+            out["writes"] = self._writer.report()
+        return out
+
     def close(self) -> None:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        if self._writer is not None:
+            self._writer.close()
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         with self._cond:

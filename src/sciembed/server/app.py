@@ -135,7 +135,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     async def stats() -> dict[str, Any]:
         out = await run(collection.stats)
         if isinstance(collection.encoder, MicroBatcher):
-            out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
+            out["batching"] = collection.encoder.report()
         if (gathered := collection.gathering_stats()) is not None:
             out["search_gathering"] = gathered
         # what the page's "add a paper" control needs: writes with an API key, open to anyone, or refused

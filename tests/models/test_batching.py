@@ -210,3 +210,40 @@ def test_the_write_encoder_must_be_another_instance_of_the_same_model():
     same = HashingEncoder(dim=16)
     with pytest.raises(ValueError, match="second instance"):
         MicroBatcher(same, write_encoder=same)
+
+
+class Logged(HashingEncoder):
+    """Appends its start and end to a shared log; with `hold`, waits for `release` inside its first call."""
+
+    def __init__(self, kind: str, log: list[str], hold: bool = False) -> None:
+        super().__init__(dim=16)
+        self.kind, self.log, self.hold = kind, log, hold
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def encode(self, texts, **kwargs):
+        self.log.append(f"{self.kind} starts")
+        if self.hold and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(10)
+        self.log.append(f"{self.kind} ends")
+        return super().encode(texts, **kwargs)
+
+
+def test_a_search_pass_waits_for_the_write_pass_in_progress():
+    """Writes first: the search worker starts no pass while a write pass runs, so the write has the cores."""
+    log: list[str] = []
+    writes = Logged("write", log, hold=True)
+    batcher = MicroBatcher(Logged("search", log), max_wait_ms=0, cache_size=0, write_encoder=writes)
+    writing = threading.Thread(target=batcher.encode, args=(["a new paper"],), kwargs={"shed": False})
+    writing.start()
+    assert writes.entered.wait(10)
+    searching = threading.Thread(target=batcher.encode, args=(["a query"],))
+    searching.start()
+    while batcher.queued():  # the search worker took it
+        time.sleep(0.01)
+    time.sleep(0.1)  # room for a search pass to start, were it not waiting
+    writes.release.set()
+    for t in (writing, searching):
+        t.join()
+    assert log == ["write starts", "write ends", "search starts", "search ends"]
+    batcher.close()

@@ -106,6 +106,8 @@ class MicroBatcher:
         self._cond = threading.Condition()
         self._seconds_per_text = 0.01  # running estimate, for Retry-After
         self._closed = False
+        self._busy = False  # a batch taken and not yet encoded
+        self._passes = 0  # batches taken and finished
         self._worker = threading.Thread(target=self._run, name="encode-batcher", daemon=True)
         self._worker.start()
 
@@ -198,6 +200,7 @@ class MicroBatcher:
                 self._cond.wait()
             if self._closed:
                 return None
+            self._busy = True  # from here until the pass ends (`_passed`)
             if self._writes and (self._write_turn or not self._queue):
                 self._write_turn = False
                 return self._pop(self._writes)  # every write chunk queued, up to max_batch texts: one turn
@@ -207,6 +210,24 @@ class MicroBatcher:
                     (left := gather_until - time.monotonic()) > 0:
                 self._cond.wait(left)
             return self._pop(self._queue)
+
+    def _passed(self) -> None:
+        with self._cond:
+            self._busy = False
+            self._passes += 1
+            self._cond.notify_all()
+
+    def _yield_to_writes(self) -> None:
+        """Wait for the write pass running (or about to start) on the write encoder, never for more than that
+        one: a write then has both cores to itself after at most the search pass in progress."""
+        writer = self._writer
+        if writer is None:
+            return
+        with writer._cond:
+            if writer._busy or writer._queued_texts:
+                after = writer._passes + 1
+                while writer._passes < after and not writer._closed:
+                    writer._cond.wait(0.1)
 
     def _pop(self, queue: deque[_Job]) -> list[_Job]:
         """Jobs from the front of `queue` up to `max_batch` texts (at least one); the caller holds `_cond`."""
@@ -221,29 +242,37 @@ class MicroBatcher:
 
     def _run(self) -> None:
         while (jobs := self._take()) is not None:
-            now = time.monotonic()
-            live = []
-            for job in jobs:
-                if job.expires is not None and job.expires <= now:
-                    self.stats.dropped_expired += 1
-                    job.future.set_exception(deadlines.DeadlineExceeded("encoding ran past its time limit"))
-                elif job.future.set_running_or_notify_cancel():
-                    live.append(job)
-            if not live:
-                continue
-            texts = [t for job in live for t in job.texts]
-            started = time.perf_counter()
+            self._yield_to_writes()
             try:
-                vectors = self.encoder.encode(texts, batch_size=len(texts), show_progress=False)
-            except BaseException as err:  # every waiting caller gets the error; the worker lives on
-                for job in live:
-                    job.future.set_exception(err)
-                continue
-            self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * (time.perf_counter() - started) / len(texts)
-            self.stats.batches += 1
-            self.stats.texts += len(texts)
-            self.stats.largest = max(self.stats.largest, len(texts))
-            start = 0
+                self._encode(jobs)
+            finally:
+                self._passed()
+
+    def _encode(self, jobs: list[_Job]) -> None:
+        """One forward pass over `jobs`' texts (those still wanted); each job's future gets its rows or the error."""
+        now = time.monotonic()
+        live = []
+        for job in jobs:
+            if job.expires is not None and job.expires <= now:
+                self.stats.dropped_expired += 1
+                job.future.set_exception(deadlines.DeadlineExceeded("encoding ran past its time limit"))
+            elif job.future.set_running_or_notify_cancel():
+                live.append(job)
+        if not live:
+            return
+        texts = [t for job in live for t in job.texts]
+        started = time.perf_counter()
+        try:
+            vectors = self.encoder.encode(texts, batch_size=len(texts), show_progress=False)
+        except BaseException as err:  # every waiting caller gets the error; the worker lives on
             for job in live:
-                job.future.set_result(vectors[start : start + len(job.texts)])
-                start += len(job.texts)
+                job.future.set_exception(err)
+            return
+        self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * (time.perf_counter() - started) / len(texts)
+        self.stats.batches += 1
+        self.stats.texts += len(texts)
+        self.stats.largest = max(self.stats.largest, len(texts))
+        start = 0
+        for job in live:
+            job.future.set_result(vectors[start : start + len(job.texts)])
+            start += len(job.texts)

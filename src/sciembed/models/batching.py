@@ -27,8 +27,11 @@ its own tokenizer and weights, since HF fast tokenizers are not safe to call
 from two threads at once), writes skip the search queue: a second
 `MicroBatcher` over the write encoder, with its own worker thread, encodes them
 — every write chunk queued in one pass, up to `max_batch` texts, one pass at a
-time — beside whatever search pass the first worker is running. A one-paper add
-then waits for the write pass in progress, never for a search pass.
+time — beside whatever search pass the first worker is running. Writes go
+first: the search worker starts no pass while a write pass runs (it waits for
+at most that one, so writes cannot starve searches). A one-paper add then waits
+for the write pass in progress, never for a search pass, and shares the cores
+with at most the search pass that was running when it came.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 time; with `ServerSettings.write_encoder` "separate" (the default) a write
 encodes on its own thread with this second copy of the model and tokenizer
 (one copy cannot serve two threads: HF fast tokenizers raise "Already
-borrowed"), writes one at a time, beside the search pass in progress.
+borrowed"), one write pass at a time, first: the search worker starts no pass while one runs.
 """
 
 from __future__ import annotations

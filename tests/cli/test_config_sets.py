@@ -22,6 +22,10 @@ def test_serve_tuning_from_a_file_then_set(tmp_path):
         serve_tuning(None, ["max_queue=0"])
     with pytest.raises(ServeConfigError, match="hnsw_m"):
         serve_tuning(None, ["hnsw_m=3"])
+    assert ServeTuning().write_encoder == "separate" and serve_tuning(None, ["write_encoder=shared"]).write_encoder \
+        == "shared"
+    with pytest.raises(ServeConfigError, match="write_encoder"):
+        serve_tuning(None, ["write_encoder=both"])
 
 
 def test_pdf_reading_keys_are_the_old_flags():

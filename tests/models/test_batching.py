@@ -152,3 +152,98 @@ def test_full_queue_sheds_and_expired_requests_are_dropped():
     with deadline(0.0), pytest.raises(DeadlineExceeded):
         batcher.encode(["too late"], shed=False)
     batcher.close()
+
+
+class Counting(Recording):
+    """Counts the encode calls running at once (the most ever seen in `peak`); each takes 20 ms."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.running = self.peak = 0
+        self.lock = threading.Lock()
+
+    def encode(self, texts, **kwargs):
+        with self.lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+        try:
+            return super().encode(texts, **kwargs)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def test_a_write_encodes_on_the_write_encoder_while_a_search_pass_is_blocked():
+    """With a second encoder, a write never waits for the search worker (issue 33 item 14)."""
+    search, writes = Blocking(), Recording()
+    batcher = MicroBatcher(search, max_batch=32, max_wait_ms=0, cache_size=0, write_encoder=writes)
+    held = threading.Thread(target=batcher.encode, args=(["search held by the worker"],))
+    held.start()
+    assert search.entered.wait(10)
+    texts = ["a new paper's title and abstract", "its second view"]
+    out = batcher.encode(texts, shed=False)  # returns although the worker is still inside the search pass
+    assert held.is_alive() and not search.release.is_set()
+    assert np.allclose(out, HashingEncoder(dim=16).encode(texts, show_progress=False))
+    assert writes.batches == [texts] and batcher.report()["writes"]["texts"] == 2
+    search.release.set()
+    held.join()
+    assert batcher.stats.batches == 1 and batcher.stats.texts == 1  # the worker encoded the search only
+    batcher.close()
+
+
+def test_concurrent_writes_on_the_write_encoder_are_serialised():
+    writes = Counting()
+    batcher = MicroBatcher(HashingEncoder(dim=16), cache_size=0, write_encoder=writes)
+    threads = [threading.Thread(target=batcher.encode, args=([f"write {i}", f"view {i}"],), kwargs={"shed": False})
+               for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert writes.peak == 1 and sum(writes.sizes) == 16 and batcher.report()["writes"]["batches"] == writes.calls
+    batcher.close()
+
+
+def test_the_write_encoder_must_be_another_instance_of_the_same_model():
+    with pytest.raises(ValueError, match="fingerprint"):
+        MicroBatcher(HashingEncoder(dim=16), write_encoder=HashingEncoder(dim=16, name="another"))
+    same = HashingEncoder(dim=16)
+    with pytest.raises(ValueError, match="second instance"):
+        MicroBatcher(same, write_encoder=same)
+
+
+class Logged(HashingEncoder):
+    """Appends its start and end to a shared log; with `hold`, waits for `release` inside its first call."""
+
+    def __init__(self, kind: str, log: list[str], hold: bool = False) -> None:
+        super().__init__(dim=16)
+        self.kind, self.log, self.hold = kind, log, hold
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def encode(self, texts, **kwargs):
+        self.log.append(f"{self.kind} starts")
+        if self.hold and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(10)
+        self.log.append(f"{self.kind} ends")
+        return super().encode(texts, **kwargs)
+
+
+def test_a_search_pass_waits_for_the_write_pass_in_progress():
+    """Writes first: the search worker starts no pass while a write pass runs, so the write has the cores."""
+    log: list[str] = []
+    writes = Logged("write", log, hold=True)
+    batcher = MicroBatcher(Logged("search", log), max_wait_ms=0, cache_size=0, write_encoder=writes)
+    writing = threading.Thread(target=batcher.encode, args=(["a new paper"],), kwargs={"shed": False})
+    writing.start()
+    assert writes.entered.wait(10)
+    searching = threading.Thread(target=batcher.encode, args=(["a query"],))
+    searching.start()
+    while batcher.queued():  # the search worker took it
+        time.sleep(0.01)
+    time.sleep(0.1)  # room for a search pass to start, were it not waiting
+    writes.release.set()
+    for t in (writing, searching):
+        t.join()
+    assert log == ["write starts", "write ends", "search starts", "search ends"]
+    batcher.close()

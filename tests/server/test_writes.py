@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -139,3 +140,33 @@ def test_an_index_built_with_another_model_is_refused(index_dir, tmp_path):
     other = load_encoder(str(build_tiny_bert(tmp_path / "other", ["spectra", "planet"], seed=1)))
     with pytest.raises(IndexLoadError, match="configured model"):
         Collection.open(index_dir, other)
+
+
+def test_writes_encode_on_a_second_copy_of_the_model_with_the_same_vectors(collection):
+    """The served encoder's write copy (`write_encoder` "separate", the default) is another instance of the same
+    model and tokenizer, makes the searches' vectors, and encodes the adds; "shared" keeps one copy."""
+    client = TestClient(create_app(collection, ServerSettings(api_key=KEY)), base_url="http://localhost")
+    batcher = collection.encoder
+    search, writes = batcher.encoder, batcher.write_encoder
+    assert writes is not None and writes is not search and writes.model is not search.model
+    assert writes.model.tokenizer is not search.model.tokenizer and writes.fingerprint == search.fingerprint
+    texts = ["Transmission spectroscopy of a hot exoplanet", "we reduce the spectra with a pipeline " * 40]
+    assert np.allclose(writes.encode(texts, show_progress=False), search.encode(texts, show_progress=False),
+                       atol=1e-5)
+    assert client.post("/papers", json={"papers": [new_paper("second-copy")]}, headers=auth()).status_code == 200
+    batching = client.get("/stats").json()["batching"]
+    assert batching["writes"]["batches"] >= 1 and batching["writes"]["texts"] >= 1 and batching["texts"] == 0
+    assert client.post("/search", json={"paper_id": "second-copy", "k": 3}).status_code == 200
+
+
+def test_a_shared_write_encoder_queues_writes_with_the_searches(index_dir):
+    opened = Collection.open(index_dir)
+    try:
+        client = TestClient(create_app(opened, ServerSettings(api_key=KEY, write_encoder="shared")),
+                            base_url="http://localhost")
+        assert opened.encoder.write_encoder is None
+        assert client.post("/papers", json={"papers": [new_paper("one-copy")]}, headers=auth()).status_code == 200
+        batching = client.get("/stats").json()["batching"]
+        assert "writes" not in batching and batching["texts"] >= 1
+    finally:
+        opened.close()

@@ -7,6 +7,7 @@ person chooses per start (host, port, keys, hosts, CORS, the model) stay flags.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -31,6 +32,8 @@ class ServeTuning(SetsConfig):
     batch_wait_ms: float = Field(2.0, ge=0.0, description="longest wait to gather an encode batch")
     max_queue: int = Field(512, ge=1, description="texts waiting to be encoded before searches get 503")
     query_cache: int = Field(2048, ge=0, description="query vectors kept (LRU; 0: none)")
+    write_encoder: Literal["separate", "shared"] = Field(
+        "separate", description="writes encode on a second model copy beside searches, or queue with them (shared)")
 
 
 TUNING_HELP = ServeTuning.help_text()

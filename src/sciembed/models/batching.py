@@ -21,6 +21,17 @@ queued before it, a search batch between each (3.3 s p50 under 32 clients,
 issue 33). A caller whose deadline (`sciembed.ioutil.deadline`) passes
 while queued is dropped before its texts are encoded. Single-text calls (queries)
 go through a small LRU cache of vectors.
+
+Given a `write_encoder` (a second instance of the same model: same fingerprint,
+its own tokenizer and weights, since HF fast tokenizers are not safe to call
+from two threads at once), writes skip the search queue: a second
+`MicroBatcher` over the write encoder, with its own worker thread, encodes them
+— every write chunk queued in one pass, up to `max_batch` texts, one pass at a
+time — beside whatever search pass the first worker is running. Writes go
+first: the search worker starts no pass while a write pass runs (it waits for
+at most that one, so writes cannot starve searches). A one-paper add then waits
+for the write pass in progress, never for a search pass, and shares the cores
+with at most the search pass that was running when it came.
 """
 
 from __future__ import annotations
@@ -75,10 +86,18 @@ class MicroBatcher:
     """An `Encoder` whose `encode` calls from many threads are batched together (see the module docstring)."""
 
     def __init__(self, encoder: Any, *, max_batch: int = 32, max_wait_ms: float = 2.0, max_queue: int = 512,
-                 cache_size: int = 2048) -> None:
+                 cache_size: int = 2048, write_encoder: Any = None) -> None:
         if max_batch < 1 or max_queue < 1 or max_wait_ms < 0 or cache_size < 0:
             raise ValueError("max_batch and max_queue must be >= 1, max_wait_ms and cache_size >= 0")
+        if write_encoder is not None and write_encoder.fingerprint != encoder.fingerprint:
+            raise ValueError(f"the write encoder (fingerprint {write_encoder.fingerprint}) makes other vectors than "
+                             f"the search encoder (fingerprint {encoder.fingerprint})")
+        if write_encoder is encoder:
+            raise ValueError("the write encoder must be a second instance, not the search encoder itself")
         self.encoder = encoder
+        self.write_encoder = write_encoder  # None: writes queue for the worker like searches (shed=False)
+        self._writer = None if write_encoder is None else MicroBatcher(
+            write_encoder, max_batch=max_batch, max_wait_ms=0, max_queue=max_queue, cache_size=0)
         self.max_batch, self.max_wait_s, self.max_queue = max_batch, max_wait_ms / 1000, max_queue
         self.cache_size = cache_size
         self.stats = BatchStats()
@@ -90,6 +109,8 @@ class MicroBatcher:
         self._cond = threading.Condition()
         self._seconds_per_text = 0.01  # running estimate, for Retry-After
         self._closed = False
+        self._busy = False  # a batch taken and not yet encoded
+        self._passes = 0  # batches taken and finished
         self._worker = threading.Thread(target=self._run, name="encode-batcher", daemon=True)
         self._worker.start()
 
@@ -101,7 +122,7 @@ class MicroBatcher:
     metric = property(lambda self: self.encoder.metric)
 
     def __getattr__(self, item: str) -> Any:
-        if item == "encoder":
+        if item in ("encoder", "write_encoder", "_writer"):
             raise AttributeError(item)
         return getattr(self.encoder, item)
 
@@ -125,6 +146,14 @@ class MicroBatcher:
                     return hit[None, :].copy()
                 self.stats.cache_misses += 1
         deadlines.check("encoding")
+        writes = None if shed else self._writer  # a write, with a write encoder: its own queue and worker
+        result = writes.encode(texts, shed=False) if writes is not None else self._queued(texts, shed)
+        if len(texts) == 1 and self.cache_size:
+            self._remember(texts[0], result[0])
+        return result
+
+    def _queued(self, texts: list[str], shed: bool) -> np.ndarray:
+        """`texts`' rows from the worker's next turns (see the module docstring)."""
         left = deadlines.remaining()
         job = _Job(texts, None if left is None else time.monotonic() + left)
         with self._cond:
@@ -138,19 +167,25 @@ class MicroBatcher:
             (self._queue if shed else self._writes).append(job)
             self._queued_texts += len(texts)
             self._cond.notify_all()
-        result = job.future.result(timeout=None if left is None else max(left, 0) + 60)
-        if len(texts) == 1 and self.cache_size:
-            self._remember(texts[0], result[0])
-        return result
+        return job.future.result(timeout=None if left is None else max(left, 0) + 60)
 
     def queued(self) -> int:
         with self._cond:
             return self._queued_texts
 
+    def report(self) -> dict[str, Any]:
+        """The counters (`BatchStats`) and texts queued; with a write encoder, its own under ``writes``."""
+        out = {**self.stats.to_dict(), "queued": self.queued()}
+        if self._writer is not None:
+            out["writes"] = self._writer.report()
+        return out
+
     def close(self) -> None:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        if self._writer is not None:
+            self._writer.close()
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         with self._cond:
@@ -168,6 +203,7 @@ class MicroBatcher:
                 self._cond.wait()
             if self._closed:
                 return None
+            self._busy = True  # from here until the pass ends (`_passed`)
             if self._writes and (self._write_turn or not self._queue):
                 self._write_turn = False
                 return self._pop(self._writes)  # every write chunk queued, up to max_batch texts: one turn
@@ -177,6 +213,24 @@ class MicroBatcher:
                     (left := gather_until - time.monotonic()) > 0:
                 self._cond.wait(left)
             return self._pop(self._queue)
+
+    def _passed(self) -> None:
+        with self._cond:
+            self._busy = False
+            self._passes += 1
+            self._cond.notify_all()
+
+    def _yield_to_writes(self) -> None:
+        """Wait for the write pass running (or about to start) on the write encoder, never for more than that
+        one: a write then has both cores to itself after at most the search pass in progress."""
+        writer = self._writer
+        if writer is None:
+            return
+        with writer._cond:
+            if writer._busy or writer._queued_texts:
+                after = writer._passes + 1
+                while writer._passes < after and not writer._closed:
+                    writer._cond.wait(0.1)
 
     def _pop(self, queue: deque[_Job]) -> list[_Job]:
         """Jobs from the front of `queue` up to `max_batch` texts (at least one); the caller holds `_cond`."""
@@ -191,29 +245,37 @@ class MicroBatcher:
 
     def _run(self) -> None:
         while (jobs := self._take()) is not None:
-            now = time.monotonic()
-            live = []
-            for job in jobs:
-                if job.expires is not None and job.expires <= now:
-                    self.stats.dropped_expired += 1
-                    job.future.set_exception(deadlines.DeadlineExceeded("encoding ran past its time limit"))
-                elif job.future.set_running_or_notify_cancel():
-                    live.append(job)
-            if not live:
-                continue
-            texts = [t for job in live for t in job.texts]
-            started = time.perf_counter()
+            self._yield_to_writes()
             try:
-                vectors = self.encoder.encode(texts, batch_size=len(texts), show_progress=False)
-            except BaseException as err:  # every waiting caller gets the error; the worker lives on
-                for job in live:
-                    job.future.set_exception(err)
-                continue
-            self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * (time.perf_counter() - started) / len(texts)
-            self.stats.batches += 1
-            self.stats.texts += len(texts)
-            self.stats.largest = max(self.stats.largest, len(texts))
-            start = 0
+                self._encode(jobs)
+            finally:
+                self._passed()
+
+    def _encode(self, jobs: list[_Job]) -> None:
+        """One forward pass over `jobs`' texts (those still wanted); each job's future gets its rows or the error."""
+        now = time.monotonic()
+        live = []
+        for job in jobs:
+            if job.expires is not None and job.expires <= now:
+                self.stats.dropped_expired += 1
+                job.future.set_exception(deadlines.DeadlineExceeded("encoding ran past its time limit"))
+            elif job.future.set_running_or_notify_cancel():
+                live.append(job)
+        if not live:
+            return
+        texts = [t for job in live for t in job.texts]
+        started = time.perf_counter()
+        try:
+            vectors = self.encoder.encode(texts, batch_size=len(texts), show_progress=False)
+        except BaseException as err:  # every waiting caller gets the error; the worker lives on
             for job in live:
-                job.future.set_result(vectors[start : start + len(job.texts)])
-                start += len(job.texts)
+                job.future.set_exception(err)
+            return
+        self._seconds_per_text = 0.8 * self._seconds_per_text + 0.2 * (time.perf_counter() - started) / len(texts)
+        self.stats.batches += 1
+        self.stats.texts += len(texts)
+        self.stats.largest = max(self.stats.largest, len(texts))
+        start = 0
+        for job in live:
+            job.future.set_result(vectors[start : start + len(job.texts)])
+            start += len(job.texts)

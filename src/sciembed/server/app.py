@@ -36,6 +36,7 @@ from sciembed.server.schemas import (
 )
 from sciembed.server.settings import ServerSettings
 from sciembed.server.uploads import papers_from_dicts, papers_from_upload, read_upload, remove_abandoned_uploads
+from sciembed.server.write_encoder import second_instance
 
 STATIC = files("sciembed.server") / "static"
 STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -49,11 +50,14 @@ def check_text(value: str | None, field: str) -> None:
 
 
 def batched(collection: Collection, settings: ServerSettings) -> None:
-    """Put the collection's encoder behind one micro-batching queue, and gather its searches (once)."""
+    """Put the collection's encoder behind one micro-batching queue (writes on a second instance of it with
+    `settings.write_encoder` "separate"), and gather its searches (once)."""
     if not isinstance(collection.encoder, MicroBatcher):
+        writer = second_instance(collection.encoder, collection.manifest) \
+            if settings.write_encoder == "separate" else None
         collection.encoder = MicroBatcher(collection.encoder, max_batch=settings.max_batch_texts,
                                           max_wait_ms=settings.batch_wait_ms, max_queue=settings.max_queue,
-                                          cache_size=settings.query_cache)
+                                          cache_size=settings.query_cache, write_encoder=writer)
     collection.gather_searches(settings.max_batch_texts, settings.search_wait_ms)
 
 
@@ -131,7 +135,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     async def stats() -> dict[str, Any]:
         out = await run(collection.stats)
         if isinstance(collection.encoder, MicroBatcher):
-            out["batching"] = {**collection.encoder.stats.to_dict(), "queued": collection.encoder.queued()}
+            out["batching"] = collection.encoder.report()
         if (gathered := collection.gathering_stats()) is not None:
             out["search_gathering"] = gathered
         # what the page's "add a paper" control needs: writes with an API key, open to anyone, or refused

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 MB = 1 << 20
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
@@ -28,3 +29,4 @@ class ServerSettings:
     search_wait_ms: float = 1.0  # how long the index search waits to gather concurrent queries
     max_queue: int = 512  # texts waiting to be encoded before searches are shed with 503 + Retry-After
     query_cache: int = 2048  # query vectors kept (LRU); 0: none
+    write_encoder: Literal["separate", "shared"] = "separate"  # writes on a second model copy, or queued with searches

@@ -84,3 +84,10 @@ class EncoderSpec(BaseModel):
         if described.get("backend") != "openai":
             loose.update(base_url=None, api_key_env=None, dimensions=None)
         return cls.model_validate({k: v for k, v in loose.items() if v is not None})
+
+
+def spec_of(encoder: Any) -> EncoderSpec:
+    """The spec that loads `encoder` again (`models.encoder.spec_fields`)."""
+    from sciembed.models.encoder import spec_fields
+
+    return EncoderSpec.model_validate(spec_fields(encoder))

@@ -123,8 +123,12 @@ def ndcg(qrels: dict, runs: dict[str, dict[str, list[tuple[str, float]]]], base:
     report = compare(Qrels(qrels), [Run({q: {d: float(len(r) - i) for i, (d, _) in enumerate(r)}
                                              for q, r in run.items()}, name=n) for n, run in runs.items()],
                      metrics=["ndcg@10"], stat_test="student", max_p=0.05).to_dict()
-    return {n: {"ndcg_at_10": round(100 * report[n]["scores"]["ndcg@10"], 2),
-                **({} if n == base else {"p": float(report[n]["comparisons"][base]["ndcg@10"])})} for n in runs}
+    def p(n: str) -> float | None:  # None: every query scores the same in both runs (no t statistic)
+        value = float(report[n]["comparisons"][base]["ndcg@10"])
+        return None if np.isnan(value) else value
+
+    return {n: {"ndcg_at_10": round(100 * report[n]["scores"]["ndcg@10"], 2), **({} if n == base else {"p": p(n)})}
+            for n in runs}
 
 
 def quality(bench, search: Searcher, vectors, texts: dict, modes: list[str]) -> dict:
@@ -147,11 +151,13 @@ def quality(bench, search: Searcher, vectors, texts: dict, modes: list[str]) -> 
             for kind, qrels in bench.qrels.items()} | {"bm25_same_top_k_share": same}
 
 
-def choose(val: dict, grid: list[int], tolerance: float) -> int:
-    """The smallest N whose val fused NDCG@10 (mean over gold kinds) is within `tolerance` of whole queries."""
+def choose(val: dict, grid: list[int], tolerance: float) -> tuple[int, bool]:
+    """The smallest N whose val fused NDCG@10 (mean over gold kinds) is within `tolerance` of whole queries, and
+    True; the largest N and False when none is."""
     def mean(name: str) -> float:
         return float(np.mean([per[name]["ndcg_at_10"] for kind, per in val.items() if kind != "bm25_same_top_k_share"]))
-    return next((n for n in sorted(grid) if mean(f"fused_top{n}") >= mean("fused_whole") - tolerance), max(grid))
+    near = [n for n in sorted(grid) if mean(f"fused_top{n}") >= mean("fused_whole") - tolerance]
+    return (near[0], True) if near else (max(grid), False)
 
 
 def acl(args, spec: FusionSpec) -> dict:
@@ -186,8 +192,9 @@ def acl(args, spec: FusionSpec) -> dict:
     if args.grid:
         started = time.perf_counter()
         val = quality(benches["val"], search, vectors, texts, ["whole", *(f"top{n}" for n in args.grid)])
-        chosen = choose(val, args.grid, args.tolerance)
-        pruning = {**out, "grid": args.grid, "tolerance": args.tolerance, "chosen_terms": chosen, "val": val,
+        chosen, near = choose(val, args.grid, args.tolerance)
+        pruning = {**out, "grid": args.grid, "tolerance": args.tolerance, "chosen_terms": chosen,
+                   "within_tolerance": near, "val": val,
                    "test": quality(benches["test"], search, vectors, texts, ["whole", f"top{chosen}"]),
                    "quality_s": round(time.perf_counter() - started, 1)}
     rng = np.random.default_rng(args.seed)

@@ -113,3 +113,12 @@ def test_live_texts_score_a_pruned_query_as_the_index_does(tmp_path):
     assert dict(index.search([PRUNE_QUERY], 4)[0]) == pytest.approx(expected)
     index.save(tmp_path / "bm25")
     assert BM25Index.load(tmp_path / "bm25").query_terms == BM25Index().query_terms
+
+
+def test_scores_sum_each_query_word_once_per_occurrence_as_bm25s_does():
+    index = prune_index(None)
+    index.search(["warm"], 1)
+    ids = index._tokenizer.tokenize([PRUNE_QUERY + " gamma"], update_vocab=False, return_as="ids",
+                                    show_progress=False)[0]
+    assert index.scores(ids) == pytest.approx(index._retriever.get_scores_from_ids(ids), rel=1e-6)
+    assert index.scores([]).tolist() == [0.0] * 4

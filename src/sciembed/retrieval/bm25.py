@@ -12,10 +12,10 @@ texts as bm25s's ``corpus.jsonl``, read lazily through its memory map), plus
 collection again.
 
 Scores are bm25s's (a query word counts once per occurrence), computed here with each distinct query
-word's postings read once (`scores`): a paper query repeats its common words tens of times. With
+word's postings read once (`scores`): a paper query repeats its common words many times. With
 ``query_terms=N`` a query with more than N distinct words keeps only its N best, by their BM25 weight
 in the query itself (idf × saturated term frequency), as Lucene's MoreLikeThis does; off by default,
-as on the ACL paper-to-paper benchmark it lost NDCG@10 at every N up to 400 (docs/p2p.md).
+as on the ACL paper-to-paper benchmark it lost References NDCG@10 at every N up to 400 (docs/p2p.md).
 """
 
 from __future__ import annotations
@@ -146,8 +146,10 @@ class BM25Index:
         """`query_ids` (query `text` tokenised) restricted to its `query_terms` distinct terms of
         highest BM25 weight (equal weights: the lower term id first), every occurrence of a kept term kept in
         order; the query whole when it has no more distinct terms than that."""
+        if self.query_terms is None:
+            return list(query_ids)
         terms, tf = np.unique(np.asarray(query_ids, dtype=np.int64), return_counts=True)
-        if self.query_terms is None or len(terms) <= self.query_terms:
+        if len(terms) <= self.query_terms:
             return list(query_ids)
         self._ensure_avg_len()
         weights = self._weights(terms, tf, self._length(text))
@@ -253,8 +255,8 @@ class BM25Index:
     def scores(self, query_ids: Sequence[int]) -> np.ndarray:
         """Every document's BM25 score for a tokenised query, as bm25s's `get_scores_from_ids` sums it (a word
         once per occurrence in the query), as one sparse product: bm25s adds a word's postings once per
-        occurrence, and a paper query repeats its common words, whose posting lists are the longest, tens
-        of times."""
+        occurrence, and a paper query repeats its common words, whose posting lists are the longest, many
+        times."""
         retriever = self._retriever
         if self._postings is None:  # bm25s's score matrix (word -> documents) as scipy CSR, its arrays shared
             indptr = retriever.scores["indptr"]

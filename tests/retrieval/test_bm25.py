@@ -70,3 +70,55 @@ def test_a_loaded_index_weights_live_texts_as_the_built_one(tmp_path, with_stats
         (tmp_path / "bm25" / "stats.json").unlink()
     loaded = BM25Index.load(tmp_path / "bm25")
     assert loaded.term_weights(live).toarray() == pytest.approx(expected)
+
+
+# Query-term pruning. Document frequencies: alpha 3, beta 3, gamma 2, delta 1, epsilon 1 (of 4 documents), so the
+# query's BM25 weights rank delta = epsilon (idf 1.20) > gamma (0.69) > alpha (0.36, twice) > beta (0.36, once).
+PRUNE_DOCS = ["alpha beta gamma", "alpha beta delta", "alpha epsilon zeta zeta", "beta gamma eta eta"]
+PRUNE_QUERY = "alpha alpha beta gamma delta epsilon"
+
+
+def prune_index(query_terms: int | None) -> BM25Index:
+    index = BM25Index(query_terms=query_terms)
+    index.add(["d0", "d1", "d2", "d3"], PRUNE_DOCS)
+    return index
+
+
+def test_a_long_query_keeps_its_best_terms_and_scores_as_those_terms_alone():
+    pruned = prune_index(3).search([PRUNE_QUERY], 4)[0]
+    assert [d for d, _ in pruned] == ["d1", "d2", "d0", "d3"]  # delta, epsilon, gamma; alpha and beta dropped
+    assert pruned == prune_index(None).search(["gamma delta epsilon"], 4)[0]
+    whole = prune_index(None).search([PRUNE_QUERY], 4)[0]
+    assert [d for d, _ in whole] == ["d1", "d0", "d2", "d3"]  # alpha and beta lift d0 above d2
+    four = prune_index(4).search([PRUNE_QUERY], 4)[0]  # alpha kept, every occurrence of it
+    assert four == prune_index(None).search(["alpha alpha gamma delta epsilon"], 4)[0]
+
+
+def test_a_query_within_the_limit_is_scored_whole_and_ties_keep_the_lower_term_id():
+    assert prune_index(5).search([PRUNE_QUERY], 4) == prune_index(None).search([PRUNE_QUERY], 4)
+    index = prune_index(1)
+    index.search(["warm"], 1)
+    vocab = index._tokenizer.get_vocab_dict()
+    ids = index._tokenizer.tokenize([PRUNE_QUERY], update_vocab=False, return_as="ids", show_progress=False)[0]
+    assert index.pruned(ids, PRUNE_QUERY) == [vocab["delta"]]  # delta and epsilon weigh the same; delta came first
+    with pytest.raises(ValueError, match="query_terms"):
+        BM25Index(query_terms=0)
+
+
+def test_live_texts_score_a_pruned_query_as_the_index_does(tmp_path):
+    index = prune_index(3)
+    counts, base = index.query_counts([PRUNE_QUERY])
+    live = (counts @ index.term_weights(PRUNE_DOCS).T).toarray()[0] + base[0]
+    expected = dict(zip(["d0", "d1", "d2", "d3"], live, strict=True))
+    assert dict(index.search([PRUNE_QUERY], 4)[0]) == pytest.approx(expected)
+    index.save(tmp_path / "bm25")
+    assert BM25Index.load(tmp_path / "bm25").query_terms == BM25Index().query_terms
+
+
+def test_scores_sum_each_query_word_once_per_occurrence_as_bm25s_does():
+    index = prune_index(None)
+    index.search(["warm"], 1)
+    ids = index._tokenizer.tokenize([PRUNE_QUERY + " gamma"], update_vocab=False, return_as="ids",
+                                    show_progress=False)[0]
+    assert index.scores(ids) == pytest.approx(index._retriever.get_scores_from_ids(ids), rel=1e-6)
+    assert index.scores([]).tolist() == [0.0] * 4

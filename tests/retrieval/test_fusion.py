@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sciembed.retrieval.fusion import rrf, rrf_scores
@@ -49,3 +50,12 @@ def test_dedupe_rrf_equals_ranx_fuse():
     assert set(ours) == set(theirs)
     for doc, score in ours.items():
         assert score == pytest.approx(theirs[doc])
+
+
+def test_ordered_hashes_only_ties_and_keeps_the_seeded_order():
+    from sciembed.retrieval.ties import ordered, tie_key
+
+    rng = np.random.default_rng(0)
+    for seed in (0, 3):
+        items = [(f"p{i}", float(s)) for i, s in enumerate(rng.integers(0, 5, 60) / 3)]  # many equal scores
+        assert ordered(items, seed) == sorted(items, key=lambda it: (-it[1], tie_key(it[0], seed)))

@@ -25,8 +25,17 @@ def tie_key(doc_id: str, seed: int = TIE_SEED) -> bytes:
 
 
 def ordered(scores: Iterable[tuple[str, float]], seed: int = TIE_SEED) -> list[tuple[str, float]]:
-    """Score descending; equal scores in seeded-hash order."""
-    return sorted(scores, key=lambda item: (-item[1], tie_key(item[0], seed)))
+    """Score descending; equal scores in seeded-hash order (hashed only where scores are equal)."""
+    out = sorted(scores, key=lambda item: -item[1])
+    start = 0
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and out[end][1] == out[start][1]:
+            end += 1
+        if end - start > 1:
+            out[start:end] = sorted(out[start:end], key=lambda item: tie_key(item[0], seed))
+        start = end
+    return out
 
 
 def tied_at_cut(scores: Sequence[float], k: int, asked: int) -> bool:

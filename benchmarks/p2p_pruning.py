@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from p2p_latency import summary, view_index
+from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
@@ -242,7 +243,8 @@ def synthetic(args, spec: FusionSpec) -> dict:
         return x / np.linalg.norm(x, axis=1, keepdims=True)
 
     ta = unit(n)
-    abstracts = DenseIndex(dim, "cosine")
+    abstracts = DenseIndex(dim, "cosine", params=None if args.abstracts_index == "flat"
+                           else default_params(args.abstracts_index, n, dim))
     abstracts.add(ids, ta)
     piece_vectors = unit(n * per)
     owners = [i for i in ids for _ in range(per + 1)]
@@ -252,6 +254,7 @@ def synthetic(args, spec: FusionSpec) -> dict:
     queries = [(ids[i], texts[i], ta[i], np.vstack([ta[i:i + 1], piece_vectors[i * per:(i + 1) * per]]))
                for i in chosen]
     return {"papers": n, "views": views.num_views, "views_index": views.dense.params.to_dict(),
+            "abstracts_index": abstracts.params.to_dict(),
             "body_words": args.words, "vocabulary": args.vocabulary,
             **time_queries(Searcher(abstracts, ids, views, bm25, spec, args.top_k), queries, modes(args), args.warmup)}
 
@@ -282,6 +285,9 @@ def main() -> None:
     parser.add_argument("--vocabulary", type=int, default=50_000)
     parser.add_argument("--views-index", choices=["flat", "hnsw"], default="hnsw")
     parser.add_argument("--saved-views", type=Path)
+    parser.add_argument("--abstracts-index", choices=["flat", "hnsw"], default="flat",
+                        help="Synthetic part: the title+abstract (a2a) index; hnsw is what `index build --index "
+                             "HNSW32` writes for it.")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--bm25-only", action="store_true", help="Synthetic part: time BM25 alone (no vectors, no "
                         "view index: the HNSW graph of 500,000 views takes tens of minutes to build on 2 cores).")

@@ -167,7 +167,7 @@ def test_search_asks_a_running_server(fulltext_index, tmp_path):
 
 
 def test_index_sets_the_late_part_and_paper_search_works_over_hnsw(corpus_and_model, fulltext_index, tmp_path):
-    """`--index HNSW32` builds the late part's view index as HNSW (the TA part stays exact); a paper query fuses
+    """`--index HNSW32` builds both dense parts as HNSW (the TA part answers a2a); a paper query fuses
     all three runs through late interaction over it (candidates scored exactly: `approximate_late`)."""
     corpus, model = corpus_and_model
     out = tmp_path / "hnsw"
@@ -176,10 +176,15 @@ def test_index_sets_the_late_part_and_paper_search_works_over_hnsw(corpus_and_mo
     assert built.exit_code == 0, built.output
     late = json.loads((out / "late" / "index" / "meta.json").read_text())
     assert late["index"]["kind"] == "hnsw" and late["index"]["hnsw_m"] == 32
-    assert json.loads((out / "ta" / "index" / "meta.json").read_text())["index"]["kind"] == "flat"
+    assert json.loads((out / "ta" / "index" / "meta.json").read_text())["index"]["kind"] == "hnsw"
     pid = sorted(json.loads((out / "ta" / "papers.json").read_text()))[5]
     approx, _ = search_batch([out / "bm25", out / "ta", out / "late"], papers=[pid], k=5, method="late")
     exact, _ = search_batch([fulltext_index / "bm25", fulltext_index / "ta", fulltext_index / "late"], papers=[pid],
                             k=5, method="late")
     assert len(approx[0][1]) == 5 and pid not in [d for d, _ in approx[0][1]]
     assert len({d for d, _ in approx[0][1]} & {d for d, _ in exact[0][1]}) >= 4  # 49 papers: candidates cover most
+    fused, _ = search_batch([out / "bm25", out / "ta", out / "late"], papers=[pid], k=5)  # a2a from the HNSW TA part
+    exact_fused, _ = search_batch([fulltext_index / "bm25", fulltext_index / "ta", fulltext_index / "late"],
+                                  papers=[pid], k=5)
+    assert len(fused[0][1]) == 5 and pid not in [d for d, _ in fused[0][1]]
+    assert len({d for d, _ in fused[0][1]} & {d for d, _ in exact_fused[0][1]}) >= 4

@@ -140,7 +140,7 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
 def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int | None, cache_dir: Path | None,
                     trust_remote_code: bool, overwrite: bool, kind: str, ann: dict) -> None:
     """`sciembed index build PAPERS --out IDX`: the full-text index (`retrieval.fulltext_index`), one directory;
-    `--index` (`kind`, `ann`) is the kind of its late part's view index."""
+    `--index` (`kind`, `ann`) is the kind of its two dense parts' indexes (title+abstract, late views)."""
     from rich.console import Console
 
     from sciembed.retrieval.fulltext_index import build_fulltext_index

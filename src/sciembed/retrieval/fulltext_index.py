@@ -122,9 +122,9 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
                          ann: dict[str, Any] | None = None) -> IndexCounts:
     """Write the full-text index of the corpus' papers to `out` (see the module docstring); counts of papers.
 
-    `late_index` (flat, hnsw, ivf-pq or auto: from the number of views) and `ann` (`default_params` overrides)
-    are the kind of the late part's view index; late interaction over an approximate one scores its candidates
-    exactly (`retrieval.approximate_late`). The title+abstract part stays exact.
+    `late_index` (flat, hnsw, ivf-pq or auto: from each part's number of vectors) and `ann` (`default_params`
+    overrides) are the kind of both dense parts' indexes: the title+abstract one (``a2a``) and the late part's
+    view index, over which late interaction scores its candidates exactly (`retrieval.approximate_late`).
     """
     out = Path(out)
     check_writable(out)
@@ -165,7 +165,8 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
                                                                "fingerprint": encoder.fingerprint},
               **(extra or {})}
     ta_vectors = vectors[: len(ta_texts)]
-    _save_dense(out / PARTS["a2a"], encoder, ta_ids, ta_vectors, titles, {**common, "view": IndexView.TA})
+    _save_dense(out / PARTS["a2a"], encoder, ta_ids, ta_vectors, titles, {**common, "view": IndexView.TA},
+                default_params(late_index, len(ta_ids), encoder.dim, **(ann or {})))
     late_rows = _paper_order(ta_ids, piece_ids)  # each paper's TA, then its pieces (what `index_views` cuts)
     late_ids = [(ta_ids + piece_ids)[r] for r in late_rows]
     late_params = default_params(late_index, len(late_rows), encoder.dim, **(ann or {}))

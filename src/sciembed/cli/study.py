@@ -13,6 +13,7 @@ from rich.markup import escape
 from sciembed.cli.errors import fail
 from sciembed.cli.options import RealStudyConfigFile, StudyConfigFile, StudyOutDir
 from sciembed.errors import SciembedInputError
+from sciembed.ioutil.yaml_config import packaged_config
 
 study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
 
@@ -62,7 +63,7 @@ def s2full_cmd(
 
 @study_app.command("real")
 def real_cmd(
-    config: RealStudyConfigFile = Path("configs/study-real.yaml"),
+    config: RealStudyConfigFile = packaged_config("study-real.yaml"),
     out: StudyOutDir = ...,
     arms: list[str] = typer.Option([], "--arm", help="Only these arms (repeatable); default: every arm."),
     results: Path | None = typer.Option(None, "--results",

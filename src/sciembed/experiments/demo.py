@@ -24,9 +24,11 @@ from typing import Any
 
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
+from sciembed.ioutil.yaml_config import packaged_config
 
-REPO_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
-SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
+DEMO_TRAIN_CONFIG = packaged_config("window-demo.yaml")  # package data, found wherever sciembed is installed
+# the shared data next to the repository, relative to where sciembed runs (the repository root), as in a suite
+SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or "../shared/data")
 ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 # Real text for the optional check that citation training does not cost general scientific semantics.
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
@@ -53,7 +55,7 @@ class DemoConfig:
     base_model: str | None = None  # None: the offline MiniLM
     eval_max_seq_length: int | None = None  # None: the base's own budget (MiniLM 256), for every model
     train: bool = True
-    train_config: Path = REPO_CONFIGS / "window-demo.yaml"
+    train_config: Path = DEMO_TRAIN_CONFIG
     train_overrides: dict[str, Any] = field(default_factory=dict)
     # WiSE-FT: the trained weights moved this far from the base's (1: the trained model as is). 0.5, fixed in
     # advance (Wortsman et al. 2022), kept the real-text study's citation gains without its SciTLDR loss

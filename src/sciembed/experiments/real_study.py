@@ -106,7 +106,8 @@ class RealStudyConfig(_Strict):
 
 
 def load_real_study(path: Path) -> RealStudyConfig:
-    """Read a study config; relative paths in it are relative to the config file."""
+    """Read a study config; the arms' configs are relative to the config file, the data (``source``,
+    ``scitldr``) to the directory sciembed runs in (as in a suite: the repository root)."""
     data = read_yaml_mapping(path, RealStudyError, what="study config")
     config = validate_model(RealStudyConfig, data, str(path), RealStudyError)
     here = Path(path).resolve().parent
@@ -119,8 +120,7 @@ def load_real_study(path: Path) -> RealStudyConfig:
         for role, other in (("an ablation of", arm.ablation_of), ("interpolated from", arm.interpolate_of)):
             if other is not None and other not in arms:
                 raise RealStudyError(f"{path}: arm {name!r} is {role} {other!r}, which is not an arm")
-    evaluation = config.evaluation.model_copy(update={"scitldr": anchored(config.evaluation.scitldr)})
-    return config.model_copy(update={"source": anchored(config.source), "arms": arms, "evaluation": evaluation})
+    return config.model_copy(update={"arms": arms})
 
 
 @dataclass

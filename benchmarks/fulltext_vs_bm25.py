@@ -44,19 +44,31 @@ def is_static_dir(model: str) -> bool:
 
 
 def citation_rows(study: Path, arms: dict[str, str], say) -> dict[str, dict[str, Any]]:
-    """Per arm, per task: NDCG@10 ×100, n and per-query scores (`sciembed study real`'s evaluation, cached)."""
-    from sciembed.experiments.real_study import BM25, StudyPaths, _evaluated, _tasks, load_real_study
+    """Per arm, per task: NDCG@10 ×100, n and per-query scores, from `sciembed study real`'s suite (its benchmarks,
+    base and BM25) with these arms as its models, run into ``<study>/fulltext-eval`` (cells reused)."""
+    import yaml
+
+    from sciembed.evaluation.bench import load_suite, run_suite
+    from sciembed.experiments.real_study import StudyPaths, load_real_study, study_suite
 
     config = load_real_study(REPO / "configs" / "study-real.yaml")
-    paths = StudyPaths(study)
-    tasks = _tasks(config, paths)
-    out = {}
-    for name, model in {"base": None, "bm25": BM25, **arms}.items():
-        arm_config = config
-        if model not in (None, BM25) and is_static_dir(model):
-            evaluation = config.evaluation.model_copy(update={"max_seq_length": STATIC_WINDOW_TOKENS})
-            arm_config = config.model_copy(update={"evaluation": evaluation})
-        out[name] = _evaluated(name, model, arm_config, paths, tasks, say)
+    suite = study_suite(config, StudyPaths(study), {name: Path(model) for name, model in arms.items()})
+    suite["out"] = str(study / "fulltext-eval")
+    for entry in suite["models"]:
+        if entry["name"] in arms and is_static_dir(entry["model"]):
+            entry["window_tokens"] = STATIC_WINDOW_TOKENS
+        entry.pop("reference", None)
+    path = study / "fulltext-suite.yaml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False))
+    run = run_suite(load_suite(path), say=say)
+    out: dict[str, dict[str, Any]] = {}
+    for (name, bname), cell in run.cells.items():
+        for r in cell.results:
+            if "ndcg@10" in r.per_query:
+                scores = r.per_query["ndcg@10"]
+                task = f"{bname}_{r.task.split('/')[0]}"
+                out.setdefault(name, {"tasks": {}})["tasks"][task] = {
+                    "score": sum(scores.values()) / max(len(scores), 1), "n": len(scores), "per_query": scores}
     return out
 
 

@@ -1,6 +1,6 @@
 """One model on one benchmark gives one number by every path (issue 34): ``eval run``, ``eval suite``, the demo
-and a study. The demo and the studies hold their models in memory, but score them through the same executor
-(`evaluation.evaluate` -> `execute.run_task`), so every per-query NDCG@10 agrees to the last digit."""
+and a study. The demo and the studies write a suite YAML and run it with `eval suite`'s executor, so every
+per-query NDCG@10 agrees to the last digit."""
 
 from __future__ import annotations
 
@@ -48,13 +48,10 @@ def test_eval_run_eval_suite_the_demo_and_a_study_give_one_number(tmp_path, tiny
     write_suite_report(run_suite(load_suite(suite), say=lambda _: None))
     by_suite = {m: _ndcg(tmp_path / "suite" / "results.json", m) for m in ("dense", "bm25")}
 
-    config = real_study.RealStudyConfig(source=tmp_path, evaluation={"max_seq_length": BUDGET})
+    config = real_study.RealStudyConfig(source=tmp_path, base=str(tiny_bert), max_seq_length=BUDGET)
     paths = real_study.StudyPaths(demo.out)  # the study's corpus folder is the demo's
-    tasks = real_study._tasks(config, paths)
-    by_study = {}
-    for name, model in (("dense", str(tiny_bert)), ("bm25", real_study.BM25)):
-        evaluated = real_study._evaluated(name, model, config, paths, tasks, say=lambda _: None)
-        by_study[name] = {task: evaluated["tasks"][f"acl_{task.split('/')[0]}"]["per_query"] for task in SCENARIOS}
+    run = real_study.evaluate_study(config, paths, {}, say=lambda _: None)  # a study of no arms: base and bm25
+    by_study = {"dense": _ndcg(run.out / "results.json", "base"), "bm25": _ndcg(run.out / "results.json", "bm25")}
 
     for model in ("dense", "bm25"):
         assert by_run[model] == by_demo[model], model

@@ -26,7 +26,9 @@ def write_study(tmp_path, source, bert, **extra):
     study = {
         "source": str(source), "base": str(bert),
         "build": {"test_size": 0.2, "val_size": 0.1},
-        "evaluation": {"max_seq_length": 64, "queries": "linked"},
+        "max_seq_length": 64,
+        "suite": {"significance_metric": "ndcg@10", "benchmarks": [
+            {"name": "acl", "kind": "citation", "path": "{out}/corpus", "query_mode": "linked", "geometry": True}]},
         "arms": {
             "window": {"recipe": "window", "config": "window.yaml", "overrides": arm},
             "window_ta_ta": {"recipe": "window", "config": "window.yaml", "ablation_of": "window",
@@ -39,27 +41,33 @@ def write_study(tmp_path, source, bert, **extra):
     return path
 
 
-def test_study_trains_evaluates_and_tests_every_arm_against_the_base(tmp_path, source, tiny_bert):
+def test_study_trains_every_arm_and_evaluates_it_through_eval_suite(tmp_path, source, tiny_bert):
     config = load_real_study(write_study(tmp_path, source, tiny_bert))
     lines: list[str] = []
-    results = run_real_study(config, tmp_path / "out", say=lines.append)
-    models = results["models"]
-    assert list(models) == ["base", "bm25", "window", "window_ta_ta"]
-    tasks = models["window"]["tasks"]
-    assert set(tasks) == {"acl_ta_ta", "acl_body_ta", "acl_body_body"}
-    assert all(t["n"] > 0 and 0 <= t["score"] <= 100 and "p_vs_base" in t for t in tasks.values())
-    assert "p_vs_base" not in models["base"]["tasks"]["acl_ta_ta"]
-    assert set(results["ablations"]["window_ta_ta"]) == set(tasks)
-    saved = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert saved == json.loads(json.dumps(results))
-    report = (tmp_path / "out" / "report.md").read_text()
-    assert "| window_ta_ta |" in report and "central ablation" in report
-    # trained models are evaluated at the study's budget, not their training budget
+    out = tmp_path / "out"
+    run = run_real_study(config, out, say=lines.append)
+    assert [m.name for m in run.suite.models] == ["base", "bm25", "window", "window_ta_ta"]
+    results = json.loads((out / "eval" / "results.json").read_text())
+    assert set(results["study"]["arms"]) == {"window", "window_ta_ta"}
+    scenarios = {"ta_ta", "body_ta/windowed", "body_body/windowed"}
+    for cell in results["cells"]:
+        tasks = {r["task"]: r for r in cell["results"]}
+        assert scenarios <= set(tasks), cell["model"]
+        assert all({"ndcg@10", "map", "mrr", "recall@10"} <= set(tasks[t]["metrics"]) for t in scenarios)
+    tested = {(s["model"], s["baseline"], s["task"]) for s in results["significance"]}
+    assert all(s["metric"] == "ndcg@10" and s["n"] > 0 for s in results["significance"])
+    for model in ("bm25", "window", "window_ta_ta"):
+        assert {(model, "base", t) for t in scenarios} <= tested
+    assert {("window_ta_ta", "window", t) for t in scenarios} <= tested  # the ablation against its arm
+    assert not any(m == "base" for m, _, _ in tested)
+    # every dense model read the study's budget, whatever its training budget (32) records
+    assert {m["window_tokens"] for m in results["suite"]["models"] if m["model"] != "bm25"} == {64}
+    assert "| window_ta_ta | window |" in (out / "eval" / "report.md").read_text()
     assert any(line.startswith("[train window]") for line in lines)
 
     again: list[str] = []
-    assert run_real_study(config, tmp_path / "out", say=again.append) == results
-    assert again == []  # everything reused: nothing ingested, built, trained or evaluated twice
+    assert run_real_study(config, out, say=again.append).computed == 0  # every cell reused
+    assert not any(line.startswith(("[ingest]", "[build]", "[train", "  done")) for line in again)
 
 
 def test_unknown_ablation_reference_is_refused(tmp_path, source, tiny_bert):
@@ -75,6 +83,6 @@ def test_an_arm_stopped_before_its_first_checkpoint_is_trained_again(tmp_path, s
     config = load_real_study(write_study(tmp_path, source, tiny_bert))
     (tmp_path / "out" / "runs" / "window" / "checkpoints").mkdir(parents=True)  # killed before step 1 saved
     lines: list[str] = []
-    results = run_real_study(config, tmp_path / "out", only=("window",), say=lines.append)
-    assert "window" in results["models"]
+    run = run_real_study(config, tmp_path / "out", only=("window",), say=lines.append)
+    assert [m.name for m in run.suite.models] == ["base", "bm25", "window"]
     assert any("no complete checkpoint yet" in line for line in lines)

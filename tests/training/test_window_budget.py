@@ -92,24 +92,15 @@ def test_a_saved_window_model_is_evaluated_on_its_training_windows():
     assert DenseScorer(plain).style().window_tokens == 8192
 
 
-def test_the_real_study_keeps_one_set_of_windows_for_every_model(monkeypatch, tmp_path):
-    """A window arm's card records its training budget; the real study still evaluates every dense model on the
-    windows of its evaluation budget (like-for-like), and BM25 on its own."""
-    import sciembed.evaluation as evaluation
-    import sciembed.models as models
+def test_the_real_study_keeps_one_set_of_windows_for_every_model(tmp_path, tiny_bert):
+    """A window arm's card records its training budget; the real study's suite still has every dense model read
+    the windows of its evaluation budget (like-for-like), and BM25 its own."""
+    from sciembed.evaluation.bench.models import make_scorer
+    from sciembed.evaluation.bench.suite import ModelEntry
     from sciembed.experiments import real_study as rs
 
-    seen: list = []
-
-    def fake_evaluate(encoder, bench, *, window_tokens=None, **kwargs):
-        seen.append(window_tokens)
-        return SimpleNamespace(results=[], result=lambda task: None)
-
-    monkeypatch.setattr(evaluation, "evaluate", fake_evaluate)
-    monkeypatch.setattr(models, "load_encoder", lambda *a, **k: SimpleNamespace(name="m"))
-    monkeypatch.setattr(rs, "_task_entry", lambda result: {"score": 0.0})
-    config = rs.RealStudyConfig(source=tmp_path)
-    tasks = rs.Tasks(citation=None, scitldr=None)
-    for name, model in (("window", str(tmp_path / "model")), ("bm25", rs.BM25)):
-        rs._evaluated(name, model, config, rs.StudyPaths(tmp_path / name), tasks, say=lambda line: None)
-    assert seen == [config.evaluation.max_seq_length, None]
+    config = rs.RealStudyConfig(source=tmp_path, arms={"window": {"recipe": "window", "config": "w.yaml"}})
+    suite = rs.study_suite(config, rs.StudyPaths(tmp_path), {"window": tmp_path / "model"})
+    assert {m["name"]: m.get("window_tokens") for m in suite["models"]} == {"base": 256, "bm25": None, "window": 256}
+    scorer = make_scorer(ModelEntry(name="m", model=str(tiny_bert), window_tokens=48), tmp_path / "cache")
+    assert scorer.style().window_tokens == 48  # the suite's executor reads the entry's windows

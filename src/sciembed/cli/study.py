@@ -13,6 +13,7 @@ from rich.markup import escape
 from sciembed.cli.errors import fail
 from sciembed.cli.options import RealStudyConfigFile, StudyConfigFile, StudyOutDir
 from sciembed.errors import SciembedInputError
+from sciembed.ioutil.yaml_config import packaged_config
 
 study_app = typer.Typer(help="Paper experiments in one command (resumable).", no_args_is_help=True)
 
@@ -62,33 +63,31 @@ def s2full_cmd(
 
 @study_app.command("real")
 def real_cmd(
-    config: RealStudyConfigFile = Path("configs/study-real.yaml"),
+    config: RealStudyConfigFile = packaged_config("study-real.yaml"),
     out: StudyOutDir = ...,
     arms: list[str] = typer.Option([], "--arm", help="Only these arms (repeatable); default: every arm."),
     results: Path | None = typer.Option(None, "--results",
                                         help="Also write the results JSON here (benchmarks/results/real_acl.json)."),
 ) -> None:
-    """Real papers end to end: ingest the TEI, build, evaluate base and BM25, train every arm, evaluate each as
-    it is used, paired t-tests against the base, each paper's ablation; resumable; writes report.md + results.json."""
+    """Real papers end to end: ingest the TEI, build, train every arm, evaluate base, BM25 and every arm through
+    `eval suite` (paired t-tests against the base, each paper's ablation against its arm); resumable; writes
+    <out>/suite.yaml and the suite's report under <out>/eval."""
+    from sciembed.cli.bench import print_suite_run
     from sciembed.experiments.real_study import load_real_study, run_real_study
 
     console = Console()
     start = time.perf_counter()
     try:
         study = load_real_study(config)
-        found = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
-                               only=tuple(arms))
+        run = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
+                             only=tuple(arms))
     except SciembedInputError as exc:
         fail(str(exc))
         return
     if results is not None:
-        import json
-
         results.parent.mkdir(parents=True, exist_ok=True)
-        results.write_text(json.dumps(found, indent=2) + "\n")
-    console.print((out / "report.md").read_text(), highlight=False, soft_wrap=True)
-    console.print(f"report: {escape(str(out / 'report.md'))}  (wall time {time.perf_counter() - start:.0f} s)",
-                  highlight=False, soft_wrap=True)
+        results.write_text((run.out / "results.json").read_text())
+    print_suite_run(run, run.out / "report.md", console, time.perf_counter() - start)
 
 
 def _pct(value: float | None) -> str:

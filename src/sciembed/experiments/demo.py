@@ -11,7 +11,6 @@ Python API its CLI command uses, so the demo is also a map of the pipeline.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
@@ -24,9 +23,11 @@ from typing import Any
 
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
+from sciembed.ioutil.yaml_config import packaged_config
 
-REPO_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
-SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
+DEMO_TRAIN_CONFIG = packaged_config("window-demo.yaml")  # package data, found wherever sciembed is installed
+# the shared data next to the repository, relative to where sciembed runs (the repository root), as in a suite
+SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or "../shared/data")
 ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
 # Real text for the optional check that citation training does not cost general scientific semantics.
 SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
@@ -53,7 +54,7 @@ class DemoConfig:
     base_model: str | None = None  # None: the offline MiniLM
     eval_max_seq_length: int | None = None  # None: the base's own budget (MiniLM 256), for every model
     train: bool = True
-    train_config: Path = REPO_CONFIGS / "window-demo.yaml"
+    train_config: Path = DEMO_TRAIN_CONFIG
     train_overrides: dict[str, Any] = field(default_factory=dict)
     # WiSE-FT: the trained weights moved this far from the base's (1: the trained model as is). 0.5, fixed in
     # advance (Wortsman et al. 2022), kept the real-text study's citation gains without its SciTLDR loss
@@ -67,7 +68,7 @@ class DemoConfig:
 class DemoResult:
     out: Path
     report: Path
-    cells: list[Any]  # one suite cell per model (`evaluation.evaluate`): base, trained, BM25
+    cells: list[Any]  # the suite's citation cell of each model: base, trained, BM25
     timings: dict[str, float]
     paths: dict[str, Path]
     real_text: dict[str, dict[str, float]] = field(default_factory=dict)  # task -> model -> NDCG@10
@@ -94,7 +95,6 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     """Run every stage; returns where things are and how long each stage took."""
     from sciembed.corpus.build import build_corpus
     from sciembed.corpus.config import FunnelConfig
-    from sciembed.evaluation import build_citation_benchmark, evaluate, scenario_benchmark, write_cells_report
     from sciembed.papers.ingest import ingest
     from sciembed.views import target_words
     from sciembed.views.stats import length_stats, plot_lengths
@@ -144,76 +144,77 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         built = build_corpus(paths["ingested"], paths["corpus"], funnel, edge_files=[], show_progress=False)
         for step in built.report.stages:
             say(f"  {step.name:<42} papers {step.papers:>6}  pairs {step.pairs:>6}")
-    def benchmark():
-        built = build_citation_benchmark(paths["corpus"], split="test", paper_log_seed=config.seed, queries="linked")
-        return scenario_benchmark(built, body_modes=config.body_modes, geometry=True)
-
-    with stage("benchmark"):
-        bench = benchmark()
-    # The base encoder comes first: the report tests every other model against it.
-    cells = []
-    with stage("evaluate base encoder"):
-        base = _load(config.base_model, paths["cache"], config.eval_max_seq_length)
-        budget = base.max_seq_length  # every model reads the same number of tokens
-        cells.append(evaluate(base, bench, name=f"{base.name} (base, {budget} tokens)"))
+    with stage("base encoder's budget"):
+        budget = config.eval_max_seq_length or _load(config.base_model, paths["cache"]).max_seq_length
+    base_name = f"{config.base_model or 'minilm'} (base, {budget} tokens)"
+    models: list[dict[str, Any]] = [{"name": base_name, "model": config.base_model or "minilm",
+                                     "max_seq_length": budget}]
     trained = None
     if window_config is not None:
-        # Training reads the corpus itself: the benchmark and the base encoder (with its vectors) leave
-        # memory first, so the demo's peak is training's, not training's on top of evaluation's.
-        del bench, base
-        gc.collect()
         with stage("train window model"):
             from sciembed.training import train
 
-            model_dir = train("window", window_config, paths["corpus"], paths["model"],
-                              say=lambda line: say("  " + line))
-        bench = benchmark()  # seeded: the same queries and windows as before training
+            trained = train("window", window_config, paths["corpus"], paths["model"], say=lambda line: say("  " + line))
         label = "window (trained"
         if config.interpolate is not None and config.interpolate < 1:
             with stage("interpolate with the base (WiSE-FT)"):
                 from sciembed.training.interpolate import interpolate_with_base
 
-                model_dir = interpolate_with_base(model_dir, config.base_model, config.interpolate,
-                                                  paths["model"] / f"wise-{config.interpolate:g}")
-                say(f"  {1 - config.interpolate:g} × base + {config.interpolate:g} × trained -> {model_dir}")
+                trained = interpolate_with_base(trained, config.base_model, config.interpolate,
+                                                paths["model"] / f"wise-{config.interpolate:g}")
+                say(f"  {1 - config.interpolate:g} × base + {config.interpolate:g} × trained -> {trained}")
                 label += f", WiSE-FT α {config.interpolate:g}"
-        with stage("evaluate trained model"):
-            trained = _load(str(model_dir), paths["cache"], budget)
-            # the base's windows, not the training budget its card records: every model reads the same windows
-            cells.append(evaluate(trained, bench, name=f"{label}, {trained.max_seq_length} tokens)",
-                                  window_tokens=budget))
-    with stage("evaluate bm25"):
-        cells.append(evaluate("bm25", bench))
-    with stage("report"):
-        report = write_cells_report(cells, bench, paths["eval"], run_depth=RUN_DEPTH)
-    significance = trained_vs_base(cells) if trained is not None else []
-    real_text: dict[str, dict[str, float]] = {}
+        # the base's budget and windows, not the training budget its card records: every model reads the same
+        models.append({"name": f"{label}, {budget} tokens)", "model": str(trained), "max_seq_length": budget,
+                       "window_tokens": budget})
+    models.append({"name": "bm25", "model": "bm25"})
+    benchmarks = [{"name": "citation", "kind": "citation", "path": str(paths["corpus"]), "query_mode": "linked",
+                   "seed": config.seed, "body_modes": list(config.body_modes), "geometry": True}]
     if trained is not None and config.real_text is not None and Path(config.real_text).is_file():
-        with stage("real-text check (SciTLDR dev)"):
-            base = _load(config.base_model, paths["cache"], budget)
-            real_text = _real_text_check(Path(config.real_text), out / "scitldr", {"base": base, "trained": trained})
-            (out / "real_text.json").write_text(json.dumps(real_text, indent=2))
-            for line in real_text_lines(real_text):
-                say("  " + line)
+        benchmarks.append({"name": "scitldr", "kind": "scitldr", "path": str(config.real_text)})
+    with stage("evaluate (eval suite)"):
+        run = _run_suite(out / "suite.yaml", {"out": str(paths["eval"]), "cache": str(paths["cache"]),
+                                              "run_depth": RUN_DEPTH, "models": models, "benchmarks": benchmarks})
+    cells = [run.cells[(m["name"], "citation")] for m in models]
+    significance = trained_vs_base(run) if trained is not None else []
+    real_text: dict[str, dict[str, float]] = {}
+    if "scitldr" in run.benchmarks:
+        real_text = {r.task: {"base": r.metrics["ndcg@10"],
+                              "trained": run.cells[(models[1]["name"], "scitldr")].result(r.task).metrics["ndcg@10"]}
+                     for r in run.cells[(base_name, "scitldr")].results}
+        (out / "real_text.json").write_text(json.dumps(real_text, indent=2))
+        for line in real_text_lines(real_text):
+            say("  " + line)
     (out / "timings.json").write_text(json.dumps(timings, indent=2))
     (out / "significance.json").write_text(json.dumps(significance, indent=2))
-    return DemoResult(out, report, cells, timings, paths, real_text, config.synthetic is not None, significance)
+    return DemoResult(out, run.out / "report.md", cells, timings, paths, real_text, config.synthetic is not None,
+                      significance)
 
 
-def trained_vs_base(cells: list[Any]) -> list[dict[str, Any]]:
-    """Paired t-test of the trained model (second cell) against the base (first) in every column (×100)."""
+def _run_suite(path: Path, suite: dict[str, Any]) -> Any:
+    """Write the demo's suite YAML (`sciembed eval suite` re-reports it), run it and write its report."""
+    import yaml
+
+    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
+
+    path.write_text(yaml.safe_dump(suite, sort_keys=False, allow_unicode=True))
+    run = run_suite(load_suite(path), say=lambda _: None, keep_going=False)
+    write_suite_report(run)
+    return run
+
+
+def trained_vs_base(run: Any) -> list[dict[str, Any]]:
+    """The suite's paired t-test of the trained model (second) against the base (first) on each citation column."""
+    from sciembed.evaluation.bench.report import significance
     from sciembed.evaluation.keys import key_label, normalize_key
-    from sciembed.evaluation.significance import paired_test
 
-    base, trained = cells[0], cells[1]
+    base, trained = (m.name for m in run.suite.models[:2])
     rows = []
-    for result in base.results:
-        if result.kind == "geometry":
-            continue
-        test = paired_test(result.primary, result.per_query[result.primary],
-                           trained.result(result.task).per_query[result.primary])
-        rows.append({"column": key_label(normalize_key(result.task)), "base": test.mean_a, "trained": test.mean_b,
-                     "delta": test.delta, "p": test.p_value, "n": test.n})
+    for s in significance(run):
+        if s["benchmark"] == "citation" and s["model"] == trained and s["task"] != "geometry":
+            means = [run.cells[(m, "citation")].result(s["task"]).metrics[s["metric"]] for m in (base, trained)]
+            rows.append({"column": key_label(normalize_key(s["task"])), "base": means[0], "trained": means[1],
+                         "delta": s["delta"], "p": s["p_value"], "n": s["n"]})
     return rows
 
 
@@ -226,18 +227,6 @@ def significance_lines(rows: list[dict[str, Any]], alpha: float = 0.05) -> list[
         lines.append(f"  {r['column']:<24} {r['base']:5.1f} → {r['trained']:5.1f}  ({r['delta']:+.1f}, "
                      f"p = {r['p']:.2g}, n = {r['n']}): {verdict}")
     return lines
-
-
-def _real_text_check(source: Path, folder: Path, models: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """NDCG@10 of each model on SciTLDR's real-text tasks (all dev papers as candidates)."""
-    from sciembed.evaluation import evaluate, load_beir
-    from sciembed.evaluation.benchmarks.beir import BeirAdapter
-    from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
-
-    write_scitldr_beir(source, folder)
-    bench = BeirAdapter({task: load_beir(folder / task) for task in TASKS}, "scitldr")
-    cells = {name: evaluate(model, bench, show_progress=False) for name, model in models.items()}
-    return {task: {name: cell.result(task).metrics["ndcg@10"] for name, cell in cells.items()} for task in TASKS}
 
 
 def real_text_lines(real_text: dict[str, dict[str, float]]) -> list[str]:

@@ -2,33 +2,36 @@
 
 One command reproduces the real-text comparison from nothing: ingest GROBID TEI (the ACL/EMNLP
 corpus in ``shared/data/acl-grobid`` by default), build the citation corpus with the funnel stages
-the metadata allows, evaluate the base encoder and BM25, train every arm of the study config, and
-evaluate each trained model the way it is used (its saved token budget, no training prefixes) on
+the metadata allows, train every arm of the study config, and evaluate the base encoder, BM25 and
+every arm through ``eval suite`` (one suite, written as ``<out>/suite.yaml``, run by the suite's
+executor and reported by its writer under ``<out>/eval``): the config's benchmarks (the test split's
+citation scenarios, every linked test paper a query; SciTLDR dev), every dense model read the way it
+is used (the study's token budget and body windows, no training prefixes), with paired tests of every
+model against the base and of each paper's central ablation against its arm.
 
-- the test split's citation retrieval: TA→TA, Body→TA and Body→Body (windowed bodies), every
-  linked test paper a query;
-- the real SciTLDR dev tasks (TLDR→paper, title→abstract, half→half), a check that citation
-  training on ACL does not cost general scientific semantics;
+Every stage is resumable: the ingest, the build and a trained arm are reused when present, and the
+suite reuses every evaluated (model, benchmark) cell, so a re-run after a stop only does what is left.
 
-with a paired t-test of each trained model against the base per task, and each paper's central
-ablation (two arms) side by side. Every stage is resumable: the ingest, the build, a trained arm
-and an evaluated model are reused when present, so a re-run after a stop only does what is left.
-
-A study config is YAML (``configs/study-real*.yaml``)::
+A study config is YAML (``configs/study-real.yaml``); data paths are relative to where sciembed runs,
+arm configs to the study config, and ``{out}`` in a benchmark path is the study's ``--out``::
 
     source: ../shared/data/acl-grobid/tei
     build: {test_size: 0.15, val_size: 0.1, seed: 0}
-    evaluation: {split: test, queries: linked, max_seq_length: 256, scitldr: ../shared/data/scitldr/dev.jsonl}
+    max_seq_length: 256
+    suite:
+      significance_metric: ndcg@10
+      benchmarks:
+        - {name: acl, kind: citation, path: "{out}/corpus", query_mode: linked, geometry: true}
+        - {name: scitldr, kind: scitldr, path: ../shared/data/scitldr/dev.jsonl}
     arms:
-      window: {recipe: window, config: configs/window-acl.yaml}
-      window_ta_ta: {recipe: window, config: configs/window-acl.yaml, overrides: {data.strategy: ta_ta},
+      window: {recipe: window, config: window-acl.yaml}
+      window_ta_ta: {recipe: window, config: window-acl.yaml, overrides: {data.strategy: ta_ta},
                      ablation_of: window}
 """
 
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import time
 from collections.abc import Callable
@@ -41,11 +44,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
-SCENARIOS = ("ta_ta", "body_ta", "body_body")
-BODY_MODE = "windowed"
 BASE = "base"
 BM25 = "bm25"
-RESULTS_SCHEMA = 1
 
 
 class RealStudyError(SciembedInputError, ValueError):
@@ -65,15 +65,6 @@ class BuildSettings(_Strict):
     # the build's default tops the test split up to 200 anchor queries, at ~60% of the training pairs
     min_test_anchors: int = Field(0, ge=0)
     seed: int = 0
-
-
-class EvaluationSettings(_Strict):
-    split: Literal["val", "test"] = "test"
-    queries: Literal["anchors", "linked"] = "linked"
-    max_seq_length: int = Field(256, gt=0)  # every model reads this many tokens (the base's own budget)
-    scitldr: Path | None = None  # SciTLDR dev.jsonl; None: no general-semantics check
-    batch_size: int = Field(32, gt=0)
-    paper_log_seed: int = 0
 
 
 class ArmSpec(_Strict):
@@ -101,26 +92,28 @@ class RealStudyConfig(_Strict):
     source: Path
     base: str | None = None  # None: the offline MiniLM
     build: BuildSettings = BuildSettings()
-    evaluation: EvaluationSettings = EvaluationSettings()
+    max_seq_length: int = Field(256, gt=0)  # every dense model reads this many tokens, in windows of this budget
+    # the suite the study runs, without models and out (the study adds base, bm25 and every arm)
+    suite: dict[str, Any] = Field(default_factory=lambda: {"benchmarks": [
+        {"name": "acl", "kind": "citation", "path": "{out}/corpus", "query_mode": "linked", "geometry": True}]})
     arms: dict[str, ArmSpec] = Field(default_factory=dict)
 
 
 def load_real_study(path: Path) -> RealStudyConfig:
-    """Read a study config; relative paths in it are relative to the config file."""
+    """Read a study config; the arms' configs are relative to the config file, the data (``source``, benchmark
+    paths) to the directory sciembed runs in (as in a suite: the repository root)."""
     data = read_yaml_mapping(path, RealStudyError, what="study config")
     config = validate_model(RealStudyConfig, data, str(path), RealStudyError)
     here = Path(path).resolve().parent
-
-    def anchored(p: Path | None) -> Path | None:
-        return None if p is None else (p if p.is_absolute() else here / p)
-
-    arms = {name: arm.model_copy(update={"config": anchored(arm.config)}) for name, arm in config.arms.items()}
+    arms = {name: arm.model_copy(update={"config": None if arm.config is None or arm.config.is_absolute()
+                                          else here / arm.config}) for name, arm in config.arms.items()}
     for name, arm in arms.items():
         for role, other in (("an ablation of", arm.ablation_of), ("interpolated from", arm.interpolate_of)):
             if other is not None and other not in arms:
                 raise RealStudyError(f"{path}: arm {name!r} is {role} {other!r}, which is not an arm")
-    evaluation = config.evaluation.model_copy(update={"scitldr": anchored(config.evaluation.scitldr)})
-    return config.model_copy(update={"source": anchored(config.source), "arms": arms, "evaluation": evaluation})
+    if {"models", "out"} & set(config.suite):
+        raise RealStudyError(f"{path}: suite: the study sets `models` and `out` itself")
+    return config.model_copy(update={"arms": arms})
 
 
 @dataclass
@@ -130,17 +123,14 @@ class StudyPaths:
     ingested = property(lambda self: self.root / "ingested")
     corpus = property(lambda self: self.root / "corpus")
     runs = property(lambda self: self.root / "runs")
-    evals = property(lambda self: self.root / "evals")
-    cache = property(lambda self: self.root / "embedding-cache")
-    scitldr = property(lambda self: self.root / "scitldr")
     summaries = property(lambda self: self.root / "summaries.jsonl")
-    results = property(lambda self: self.root / "results.json")
-    report = property(lambda self: self.root / "report.md")
+    suite = property(lambda self: self.root / "suite.yaml")
+    eval = property(lambda self: self.root / "eval")
 
 
 def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None] = print,
-                   only: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Run (or resume) the study; returns the results written to ``<out>/results.json``."""
+                   only: tuple[str, ...] = ()) -> Any:
+    """Run (or resume) the study; returns the suite run, reported under ``<out>/eval`` (report.md, results.json)."""
     paths = StudyPaths(Path(out))
     paths.root.mkdir(parents=True, exist_ok=True)
     arms = {n: a for n, a in config.arms.items() if not only or n in only}
@@ -154,22 +144,44 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
     _ingest(config, paths, say)
     _build(config, paths, say)
     train_configs = {name: _with_summaries(cfg, paths, say) for name, cfg in train_configs.items()}
-    tasks = _tasks(config, paths)
-    models: dict[str, dict[str, Any]] = {}
-    models[BASE] = _evaluated(BASE, config.base, config, paths, tasks, say)
-    models[BM25] = _evaluated(BM25, BM25, config, paths, tasks, say)
+    models = {}
     for name, arm in arms.items():
         if arm.interpolate_of is not None:
-            model_dir = _interpolated(name, arm, config, paths, say)
+            models[name] = _interpolated(name, arm, config, paths, say)
         else:
-            model_dir = _trained(name, arm, train_configs[name], paths, say)
-        models[name] = _evaluated(name, str(model_dir), config, paths, tasks, say)
-    results = _results(config, models, arms)
-    paths.results.write_text(json.dumps(results, indent=2) + "\n")
-    from sciembed.experiments.real_study_report import render_real_study
+            models[name] = _trained(name, arm, train_configs[name], paths, say)
+    return evaluate_study(config, paths, models, say)
 
-    paths.report.write_text(render_real_study(results))
-    return results
+
+def evaluate_study(config: RealStudyConfig, paths: StudyPaths, models: dict[str, Path],
+                   say: Callable[[str], None] = print) -> Any:
+    """Write the study's suite (`study_suite`) as ``<out>/suite.yaml``, run it and write its report."""
+    import yaml
+
+    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
+
+    paths.suite.write_text(yaml.safe_dump(study_suite(config, paths, models), sort_keys=False))
+    run = run_suite(load_suite(paths.suite), say=say)
+    write_suite_report(run)
+    study = {"source": str(config.source), "build": config.build.model_dump(mode="json"),
+             "arms": {n: a.model_dump(mode="json") for n, a in config.arms.items() if n in models}}
+    results = paths.eval / "results.json"
+    results.write_text(json.dumps({"study": study, **json.loads(results.read_text())}, indent=1) + "\n")
+    return run
+
+
+def study_suite(config: RealStudyConfig, paths: StudyPaths, models: dict[str, Path]) -> dict[str, Any]:
+    """The suite the study runs: its benchmarks; base and BM25, then every arm (its model directory, tested
+    against the base and the arm it ablates), every dense model at the study's token budget and windows."""
+    budget = {"max_seq_length": config.max_seq_length, "window_tokens": config.max_seq_length}
+    entries = [{"name": BASE, "model": config.base or "minilm", **budget}, {"name": BM25, "model": BM25}]
+    for name, model_dir in models.items():
+        reference = config.arms[name].ablation_of
+        entries.append({"name": name, "model": str(model_dir), **budget,
+                        **({"reference": reference} if reference in models else {})})
+    benchmarks = [{**b, "path": str(b["path"]).replace("{out}", str(paths.root))}
+                  for b in config.suite.get("benchmarks", [])]
+    return {**config.suite, "out": str(paths.eval), "baseline": BASE, "models": entries, "benchmarks": benchmarks}
 
 
 def _arm_config(arm: ArmSpec):
@@ -230,31 +242,6 @@ def _build(config: RealStudyConfig, paths: StudyPaths, say: Callable[[str], None
     say(f"[build] {last.papers} papers, {last.pairs} pairs after the funnel and zero-overlap splits")
 
 
-@dataclass
-class Tasks:
-    """The study's contract benchmarks: the ACL citation scenarios and (optionally) SciTLDR's real-text tasks."""
-
-    citation: Any  # ScenarioBenchmark
-    scitldr: Any | None  # BeirAdapter, one task per SciTLDR task
-
-
-def _tasks(config: RealStudyConfig, paths: StudyPaths) -> Tasks:
-    from sciembed.evaluation import build_citation_benchmark, load_beir, scenario_benchmark
-
-    e = config.evaluation
-    built = build_citation_benchmark(paths.corpus, split=e.split, paper_log_seed=e.paper_log_seed, queries=e.queries)
-    citation = scenario_benchmark(built, scenarios=SCENARIOS, body_modes=(BODY_MODE,), geometry=True)
-    scitldr = None
-    if e.scitldr is not None:
-        from sciembed.evaluation.benchmarks.beir import BeirAdapter
-        from sciembed.evaluation.scitldr import TASKS, write_scitldr_beir
-
-        if not all((paths.scitldr / task).is_dir() for task in TASKS):
-            write_scitldr_beir(e.scitldr, paths.scitldr)
-        scitldr = BeirAdapter({task: load_beir(paths.scitldr / task) for task in TASKS}, "scitldr")
-    return Tasks(citation, scitldr)
-
-
 def _trained(name: str, arm: ArmSpec, train_config: Any, paths: StudyPaths, say: Callable[[str], None]) -> Path:
     run_dir = paths.runs / name
     summary = run_dir / "summary.json"
@@ -281,92 +268,3 @@ def _interpolated(name: str, arm: ArmSpec, config: RealStudyConfig, paths: Study
     source = paths.runs / str(arm.interpolate_of) / "model"
     say(f"[interpolate {name}] {1 - float(arm.alpha):g} × base + {arm.alpha:g} × {arm.interpolate_of}")
     return interpolate_with_base(source, config.base, float(arm.alpha), target)
-
-
-def _evaluated(name: str, model: str | None, config: RealStudyConfig, paths: StudyPaths, tasks: Tasks,
-               say: Callable[[str], None]) -> dict[str, Any]:
-    """Per task: score (NDCG@10 ×100), n queries and per-query scores; cached in ``evals/<name>.json``
-    (recomputed when the evaluation protocol changed since: `bench.runner.PROTOCOL`)."""
-    from sciembed.evaluation.bench.runner import PROTOCOL
-
-    cached = paths.evals / f"{name}.json"
-    if cached.is_file():
-        kept = json.loads(cached.read_text())
-        if kept.get("protocol") == PROTOCOL:
-            return kept
-    from sciembed.evaluation import evaluate, key_str, normalize_key
-    from sciembed.models import load_encoder
-
-    e = config.evaluation
-    start = time.perf_counter()
-    encoder: Any = BM25
-    if model != BM25:
-        encoder = load_encoder(model, max_seq_length=e.max_seq_length, cache_dir=paths.cache)
-    out: dict[str, Any] = {"model": model or "minilm", "protocol": PROTOCOL, "tasks": {}}
-    # every dense model on the same windows (the evaluation budget), whatever training budget a card records
-    cell = evaluate(encoder, tasks.citation, batch_size=e.batch_size, show_progress=False,
-                    window_tokens=e.max_seq_length if model != BM25 else None)
-    for scenario in SCENARIOS:  # TA→TA has no body mode
-        out["tasks"][f"acl_{scenario}"] = _task_entry(cell.result(key_str(normalize_key((scenario, BODY_MODE)))))
-    geometry = next((r for r in cell.results if r.kind == "geometry"), None)  # dense models only
-    if geometry is not None:  # the top-level figures (``a.b`` keys are nested ones)
-        out["geometry"] = {k: v for k, v in geometry.metrics.items() if "." not in k}
-    if tasks.scitldr is not None:
-        beir = evaluate(encoder, tasks.scitldr, batch_size=e.batch_size, show_progress=False)
-        for result in beir.results:
-            out["tasks"][f"scitldr_{result.task}"] = _task_entry(result)
-    out["seconds"] = round(time.perf_counter() - start, 1)
-    paths.evals.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(out) + "\n")
-    say(f"[evaluate {name}] " + ", ".join(f"{t} {round(v['score'], 2):.1f}" for t, v in out["tasks"].items())
-        + f" ({out['seconds']:.0f} s)")
-    return out
-
-
-def _task_entry(result: Any) -> dict[str, Any]:
-    """One task's NDCG@10 (×100): its mean, query count and per-query scores."""
-    metric = "ndcg@10"
-    scores = {q: float(v) for q, v in result.per_query[metric].items()}
-    return {"metric": metric, "score": sum(scores.values()) / max(len(scores), 1), "n": len(scores),
-            "per_query": scores}
-
-
-def _results(config: RealStudyConfig, models: dict[str, dict[str, Any]], arms: dict[str, ArmSpec]) -> dict[str, Any]:
-    """Per model, per task: score, n, delta and paired p-value against the base (the same numbers as the report)."""
-    from sciembed.evaluation.significance import paired_test
-
-    base = models[BASE]["tasks"]
-    table: dict[str, Any] = {}
-    for name, model in models.items():
-        rows = {}
-        for task, entry in model["tasks"].items():
-            row = {"metric": entry["metric"], "score": round(entry["score"], 2), "n": entry["n"]}
-            if name != BASE and task in base:
-                test = paired_test(entry["metric"], base[task]["per_query"], entry["per_query"])
-                row["delta_vs_base"] = round(test.delta, 2)
-                row["p_vs_base"] = None if math.isnan(test.p_value) else float(f"{test.p_value:.3g}")
-                row["paired_n"] = test.n
-            rows[task] = row
-        table[name] = {"model": model["model"], "tasks": rows, "geometry": model.get("geometry")}
-    ablations = {}
-    for name, arm in arms.items():
-        if arm.ablation_of is None or arm.ablation_of not in models:
-            continue
-        ref = models[arm.ablation_of]["tasks"]
-        rows = {}
-        for task, entry in models[name]["tasks"].items():
-            if task in ref:
-                test = paired_test(entry["metric"], ref[task]["per_query"], entry["per_query"])
-                rows[task] = {"score": round(entry["score"], 2), "reference": arm.ablation_of,
-                              "reference_score": round(ref[task]["score"], 2), "p": float(f"{test.p_value:.3g}")}
-        ablations[name] = rows
-    return {
-        "schema": RESULTS_SCHEMA,
-        "source": str(config.source),
-        "evaluation": config.evaluation.model_dump(mode="json"),
-        "build": config.build.model_dump(mode="json"),
-        "arms": {n: a.model_dump(mode="json") for n, a in arms.items()},
-        "models": table,
-        "ablations": ablations,
-        "test": "paired Student t-test (ranx) on per-query NDCG@10, two-sided, against the base encoder",
-    }

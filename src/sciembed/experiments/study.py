@@ -202,18 +202,11 @@ def run_study(
 ) -> StudyResult:
     """Train the missing arms, evaluate every model, write `out/report/` and `out/study.md`."""
     from sciembed.corpus.layout import CorpusDir
-    from sciembed.evaluation import BODY_MODES, evaluate, scenario_benchmark, write_cells_report
-    from sciembed.evaluation.citation import build_citation_benchmark
-    from sciembed.models import ModelLoadError, load_encoder
     from sciembed.training.api import train
     from sciembed.training.recipes import recipe_module
 
     corpus, out = Path(corpus), Path(out)
     CorpusDir(corpus).require("papers.parquet", "pairs.parquet", "splits.parquet")
-    ev = plan.config.evaluation
-    built = build_citation_benchmark(corpus, split=ev.split, paper_log_seed=ev.paper_log_seed, queries=ev.queries)
-    bench = scenario_benchmark(built, body_modes=BODY_MODES, geometry=True, window_tokens=plan.window_tokens,
-                               name=EVAL_NAME)
     for arm in plan.arms:  # every plan problem before any training
         recipe_module("window").prepare(arm.config, corpus)
     out.mkdir(parents=True, exist_ok=True)
@@ -236,47 +229,60 @@ def run_study(
         result.seconds[f"train {arm.name}"] = round(time.perf_counter() - t0, 1)
         result.trained.append(arm.name)
 
-    shared = plan.shared
-    cache = out / "cache"
-    runs = []
-    names = []
-    for arm in sorted(plan.arms, key=lambda a: a.name != REFERENCE_ARM):  # ta_ta first: the significance baseline
-        names.append(arm.name)
-        runs.append(("arm", arm.name, lambda a=arm: load_encoder(str(out / "arms" / a.name / "model"),
-                                                                 max_seq_length=shared.model.max_seq_length,
-                                                                 cache_dir=cache)))
-    for baseline in plan.config.baselines:
-        if baseline == BASE:
-            runs.append(("baseline", f"base ({shared.model.base or 'minilm'})",
-                         lambda: load_encoder(shared.model.base, max_seq_length=shared.model.max_seq_length,
-                                              cache_dir=cache)))
-        elif baseline == BM25:
-            runs.append(("baseline", BM25, lambda: BM25))
-        else:
-            runs.append(("baseline", baseline, lambda b=baseline: load_encoder(b, cache_dir=cache)))
-    cells = []
-    for _, label, make in runs:
-        t0 = time.perf_counter()
-        try:
-            encoder = make()
-        except (ModelLoadError, ImportError, ValueError) as exc:
-            reason = str(exc).splitlines()[0] + (" …" if "\n" in str(exc) else "")
-            log(f"[{label}] skipped: {reason}")
-            result.skipped[label] = str(exc)
-            continue
-        log(f"[{label}] evaluating")
-        cells.append(evaluate(encoder, bench, name=label, batch_size=ev.batch_size, show_progress=show_progress))
-        result.seconds[f"evaluate {label}"] = round(time.perf_counter() - t0, 1)
-    report = write_cells_report(cells, bench, out / "report")
+    run = _evaluate(plan, corpus, out, result, log)
+    cells = [run.cells[(m.name, EVAL_NAME)] for m in run.suite.models]
     compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
                     for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
+    from sciembed.evaluation.bench.report import significance
     from sciembed.experiments.study_report import render_study
 
+    tests = {(s["model"], s["task"]): (s["delta"], s["p_value"], s["n"]) for s in significance(run)}
     manifest = CorpusDir(corpus).manifest() if (corpus / "manifest.json").exists() else {}
-    text, table = render_study(cells, built.describe(), compositions, [a.name for a in plan.arms],
-                               REFERENCE_ARM, result.skipped, report, report.parent / "benchmarks" / f"{EVAL_NAME}.md",
-                               synthetic=bool(manifest.get("synthetic")))
+    text, table = render_study(cells, run.benchmarks[EVAL_NAME].describe(), compositions, [a.name for a in plan.arms],
+                               REFERENCE_ARM, tests, result.skipped, run.out / "report.md",
+                               run.out / "benchmarks" / f"{EVAL_NAME}.md", synthetic=bool(manifest.get("synthetic")))
     result.table = table
     result.report.write_text(text, encoding="utf-8")
     (out / "timings.json").write_text(json.dumps(result.seconds, indent=2) + "\n")
     return result
+
+
+def _evaluate(plan: StudyPlan, corpus: Path, out: Path, result: StudyResult, log: Callable[[str], None]) -> Any:
+    """Every arm (ta_ta first: the significance baseline) and baseline through one suite, ``out/suite.yaml``, run
+    by `eval suite`'s executor and reported by its writer in ``out/report``; a baseline that cannot be loaded
+    (SPECTER2 without the `adapters` extra) is skipped and named."""
+    import yaml
+
+    from sciembed.evaluation import BODY_MODES
+    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
+    from sciembed.evaluation.bench.models import make_scorer
+    from sciembed.evaluation.bench.suite import ModelEntry
+    from sciembed.models import ModelLoadError
+
+    shared, ev = plan.shared, plan.config.evaluation
+    budget = {"max_seq_length": shared.model.max_seq_length}
+    models = [{"name": a.name, "model": str(out / "arms" / a.name), **budget}
+              for a in sorted(plan.arms, key=lambda a: a.name != REFERENCE_ARM)]
+    for baseline in plan.config.baselines:
+        if baseline == BASE:
+            models.append({"name": f"base ({shared.model.base or 'minilm'})", "model": shared.model.base or "minilm",
+                           **budget})
+        elif baseline == BM25:
+            models.append({"name": BM25, "model": BM25})
+        else:
+            try:  # loaded once here to know it can be: a missing optional baseline must not stop the study
+                make_scorer(ModelEntry(name=baseline, model=baseline), out / "report" / "embedding-cache")
+                models.append({"name": baseline, "model": baseline})
+            except (ModelLoadError, ImportError, ValueError) as exc:
+                log(f"[{baseline}] skipped: {str(exc).splitlines()[0]}")
+                result.skipped[baseline] = str(exc)
+    benchmark = {"name": EVAL_NAME, "kind": "citation", "path": str(corpus), "split": ev.split,
+                 "query_mode": ev.queries, "seed": ev.paper_log_seed, "body_modes": list(BODY_MODES),
+                 "geometry": True, "window_tokens": plan.window_tokens}
+    suite = {"out": str(out / "report"), "batch_size": ev.batch_size, "models": models, "benchmarks": [benchmark]}
+    (out / "suite.yaml").write_text(yaml.safe_dump(suite, sort_keys=False))
+    t0 = time.perf_counter()
+    run = run_suite(load_suite(out / "suite.yaml"), say=log, keep_going=False)
+    write_suite_report(run)
+    result.seconds["evaluate"] = round(time.perf_counter() - t0, 1)
+    return run

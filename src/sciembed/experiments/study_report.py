@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.significance import paired_test
-
 SCENARIO_ORDER = ("ta_ta", "body_ta", "body_body")
 LABELS = {"ta_ta": "TA→TA", "body_ta": "Body→TA", "body_body": "Body→Body"}
 MAX_P = 0.05
@@ -25,12 +23,6 @@ MAX_P = 0.05
 
 def _key(scenario: str, mode: str) -> str:
     return scenario if scenario == "ta_ta" else f"{scenario}/{mode}"
-
-
-def _per_query(cell: Any, key: str, metric: str) -> dict[str, float]:
-    """query -> score (×100) of one scenario of an evaluated cell; empty where it lacks the scenario."""
-    result = next((r for r in cell.results if r.task == key), None)
-    return {} if result is None else result.per_query.get(metric, {})
 
 
 def _value(cell: Any, key: str, metric: str) -> float | None:
@@ -49,19 +41,15 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
             *["| " + " | ".join(r) + " |" for r in rows]]
 
 
-def _significance(models: dict[str, Any], reference: str, name: str, key: str
-                  ) -> tuple[float, float | None, int]:
-    a = _per_query(models[reference], key, "ndcg@10")
-    b = _per_query(models[name], key, "ndcg@10")
-    result = paired_test("ndcg@10", a, b)
-    return result.delta, result.p_value, result.n
+Tests = dict[tuple[str, str], tuple[float, float, int]]  # (model, task) -> the suite's (delta, p, n) against ta_ta
 
 
 def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
-                 reference: str, skipped: dict[str, str], report_path: Path, detail: Path,
+                 reference: str, tests: Tests, skipped: dict[str, str], report_path: Path, detail: Path,
                  synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr, ×100) from the
-    evaluated cells (`evaluation.evaluate`, distinct model names) and the benchmark's description;
+    suite's cells (distinct model names), the benchmark's description and the suite's paired tests of every
+    model against `reference` on NDCG@10 (`bench.report.significance`);
     `report_path`: the evaluation's report.md, `detail`: its citation detail page (``benchmarks/<name>.md``, its
     figures in the folder of that name)."""
     models = {cell.model: cell for cell in cells}
@@ -92,14 +80,14 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                 continue
             for s in SCENARIO_ORDER:
                 for mode in (("windowed",) if s == "ta_ta" else ("windowed", "full")):
-                    delta, p, n = _significance(models, reference, name, _key(s, mode))
+                    delta, p, n = tests.get((name, _key(s, mode)), (math.nan, None, 0))
                     star = "yes" if p is not None and p <= MAX_P else "no"
                     label = LABELS[s] + ("" if s == "ta_ta" else f" ({mode})")
                     sig_rows.append([name, label, f"{delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n),
                                      star])
         lines += [f"## Against {reference} (NDCG@10, paired t-test, p ≤ {MAX_P})", "",
                   *_table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
-        lines += _verdict(models, arms, reference)
+        lines += _verdict(models, arms, reference, tests)
     if compositions:
         comp_rows = []
         for name in arms:
@@ -124,7 +112,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
     return "\n".join(lines) + "\n", rows_out
 
 
-def _verdict(models: dict[str, Any], arms: list[str], reference: str) -> list[str]:
+def _verdict(models: dict[str, Any], arms: list[str], reference: str, tests: Tests) -> list[str]:
     """Does each body-aware strategy beat ta_ta on the body scenarios and hold TA→TA? (windowed bodies)"""
     lines = [f"## Verdict (windowed bodies, NDCG@10 against {reference}; significant at p ≤ {MAX_P})", ""]
     for name in arms:
@@ -132,14 +120,14 @@ def _verdict(models: dict[str, Any], arms: list[str], reference: str) -> list[st
             continue
         parts = []
         for s in ("body_ta", "body_body"):
-            delta, p, _ = _significance(models, reference, name, _key(s, "windowed"))
+            delta, p, _ = tests.get((name, _key(s, "windowed")), (math.nan, None, 0))
             sig = p is not None and p <= MAX_P
             if delta > 0:
                 word = "beats it" if sig else "higher, not significant"
             else:
                 word = "lower, significant" if sig else "not higher"
             parts.append(f"{LABELS[s]} {delta:+.1f} ({word})")
-        delta, p, _ = _significance(models, reference, name, "ta_ta")
+        delta, p, _ = tests.get((name, "ta_ta"), (math.nan, None, 0))
         sig = p is not None and p <= MAX_P
         loss = "a significant TA→TA loss" if delta < 0 and sig else "no significant TA→TA loss"
         parts.append(f"TA→TA {delta:+.1f} ({loss})")

@@ -45,3 +45,10 @@ def validate_model(cls: type[M], data: dict[str, Any], source: str, error: type[
         return cls.model_validate(data)
     except ValidationError as exc:
         raise error(validation_message(source, exc, counted)) from None
+
+
+def packaged_config(name: str) -> Path:
+    """A config shipped with sciembed (``sciembed/configs/<name>``: package data, the repository's ``configs/``)."""
+    from importlib.resources import files
+
+    return Path(str(files("sciembed").joinpath("configs", name)))

@@ -1,7 +1,7 @@
 """In-process evaluation through the suite's executor, reported by the suite's writer.
 
-The experiments (the demo, both studies) and training's validation hold their models in memory (a model
-mid-training, arms under their own labels), so they write no suite YAML: `evaluate` scores one model on one
+Training's validation and scripts hold their models in memory (a model mid-training), so they write no
+suite YAML (the demo and the studies do, and run it with `run_suite`): `evaluate` scores one model on one
 contract benchmark exactly as ``eval run`` / ``eval suite`` do (`runner.compute_cell`: `execute.run_task` for
 each task) and returns the suite's `Cell`; `write_cells_report` writes the suite report of such cells.
 

@@ -52,6 +52,8 @@ def model_key(entry: ModelEntry) -> str:
     payload = {"target": target, "weights": weights, "distance": entry.distance or paper_distance(entry),
                "max_seq_length": entry.max_seq_length, "options": entry.options,
                "pool_statistics": entry.bm25_pool_statistics}
+    if entry.window_tokens is not None:  # only when set: the keys of earlier cells stay valid
+        payload["window_tokens"] = entry.window_tokens
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -91,6 +93,6 @@ def make_scorer(entry: ModelEntry, cache_dir: Path, batch_size: int | None = Non
         raise SuiteError(f"model {entry.name}: options {sorted(entry.options)} are not an encoder spec "
                          f"({problems})") from None
     encoder = spec.load(cache_dir=cache_dir, device=entry.options.get("device"))
-    scorer = DenseScorer(encoder, distance=distance, batch_size=batch_size)
+    scorer = DenseScorer(encoder, distance=distance, batch_size=batch_size, window_tokens=entry.window_tokens)
     scorer.name = entry.name
     return scorer

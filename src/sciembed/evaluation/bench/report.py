@@ -72,28 +72,27 @@ def value(run: SuiteRun, model: str, col: tuple[str, str]) -> float | None:
 
 
 def significance(run: SuiteRun) -> list[dict[str, Any]]:
-    """Each model against the baseline on every task with per-query scores of its primary metric."""
+    """Each model against the baseline, and against its `reference` if it names one, on every task with
+    per-query scores of the tested metric (`significance_metric`, else the task's primary)."""
     from sciembed.evaluation.significance import paired_test
 
     base = run.suite.baseline_name()
+    pairs = [(m.name, base) for m in run.suite.models if m.name != base]
+    pairs += [(m.name, m.reference) for m in run.suite.models if m.reference not in (None, base, m.name)]
     out = []
     for bname in run.benchmarks:
-        base_cell = run.cells.get((base, bname))
-        if base_cell is None or base_cell.status != "done":
-            continue
-        base_tasks = {r.task: r for r in base_cell.results}
-        for m in run.suite.models:
-            cell = run.cells.get((m.name, bname))
-            if m.name == base or cell is None or cell.status != "done":
+        for name, against in pairs:
+            ref, cell = run.cells.get((against, bname)), run.cells.get((name, bname))
+            if ref is None or cell is None or "error" in (ref.status, cell.status):
                 continue
+            ref_tasks = {r.task: r for r in ref.results}
             for r in cell.results:
-                b = base_tasks.get(r.task)
-                if b is None or r.primary not in r.per_query or r.primary not in b.per_query:
+                b, metric = ref_tasks.get(r.task), run.suite.significance_metric or r.primary
+                if b is None or metric not in r.per_query or metric not in b.per_query:
                     continue
-                res = paired_test(r.primary, b.per_query[r.primary], r.per_query[r.primary],
-                                  test=run.suite.significance_test)
-                out.append({"benchmark": bname, "task": r.task, "metric": r.primary, "model": m.name,
-                            "baseline": base, "delta": res.delta, "p_value": res.p_value, "n": res.n,
+                res = paired_test(metric, b.per_query[metric], r.per_query[metric], test=run.suite.significance_test)
+                out.append({"benchmark": bname, "task": r.task, "metric": metric, "model": name,
+                            "baseline": against, "delta": res.delta, "p_value": res.p_value, "n": res.n,
                             "significant": bool(res.p_value <= run.suite.max_p)})
     return out
 
@@ -181,11 +180,11 @@ def write_suite_report(run: SuiteRun) -> Path:
               *table(["Model", "Spec", "Kind", "Distance", "Max tokens", "Title/abstract join", "Input format"],
                       _how_scored(run)), ""]
     if sig:
-        sig_rows = [[s["model"], s["benchmark"], s["task"], s["metric"], f"{s['delta']:+.2f}",
+        sig_rows = [[s["model"], s["baseline"], s["benchmark"], s["task"], s["metric"], f"{s['delta']:+.2f}",
                      f"{s['p_value']:.3g}", str(s["n"]), "yes" if s["significant"] else "no"] for s in sig]
-        lines += [f"## Paired significance against {run.suite.baseline_name()}", "",
-                  *table(["Model", "Benchmark", "Task", "Metric", "Δ ×100", "p", "Queries", "Significant"],
-                          sig_rows), ""]
+        lines += [f"## Paired significance against {run.suite.baseline_name()} (and each model's reference)", "",
+                  *table(["Model", "Against", "Benchmark", "Task", "Metric", "Δ ×100", "p", "Queries",
+                          "Significant"], sig_rows), ""]
     problems = [f"- benchmark {n} not run: {why}" for n, why in run.missing.items()]
     for (mname, bname), c in run.cells.items():
         if c.status != "done":

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sciembed.errors import SciembedInputError
 from sciembed.evaluation.benchmarks.registry import BenchmarkEntry
@@ -30,6 +30,8 @@ class ModelEntry(BaseModel):
     max_seq_length: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # passed to load_encoder as keyword arguments
     bm25_pool_statistics: Literal["collection", "pool"] = "collection"
+    window_tokens: int | None = Field(None, ge=1)  # body windows' budget; None: the model card's, else max_seq_length
+    reference: str | None = None  # also tested against this model (a study's arm against the arm it ablates)
 
 
 class Suite(BaseModel):
@@ -42,6 +44,7 @@ class Suite(BaseModel):
     run_depth: int = Field(0, ge=0)  # TREC run files runs/<model>/<benchmark>/<task>.run cut at this rank (0: none)
     significance_test: Literal["student", "fisher"] = "student"
     max_p: float = 0.05
+    significance_metric: str | None = None  # the metric tested per task; None: each task's primary
     models: list[ModelEntry]
     benchmarks: list[BenchmarkEntry]
 
@@ -55,6 +58,14 @@ class Suite(BaseModel):
         if not value:
             raise ValueError("at least one entry is needed")
         return value
+
+    @model_validator(mode="after")
+    def _references(self) -> Suite:
+        names = {m.name for m in self.models}
+        unknown = sorted(f"{m.name} -> {m.reference}" for m in self.models if m.reference and m.reference not in names)
+        if unknown:
+            raise ValueError(f"references to no model: {unknown}")
+        return self
 
     def baseline_name(self) -> str:
         if self.baseline is None:

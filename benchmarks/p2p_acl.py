@@ -2,7 +2,7 @@
 
 Runs (unless ``--report`` points at a finished run directory)::
 
-    sciembed eval run --kind paper_to_paper INGESTED_ACL -c configs/p2p-acl.yaml --tune-fusion \\
+    sciembed eval run --kind paper_to_paper INGESTED_ACL --set config=configs/p2p-acl.yaml --set tune_fusion=true \\
         -m minilm --backend onnx --quantize --cache-dir CACHE --out RUN_DIR
 
 and writes ``benchmarks/results/p2p_acl.json``: per relevance split (references, citations) and
@@ -93,7 +93,7 @@ def main() -> None:
         run_dir = args.run_dir
         command = [sys.executable, "-m", "sciembed.cli.main", "eval", "run", "--kind", "paper_to_paper",
                    str(args.corpus),
-                   "-c", str(args.config), "--tune-fusion", "-m", "minilm", "--backend", "onnx",
+                   "--set", f"config={args.config}", "--set", "tune_fusion=true", "-m", "minilm", "--backend", "onnx",
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)
     results = json.loads((run_dir / "results.json").read_text())

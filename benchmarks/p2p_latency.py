@@ -1,7 +1,7 @@
 """Latency per query paper of the default full-text method (fused) next to a2a, on ACL and on 100k papers.
 
 The default full-text method is the learned fusion (`fusion.json` from `sciembed eval run --kind paper_to_paper
---tune-fusion`) of three searches for one query paper, each for its top 300, the query paper
+--set tune_fusion=true`) of three searches for one query paper, each for its top 300, the query paper
 excluded: BM25 over full texts (the query paper's full text as the query, tokenised and scored),
 a2a (its TA vector against the TA index) and late interaction (its TA + section-piece vectors
 against every candidate view: mean over query views of the max over a candidate's views), then

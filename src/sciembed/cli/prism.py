@@ -133,8 +133,8 @@ def queries_command(
     split: str | None = typer.Option(None, "--split", rich_help_panel=_BENCHMARK,
                                      help="Only the query papers of this paper-to-paper benchmark split, exactly as "
                                           "`sciembed eval run --kind paper_to_paper CORPUS` builds it: val | test | "
-                                          "all (val + test, what --tune-fusion ranks) on an ingested collection; a "
-                                          "corpus split on a corpus with directed citations."),
+                                          "all (val + test, what --set tune_fusion=true ranks) on an ingested "
+                                          "collection; a corpus split on a corpus with directed citations."),
     scifullbench: bool = typer.Option(False, "--scifullbench", rich_help_panel=_BENCHMARK,
                                       help="CORPUS is a SciFullBench release (Benchmark/, Target_Corpus/): queries "
                                            "for its query papers (--paper picks some), the agents reading each "

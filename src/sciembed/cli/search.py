@@ -48,8 +48,9 @@ def search(
     output: str = typer.Option("table", "--output-format", help="table | json | trec"),
     out: ResultsOutFile = None,
     fusion: Path | None = typer.Option(None, "--fusion", help="fusion.json (or its directory) tuned by `sciembed "
-                                       "eval run --kind paper_to_paper --tune-fusion`: fuses the indexes instead of "
-                                       "RRF (default: a fusion.json saved in one of the index directories)."),
+                                       "eval run --kind paper_to_paper --set tune_fusion=true`: fuses the indexes "
+                                       "instead of RRF (default: a fusion.json saved in one of the index "
+                                       "directories)."),
     trust_remote_code: TrustRemoteCode = False,
     server: str | None = typer.Option(None, "--server", help="URL of a running `sciembed index serve` (e.g. "
                                       "http://127.0.0.1:8000): it answers with its loaded model and index, no load "

@@ -41,7 +41,7 @@ def rank_methods(
     config = config or P2PConfig()
     if "fused" in config.methods and fusion is None:
         raise ValueError("method fused needs a fusion (a fusion.json from `sciembed eval run --kind "
-                         "paper_to_paper --tune-fusion`, or --fusion FILE)")
+                         "paper_to_paper --set tune_fusion=true`, or --set fusion=FILE)")
     if fusion is not None:
         fusion.check_model([getattr(encoder, "fingerprint", None)], bench.name)
     views = plan_views(bench, encoder, config, fusion, llm_queries)

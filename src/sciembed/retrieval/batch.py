@@ -3,7 +3,7 @@
 Every index directory written by `sciembed index build` works (dense or BM25, any view). With several
 index directories, each one ranks on its own and the lists are fused by RRF (k = 60, a paper counted
 once per list, each list 100 deep), or by a learned fusion (`FusionSpec`, ``fusion.json`` from
-`sciembed eval run --kind paper_to_paper --tune-fusion`): a BM25 full-text index, a dense TA index and a dense
+`sciembed eval run --kind paper_to_paper --set tune_fusion=true`): a BM25 full-text index, a dense TA index and a dense
 ``ta+section`` index searched with ``--method late`` give the tuned full-text method in one command.
 A collection `sciembed index serve` has updated is searched as it stands (its live adds and deletes included).
 
@@ -141,7 +141,7 @@ def search_batch(
             notes.append(f"fused by RRF (k={rrf_k}): {rrf_why}" if fusion is None else
                          f"fused by {fusion.label}, the fusion measured best on real papers (ACL val split, "
                          "MiniLM; docs/p2p.md); tune one for your collection with `sciembed eval run --kind "
-                         "paper_to_paper --tune-fusion` and save it as fusion.json in an index directory")
+                         "paper_to_paper --set tune_fusion=true` and save it as fusion.json in an index directory")
     if fusion is not None:
         missing = [r for r in fusion.runs if r not in names]
         if missing or len(set(names)) != len(names):

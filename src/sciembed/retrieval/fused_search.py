@@ -1,6 +1,6 @@
 """The service's "similar papers" through a learned fusion: the served collection plus companion indexes.
 
-`sciembed eval run --kind paper_to_paper --tune-fusion` saves a `FusionSpec` of runs such as ``bm25``
+`sciembed eval run --kind paper_to_paper --set tune_fusion=true` saves a `FusionSpec` of runs such as ``bm25``
 (BM25 over full texts), ``a2a`` (dense title+abstract) and ``late`` (late interaction over TA +
 section pieces). `sciembed index search IDX… --fusion` applies it over several index directories; here
 the served collection answers one of those runs (named by `run_name`, as in `search`: a ``ta``
@@ -61,7 +61,7 @@ class FusedPaperSearch:
                 raise FusionError("no fusion.json in the index directories, and the runs answered "
                                   f"({', '.join(answered)}) are not those of the measured default (bm25, a2a, "
                                   "late): give --fusion FILE (`sciembed eval run --kind paper_to_paper "
-                                  "--tune-fusion` tunes one)")
+                                  "--set tune_fusion=true` tunes one)")
         self.spec = spec
         spec.check_model([getattr(one.index, "fingerprint", None) for one in self.companions.values()
                           if one.kind != "bm25"], "the companion indexes")

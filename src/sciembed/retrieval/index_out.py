@@ -22,7 +22,7 @@ from pathlib import Path
 from sciembed.ioutil.atomic import OutputError, output_lock, refuse_links, staged_dir
 
 MANIFEST = "manifest.json"
-# what `index build`, `eval --tune-fusion` and `index compact` write into an index directory
+# what `index build`, `eval --set tune_fusion=true` and `index compact` write into an index directory
 INDEX_FILES = frozenset({MANIFEST, "index", "papers.json", "views.jsonl", "bm25s", "shards", "fusion.json",
                          "bm25", "ta", "late"})  # the last three: the parts of a full-text index
 

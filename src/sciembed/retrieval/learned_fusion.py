@@ -111,7 +111,7 @@ class FusionSpec:
             raise FusionError(
                 f"{where + ': ' if where else ''}the fusion {self.label} was tuned on the scores of encoder "
                 f"{self.model}; these scores come from {', '.join(other)}: tune a fusion for this model "
-                "(`sciembed eval run --kind paper_to_paper --tune-fusion`) instead of reusing another model's"
+                "(`sciembed eval run --kind paper_to_paper --set tune_fusion=true`) instead of reusing another model's"
             )
 
     def save(self, path: str | Path) -> Path:
@@ -129,7 +129,7 @@ class FusionSpec:
             data = json.loads(path.read_text())
         except FileNotFoundError as exc:
             raise FusionError(f"{path}: no fusion file (tune one with `sciembed eval run --kind "
-                              "paper_to_paper --tune-fusion`)") from exc
+                              "paper_to_paper --set tune_fusion=true`)") from exc
         except json.JSONDecodeError as exc:
             raise FusionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("runs"), list):

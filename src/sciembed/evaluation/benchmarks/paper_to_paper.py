@@ -66,7 +66,7 @@ def query_paper_ids(corpus: str | Path, *, split: str = "test", seed: int = 0, v
                     min_gold: int = 1) -> list[str]:
     """The query paper ids of ``sciembed eval run --kind paper_to_paper CORPUS --split … --seed … --val-share …
     --min-gold …`` (sorted): on an ingested collection ``split`` is val, test or all (val + test, what
-    ``--tune-fusion`` ranks); on a corpus with directed citations, a corpus split."""
+    ``--set tune_fusion=true`` ranks); on a corpus with directed citations, a corpus split."""
     return sorted(query_benchmark(corpus, split=split, seed=seed, val_share=val_share, min_gold=min_gold).queries)
 
 
@@ -81,8 +81,8 @@ def load(entry: Any, context: Any) -> PaperToPaperAdapter:
     fusion = FusionSpec.load(entry.fusion) if entry.fusion is not None else None
     config = p2p_config(entry)
     if "fused" in config.methods and fusion is None and not entry.tune_fusion:
-        raise BenchmarkError(f"benchmark {entry.name}: method fused needs a fusion: --tune-fusion (an ingested "
-                             "collection) or --fusion FILE (a fusion.json it saved)")
+        raise BenchmarkError(f"benchmark {entry.name}: method fused needs a fusion: --set tune_fusion=true (an "
+                             "ingested collection) or --set fusion=FILE (a fusion.json it saved)")
     collection = entry.queries_file is None and not CorpusDir(entry.resolved_path()).has_citations()
     if entry.tune_fusion and (not collection or entry.split != "test"):
         raise BenchmarkError(f"benchmark {entry.name}: tune_fusion needs an ingested collection and split test")

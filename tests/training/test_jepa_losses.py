@@ -55,6 +55,18 @@ def test_sigreg_gradient_is_finite_also_for_collapsed_input():
         assert x.grad is not None and torch.isfinite(x.grad).all()
 
 
+def test_sigreg_gradient_is_finite_with_a_dimension_constant_over_the_batch():
+    """A dimension that is exactly 0 in every row (MiniLM's embeddings of ACL section pairs had two) has zero
+    variance: its square root's derivative is infinite, and the gradient was NaN for every weight of the
+    encoder from the first step, so a `jepa` run trained into NaN vectors."""
+    x = gaussian(64, 32)
+    x[:, 5] = 0.0
+    x = x.clone().requires_grad_(True)
+    value = SIGReg(slices=32)(x, step=1)
+    value.backward()
+    assert torch.isfinite(value) and torch.isfinite(x.grad).all()
+
+
 def test_sigreg_slices_are_reproducible_from_the_step():
     a, b = slice_directions(32, 16, step=7), slice_directions(32, 16, step=7)
     assert torch.equal(a, b)

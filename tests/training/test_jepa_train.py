@@ -129,6 +129,16 @@ def test_checkpoint_from_another_lambda_is_refused(runs, corpus, tiny_bert, tmp_
                     {"recipe": "jepa", "sigreg_lambda": 0.1})
 
 
+def test_a_nan_loss_stops_the_run_at_its_step(tiny_bert, corpus, tmp_path):
+    """Weights blown up by an absurd learning rate give a NaN loss; the run stops there with a message, where
+    transformers alone went on training NaN weights and logged a loss of 0."""
+    from sciembed.training.trainer import NonFiniteLoss
+
+    with pytest.raises(NonFiniteLoss, match=r"the loss is nan at step \d"):
+        train("jepa", jepa_config(tiny_bert, **{"training.learning_rate": 1e30, "predictor.learning_rate": 1e30}),
+              corpus, tmp_path / "run")
+
+
 def test_bad_settings_fail_before_training(tiny_bert):
     with pytest.raises(ConfigError, match=r"sigreg.weight: Input should be greater than or equal to 0"):
         jepa_config(tiny_bert, **{"sigreg.weight": -0.001})

@@ -79,6 +79,10 @@ class WorldSizeError(SciembedInputError, ValueError):
     """The global batch does not split evenly over the processes."""
 
 
+class NonFiniteLoss(SciembedInputError, RuntimeError):
+    """A training step's loss is NaN or infinite: the run stops there (its weights would be NaN from then on)."""
+
+
 def world_size() -> int:
     """Processes of this run as the launcher (torchrun, accelerate) declares them; 1 when run plainly."""
     import os
@@ -170,6 +174,7 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: 
 
 
 def _trainer_class():
+    import torch
     from sentence_transformers import SentenceTransformerTrainer
     from sentence_transformers.base.model_card import get_losses
     from sentence_transformers.sentence_transformer.model_card import SentenceTransformerModelCardCallback
@@ -193,6 +198,17 @@ def _trainer_class():
 
         def get_batch_sampler(self, dataset, batch_size, drop_last, valid_label_columns=None, generator=None, seed=0):
             return self.batch_sampler_factory(dataset, batch_size)
+
+        def training_step(self, *args, **kwargs):
+            """transformers' step, stopped at the first NaN or infinite loss: its `logging_nan_inf_filter` only
+            leaves such steps out of the logged mean, so a run went on training NaN weights, logging loss 0."""
+            loss = super().training_step(*args, **kwargs)
+            if not torch.isfinite(loss).all():
+                raise NonFiniteLoss(
+                    f"the loss is {loss.float().mean().item()} at step {self.state.global_step + 1}: training "
+                    "stopped (the weights would be NaN from here on); try a lower learning rate, float32, or "
+                    f"resume from a checkpoint before it in {self.args.output_dir}")
+            return loss
 
     return PlanTrainer
 

@@ -108,7 +108,9 @@ class SIGReg(nn.Module):
             n = global_sum(torch.tensor(float(x.shape[0]), device=x.device))
             mean = global_sum(x.sum(dim=0, keepdim=True)) / n
             variance = global_sum((x - mean).square().sum(dim=0, keepdim=True)) / (n - 1)  # unbiased, as std()
-            x = (x - mean) / (variance.sqrt() + STD_EPS)
+            # clamped: a dimension constant over the batch has variance 0, where sqrt's derivative is infinite and
+            # the gradient of every weight became NaN (x.std()'s backward masks that case; a bare sqrt does not)
+            x = (x - mean) / (variance.clamp_min(torch.finfo(torch.float32).tiny).sqrt() + STD_EPS)
             directions = slice_directions(x.shape[1], self.slices, step, self.seed, x.device)
             projected = (x @ directions).unsqueeze(-1) * self.t  # (batch, slices, knots)
             cos_mean = global_sum(torch.cos(projected).sum(dim=0)) / n

@@ -37,7 +37,7 @@ from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
-from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.multivector import LATE_FIRST_TIER, MultiVectorIndex
 
 
 def summary(ms: list[float]) -> dict[str, float]:
@@ -114,27 +114,32 @@ def late_agreement(queries, exact: MultiVectorIndex, approx: MultiVectorIndex, k
 
 def fused_quality(bench, texts: dict, ta: np.ndarray, row: dict, own: dict, abstracts: DenseIndex, ids: list[str],
                   exact: MultiVectorIndex, approx: MultiVectorIndex, bm25: BM25Index, spec: FusionSpec,
-                  k: int) -> dict:
-    """Fused NDCG@10 of every test query with exact and with approximate ``late``, per gold kind (ranx)."""
+                  k: int, tiers: list[int]) -> dict:
+    """Fused NDCG@10 of every query of the split with exact and with approximate ``late`` (one run per first
+    tier in `tiers`), per gold kind; each approximate run against exact, paired t-test (ranx)."""
     from ranx import Qrels, Run, compare
 
     out = {}
+    names = {"exact_late": None, **{f"approximate_late_tier{t}": t for t in tiers}}
     for kind, qrels in bench.qrels.items():
-        runs: dict[str, dict[str, dict[str, float]]] = {"exact_late": {}, "approximate_late": {}}
+        runs: dict[str, dict[str, dict[str, float]]] = {name: {} for name in names}
         for q in sorted(qrels):
             scores, rows = abstracts.search_rows(ta[row[q]][None], k + 1)
             dense = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] != q][:k]
             lexical = bm25.search([texts[q]], k, [q])[0]
-            for name, views in (("exact_late", exact), ("approximate_late", approx)):
+            for name, tier in names.items():
+                views = exact if tier is None else approx
+                if tier is not None:
+                    views.late_first_tier = tier
                 late = [(d, s) for d, s, _ in views.search_views(own[q], k, "late", exclude=[q])]
                 fused = fuse_one(spec, {"a2a": dense, "bm25": lexical, "late": late}, depth=k)
                 runs[name][q] = {d: float(len(fused) - i) for i, (d, _) in enumerate(fused)}
         report = compare(Qrels(qrels), [Run(r, name=n) for n, r in runs.items()], metrics=["ndcg@10"],
                          stat_test="student", max_p=0.05)
         scores = report.to_dict()
-        out[kind] = {"queries": len(qrels),
-                     **{n: round(100 * scores[n]["scores"]["ndcg@10"], 2) for n in runs},
-                     "p": float(scores["approximate_late"]["comparisons"]["exact_late"]["ndcg@10"])}
+        out[kind] = {"queries": len(qrels), **{n: round(100 * scores[n]["scores"]["ndcg@10"], 2) for n in runs},
+                     **{f"p_{n}": float(scores[n]["comparisons"]["exact_late"]["ndcg@10"]) for n in runs
+                        if n != "exact_late"}}
     return out
 
 
@@ -148,7 +153,7 @@ def acl(args, spec: FusionSpec) -> dict:
     from sciembed.views.simple import full_text
 
     config = load_p2p_config(args.config)
-    bench = build_collection_paper_to_paper(args.corpus, split="test")
+    bench = build_collection_paper_to_paper(args.corpus, split=args.split)
     encoder = load_encoder("minilm", backend="onnx", quantize=True, cache_dir=args.cache)
     count, budget = encoder_token_counter(encoder), encoder_budget(encoder.max_seq_length)
     papers = [bench.papers[i] for i in sorted(bench.papers)]
@@ -179,9 +184,13 @@ def acl(args, spec: FusionSpec) -> dict:
            "encoder": encoder.name, **time_queries(queries, abstracts, ids, views, bm25, spec, args.top_k, args.warmup)}
     if args.views_index != "flat":
         exact = view_index("flat", encoder.dim, encoder.metric, owners, stacked)
-        out["late_vs_exact"] = late_agreement(queries, exact, views, args.top_k)
+        out["late_vs_exact"] = {}
+        for tier in args.late_tiers:
+            views.late_first_tier = tier
+            out["late_vs_exact"][f"tier{tier}"] = late_agreement(queries, exact, views, args.top_k)
         out["fused_ndcg_at_10"] = fused_quality(bench, texts, ta, row, own, abstracts, ids, exact, views, bm25, spec,
-                                                args.top_k)
+                                                args.top_k, args.late_tiers)
+        out["split"] = args.split
     return out
 
 
@@ -232,6 +241,9 @@ def main() -> None:
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
     parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: the shipped "
                         "measured fusion of bm25, a2a, late, `retrieval/measured_fusion.json`).")
+    parser.add_argument("--split", default="test", choices=["val", "test"], help="ACL query papers (tune on val).")
+    parser.add_argument("--late-tiers", type=int, nargs="+", default=[LATE_FIRST_TIER],
+                        help="Approximate late: first paging tiers to compare with exact late (ACL part).")
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--views", type=int, default=4, help="Synthetic section pieces per paper (+ 1 TA).")
     parser.add_argument("--words", type=int, default=300, help="Synthetic body words per paper (BM25).")
@@ -254,11 +266,11 @@ def main() -> None:
     result = json.loads(args.out.read_text()) if args.update and args.out.is_file() else {}
     result["top_k"] = args.top_k
     result.setdefault("machine", {}).update({"cpus": os.cpu_count(), "platform": platform.platform()})
-    parts = [*(["acl"] if args.corpus is not None else []),
+    parts = [*([f"acl{'' if args.split == 'test' else '_' + args.split}"] if args.corpus is not None else []),
              *([] if args.skip_synthetic else [f"synthetic_{args.papers}"])]  # one part per collection size
     for part in parts:
         load = os.getloadavg()
-        result[part] = acl(args, spec) if part == "acl" else synthetic(args, spec)
+        result[part] = acl(args, spec) if part.startswith("acl") else synthetic(args, spec)
         result[part].update(fusion=spec.label, load_average_start=load, load_average_end=os.getloadavg())
         print(part, json.dumps(result[part]), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

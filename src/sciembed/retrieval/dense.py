@@ -197,6 +197,12 @@ class DenseIndex:
     def rows_of(self, key: str) -> list[int]:
         return list(self._rows_of.get(key, ()))
 
+    def rows_of_many(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of every key, key after key, and how many each key has."""
+        lists = [self._rows_of.get(key, ()) for key in keys]
+        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        return np.fromiter((r for rows in lists for r in rows), dtype=np.int64, count=int(counts.sum())), counts
+
     def vectors(self, rows: Sequence[int]) -> np.ndarray:
         """Stored vectors of `rows` (normalised for cosine)."""
         if not len(rows):

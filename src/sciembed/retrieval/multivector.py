@@ -73,6 +73,7 @@ class MultiVectorIndex:
     ) -> None:
         self.dense = DenseIndex(dim, metric, params)
         self.aggregate = check_aggregate(aggregate)
+        self.late_first_tier = LATE_FIRST_TIER  # papers one approximate `late` candidate search ranks (paging)
         self._papers: list[str] = []  # distinct paper ids, first-seen order
         self._position: dict[str, int] = {}  # paper id -> its place in `_papers` (kept, not rebuilt per search)
         self._paper_of_row = np.zeros(0, dtype=np.int64)
@@ -117,6 +118,10 @@ class MultiVectorIndex:
 
     def paper_of_row(self, row: int) -> str:
         return self._papers[int(self._paper_of_row[row])]
+
+    def papers_of_rows(self, rows: np.ndarray) -> list[str]:
+        """The distinct papers of some view rows, in the order the index first saw them."""
+        return [self._papers[int(i)] for i in np.unique(self._paper_of_row[np.asarray(rows, dtype=np.int64)])]
 
     def add(self, paper_ids: Sequence[str], vectors: np.ndarray) -> None:
         paper_ids = list(paper_ids)
@@ -214,7 +219,7 @@ class MultiVectorIndex:
         knobs = {"ef_search": ef_search, "nprobe": nprobe, "refine_k_factor": refine_k_factor}
         if method == "late":  # candidates from the index, scored exactly (`approximate_late`)
             return stable_prefix(lambda depth: [late_over_candidates(self, array, depth, set(exclude), accept,
-                                                                     knobs)], k, 1, LATE_FIRST_TIER)[0]
+                                                                     knobs)], k, 1, self.late_first_tier)[0]
         if method != "max_sim":
             raise ValueError(f"{method} needs every view's score: a {self.dense.kind} index gives max_sim and "
                              "late only")

@@ -83,5 +83,17 @@ def top_positions(scores: np.ndarray, k: int, ids: Sequence[str]) -> list[int]:
     if k < len(finite):
         kth = -np.partition(-scores[finite], k - 1)[k - 1]
         finite = finite[scores[finite] >= kth]
-    ranked = sorted(finite.tolist(), key=lambda i: (-scores[i], tie_key(ids[i])))
-    return ranked[:k]
+    best_first = finite[np.argsort(-scores[finite], kind="stable")]
+    return [int(i) for i in _hash_ties(best_first, scores, ids)[:k]]
+
+
+def _hash_ties(best_first: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> np.ndarray:
+    """Positions sorted best first, each run of equal scores put in seeded-hash order of `ids`."""
+    values = scores[best_first]
+    breaks = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts, ends = np.r_[0, breaks], np.r_[breaks, len(values)]
+    out = best_first.copy()
+    for run in np.flatnonzero(ends - starts > 1):
+        start, end = starts[run], ends[run]
+        out[start:end] = sorted(best_first[start:end].tolist(), key=lambda i: tie_key(ids[i]))
+    return out

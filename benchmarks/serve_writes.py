@@ -146,7 +146,8 @@ def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers
     if args.profile:
         os.environ["SCIEMBED_WRITE_TIMING"] = str(timing)
     try:
-        server, url, startup = sciembed_server(src, copy, ["--allow-open-writes"], args.threads)
+        sets = [flag for kv in (args.after_set if label == "after" else []) for flag in ("--set", kv)]
+        server, url, startup = sciembed_server(src, copy, ["--allow-open-writes", *sets], args.threads)
     finally:
         os.environ.pop("SCIEMBED_WRITE_TIMING", None)
     try:
@@ -183,6 +184,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--after-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="`index serve --set KEY=VALUE` for the 'after' server (repeatable): a tuning to compare")
     parser.add_argument("--profile", action="store_true", help="one instrumented phase per server (write_timing.py)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "serve_writes.json")
     args = parser.parse_args()

@@ -170,3 +170,36 @@ def test_a_shared_write_encoder_queues_writes_with_the_searches(index_dir):
         assert "writes" not in batching and batching["texts"] >= 1
     finally:
         opened.close()
+
+
+def test_searches_take_turns_at_the_gate_and_writes_pass_it(collection):
+    """`searches_at_once` = 1: one search runs at a time, and a one-paper add goes through while it runs."""
+    client = TestClient(create_app(collection, ServerSettings(api_key=KEY, searches_at_once=1)),
+                        base_url="http://localhost")
+    lock, release = threading.Lock(), threading.Event()
+    inside, most = [0], [0]
+    search = collection.search
+
+    def held(**kwargs):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            release.wait(30)
+            return search(**kwargs)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    collection.search = held
+    with ThreadPoolExecutor(4) as pool:
+        searches = [pool.submit(client.post, "/search", json={"query": "spectra", "k": 3}) for _ in range(4)]
+        for _ in range(300):  # until one search holds the only turn
+            if inside[0]:
+                break
+            threading.Event().wait(0.01)
+        added = client.post("/papers", json={"papers": [new_paper("past-the-gate")]}, headers=auth())
+        assert added.status_code == 200 and not release.is_set()
+        release.set()
+        assert [f.result().status_code for f in searches] == [200] * 4
+    assert most[0] == 1

@@ -100,6 +100,7 @@ def serve(
         protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
         allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=tuning.batch_wait_ms,
         max_queue=tuning.max_queue, query_cache=tuning.query_cache, write_encoder=tuning.write_encoder,
+        searches_at_once=tuning.searches_at_once,
     )
     stats = collection.stats()
     console.print(

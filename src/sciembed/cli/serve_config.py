@@ -34,6 +34,8 @@ class ServeTuning(SetsConfig):
     query_cache: int = Field(2048, ge=0, description="query vectors kept (LRU; 0: none)")
     write_encoder: Literal["separate", "shared"] = Field(
         "separate", description="writes encode on a second model copy beside searches, or queue with them (shared)")
+    searches_at_once: int = Field(0, ge=0, description="searches running at once, the others waiting (writes never "
+                                                       "do): faster adds, fewer searches/s (0: no limit)")
 
 
 TUNING_HELP = ServeTuning.help_text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -109,6 +110,21 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             raise ApiError(503, f"the server is busy: {err}; retry after {err.retry_after} s", "overloaded",
                            headers={"Retry-After": str(err.retry_after)}) from err
 
+    # Searches take turns (`searches_at_once`); writes never wait for one. Fewer searches at once make
+    # shorter search passes for a one-paper add to share the cores with, at the cost of searches/s (issue 33).
+    turns = threading.BoundedSemaphore(settings.searches_at_once) if settings.searches_at_once else None
+
+    def search_turn(**kwargs) -> SearchResult:
+        if turns is None:
+            return collection.search(**kwargs)
+        left = deadlines.remaining()
+        if not turns.acquire(timeout=None if left is None else max(left, 0.0)):
+            raise deadlines.DeadlineExceeded("waiting for a search turn")
+        try:
+            return collection.search(**kwargs)
+        finally:
+            turns.release()
+
     async def run_write(fn, *args):
         """Writes get no timeout: a write answered 503 could still commit, and the client could not tell."""
         return await run_in_threadpool(fn, *args)
@@ -174,7 +190,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
 
     async def searched(**kwargs) -> SearchResult:
         try:
-            return await run(collection.search, **kwargs)
+            return await run(search_turn, **kwargs)
         except KeyError as err:
             raise ApiError(404, f"no paper {err.args[0]!r} in this collection") from err
         except ValueError as err:

@@ -30,3 +30,4 @@ class ServerSettings:
     max_queue: int = 512  # texts waiting to be encoded before searches are shed with 503 + Retry-After
     query_cache: int = 2048  # query vectors kept (LRU); 0: none
     write_encoder: Literal["separate", "shared"] = "separate"  # writes on a second model copy, or queued with searches
+    searches_at_once: int = 0  # searches running in threads at once, the others waiting their turn (0: no limit)

@@ -38,7 +38,7 @@ from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
-from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.multivector import LATE_FIRST_TIER, MultiVectorIndex
 
 Ranking = list[tuple[str, float]]
 
@@ -84,8 +84,10 @@ class Searcher:
         c = time.process_time()
         rankings = {"a2a": self.a2a(pid, ta)}
         stages["a2a"], c = time.process_time() - c, time.process_time()
+        mode, _, tier = mode.partition("_tier")  # "whole_tier512": whole queries, late's first tier 512
         rankings["bm25"] = lexical(self.bm25, pid, text, mode, self.k)
         stages["bm25"], c = time.process_time() - c, time.process_time()
+        self.views.late_first_tier = int(tier) if tier else LATE_FIRST_TIER
         rankings["late"] = self.late(pid, own)
         stages["late"], c = time.process_time() - c, time.process_time()
         fused = fuse_one(self.spec, rankings, depth=self.k)
@@ -206,7 +208,8 @@ def acl(args, spec: FusionSpec) -> dict:
 
 
 def modes(args) -> list[str]:
-    return ["bm25s", "whole", *([f"top{args.terms}"] if args.terms else [])]
+    return ["bm25s", "whole", *([f"top{args.terms}"] if args.terms else []),
+            *(f"whole_tier{t}" for t in args.late_tiers)]
 
 
 def bm25_only(bm25: BM25Index, ids: list[str], texts: list[str], chosen: np.ndarray, modes: list[str], k: int,
@@ -236,7 +239,8 @@ def synthetic(args, spec: FusionSpec) -> dict:
     ids = [f"s{i:06d}" for i in range(n)]
     if args.bm25_only:  # bodies of the same seeded Zipf law; no vectors drawn
         return {"papers": n, "body_words": args.words, "vocabulary": args.vocabulary,
-                "bm25_only": bm25_only(*synthetic_bm25(args, rng, ids), modes(args), args.top_k, args.warmup)}
+                "bm25_only": bm25_only(*synthetic_bm25(args, rng, ids), [m for m in modes(args) if "_tier" not in m],
+                                       args.top_k, args.warmup)}
 
     def unit(rows: int) -> np.ndarray:
         x = rng.standard_normal((rows, dim), dtype=np.float32)
@@ -291,6 +295,9 @@ def main() -> None:
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--bm25-only", action="store_true", help="Synthetic part: time BM25 alone (no vectors, no "
                         "view index: the HNSW graph of 500,000 views takes tens of minutes to build on 2 cores).")
+    parser.add_argument("--late-tiers", type=int, nargs="*", default=[],
+                        help="Also time the fused search with approximate late's first tier at these sizes (the "
+                             "default tier is run `whole`).")
     parser.add_argument("--top-k", type=int, default=300)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)

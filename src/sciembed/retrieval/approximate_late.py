@@ -63,9 +63,12 @@ def late_over_candidates(index: ViewIndex, queries: np.ndarray, k: int, exclude:
         if len(candidates) >= k or depth >= index.num_views:
             break
         depth *= 4
+    rows, counts = index.dense.rows_of_many(candidates)
+    if not counts.all():  # a paper whose every view is hidden has no score (and would shift the segments)
+        candidates = [c for c, n in zip(candidates, counts, strict=True) if n]
+        rows, counts = index.dense.rows_of_many(candidates)
     if not candidates:
         return []
-    rows, counts = index.dense.rows_of_many(candidates)
     starts = np.concatenate([[0], np.cumsum(counts[:-1])])
     by_row = index.dense.scores_of_rows(queries, rows)  # (query vectors, candidate views), exact
     best = np.maximum.reduceat(by_row, starts, axis=1).astype(np.float64)  # each vector's best view per paper

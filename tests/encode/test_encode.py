@@ -88,8 +88,9 @@ def test_a_resumed_run_keeps_finished_shards_and_redoes_the_rest(vectors, corpus
 
 
 def test_bad_arguments_exit_2_with_one_message(corpus, tiny, tmp_path):
-    result = runner.invoke(app, ["encode", str(corpus), "--views", "ta,chunk", "-o", str(tmp_path / "v")])
-    assert result.exit_code == 2 and "expected a comma-separated list of ta, section, window, segment" in result.output
+    result = runner.invoke(app, ["encode", str(corpus), "--views", "ta,fulltext", "-o", str(tmp_path / "v")])
+    assert result.exit_code == 2 and \
+        "expected a comma-separated list of ta, window, section, ta+section, chunk, segment" in result.output
     result = runner.invoke(app, ["encode", str(tmp_path / "nowhere"), "-o", str(tmp_path / "v")])
     assert result.exit_code == 2 and "missing papers.parquet" in result.output
 

@@ -1,16 +1,16 @@
-"""Out-of-core encoding: shards written as encoded, resumed after a kill without encoding a paper twice."""
+"""Out-of-core `index build --shard-papers`: `sciembed encode`'s store under the index, resumed after a kill without
+encoding a paper twice, and the same index as an in-memory build."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
 
+from sciembed.encode.run import encode_corpus
+from sciembed.encode.store import VectorsError, iter_shard_tables
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section
 from sciembed.retrieval.paper_index import build_paper_index, open_paper_index
-from sciembed.retrieval.shards import encode_to_shards, iter_shards
 
 
 class CountingEncoder:
@@ -45,18 +45,32 @@ def corpus(tmp_path):
 
 def test_resume_after_a_kill_encodes_no_paper_twice(corpus, tmp_path):
     killed = CountingEncoder(fail_after=10)
+    out = tmp_path / "index"
     with pytest.raises(KeyboardInterrupt):
-        encode_to_shards(corpus, killed, "ta", 100, tmp_path / "shards", shard_papers=5, show_progress=False)
-    listing = json.loads((tmp_path / "shards" / "shards.json").read_text())
-    assert len(listing["shards"]) == 2  # two finished shards of 5 papers survive the kill
+        build_paper_index(corpus, killed, "ta", out, shard_papers=5, show_progress=False)
+    assert len(list((out / "shards").glob("shard-*.parquet"))) == 2  # two finished shards of 5 papers survive
     resumed = CountingEncoder()
-    run = encode_to_shards(corpus, resumed, "ta", 100, tmp_path / "shards", shard_papers=5, show_progress=False)
-    assert run.resumed == 2 and run.shards == 5
+    counts = build_paper_index(corpus, resumed, "ta", out, shard_papers=5, show_progress=False)
     assert len(killed.encoded) + len(resumed.encoded) == 23 and not set(killed.encoded) & set(resumed.encoded)
-    assert run.counts.read == 24 and run.counts.indexed == 23 and run.counts.rejected == 1
-    assert sum(len(ids) for ids, _ in iter_shards(tmp_path / "shards")) == 23
-    with pytest.raises(ValueError, match="other settings"):
-        encode_to_shards(corpus, resumed, "window", 100, tmp_path / "shards", shard_papers=5, show_progress=False)
+    assert (counts.read, counts.indexed, counts.rejected, counts.views) == (24, 23, 1, 23)
+    assert sum(t.num_rows for t in iter_shard_tables(out / "shards")) == 23
+    run = encode_corpus(corpus, out / "shards", kinds=["ta"], encoder=resumed, shard_papers=5, show_progress=False)
+    assert run.resumed == run.shards == 5  # a third run encodes nothing
+    with pytest.raises(VectorsError, match="other settings"):
+        encode_corpus(corpus, out / "shards", kinds=["window"], encoder=resumed, shard_papers=5, show_progress=False)
+
+
+def test_a_paper_without_the_view_is_indexed_by_its_title_and_abstract(tmp_path):
+    """`ta_fallback` as in memory: papers without a body get their title+abstract in a section index."""
+    papers = [Paper(id=f"p{i}", title=f"paper {i}", abstract=f"about topic {i}",
+                    sections=(Section("Intro", f"words {i} " * 30),) if i % 3 else ()) for i in range(9)]
+    (tmp_path / "corpus").mkdir()
+    write_parquet(papers, tmp_path / "corpus" / "papers.parquet")
+    mem = build_paper_index(tmp_path / "corpus", CountingEncoder(), "section", tmp_path / "mem", show_progress=False)
+    sharded = build_paper_index(tmp_path / "corpus", CountingEncoder(), "section", tmp_path / "sharded",
+                                shard_papers=4, show_progress=False)
+    assert mem == sharded and (mem.indexed, mem.ta_fallback) == (6, 3)
+    assert open_paper_index(tmp_path / "mem").index.dense.ids == open_paper_index(tmp_path / "sharded").index.dense.ids
 
 
 @pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf-pq"])

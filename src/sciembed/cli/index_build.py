@@ -175,9 +175,9 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
     """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
     from rich.console import Console
 
-    from sciembed.retrieval.from_vectors import build_index_from_vectors
     from sciembed.retrieval.index_out import index_out_dir
     from sciembed.retrieval.multivector import check_aggregate
+    from sciembed.retrieval.paper_index import build_index_from_vectors
 
     try:
         check_aggregate(aggregate)

@@ -10,20 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sciembed.papers.model import Paper
+from sciembed.views import ta_text, ta_view
 from sciembed.views.kinds import IndexView, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
-# chunk needs the encoder's tokenizer budget: not here
-ENCODE_KINDS = tuple(v.value for v in (IndexView.TA, IndexView.SECTION, IndexView.WINDOW, IndexView.SEGMENT))
+# every kind a dense index takes (full text is BM25's)
+ENCODE_KINDS = tuple(v.value for v in IndexView if v is not IndexView.FULLTEXT)
 
 
 @dataclass(frozen=True, slots=True)
 class ViewSpec:
-    """How views are cut: kinds in order, window target words, segment tokens."""
+    """How views are cut: kinds in order, window target words, segment, chunk and section-piece tokens, and
+    whether a paper with none of those views gets its title+abstract instead (`index build`'s ``ta_fallback``)."""
 
     kinds: tuple[str, ...]
     target: int
     segment_tokens: int = DEFAULT_SEGMENT_TOKENS
+    chunk_tokens: int = 512
+    piece_tokens: int | None = None  # sections cut into pieces of at most this many tokens (None: whole sections)
+    ta_fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +66,14 @@ def shard_views(papers: list[Paper], spec: ViewSpec) -> ShardViews:
     for paper in papers:
         before = len(rows)
         for kind in spec.kinds:
-            views = paper_views(paper, kind, spec.target, segment_tokens=spec.segment_tokens)
+            views = paper_views(paper, kind, spec.target, segment_tokens=spec.segment_tokens,
+                                chunk_tokens=spec.chunk_tokens, piece_tokens=spec.piece_tokens)
             rows += [ViewRow(len(rows) + i, paper.id, f"{paper.id}:{kind}:{i}", kind, v.section, v.start, v.end,
                              v.text) for i, v in enumerate(views)]
+        if spec.ta_fallback and len(rows) == before and ta_text(paper).strip():
+            view = ta_view(paper)
+            rows.append(ViewRow(len(rows), paper.id, f"{paper.id}:ta:0", IndexView.TA.value, view.section,
+                                view.start, view.end, view.text))
         with_views += len(rows) > before
     return ShardViews(rows, len(papers), with_views)
 

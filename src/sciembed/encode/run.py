@@ -53,13 +53,18 @@ def encode_corpus(
     cpus_per_actor: float = 1.0,
     show_progress: bool = True,
     crash: Any = None,
+    piece_tokens: int | None = None,
+    ta_fallback: bool = False,
+    encoder: Any = None,
 ) -> EncodeResult:
     """Encode every `kinds` view of every paper of `corpus` into shards under `out` (resuming a killed run).
 
     `load`: keyword arguments of `sciembed.models.load_encoder` (name, backend, max_seq_length, …); every
-    Ray actor loads the same. `ray`: None encodes in this process; an address (or "auto", "local")
-    runs the Ray Data pipeline of `on_ray.py` with `actors` actors (0: one per GPU, else one per
-    `cpus_per_actor` CPUs of the cluster).
+    Ray actor loads the same. `encoder`: an encoder already loaded, for a run in this process (`index build
+    --shard-papers`); `load` is then not read. `ray`: None encodes in this process; an address (or "auto",
+    "local") runs the Ray Data pipeline of `on_ray.py` with `actors` actors (0: one per GPU, else one per
+    `cpus_per_actor` CPUs of the cluster). `piece_tokens` cuts sections into pieces of that many tokens;
+    `ta_fallback` gives a paper with none of the views its title+abstract (`ViewSpec`).
     """
     from sciembed.models import load_encoder
     from sciembed.models.progress import progress_bar
@@ -70,9 +75,12 @@ def encode_corpus(
     source.require(PAPERS_FILE)
     if batch_size <= 0:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    load = {"name": "minilm", **(load or {})}
-    encoder = load_encoder(**load)
-    spec = ViewSpec(kinds, target or target_words(encoder.max_seq_length), segment_tokens)
+    if encoder is not None and ray is not None:
+        raise ValueError("a loaded encoder encodes in this process only; give `load` for a run on Ray")
+    load = {"name": "minilm", **(load or {})} if encoder is None else {"name": encoder.name}
+    encoder = encoder if encoder is not None else load_encoder(**load)
+    spec = ViewSpec(kinds, target or target_words(encoder.max_seq_length), segment_tokens,
+                    chunk_tokens=encoder.max_seq_length, piece_tokens=piece_tokens, ta_fallback=ta_fallback)
     papers_path = source.papers_path.resolve()
     total = pq.ParquetFile(papers_path).metadata.num_rows
     shards = plan_shards(total, shard_papers)
@@ -85,6 +93,10 @@ def encode_corpus(
         "target_words": spec.target,
         "segment_tokens": segment_tokens,
         "shard_papers": shard_papers,
+        # only when used, so the settings of vectors encoded before they existed still match
+        **({"piece_tokens": piece_tokens} if piece_tokens is not None else {}),
+        **({"chunk_tokens": spec.chunk_tokens} if "chunk" in kinds else {}),
+        **({"ta_fallback": True} if ta_fallback else {}),
     }
     out = Path(out)
     base = {"fingerprint": encoder.fingerprint, "dim": encoder.dim}

@@ -10,7 +10,6 @@ vector when ``ta`` was encoded (``ta_fallback``), as `sciembed index build` does
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sciembed.encode.store import VectorsError, iter_shard_tables, read_vectors_manifest, vectors_of
-from sciembed.ioutil.atomic import check_writable
 from sciembed.papers.io import PAPERS_FILE
 from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.indexed_views import IndexCounts
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.paper_index import save_paper_index
 from sciembed.views.kinds import IndexView
 
 
@@ -50,22 +47,12 @@ def choose_view(manifest: dict[str, Any], view: str | None) -> str:
     return view
 
 
-def build_index_from_vectors(
-    vectors: str | Path,
-    out: str | Path,
-    *,
-    view: str | None = None,
-    index_kind: str = "flat",
-    ann: dict[str, Any] | None = None,
-    aggregate: str = "max",
-    metric: str | None = None,
-    seed: int = 0,
-) -> IndexCounts:
-    """Write an index directory (as `build_paper_index` does) from the shards of a vectors directory."""
-    vectors, out = Path(vectors), Path(out)
+def index_from_vectors(vectors: Path, view: str, *, index_kind: str = "flat", ann: dict[str, Any] | None = None,
+                       aggregate: str = "max", metric: str | None = None, seed: int = 0
+                       ) -> tuple[MultiVectorIndex, IndexCounts, dict[str, str]]:
+    """The `view` rows of a finished vectors directory in a `MultiVectorIndex` of `index_kind` (trained on a
+    seeded sample), the papers' counts and the indexed papers' titles."""
     manifest = read_vectors_manifest(vectors)
-    view = choose_view(manifest, view)
-    check_writable(out)
     encoder = manifest["encoder"]
     dim, metric = int(manifest["dim"]), metric or encoder.get("metric", "cosine")
     counts = IndexCounts(read=int(manifest["counts"]["papers"]))
@@ -80,7 +67,8 @@ def build_index_from_vectors(
     counts.views = sum(sizes)
     counts.rejected = counts.read - counts.indexed - counts.ta_fallback
     if not counts.views:
-        raise VectorsError(f"{vectors}: no {view} vectors (and no title+abstract ones) to index")
+        raise VectorsError(f"{vectors}: none of {counts.read} papers has {view} vectors (or title+abstract ones) "
+                           "to index")
     params = default_params(index_kind, counts.views, dim, **(ann or {}))
     index = MultiVectorIndex(dim, metric, aggregate, params)
     if not index.dense.is_trained:
@@ -89,19 +77,7 @@ def build_index_from_vectors(
         taken = pc.filter(table, pa.array(_taken(table, view)))
         if taken.num_rows:
             index.add(taken.column("paper_id").to_pylist(), vectors_of(taken))
-    titles = _titles(Path(manifest["corpus"]), set(index.papers))
-    out.mkdir(parents=True, exist_ok=True)
-    save_paper_index(out, index, manifest["fingerprint"], titles, {
-        "corpus": manifest["corpus"],
-        "vectors": str(vectors.resolve()),
-        "view": view,
-        "target_words": manifest["target_words"] if view == IndexView.WINDOW else None,
-        "segment_tokens": manifest["segment_tokens"] if view == IndexView.SEGMENT else None,
-        "encoder": encoder,
-        "counts": asdict(counts),
-        "seed": seed,
-    })
-    return counts
+    return index, counts, _titles(Path(manifest["corpus"]), set(index.papers))
 
 
 def _training_sample(vectors: Path, view: str, sizes: list[int], size: int, seed: int) -> np.ndarray:

@@ -54,8 +54,8 @@ def build_paper_index(
     """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`.
 
     `index_kind` is flat (exact), hnsw, ivf-pq or auto (from the number of views), with `ann` overriding
-    `default_params`. With `shard_papers`, encoding is out of core (`retrieval/shards.py`): vectors go to
-    ``out/shards/`` as they are computed, a killed run resumes, and the index is filled from the shards.
+    `default_params`. With `shard_papers`, encoding is out of core: `sciembed encode`'s resumable store
+    (`encode/`) under ``out/shards/``, a killed run resumes, and the index is filled from it shard by shard.
     """
     from sciembed.retrieval.ann import INDEX_KINDS, default_params
 
@@ -69,17 +69,15 @@ def build_paper_index(
     piece_tokens = encoder_budget(encoder.max_seq_length) if kind in MULTI_SECTION else None
     sizes = {"chunk_tokens": encoder.max_seq_length, "segment_tokens": segment_tokens, "piece_tokens": piece_tokens}
     truncation = None
-    if shard_papers:
-        from sciembed.retrieval.shards import encode_to_shards, index_from_shards
+    if shard_papers:  # `sciembed encode`'s store under out/shards, then the index from it
+        from sciembed.encode.run import encode_corpus
+        from sciembed.retrieval.from_vectors import index_from_vectors
 
-        run = encode_to_shards(corpus, encoder, kind, target, out / "shards", shard_papers=shard_papers,
-                               batch_size=batch_size, show_progress=show_progress, piece_tokens=piece_tokens)
-        counts = run.counts
-        if not counts.views:
-            raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
-        params = default_params(index_kind, counts.views, encoder.dim, **(ann or {}))
-        index = index_from_shards(out / "shards", encoder.dim, encoder.metric, params, aggregate, seed)
-        titles = {p.id: p.title for p in CorpusDir(corpus).iter_papers() if index.dense.rows_of(p.id)}
+        encode_corpus(corpus, out / "shards", kinds=[kind], encoder=encoder, target=target,
+                      segment_tokens=segment_tokens, piece_tokens=piece_tokens, ta_fallback=kind != IndexView.TA,
+                      batch_size=batch_size or 32, shard_papers=shard_papers, show_progress=show_progress)
+        index, counts, titles = index_from_vectors(out / "shards", kind, index_kind=index_kind, ann=ann,
+                                                   aggregate=aggregate, metric=encoder.metric, seed=seed)
     else:
         views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target, **sizes)
         if not views:
@@ -104,6 +102,41 @@ def build_paper_index(
         "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
         "counts": asdict(counts),
         **(extra or {}),
+    })
+    return counts
+
+
+def build_index_from_vectors(
+    vectors: str | Path,
+    out: str | Path,
+    *,
+    view: str | None = None,
+    index_kind: str = "flat",
+    ann: dict[str, Any] | None = None,
+    aggregate: str = "max",
+    metric: str | None = None,
+    seed: int = 0,
+) -> IndexCounts:
+    """Write an index directory (as `build_paper_index` does) from the shards of a vectors directory."""
+    from sciembed.encode.store import read_vectors_manifest
+    from sciembed.retrieval.from_vectors import choose_view, index_from_vectors
+
+    vectors, out = Path(vectors), Path(out)
+    manifest = read_vectors_manifest(vectors)
+    view = choose_view(manifest, view)
+    check_writable(out)
+    index, counts, titles = index_from_vectors(vectors, view, index_kind=index_kind, ann=ann, aggregate=aggregate,
+                                               metric=metric, seed=seed)
+    out.mkdir(parents=True, exist_ok=True)
+    save_paper_index(out, index, manifest["fingerprint"], titles, {
+        "corpus": manifest["corpus"],
+        "vectors": str(vectors.resolve()),
+        "view": view,
+        "target_words": manifest["target_words"] if view == IndexView.WINDOW else None,
+        "segment_tokens": manifest["segment_tokens"] if view == IndexView.SEGMENT else None,
+        "encoder": manifest["encoder"],
+        "counts": asdict(counts),
+        "seed": seed,
     })
     return counts
 

@@ -1,5 +1,6 @@
-"""SSD (SciJEPA's singular spectrum deviation, sciembed's labelled reconstruction) of the base MiniLM on a small
-real sample: cite-prediction triplets from the real ACL GROBID corpus, as the paper's Fig. 2 measures it (query,
+"""SSD (SciJEPA's singular spectrum deviation, sciembed's labelled reconstruction) of the base MiniLM — and of
+trained models given with `--model NAME=PATH`, on the very same sample — on a small real sample: cite-prediction
+triplets from the real ACL GROBID corpus, as the paper's Fig. 2 measures it (query,
 positive and negative embeddings of citation triplets; the paper: 2,000 triplets, 6,000 embeddings).
 
 The sample: `--papers` TEI files spread over the corpus (every k-th file in name order, so every venue and year is
@@ -11,6 +12,8 @@ centred isotropy (`spectrum`), and a Gaussian matrix of the same shape as the is
 
     .venv/bin/python benchmarks/ssd_minilm.py --tei ../shared/data/acl-grobid/tei --papers 300 \
         --out benchmarks/results/ssd_minilm.json
+    .venv/bin/python benchmarks/ssd_minilm.py --model jepa=STUDY/runs/jepa/model \
+        --model jepa_lambda0=STUDY/runs/jepa_lambda0/model --out benchmarks/results/ssd_arms.json
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def main() -> None:
     parser.add_argument("--triplets", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--with-sections", action="store_true", help="also embed each paper's first two sections")
+    parser.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
+                        help="Also a trained model (repeatable), on the same sample.")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/ssd_minilm.json"))
     args = parser.parse_args()
 
@@ -83,28 +88,35 @@ def main() -> None:
     trips, n_links = triplets(papers, args.triplets, args.seed)
     texts = [f"{p.title}. {p.abstract or ''}".strip() for p in papers]
     sections = [s.text for p in papers for s in p.sections[:2] if s.text.strip()] if args.with_sections else []
-    encoder = load_encoder(None)
-    t1 = time.perf_counter()
-    ta = encoder.encode(texts, show_progress=False)
-    body = encoder.encode(sections, show_progress=False) if sections else np.zeros((0, ta.shape[1]))
-    encode_s = time.perf_counter() - t1
-    print(f"encoded {len(texts)} + {len(sections)} texts in {encode_s:.0f} s", file=sys.stderr, flush=True)
-    stacked = np.concatenate([ta[[t[c] for t in trips]] for c in range(3)]) if trips else np.zeros((0, ta.shape[1]))
-    gaussian = np.random.default_rng(args.seed).normal(size=stacked.shape if len(stacked) else ta.shape)
+    stacked_rows = [t[c] for c in range(3) for t in trips]  # queries, then positives, then negatives
+    models = {"minilm": None, **dict(m.split("=", 1) for m in args.model)}
     result = {
-        "what": "SSD of the base MiniLM (sentence-transformers/all-MiniLM-L6-v2, bundled) on real ACL cite triplets; "
-                "SSD is sciembed's reconstruction of SciJEPA's metric (1 - H(p)/ln min(n, d), uncentred, rows "
-                "normalised), not the paper's code",
+        "what": "SSD of the base MiniLM (sentence-transformers/all-MiniLM-L6-v2, bundled) and of the models given, on "
+                "real ACL cite triplets; SSD is sciembed's reconstruction of SciJEPA's metric (1 - H(p)/ln min(n, d), "
+                "uncentred, rows normalised), not the paper's code",
         "source": str(args.tei), "papers_read": len(papers), "in_sample_links": n_links,
-        "triplets": len(trips), "embeddings": len(stacked), "dim": int(ta.shape[1]), "seed": args.seed,
-        "ssd_triplets": singular_spectrum_deviation(stacked) if len(stacked) else None,
-        "ssd_all_ta": singular_spectrum_deviation(ta),
-        "ssd_ta_and_sections": singular_spectrum_deviation(np.concatenate([ta, body])) if sections else None,
-        "sections": len(sections),
-        "isotropy_centred_triplets": spectrum(stacked)["isotropy"] if len(stacked) else None,
-        "ssd_gaussian_reference": singular_spectrum_deviation(gaussian),
-        "seconds": {"read": round(read_s, 1), "encode": round(encode_s, 1)},
+        "triplets": len(trips), "embeddings": 3 * len(trips), "seed": args.seed, "sections": len(sections),
+        "models": {},
     }
+    for name, path in models.items():
+        encoder = load_encoder(path)
+        t1 = time.perf_counter()
+        ta = encoder.encode(texts, show_progress=False)
+        body = encoder.encode(sections, show_progress=False) if sections else np.zeros((0, ta.shape[1]))
+        encode_s = time.perf_counter() - t1
+        print(f"{name}: encoded {len(texts)} + {len(sections)} texts in {encode_s:.0f} s", file=sys.stderr, flush=True)
+        stacked = ta[stacked_rows] if trips else np.zeros((0, ta.shape[1]))
+        gaussian = np.random.default_rng(args.seed).normal(size=stacked.shape if len(stacked) else ta.shape)
+        result["models"][name] = {
+            "model": path or "sentence-transformers/all-MiniLM-L6-v2 (bundled)", "dim": int(ta.shape[1]),
+            "ssd_triplets": singular_spectrum_deviation(stacked) if len(stacked) else None,
+            "ssd_all_ta": singular_spectrum_deviation(ta),
+            "ssd_ta_and_sections": singular_spectrum_deviation(np.concatenate([ta, body])) if sections else None,
+            "isotropy_centred_triplets": spectrum(stacked)["isotropy"] if len(stacked) else None,
+            "ssd_gaussian_reference": singular_spectrum_deviation(gaussian),
+            "encode_s": round(encode_s, 1),
+        }
+    result["read_s"] = round(read_s, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

@@ -41,18 +41,21 @@ def read_sample(tei: Path, limit: int) -> list:
 
 def triplets(papers: list, max_triplets: int, seed: int) -> tuple[list[tuple[int, int, int]], int]:
     """(citing, cited, random negative) indices within the sample; and the number of in-sample links."""
-    from sciembed.corpus.keys import normalize_title
+    from sciembed.corpus.keys import normalize_titles
 
-    by_title = {normalize_title(p.title): i for i, p in enumerate(papers) if normalize_title(p.title)}
+    ref_titles = sorted({ref.title for p in papers for ref in p.references if ref.title})
+    key = dict(zip(ref_titles, normalize_titles(ref_titles), strict=True))
+    own = normalize_titles([p.title for p in papers])
+    by_title = {k: i for i, k in enumerate(own) if k}
     links: dict[int, set[int]] = {i: set() for i in range(len(papers))}
     for i, paper in enumerate(papers):
         for ref in paper.references:
-            j = by_title.get(normalize_title(ref.title)) if ref.title else None
+            j = by_title.get(key[ref.title]) if ref.title else None
             if j is not None and j != i:
                 links[i].add(j)
                 links[j].add(i)
     pairs = sorted({(i, j) for i, paper in enumerate(papers) for ref in paper.references
-                    if ref.title and (j := by_title.get(normalize_title(ref.title))) is not None and j != i})
+                    if ref.title and (j := by_title.get(key[ref.title])) is not None and j != i})
     rng = np.random.default_rng(seed)
     if len(pairs) > max_triplets:
         pairs = [pairs[k] for k in sorted(rng.choice(len(pairs), max_triplets, replace=False))]

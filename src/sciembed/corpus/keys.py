@@ -36,9 +36,18 @@ def install_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 def normalize_title(title: str | None) -> str | None:
     """The title key used for reference matching (None when nothing is left)."""
+    return normalize_titles([title])[0]
+
+
+def normalize_titles(titles: list[str | None]) -> list[str | None]:
+    """`normalize_title` of many titles in one DuckDB query (one connection, not one per title)."""
+    if not titles:
+        return []
     con = duckdb.connect(":memory:")
     try:
         install_macros(con)
-        return con.execute("SELECT norm_title(?)", [title]).fetchall()[0][0]
+        rows = con.execute("SELECT norm_title(t) FROM unnest(?::VARCHAR[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
+                           [list(titles)]).fetchall()
+        return [r[0] for r in rows]
     finally:
         con.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sciembed.papers.model import Paper
-from sciembed.views import ta_text, ta_view
 from sciembed.views.kinds import IndexView, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
@@ -63,17 +62,19 @@ def check_kinds(kinds: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 def shard_views(papers: list[Paper], spec: ViewSpec) -> ShardViews:
     rows: list[ViewRow] = []
     with_views = 0
+
+    def add(paper: Paper, kind: str) -> None:
+        views = paper_views(paper, kind, spec.target, segment_tokens=spec.segment_tokens,
+                            chunk_tokens=spec.chunk_tokens, piece_tokens=spec.piece_tokens)
+        rows.extend([ViewRow(len(rows) + i, paper.id, f"{paper.id}:{kind}:{i}", kind, v.section, v.start, v.end,
+                             v.text) for i, v in enumerate(views)])
+
     for paper in papers:
         before = len(rows)
         for kind in spec.kinds:
-            views = paper_views(paper, kind, spec.target, segment_tokens=spec.segment_tokens,
-                                chunk_tokens=spec.chunk_tokens, piece_tokens=spec.piece_tokens)
-            rows += [ViewRow(len(rows) + i, paper.id, f"{paper.id}:{kind}:{i}", kind, v.section, v.start, v.end,
-                             v.text) for i, v in enumerate(views)]
-        if spec.ta_fallback and len(rows) == before and ta_text(paper).strip():
-            view = ta_view(paper)
-            rows.append(ViewRow(len(rows), paper.id, f"{paper.id}:ta:0", IndexView.TA.value, view.section,
-                                view.start, view.end, view.text))
+            add(paper, kind)
+        if spec.ta_fallback and len(rows) == before:
+            add(paper, IndexView.TA.value)  # none of the views: its title+abstract, if it has one
         with_views += len(rows) > before
     return ShardViews(rows, len(papers), with_views)
 

@@ -77,8 +77,11 @@ def encode_corpus(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     if encoder is not None and ray is not None:
         raise ValueError("a loaded encoder encodes in this process only; give `load` for a run on Ray")
-    load = {"name": "minilm", **(load or {})} if encoder is None else {"name": encoder.name}
-    encoder = encoder if encoder is not None else load_encoder(**load)
+    if encoder is None:
+        load = {"name": "minilm", **(load or {})}
+        encoder = load_encoder(**load)
+    else:
+        load = {"name": encoder.name}
     spec = ViewSpec(kinds, target or target_words(encoder.max_seq_length), segment_tokens,
                     chunk_tokens=encoder.max_seq_length, piece_tokens=piece_tokens, ta_fallback=ta_fallback)
     papers_path = source.papers_path.resolve()

@@ -27,15 +27,16 @@ def tie_key(doc_id: str, seed: int = TIE_SEED) -> bytes:
 def ordered(scores: Iterable[tuple[str, float]], seed: int = TIE_SEED) -> list[tuple[str, float]]:
     """Score descending; equal scores in seeded-hash order (hashed only where scores are equal)."""
     out = sorted(scores, key=lambda item: -item[1])
-    start = 0
-    while start < len(out):
-        end = start + 1
-        while end < len(out) and out[end][1] == out[start][1]:
-            end += 1
-        if end - start > 1:
-            out[start:end] = sorted(out[start:end], key=lambda item: tie_key(item[0], seed))
-        start = end
+    for start, end in _tied_runs(np.asarray([s for _, s in out], dtype=np.float64)):
+        out[start:end] = sorted(out[start:end], key=lambda item: tie_key(item[0], seed))
     return out
+
+
+def _tied_runs(values: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end) of every run of two or more equal neighbours in a sorted `values`."""
+    breaks = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts, ends = np.r_[0, breaks], np.r_[breaks, len(values)]
+    return [(int(starts[r]), int(ends[r])) for r in np.flatnonzero(ends - starts > 1)]
 
 
 def tied_at_cut(scores: Sequence[float], k: int, asked: int) -> bool:
@@ -89,11 +90,7 @@ def top_positions(scores: np.ndarray, k: int, ids: Sequence[str]) -> list[int]:
 
 def _hash_ties(best_first: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> np.ndarray:
     """Positions sorted best first, each run of equal scores put in seeded-hash order of `ids`."""
-    values = scores[best_first]
-    breaks = np.flatnonzero(values[1:] != values[:-1]) + 1
-    starts, ends = np.r_[0, breaks], np.r_[breaks, len(values)]
     out = best_first.copy()
-    for run in np.flatnonzero(ends - starts > 1):
-        start, end = starts[run], ends[run]
+    for start, end in _tied_runs(scores[best_first]):
         out[start:end] = sorted(best_first[start:end].tolist(), key=lambda i: tie_key(ids[i]))
     return out

@@ -22,8 +22,8 @@ def test_old_manifests_are_read_from_their_loose_fields():
            "quantization": "avx2", "max_seq_length": 256, "prefix": "", "metric": "cosine", "dim": 384,
            "fingerprint": "f", "trust_remote_code": False}
     spec = EncoderSpec.from_described(old)
-    assert spec == EncoderSpec(model="/site-packages/minilm", backend="onnx", quantize=True, max_seq_length=256,
-                               metric="cosine")
+    assert spec == EncoderSpec(model="/site-packages/minilm", backend="onnx", quantize="avx2", max_seq_length=256,
+                               metric="cosine")  # the int8 file that index was built with
     openai = {"name": "m", "source": "m", "backend": "openai", "base_url": "http://h/v1", "api_key_env": "K",
               "dimensions": 8, "pooling": None, "adapter": None, "ta_join": ". ", "metric": "cosine"}
     assert EncoderSpec.from_described(openai).base_url == "http://h/v1"

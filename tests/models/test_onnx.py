@@ -54,8 +54,8 @@ def test_float_onnx_matches_torch(tiny, exports):
 def test_int8_is_close_and_exports_are_reused(tiny, exports, monkeypatch):
     reference = load_encoder(str(tiny)).encode(TEXTS, show_progress=False)
     quantized = load_encoder(str(tiny), backend="onnx", quantize=True, cache_dir=exports).encoder
-    config = onnx_backend.cpu_quantization_config()
-    assert quantized.quantization == config
+    config = onnx_backend.default_quantization()
+    assert quantized.quantization == config == "o2-" + onnx_backend.cpu_quantization_config()
     export_dir = onnx_backend.export_dir_for(quantized._weights_id, exports)
     assert (export_dir / onnx_backend.quantized_file(config)).is_file()
     cosines = (quantized.encode(TEXTS, show_progress=False) * reference).sum(axis=1)
@@ -74,3 +74,30 @@ def test_int8_is_close_and_exports_are_reused(tiny, exports, monkeypatch):
         again.fingerprint,
     }
     assert len(fingerprints) == 3
+
+
+def test_an_index_built_with_the_unfused_int8_file_loads_that_file_again(tiny, exports):
+    """The label an index stored picks its file: the older quantization's vectors and fingerprint, not the default's."""
+    from sciembed.models.spec import EncoderSpec
+
+    legacy = onnx_backend.cpu_quantization_config()
+    old = load_encoder(str(tiny), backend="onnx", quantize=legacy, cache_dir=exports).encoder
+    export_dir = onnx_backend.export_dir_for(old._weights_id, exports)
+    assert (export_dir / onnx_backend.quantized_file(legacy)).is_file()
+    assert old.quantization == legacy
+    described = old.describe()
+    described["spec"]["quantize"] = True  # a manifest written before labels travelled in the spec
+    again = EncoderSpec.from_described(described).load(cache_dir=exports)
+    assert again.fingerprint == old.fingerprint
+    np.testing.assert_array_equal(again.encode(TEXTS, show_progress=False), old.encode(TEXTS, show_progress=False))
+    default = load_encoder(str(tiny), backend="onnx", quantize=True, cache_dir=exports).encoder
+    assert default.fingerprint != old.fingerprint
+
+
+def test_an_unknown_quantization_label_is_refused():
+    from pydantic import ValidationError
+
+    from sciembed.models.spec import EncoderSpec
+
+    with pytest.raises(ValidationError, match="unknown quantization 'o3-avx2'"):
+        EncoderSpec(backend="onnx", quantize="o3-avx2")

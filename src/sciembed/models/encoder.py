@@ -291,7 +291,7 @@ def spec_fields(encoder: Any) -> dict[str, Any]:
     fields = {"model": str(getattr(encoder, "source", None) or encoder.name), "backend": backend, "adapter": adapter,
               "pooling": getattr(encoder, "pooling", None), "max_seq_length": encoder.max_seq_length,
               "prefix": getattr(encoder, "prefix", ""), "ta_join": getattr(encoder, "ta_join", None),
-              "quantize": getattr(encoder, "quantization", None) is not None, "metric": encoder.metric,
+              "quantize": getattr(encoder, "quantization", None) or False, "metric": encoder.metric,
               "base_url": None, "api_key_env": None, "dimensions": None}
     if backend == "openai":
         fields.update(base_url=encoder.config.base_url, api_key_env=encoder.config.api_key_env,

@@ -259,7 +259,7 @@ def load_encoder(
     name: str | None = None,
     *,
     backend: str = "torch",
-    quantize: bool = False,
+    quantize: bool | str = False,
     max_seq_length: int | None = None,
     prefix: str = "",
     metric: str | None = None,
@@ -293,7 +293,8 @@ def load_encoder(
     is the encoder's `card` attribute.
 
     backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
-    (int8 dynamic quantization with `quantize`). With `cache_dir`, vectors are
+    (int8 dynamic quantization with `quantize`: True, or the label an index stored,
+    `onnx_backend.load_onnx_model`). With `cache_dir`, vectors are
     also cached on disk (`CachedEncoder`), so a text is encoded once per fingerprint.
     `pooling`: "cls" or "mean" instead of the model's own (None keeps it; plain Hugging
     Face checkpoints get mean pooling). `ta_join`: ". " (default) or "sep". `adapter`: an

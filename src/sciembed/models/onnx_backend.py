@@ -2,11 +2,23 @@
 
 The export lives in ``<cache_root>/onnx/<weights hash>/`` as a complete
 sentence-transformers directory (tokenizer, pooling, ``onnx/model.onnx``), so
-later loads skip the export. Quantization is dynamic (no calibration data),
-via sentence-transformers' `export_dynamic_quantized_onnx_model`; the int8
-file sits next to the float one. Exports are written to a temporary directory
+later loads skip the export. Quantization is dynamic (no calibration data); the
+int8 file sits next to the float one. Exports are written to a temporary name
 and renamed into place, so a crashed or concurrent export never leaves a half
-directory that looks complete.
+file that looks complete.
+
+A quantization is named by a label that the index manifest stores, so an index
+loads the very file it was built with:
+
+- ``o2-<cpu>`` (the default since 2026-11-29): Optimum's O2 graph fusions (attention,
+  layer norm, GELU) first, then int8 per channel with ONNX Runtime's `quantize_dynamic`
+  — reduced range on avx2, where u8 × s8 products can saturate (ONNX Runtime's advice
+  for CPUs without VNNI). sentence-transformers' own quantizer cannot read a fused
+  graph, hence ONNX Runtime's directly. Measured on ACL pieces: faster and closer to
+  float than the plain file (docs/encode.md, `benchmarks/onnx_int8.py`).
+- ``<cpu>`` (``avx2``, ``avx512_vnni``, ``arm64``): sentence-transformers'
+  `export_dynamic_quantized_onnx_model` on the unfused graph, what indexes built
+  before then hold.
 """
 
 from __future__ import annotations
@@ -44,13 +56,35 @@ def cpu_quantization_config() -> str:
     return "avx512_vnni" if "avx512_vnni" in flags else "avx2"
 
 
-def quantized_file(config: str) -> str:
-    """The file sentence-transformers writes for `config`: its weight type is part of the name
-    (``qint8`` for avx512_vnni and arm64, ``quint8`` for avx2)."""
+OPTIMIZED = "o2-"  # label prefix of the fused-then-quantized files
+CPU_CONFIGS = ("avx2", "avx512", "avx512_vnni", "arm64")
+
+
+def default_quantization() -> str:
+    """The label `quantize=True` means on this machine: the fused graph, int8 for this CPU."""
+    return OPTIMIZED + cpu_quantization_config()
+
+
+def check_quantization(label: str) -> str:
+    """`label` if it names a quantization this module writes, else a ValueError listing them."""
+    if label.removeprefix(OPTIMIZED) not in CPU_CONFIGS:
+        known = ", ".join(f"{OPTIMIZED}{c}" for c in CPU_CONFIGS) + ", " + ", ".join(CPU_CONFIGS)
+        raise ValueError(f"unknown quantization {label!r}; expected one of {known}")
+    return label
+
+
+def _int8_config(cpu: str) -> Any:
     from optimum.onnxruntime import AutoQuantizationConfig
 
-    weights = getattr(AutoQuantizationConfig, config)(is_static=False).weights_dtype.name.lower()
-    return f"onnx/model_{weights}_{config}.onnx"
+    return getattr(AutoQuantizationConfig, cpu)(is_static=False)
+
+
+def quantized_file(label: str) -> str:
+    """The int8 file of quantization `label`: its weight type is part of the name (``qint8`` for avx512_vnni
+    and arm64, ``quint8`` for avx2), e.g. ``onnx/model_quint8_o2-avx2.onnx`` or (sentence-transformers'
+    name) ``onnx/model_quint8_avx2.onnx``."""
+    weights = _int8_config(check_quantization(label).removeprefix(OPTIMIZED)).weights_dtype.name.lower()
+    return f"onnx/model_{weights}_{label}.onnx"
 
 
 def export_dir_for(weights_id: str, cache_root: Path) -> Path:
@@ -69,14 +103,20 @@ def _session_options() -> Any:
 
 @contextmanager
 def _quiet_export_advice() -> Iterator[None]:
-    """sentence-transformers advises saving an export we are about to save; keep that off the console."""
-    logger = logging.getLogger("sentence_transformers.backend")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
+    """sentence-transformers advises saving an export we are about to save, and ONNX Runtime's quantizer to
+    pre-process first (through the root logger, which it would also configure); keep both off the console."""
+    loggers = [logging.getLogger("sentence_transformers.backend"), logging.getLogger()]
+    levels = [logger.level for logger in loggers]
+    placeholder = logging.NullHandler()  # a root handler, so `logging.warning` does not call basicConfig
+    logging.getLogger().addHandler(placeholder)
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        logging.getLogger().removeHandler(placeholder)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _export_float(source: str, target: Path, *, local_files_only: bool) -> None:
@@ -99,35 +139,79 @@ def _export_float(source: str, target: Path, *, local_files_only: bool) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _export_quantized(export_dir: Path, config: str) -> None:
+def _export_quantized(export_dir: Path, label: str) -> None:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.backend import export_dynamic_quantized_onnx_model
 
     model = SentenceTransformer(
         str(export_dir), backend="onnx", device="cpu", local_files_only=True, model_kwargs={"file_name": FLOAT_FILE}
     )
-    export_dynamic_quantized_onnx_model(model, config, str(export_dir))
+    if not label.startswith(OPTIMIZED):
+        export_dynamic_quantized_onnx_model(model, label, str(export_dir))
+        return
+    _export_fused_int8(model, export_dir, label)
+
+
+def _export_fused_int8(model: SentenceTransformer, export_dir: Path, label: str) -> None:
+    """O2-fuse the float graph (in a scratch directory), quantize it to int8 per channel, rename into place."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from sentence_transformers.backend import export_optimized_onnx_model
+
+    cpu = label.removeprefix(OPTIMIZED)
+    config = _int8_config(cpu)
+    target = export_dir / quantized_file(label)
+    scratch = Path(tempfile.mkdtemp(prefix=".fuse-", dir=export_dir))
+    try:
+        with _quiet_export_advice():
+            export_optimized_onnx_model(model, "O2", str(scratch))
+            partial = scratch / target.name
+            quantize_dynamic(
+                scratch / "onnx" / "model_O2.onnx",
+                partial,
+                weight_type=QuantType.QUInt8 if config.weights_dtype.name == "QUInt8" else QuantType.QInt8,
+                per_channel=True,
+                reduce_range=cpu in ("avx2", "avx512"),  # no VNNI: u8 x s8 products can saturate at full range
+                op_types_to_quantize=list(config.operators_to_quantize),
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # fused ops have no inferred type
+            )
+        partial.replace(target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def load_onnx_model(
     source: str,
     weights_id: str,
     *,
-    quantize: bool = False,
+    quantize: bool | str = False,
     cache_root: Path | None = None,
     device: str | None = None,
     local_files_only: bool = True,
 ) -> tuple[SentenceTransformer, str | None]:
-    """The ONNX model for `source` (exported on first use) and its quantization config (None for float)."""
+    """The ONNX model for `source` (exported on first use) and its quantization label (None for float).
+
+    `quantize`: False (float), True (`default_quantization`) or a label (an index's stored quantization)."""
     from sentence_transformers import SentenceTransformer
 
     export_dir = export_dir_for(weights_id, cache_root or default_cache_root())
     if not (export_dir / FLOAT_FILE).is_file():
         _export_float(source, export_dir, local_files_only=local_files_only)
-    config = cpu_quantization_config() if quantize else None
+    config = (check_quantization(quantize) if isinstance(quantize, str) else
+              default_quantization() if quantize else None)
     file_name = quantized_file(config) if config else FLOAT_FILE
     if config and not (export_dir / file_name).is_file():
-        _export_quantized(export_dir, config)
+        try:
+            _export_quantized(export_dir, config)
+        except (KeyError, NotImplementedError, ValueError) as exc:
+            if quantize is not True or not config.startswith(OPTIMIZED):
+                raise
+            # Optimum's fusions know common architectures only; others get the unfused int8 file
+            logging.getLogger(__name__).warning("no O2 fusions for %s (%s); int8 without them", source, exc)
+            config = config.removeprefix(OPTIMIZED)
+            file_name = quantized_file(config)
+            if not (export_dir / file_name).is_file():
+                _export_quantized(export_dir, config)
     model = SentenceTransformer(
         str(export_dir),
         backend="onnx",

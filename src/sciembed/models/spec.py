@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from sciembed.models.encoder import Encoder
@@ -36,11 +36,21 @@ class EncoderSpec(BaseModel):
     max_seq_length: int | None = Field(None, ge=1, description="token budget (default: the model's)")
     prefix: str = Field("", description="text prepended to every input")
     ta_join: str | None = Field(None, description="between title and abstract: '. ' or 'sep'")
-    quantize: bool = Field(False, description="int8 dynamic quantisation (onnx backend)")
+    quantize: bool | str = Field(False, description="int8 dynamic quantisation (onnx backend): true, or the "
+                                 "quantization an index was built with (`onnx_backend.check_quantization`)")
     metric: Literal["cosine", "l2"] | None = Field(None, description="default: the model card's, else cosine")
     base_url: str | None = Field(None, description="backend openai: the /v1/embeddings server")
     api_key_env: str | None = Field(None, description="backend openai: variable holding the API key")
     dimensions: int | None = Field(None, ge=1, description="backend openai: vector size asked for")
+
+    @field_validator("quantize")
+    @classmethod
+    def _known_quantization(cls, value: bool | str) -> bool | str:
+        if isinstance(value, str):
+            from sciembed.models.onnx_backend import check_quantization  # no heavy import at module level
+
+            return check_quantization(value)
+        return value
 
     def load_kwargs(self) -> dict[str, Any]:
         """The `load_encoder` keywords of this spec (unset optional fields left out)."""
@@ -75,12 +85,17 @@ class EncoderSpec(BaseModel):
         from sciembed.models.encoder import SPEC_KEY  # numpy: not for the command line's options
 
         stored = described.get(SPEC_KEY)
+        label = described.get("quantization")  # the int8 file an index was built with: load that one again
         if isinstance(stored, dict):
+            if stored.get("quantize") is True and isinstance(label, str):
+                stored = {**stored, "quantize": label}
             return cls.model_validate(stored)
         loose = {key: described.get(key) for key in ("backend", "adapter", "pooling", "max_seq_length", "prefix",
                                                        "ta_join", "quantize", "metric", "base_url", "api_key_env",
                                                        "dimensions")}
         loose["model"] = described.get("source") or described.get("name") or "minilm"
+        if loose["quantize"] is True and isinstance(label, str):
+            loose["quantize"] = label
         if described.get("backend") != "openai":
             loose.update(base_url=None, api_key_env=None, dimensions=None)
         return cls.model_validate({k: v for k, v in loose.items() if v is not None})

@@ -11,6 +11,10 @@ per-query NDCG@10 against a2a and against bm25 (full text) — the fusion chosen
 its validation scores and the run's truncation counts next to them.
 
     nice .venv/bin/python benchmarks/p2p_acl.py --corpus /path/to/ingested-acl --cache CACHE [--report RUN_DIR]
+
+A run of several models (``-m minilm -m TRAINED``) is summarised one model at a time: ``--cell MODEL`` picks
+it, and ``--base MODEL`` adds, per split and method, the paired t-test of the picked model against the base
+model's same method (``vs_base``) — a trained encoder in place of MiniLM, every other part of the run equal.
 """
 
 from __future__ import annotations
@@ -22,19 +26,53 @@ import sys
 from pathlib import Path
 
 from sciembed.evaluation.significance import paired_test
+from sciembed.ioutil.names import slug
 from sciembed.ioutil.portable import portable
 
 METRICS = {"ndcg@10": "ndcg@10", "recall@100": "r@100", "mrr@50": "mrr@50"}
 
 
-def summarize(results: dict, fusion: dict | None) -> dict:
-    """`sciembed eval` results (one paper_to_paper benchmark, one model): method × split tables (×100)."""
-    (bench,) = results["benchmarks"].values()
-    (cell,) = results["cells"]
+def cell_rows(cell: dict) -> dict[str, dict[str, dict]]:
+    """split -> method -> task result, of one model's cell."""
     rows: dict[str, dict[str, dict]] = {}
     for result in cell["results"]:
         method, split = result["task"].split("/", 1)
         rows.setdefault(split, {})[method] = result
+    return rows
+
+
+def pick_cell(results: dict, model: str | None) -> dict:
+    """The cell of `model` (its name as the run gives it, or the path's last parts), else the run's only cell."""
+    cells = results["cells"]
+    if model is None:
+        if len(cells) != 1:
+            raise SystemExit(f"the run holds {len(cells)} models ({[c['model'] for c in cells]}): give --cell")
+        return cells[0]
+    found = [c for c in cells if c["model"] == model or c["model"].endswith(model)]
+    if len(found) != 1:
+        raise SystemExit(f"--cell {model}: {len(found)} of the run's models {[c['model'] for c in cells]} match")
+    return found[0]
+
+
+def against_base(rows: dict, base_rows: dict) -> dict:
+    """Per split and method, the picked model's NDCG@10 against the base model's same method (paired t-test)."""
+    out: dict = {}
+    for split, methods in rows.items():
+        for method, result in methods.items():
+            base = base_rows.get(split, {}).get(method)
+            if base is not None:
+                test = paired_test("ndcg@10", base["per_query"]["ndcg@10"], result["per_query"]["ndcg@10"])
+                out.setdefault(split, {})[method] = {"base_ndcg@10": base["metrics"]["ndcg@10"],
+                                                     "delta_ndcg@10": test.delta, "p": test.p_value}
+    return out
+
+
+def summarize(results: dict, fusion: dict | None, cell: dict | None = None) -> dict:
+    """`sciembed eval` results (one paper_to_paper benchmark; `cell`: one model's, default the only one):
+    method × split tables (×100)."""
+    (bench,) = results["benchmarks"].values()
+    cell = cell or pick_cell(results, None)
+    rows = cell_rows(cell)
     out: dict = {"benchmark": {k: bench.get(k) for k in ("name", "fingerprint", "candidates", "queries_per_split",
                                                          "relevant_per_split", "fusion_tuning")},
                  "encoder": cell["config"], "config": bench.get("config"), "splits": {}}
@@ -84,6 +122,8 @@ def main() -> None:
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
     parser.add_argument("--run-dir", type=Path, default=Path("runs/p2p_acl"))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "p2p_acl.json")
+    parser.add_argument("--cell", help="With a run of several models: the one to summarise.")
+    parser.add_argument("--base", help="With --cell: the model it is compared with, method by method.")
     args = parser.parse_args()
     args.corpus_name = args.corpus.name if args.corpus is not None else "*"
     run_dir = args.report
@@ -97,9 +137,17 @@ def main() -> None:
                    "--quantize", "--out", str(run_dir), *(["--cache-dir", str(args.cache)] if args.cache else [])]
         subprocess.run(command, check=True)
     results = json.loads((run_dir / "results.json").read_text())
-    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/*.json"))  # one model per run
-    summary = summarize(results, json.loads(fusion_files[0].read_text()) if fusion_files else None)
-    summary["run_dir"] = str(run_dir)
+    cell = pick_cell(results, args.cell)
+    fusion_files = sorted(run_dir.glob(f"fusion/{args.corpus_name}/*.json"))
+    if len(fusion_files) > 1:  # one per model, named after it
+        # named by the model as given (`ioutil.names.slug`); results.json holds it relative to the repository
+        name = slug(cell["model"]).lstrip(".-")
+        fusion_files = [f for f in fusion_files if f.stem == name or f.stem.endswith("-" + name)]
+    summary = summarize(results, json.loads(fusion_files[0].read_text()) if fusion_files else None, cell)
+    if args.base is not None:
+        summary["base_model"] = args.base
+        summary["vs_base"] = against_base(cell_rows(cell), cell_rows(pick_cell(results, args.base)))
+    summary["run_dir"] = portable(str(run_dir))  # relative to the repository where it can be
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=1) + "\n")
     for split, table in summary["splits"].items():

@@ -8,10 +8,15 @@ on all alike); wall and CPU seconds per encoder, and each int8 encoder's cosine 
 
 - ``float``: ``onnx/model.onnx``;
 - ``int8``: sentence-transformers' `export_dynamic_quantized_onnx_model` on the unfused graph (the label
-  ``avx2`` etc., what ``--quantize`` meant before);
+  ``avx2`` etc., what ``--quantize`` meant before 2026-11-29);
 - ``o2-int8``: Optimum's O2 fusions, then int8 per channel (``o2-avx2``: ``--quantize`` now, `models.onnx_backend`).
 
     .venv/bin/python benchmarks/onnx_int8.py --corpus INGESTED_ACL [--papers 80] [--rounds 2]
+
+Quality on the ACL paper-to-paper benchmark: ``--p2p-runs OLD NEW`` (two `sciembed eval run --kind paper_to_paper`
+directories of the same benchmark, ``--backend onnx --quantize`` before and after the fused default) adds
+each method's test NDCG@10 in both and the paired t-test (`sciembed eval compare`), without re-running them.
+``--p2p-only`` reads an earlier results file's speed figures instead of timing again.
 """
 
 from __future__ import annotations
@@ -56,7 +61,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exports", type=Path, help="Where the ONNX exports go (default: a temporary directory).")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--p2p-runs", type=Path, nargs=2, metavar=("OLD", "NEW"),
+                        help="Two paper-to-paper run directories: unfused int8, then fused int8.")
+    parser.add_argument("--p2p-only", action="store_true", help="Keep --out's speed figures; add --p2p-runs only.")
     args = parser.parse_args()
+    if args.p2p_only:
+        if args.p2p_runs is None:
+            parser.error("--p2p-only needs --p2p-runs")
+        result = json.loads(args.out.read_text())
+        result["p2p_test_ndcg@10"] = p2p_quality(*args.p2p_runs)
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        print(json.dumps(result["p2p_test_ndcg@10"], indent=1))
+        return
     with tempfile.TemporaryDirectory(prefix="onnx-int8-") as scratch:
         # exports only: no embedding cache (a cached vector would time nothing)
         os.environ["SCIEMBED_CACHE"] = str(args.exports or scratch)
@@ -67,10 +83,10 @@ def run(args: argparse.Namespace) -> None:
     import torch
 
     from sciembed.models import load_encoder
-    from sciembed.models.onnx_backend import cpu_quantization_config, default_quantization
+    from sciembed.models.onnx_backend import OPTIMIZED, cpu_quantization_config
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
-    labels = {"float": False, "int8": cpu_quantization_config(), "o2-int8": default_quantization()}
+    labels = {"float": False, "int8": cpu_quantization_config(), "o2-int8": OPTIMIZED + cpu_quantization_config()}
     encoders = {name: load_encoder(None, backend="onnx", quantize=label) for name, label in labels.items()}
     texts = index_texts(args.corpus, args.papers, args.seed, encoders["float"])
     for encoder in encoders.values():  # warm-up: first calls allocate
@@ -102,11 +118,24 @@ def run(args: argparse.Namespace) -> None:
         "cosine_to_float": {name: {"min": float(c.min()), "mean": float(c.mean())} for name, c in cosines.items()},
         "load_average_at_end": list(os.getloadavg()),
     }
+    if args.p2p_runs is not None:
+        result["p2p_test_ndcg@10"] = p2p_quality(*args.p2p_runs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: result[k] for k in ("texts", "texts_per_second_best", "speedup_o2_int8_over_int8",
                                              "cpu_speedup_o2_int8_over_int8", "cosine_to_float")}, indent=1))
     print(f"-> {args.out}")
+
+
+def p2p_quality(old: Path, new: Path) -> dict:
+    """Per paper-to-paper task (method/relevance split): NDCG@10 ×100 in `old` and `new`, Δ and paired p."""
+    from sciembed.evaluation.compare import compare_runs
+    from sciembed.ioutil.portable import portable
+
+    compared = compare_runs(old, new, metrics=("ndcg@10",))
+    return {"runs": portable({"unfused_int8": str(old), "fused_int8": str(new)}), "test": compared.test,
+            "tasks": {label: {"unfused_int8": r.mean_a, "fused_int8": r.mean_b, "delta": r.delta, "p": r.p_value,
+                              "queries": r.n} for label, r in compared.rows}}
 
 
 if __name__ == "__main__":

@@ -76,22 +76,25 @@ def test_int8_is_close_and_exports_are_reused(tiny, exports, monkeypatch):
     assert len(fingerprints) == 3
 
 
-def test_an_index_built_with_the_unfused_int8_file_loads_that_file_again(tiny, exports):
-    """The label an index stored picks its file: the older quantization's vectors and fingerprint, not the default's."""
+def test_an_index_loads_the_int8_file_its_label_names(tiny, exports):
+    """The label a manifest stores picks the file (the plain one of older indexes), not this machine's default."""
     from sciembed.models.spec import EncoderSpec
 
-    legacy = onnx_backend.cpu_quantization_config()
-    old = load_encoder(str(tiny), backend="onnx", quantize=legacy, cache_dir=exports).encoder
-    export_dir = onnx_backend.export_dir_for(old._weights_id, exports)
-    assert (export_dir / onnx_backend.quantized_file(legacy)).is_file()
-    assert old.quantization == legacy
-    described = old.describe()
-    described["spec"]["quantize"] = True  # a manifest written before labels travelled in the spec
+    label = onnx_backend.cpu_quantization_config()
+    built = load_encoder(str(tiny), backend="onnx", quantize=label, cache_dir=exports).encoder
+    export_dir = onnx_backend.export_dir_for(built._weights_id, exports)
+    assert (export_dir / onnx_backend.quantized_file(label)).is_file() and built.quantization == label
+    reference = load_encoder(str(tiny)).encode(TEXTS, show_progress=False)
+    assert (built.encode(TEXTS, show_progress=False) * reference).sum(axis=1).min() > 0.98
+    described = built.describe()
+    assert described["spec"]["quantize"] == label
     again = EncoderSpec.from_described(described).load(cache_dir=exports)
-    assert again.fingerprint == old.fingerprint
-    np.testing.assert_array_equal(again.encode(TEXTS, show_progress=False), old.encode(TEXTS, show_progress=False))
+    assert again.fingerprint == built.fingerprint
+    np.testing.assert_array_equal(again.encode(TEXTS, show_progress=False), built.encode(TEXTS, show_progress=False))
     default = load_encoder(str(tiny), backend="onnx", quantize=True, cache_dir=exports).encoder
-    assert default.fingerprint != old.fingerprint
+    assert default.fingerprint != built.fingerprint
+    described["spec"]["quantize"] = True  # a manifest written before labels travelled in the spec
+    assert EncoderSpec.from_described(described).quantize == label  # its loose "quantization" names the file
 
 
 def test_an_unknown_quantization_label_is_refused():

@@ -55,7 +55,7 @@ def test_a_bad_fusion_file_is_refused_naming_the_file_and_field(tmp_path, name):
 
 
 def test_good_files_still_load(tmp_path):
-    assert FusionSpec.load(MEASURED_FUSION).params["weights"] == [0.6, 0.2, 0.2]
+    assert FusionSpec.load(MEASURED_FUSION).params["weights"] == [0.7, 0.1, 0.2]
     path = tmp_path / "fusion.json"
     path.write_text(json.dumps(_with(WSUM, params={"weights": [1, 0, 0.0]})))  # a zero weight is a choice
     assert FusionSpec.load(path).label == "wsum(zmuv; bm25=1, a2a=0, late=0)"

@@ -74,3 +74,22 @@ def test_truncation_report_counts_views_and_tokens_cut():
     assert long_row == {"kind": "long", "views": 2, "over_budget": 1, "share_over_budget": 0.5, "tokens": 13,
                         "tokens_cut": 5, "share_tokens_cut": 5 / 13}
     assert short_row["tokens_cut"] == 0 and short_row["over_budget"] == 0
+
+
+def test_first_pieces_are_those_of_the_whole_cut_on_real_sections(shared_data):
+    """`first` counts only the sentences that can reach the first pieces; the pieces are those of the whole cut."""
+    from transformers import AutoTokenizer
+
+    from sciembed.models.loading import offline_package_path
+    from sciembed.papers.readers import read_papers
+
+    count = tokenizer_counter(AutoTokenizer.from_pretrained(str(offline_package_path())))
+    files = sorted((shared_data / "acl-grobid" / "tei").iterdir())[:6]
+    texts = [f"{s.heading}\n{s.text}" for f in files for r in read_papers(f) if hasattr(r, "paper")
+             for s in r.paper.sections]
+    texts += [_long_text(4, 30), " ".join(f"w{i}" for i in range(900)) + ".", "A short section.", ""]
+    for budget in (30, 254):
+        whole = fit_pieces_many(texts, budget, count)
+        for first in (1, 2):
+            assert fit_pieces_many(texts, budget, count, first) == [pieces[:first] for pieces in whole]
+    assert sum(len(p) > 1 for p in fit_pieces_many(texts, 254, count)) > 10  # long sections were cut

@@ -8,17 +8,18 @@ and renamed into place, so a crashed or concurrent export never leaves a half
 file that looks complete.
 
 A quantization is named by a label that the index manifest stores, so an index
-loads the very file it was built with:
+loads the very file it was built with (also on a machine whose CPU would pick another):
 
-- ``o2-<cpu>`` (the default since 2026-11-29): Optimum's O2 graph fusions (attention,
-  layer norm, GELU) first, then int8 per channel with ONNX Runtime's `quantize_dynamic`
-  — reduced range on avx2, where u8 × s8 products can saturate (ONNX Runtime's advice
-  for CPUs without VNNI). sentence-transformers' own quantizer cannot read a fused
-  graph, hence ONNX Runtime's directly. Measured on ACL pieces: faster and closer to
-  float than the plain file (docs/encode.md, `benchmarks/onnx_int8.py`).
+- ``o2-<cpu>`` (what ``--quantize`` means): Optimum's O2 graph fusions (attention, layer norm,
+  GELU) first, then int8 per channel with ONNX Runtime's `quantize_dynamic` — reduced range on
+  avx2, where u8 × s8 products can saturate (ONNX Runtime's advice for CPUs without VNNI).
+  sentence-transformers' own quantizer cannot read a fused graph, hence ONNX Runtime's directly.
+  Measured on the quiet 2-core box: 1.07× the plain file's speed on the full-text index's texts,
+  closer to float; the ACL full-text build's encode 590 → 543 s (`benchmarks/onnx_int8.py`,
+  docs/models.md). An architecture Optimum cannot fuse gets the plain file, said in a warning.
 - ``<cpu>`` (``avx2``, ``avx512_vnni``, ``arm64``): sentence-transformers'
-  `export_dynamic_quantized_onnx_model` on the unfused graph, what indexes built
-  before then hold.
+  `export_dynamic_quantized_onnx_model` on the float graph, what indexes built before
+  2026-11-29 hold.
 """
 
 from __future__ import annotations
@@ -204,9 +205,9 @@ def load_onnx_model(
         try:
             _export_quantized(export_dir, config)
         except (KeyError, NotImplementedError, ValueError) as exc:
-            if quantize is not True or not config.startswith(OPTIMIZED):
+            if quantize is not True:
                 raise
-            # Optimum's fusions know common architectures only; others get the unfused int8 file
+            # Optimum's fusions know common architectures only; others get the plain int8 file
             logging.getLogger(__name__).warning("no O2 fusions for %s (%s); int8 without them", source, exc)
             config = config.removeprefix(OPTIMIZED)
             file_name = quantized_file(config)

@@ -9,7 +9,7 @@ default measured on real papers (docs/p2p.md: ``bm25``, ``a2a``, ``late``)::
     IDX/late/           dense title+abstract + section pieces (``ta+section``: answers ``late``)
 
 The pieces are those the fusion was measured with (configs/p2p-acl.yaml): the first encoder-sized
-piece of at most four sections spread over each paper. Title+abstract texts are encoded once and
+piece of at most three sections spread over each paper. Title+abstract texts are encoded once and
 shared by ``ta`` and ``late``. `index search IDX` and `index serve IDX` read the directory as one
 index (`expand_index_dirs`, `fulltext_parts`).
 """
@@ -39,7 +39,7 @@ from sciembed.views.simple import full_text, ta_text
 
 KIND = "fulltext"
 PARTS = {"bm25": "bm25", "a2a": "ta", "late": "late"}  # run name -> sub-directory
-PIECES_PER_SECTION, PIECE_SECTIONS = 1, 4  # configs/p2p-acl.yaml: what the shipped fusion was measured with
+PIECES_PER_SECTION, PIECE_SECTIONS = 1, 3  # configs/p2p-acl.yaml: what the shipped fusion was measured with
 SAMPLE = 64  # texts encoded first to estimate the whole encode
 
 

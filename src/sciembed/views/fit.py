@@ -43,9 +43,20 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip() for p in text.split("\n\n") if p.strip()]
 
 
-def _sentence_units(paragraphs: list[str], budget: int, count: TokenCounter) -> list[tuple[str, int, int]]:
-    """(sentence, tokens, paragraph index) in reading order; a sentence over the budget becomes word pieces."""
+def _sentence_units(paragraphs: list[str], budget: int, count: TokenCounter,
+                    max_words: int | None = None) -> list[tuple[str, int, int]]:
+    """(sentence, tokens, paragraph index) in reading order; a sentence over the budget becomes word pieces.
+
+    `max_words`: only the sentences up to and including the one that reaches that many words (the units of
+    every piece that holds no later word: a piece of `budget` tokens has at most `budget` words)."""
     units = [(s, i) for i, p in enumerate(paragraphs) for s in split_sentences(p)]
+    if max_words is not None:
+        words = 0
+        for end, (sentence, _) in enumerate(units, 1):
+            words += len(sentence.split())
+            if words >= max_words:
+                units = units[:end]
+                break
     out: list[tuple[str, int, int]] = []
     for (sentence, i), m in zip(units, count_many(count, [u for u, _ in units]), strict=True):
         if m <= budget:
@@ -83,16 +94,32 @@ def _pack(units: list[tuple[str, int, int]], budget: int) -> list[str]:
     return pieces
 
 
-def fit_pieces_many(texts: list[str], budget: int, count: TokenCounter = approx_tokens) -> list[list[str]]:
-    """`fit_pieces` of many texts; texts that fit are counted in one batched call and kept whole."""
+def fit_pieces_many(texts: list[str], budget: int, count: TokenCounter = approx_tokens,
+                    first: int | None = None) -> list[list[str]]:
+    """`fit_pieces` of many texts; texts that fit are counted in one batched call and kept whole.
+
+    `first`: only each text's first pieces, the same as cutting all of it and keeping them: a piece holds at
+    most `budget` tokens, so at most that many words, and the sentences after the first ``first * budget``
+    words are not counted (`_first_pieces`)."""
     if budget <= 0:
         raise ValueError(f"budget must be positive, got {budget}")
     texts = [t.strip() for t in texts]
     # every word is at least one token: a text with more words than the budget never fits
     short = [i for i, t in enumerate(texts) if len(t.split()) <= budget]
     fits = {i for i, n in zip(short, count_many(count, [texts[i] for i in short]), strict=True) if n <= budget}
-    return [([t] if t else []) if i in fits or not t else _pack(_sentence_units(_paragraphs(t), budget, count), budget)
+    return [([t] if t else []) if i in fits or not t else _first_pieces(t, budget, count, first)
             for i, t in enumerate(texts)]
+
+
+def _first_pieces(text: str, budget: int, count: TokenCounter, first: int | None) -> list[str]:
+    """`text`'s pieces (its first `first`): packed from the sentences that can reach them, and from all of them
+    where those fill no more than `first` pieces (so a piece is never closed early by a missing sentence)."""
+    paragraphs = _paragraphs(text)
+    if first is not None:
+        pieces = _pack(_sentence_units(paragraphs, budget, count, first * budget), budget)
+        if len(pieces) > first:
+            return pieces[:first]
+    return _pack(_sentence_units(paragraphs, budget, count), budget)[:first]
 
 
 def fit_pieces(text: str, budget: int, count: TokenCounter = approx_tokens) -> list[str]:
@@ -126,8 +153,8 @@ def section_pieces(paper: Paper, budget: int, count: TokenCounter = approx_token
     indexes = spread([i for i, s in enumerate(paper.sections) if s.text.strip()], sections)
     texts = [f"{paper.sections[i].heading.strip()}\n{paper.sections[i].text.strip()}".strip() for i in indexes]
     return [View(paper.id, ViewKind.SECTION, piece, i)
-            for i, pieces in zip(indexes, fit_pieces_many(texts, budget, count), strict=True)
-            for piece in pieces[:per_section]]
+            for i, pieces in zip(indexes, fit_pieces_many(texts, budget, count, per_section), strict=True)
+            for piece in pieces]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """ONNX int8 on CPU, on the texts a full-text index encodes: the fused default against the unfused file and float.
 
 The texts are what `sciembed index build` (the full-text default) encodes for a seeded sample of the ingested
-ACL papers: each paper's title+abstract and the first encoder-sized piece of four sections spread over it
-(`retrieval.fulltext_index`). Three encoders of the offline MiniLM through the ONNX backend, one process,
+ACL papers: each paper's title+abstract and the first encoder-sized piece of the sections spread over it
+(`retrieval.fulltext_index.PIECE_SECTIONS`). Three encoders of the offline MiniLM through the ONNX backend, one process,
 batches of 32 longest-first, rounds in alternating order (A B C, then C B A, so load from other processes falls
 on all alike); wall and CPU seconds per encoder, and each int8 encoder's cosine to the float vectors:
 
@@ -47,7 +47,7 @@ def index_texts(corpus: Path, papers: int, seed: int, encoder) -> list[str]:
     chosen = random.Random(seed).sample(everything, min(papers, len(everything)))
     count = tokenizer_counter(encoder.model.tokenizer)
     budget = encoder_budget(encoder.max_seq_length)
-    texts = [ta_text(p) for p in chosen if ta_text(p).strip()]
+    texts = [ta for ta in map(ta_text, chosen) if ta.strip()]
     for paper in chosen:
         texts.extend(v.text for v in section_pieces(paper, budget, count, PIECES_PER_SECTION, PIECE_SECTIONS))
     return texts

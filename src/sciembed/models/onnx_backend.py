@@ -156,7 +156,7 @@ def _export_quantized(export_dir: Path, label: str) -> None:
 def _export_fused_int8(model: SentenceTransformer, export_dir: Path, label: str) -> None:
     """O2-fuse the float graph (in a scratch directory), quantize it to int8 per channel, rename into place."""
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import quantize_dynamic
     from sentence_transformers.backend import export_optimized_onnx_model
 
     cpu = label.removeprefix(OPTIMIZED)
@@ -170,7 +170,7 @@ def _export_fused_int8(model: SentenceTransformer, export_dir: Path, label: str)
             quantize_dynamic(
                 scratch / "onnx" / "model_O2.onnx",
                 partial,
-                weight_type=QuantType.QUInt8 if config.weights_dtype.name == "QUInt8" else QuantType.QInt8,
+                weight_type=config.weights_dtype,  # Optimum's config holds ONNX Runtime's QuantType
                 per_channel=True,
                 reduce_range=cpu in ("avx2", "avx512"),  # no VNNI: u8 x s8 products can saturate at full range
                 op_types_to_quantize=list(config.operators_to_quantize),

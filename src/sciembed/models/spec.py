@@ -85,20 +85,20 @@ class EncoderSpec(BaseModel):
         from sciembed.models.encoder import SPEC_KEY  # numpy: not for the command line's options
 
         stored = described.get(SPEC_KEY)
-        label = described.get("quantization")  # the int8 file an index was built with: load that one again
         if isinstance(stored, dict):
-            if stored.get("quantize") is True and isinstance(label, str):
-                stored = {**stored, "quantize": label}
-            return cls.model_validate(stored)
-        loose = {key: described.get(key) for key in ("backend", "adapter", "pooling", "max_seq_length", "prefix",
-                                                       "ta_join", "quantize", "metric", "base_url", "api_key_env",
-                                                       "dimensions")}
-        loose["model"] = described.get("source") or described.get("name") or "minilm"
-        if loose["quantize"] is True and isinstance(label, str):
-            loose["quantize"] = label
-        if described.get("backend") != "openai":
-            loose.update(base_url=None, api_key_env=None, dimensions=None)
-        return cls.model_validate({k: v for k, v in loose.items() if v is not None})
+            fields = dict(stored)
+        else:
+            fields = {key: described.get(key) for key in ("backend", "adapter", "pooling", "max_seq_length", "prefix",
+                                                          "ta_join", "quantize", "metric", "base_url", "api_key_env",
+                                                          "dimensions")}
+            fields["model"] = described.get("source") or described.get("name") or "minilm"
+            if described.get("backend") != "openai":
+                fields.update(base_url=None, api_key_env=None, dimensions=None)
+            fields = {k: v for k, v in fields.items() if v is not None}
+        label = described.get("quantization")  # the int8 file an index was built with: load that one again
+        if fields.get("quantize") is True and isinstance(label, str):
+            fields["quantize"] = label
+        return cls.model_validate(fields)
 
 
 def spec_of(encoder: Any) -> EncoderSpec:

@@ -115,7 +115,7 @@ def _first_pieces(text: str, budget: int, count: TokenCounter, first: int | None
     """`text`'s pieces (its first `first`): packed from the sentences that can reach them, and from all of them
     where those fill no more than `first` pieces (so a piece is never closed early by a missing sentence)."""
     paragraphs = _paragraphs(text)
-    if first is not None:
+    if first is not None and len(text.split()) > first * budget:  # else nothing would be left uncounted
         pieces = _pack(_sentence_units(paragraphs, budget, count, first * budget), budget)
         if len(pieces) > first:
             return pieces[:first]

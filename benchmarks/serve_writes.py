@@ -15,6 +15,10 @@ requests/s, errors and the box's load average (`os.getloadavg()`) before and aft
 serve a fresh copy of the same collection, one after the other, `--rounds` times alternating (before,
 after, before, after, …) so that a change of the box's load shows in both.
 
+`--after-queued` sends the "after" server's adds with ``"wait": false`` (queued adds, `retrieval/write_queue.py`:
+answered once on disk); its rows then also give the server's own time from acknowledgement to searchable
+(``/stats`` ``queue``) at the end of the phase and once the queue has drained.
+
 `--profile` runs one phase per server instead, instrumented by `write_timing.py` (loaded into the server
 through a `sitecustomize`): where each add's time went (encode wait + pass, catalog commit, index write
 lock) and how many write chunks each write turn of the micro-batcher took. Instrumented phases are
@@ -63,7 +67,8 @@ def percentiles(values: list[float]) -> dict:
 
 
 async def mixed(url: str, n_clients: int, seconds: float, papers: list[dict], queries: list[str],
-                indexed: list[str], write_every: int, seed: int, tag: str, writers: int = 0) -> dict:
+                indexed: list[str], write_every: int, seed: int, tag: str, writers: int = 0,
+                queued: bool = False) -> dict:
     """`n_clients` clients, each sending a one-paper add every `write_every`-th request on average, else a search;
     with `writers`, that many clients only add and the others only search (the searchers stay as many
     however long the adds take)."""
@@ -81,6 +86,8 @@ async def mixed(url: str, n_clients: int, seconds: float, papers: list[dict], qu
             if adding and (i := next(next_paper, None)) is not None:
                 kind, path = "add", "/papers"
                 body = {"papers": [{**papers[i], "id": f"{papers[i]['id']}{tag}"}]}
+                if queued:
+                    body["wait"] = False
             else:
                 kind, path = "search", "/search"
                 body = ({"paper_id": indexed[int(rng.integers(len(indexed)))], "k": 10} if rng.random() < 0.1
@@ -156,8 +163,17 @@ def measure(label: str, src: Path, collection: Path, scratch: Path, args, papers
         load_before = [round(x, 2) for x in os.getloadavg()]
         cpu0 = server_cpu_s(server)
         row = asyncio.run(mixed(url, args.clients, args.seconds, papers, queries, indexed, args.write_every,
-                                args.seed + round_no, f"~{label}{round_no}", args.writers))
+                                args.seed + round_no, f"~{label}{round_no}", args.writers,
+                                queued=args.after_queued and label == "after"))
         row["server_cpu_s"] = round(server_cpu_s(server) - cpu0, 2)
+        if args.after_queued and label == "after":
+            row["queue_at_end"] = httpx.get(url + "/stats", timeout=60).json()["queue"]
+            t0 = time.perf_counter()
+            while (queue := httpx.get(url + "/stats", timeout=60).json()["queue"])["waiting"] and \
+                    time.perf_counter() - t0 < 300:
+                time.sleep(0.2)
+            row["queue_drained_s"] = round(time.perf_counter() - t0, 2)
+            row["queue_after_drain"] = queue
         row["load_average_before"] = load_before
         row["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
         row["startup_s"] = round(startup, 1)
@@ -186,6 +202,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--after-set", action="append", default=[], metavar="KEY=VALUE",
                         help="`index serve --set KEY=VALUE` for the 'after' server (repeatable): a tuning to compare")
+    parser.add_argument("--after-queued", action="store_true",
+                        help='the "after" server\'s adds are queued ("wait": false): answered once on disk')
     parser.add_argument("--profile", action="store_true", help="one instrumented phase per server (write_timing.py)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "serve_writes.json")
     args = parser.parse_args()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -188,3 +189,44 @@ def test_index_sets_the_late_part_and_paper_search_works_over_hnsw(corpus_and_mo
                                   papers=[pid], k=5)
     assert len(fused[0][1]) == 5 and pid not in [d for d, _ in fused[0][1]]
     assert len({d for d, _ in fused[0][1]} & {d for d, _ in exact_fused[0][1]}) >= 4
+
+
+def test_the_build_encodes_through_the_process_pool_it_is_given(fulltext_index, corpus_and_model, tmp_path,
+                                                                 monkeypatch):
+    """The wiring: `processes` reaches `parallel_encoding` and every text is encoded through what it yields (the
+    pool itself, vectors equal to one process's, is tests/models/test_process_pool.py: spawning is slow)."""
+    from contextlib import contextmanager
+
+    from sciembed.models.spec import EncoderSpec
+    from sciembed.retrieval import fulltext_index as module
+    from sciembed.retrieval.paper_index import open_paper_index, read_manifest
+
+    seen: dict = {"texts": 0}
+
+    class Counting:
+        def __init__(self, encoder):
+            self.encoder = encoder
+
+        def __getattr__(self, item):
+            return getattr(self.encoder, item)
+
+        def encode(self, texts, **kwargs):
+            seen["texts"] += len(texts)
+            return self.encoder.encode(texts, **kwargs)
+
+    @contextmanager
+    def pool(encoder, processes):
+        seen["processes"] = processes
+        yield Counting(encoder)
+
+    monkeypatch.setattr(module, "parallel_encoding", pool)
+    corpus, _ = corpus_and_model
+    encoder = EncoderSpec.from_described(read_manifest(fulltext_index)["encoder"]).load()
+    module.build_fulltext_index(corpus, encoder, tmp_path / "two", show_progress=False, say=lambda line: None,
+                                processes=3)
+    manifest = read_manifest(tmp_path / "two")
+    assert seen == {"processes": 3, "texts": manifest["views"]["ta"] + manifest["views"]["pieces"]}
+    assert manifest["timings"]["encode_processes"] == 3
+    one, two = (open_paper_index(root / "late").index for root in (fulltext_index, tmp_path / "two"))
+    for paper in one.papers[:5]:
+        np.testing.assert_allclose(two.views_of(paper), one.views_of(paper), atol=1e-6)

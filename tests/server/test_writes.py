@@ -9,17 +9,11 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from fakes.live_papers import new_paper
 from sciembed.retrieval.collection import Collection
 from sciembed.server import ServerSettings, create_app
 
 KEY = "s3cret-key"
-
-
-def new_paper(pid: str, title: str = "Transmission spectroscopy of a hot exoplanet", words: int = 300) -> dict:
-    return {"id": pid, "title": title, "abstract": "We observe the atmosphere of an exoplanet during its transit.",
-            "year": 2024, "venue": "Live Journal", "domain": "Physics",
-            "sections": [{"heading": "Introduction", "text": "exoplanet atmosphere spectra " * (words // 3)},
-                         {"heading": "Methods", "text": "we reduce the spectra with a pipeline " * (words // 7)}]}
 
 
 @pytest.fixture()
@@ -36,7 +30,7 @@ def test_add_replace_delete_round_trip(client, index_dir):
     assert added.status_code == 200, added.text
     assert added.json() | {"rejections": []} == {
         "added": 2, "replaced": 0, "views": added.json()["views"], "skipped_no_text": 0, "rejected": 0,
-        "rejections": [], "papers": 51,
+        "rejections": [], "papers": 51, "queued": 0, "waiting": 0,
         "ids": [{"id": f"live-{n}", "title": "Transmission spectroscopy of a hot exoplanet"} for n in (1, 2)]}
     hits = client.post("/search", json={"query": "x", "k": 5, "filters": {"venue": "live journal"}}).json()["hits"]
     assert {h["id"] for h in hits} == {"live-1", "live-2"}

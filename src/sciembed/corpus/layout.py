@@ -62,6 +62,11 @@ class CorpusDir(RootDir):
         self.require(PAPERS_FILE)
         return read_parquet(self.papers_path)
 
+    def count_papers(self) -> int:
+        """How many papers ``papers.parquet`` holds (from its footer: nothing is read)."""
+        self.require(PAPERS_FILE)
+        return pq.ParquetFile(self.papers_path).metadata.num_rows
+
     def papers(self, ids: Iterable[str] | None = None) -> dict[str, Paper]:
         """Papers by id, optionally only those in `ids` (order of the file)."""
         wanted = None if ids is None else set(ids)

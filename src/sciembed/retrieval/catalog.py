@@ -7,6 +7,9 @@ One file, ``collection.sqlite``, next to an index directory's ``index/``:
     meta(key, value)                                base_rows: rows held by index/ itself
     live_papers(id, paper)                          papers added live: their text (zlib JSON), for the
                                                     companions of a fused search (`retrieval/live_overlay.py`)
+    pending(seq, id, paper, error)                  papers acknowledged but not yet indexed (queued adds:
+                                                    `retrieval/write_queue.py`), in arrival order; error: why
+                                                    one could not be indexed
 
 Rows below ``base_rows`` live in the faiss file (vector NULL here); rows added
 by live updates carry their vector, so a restart replays them into the index
@@ -53,6 +56,10 @@ CREATE TABLE IF NOT EXISTS views (
 CREATE INDEX IF NOT EXISTS views_paper ON views (paper_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS live_papers (id TEXT PRIMARY KEY, paper BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS pending (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, paper BLOB NOT NULL, error TEXT
+);
+CREATE INDEX IF NOT EXISTS pending_paper ON pending (id);
 """
 
 
@@ -88,6 +95,10 @@ def _live_row(paper: Paper) -> tuple:
     data = paper.to_dict()
     data["references"] = []
     return (paper.id, zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 3))
+
+
+def _unpack(blob: bytes) -> Paper:
+    return Paper.from_dict(json.loads(zlib.decompress(blob)))
 
 
 def _view_row(row: int, view: View, vector: np.ndarray | None) -> tuple:
@@ -224,21 +235,68 @@ class Catalog:
 
     def live_papers(self) -> list[Paper]:
         """The papers added live (since the base index was built) that the collection still holds."""
-        return [Paper.from_dict(json.loads(zlib.decompress(r[0]))) for r in
-                self._read("SELECT paper FROM live_papers ORDER BY id")]
+        return [_unpack(r[0]) for r in self._read("SELECT paper FROM live_papers ORDER BY id")]
 
     def live_paper(self, paper_id: str) -> Paper | None:
         rows = self._read("SELECT paper FROM live_papers WHERE id = ?", (paper_id,))
-        return Paper.from_dict(json.loads(zlib.decompress(rows[0][0]))) if rows else None
+        return _unpack(rows[0][0]) if rows else None
+
+    def pending(self, limit: int) -> list[tuple[int, Paper]]:
+        """The first `limit` queued papers still to index (seq order), failed ones left out."""
+        rows = self._read("SELECT seq, paper FROM pending WHERE error IS NULL ORDER BY seq LIMIT ?", (limit,))
+        return [(r[0], _unpack(r[1])) for r in rows]
+
+    def pending_counts(self) -> tuple[int, int]:
+        """(papers waiting to be indexed, papers that could not be)."""
+        row = self._read("SELECT count(*) - count(error), count(error) FROM pending")[0]
+        return int(row[0]), int(row[1])
+
+    def pending_state(self, paper_id: str) -> tuple[int, str | None] | None:
+        """The newest queued copy of `paper_id`: (papers ahead of it, its error or None); None when none is queued."""
+        rows = self._read("SELECT seq, error FROM pending WHERE id = ? ORDER BY seq DESC LIMIT 1", (paper_id,))
+        if not rows:
+            return None
+        ahead = self._read("SELECT count(*) FROM pending WHERE seq < ? AND error IS NULL", (rows[0][0],))[0][0]
+        return int(ahead), rows[0][1]
+
+    def alive(self, seqs: Sequence[int]) -> set[int]:
+        """Which of these queued papers are still queued (not deleted, not replaced by a direct add since)."""
+        if not seqs:
+            return set()
+        marks = ",".join("?" * len(seqs))
+        return {r[0] for r in self._read(f"SELECT seq FROM pending WHERE seq IN ({marks})", seqs)}
 
     def removed_rows(self) -> list[int]:
         return [r[0] for r in self._read("SELECT row FROM views WHERE removed = 1 ORDER BY row")]
 
     # ----------------------------------------------------------------- writes
 
-    def add(self, papers: Sequence[Paper], views: Sequence[View], vectors: np.ndarray, first_row: int) -> list[int]:
+    def enqueue(self, papers: Sequence[Paper]) -> tuple[int, list[int]]:
+        """One transaction: queue the papers to be indexed (durable when it returns); (papers now waiting,
+        the queue entries of these papers)."""
+        con = self._writer
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            seqs = [con.execute("INSERT INTO pending (id, paper) VALUES (?, ?)", _live_row(p)).lastrowid
+                    for p in papers]
+            waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return int(waiting), [int(s) for s in seqs]
+
+    def fail_pending(self, seqs: Sequence[int], error: str) -> None:
+        """Keep these queued papers, marked with why they could not be indexed (no longer retried)."""
+        with self._writer:
+            self._writer.executemany("UPDATE pending SET error = ? WHERE seq = ?", [(error[:2000], s) for s in seqs])
+
+    def add(self, papers: Sequence[Paper], views: Sequence[View], vectors: np.ndarray, first_row: int,
+            queued: Sequence[int] | None = None) -> list[int]:
         """One transaction: replace the papers (their old views marked removed), insert the new views.
 
+        `queued`: the queue entries these papers came from (only those leave the queue); None, a direct add,
+        which leaves no older queued copy of these papers behind to overwrite it later.
         Returns the rows that were removed (replaced papers' old views).
         """
         con = self._writer
@@ -256,6 +314,10 @@ class Catalog:
                 "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
                 [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)],
             )
+            if queued is None:
+                con.executemany("DELETE FROM pending WHERE id = ? AND error IS NULL", [(p.id,) for p in papers])
+            else:
+                con.executemany("DELETE FROM pending WHERE seq = ?", [(s,) for s in queued])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -263,13 +325,14 @@ class Catalog:
         return old
 
     def delete(self, paper_id: str) -> list[int] | None:
-        """One transaction: the paper and its views go; None when it was not there."""
+        """One transaction: the paper, its views and its queued copies go; None when none of them was there."""
         con = self._writer
         con.execute("BEGIN IMMEDIATE")
         try:
+            queued = con.execute("DELETE FROM pending WHERE id = ?", (paper_id,)).rowcount
             if not con.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchall():
-                con.execute("ROLLBACK")
-                return None
+                con.execute("COMMIT" if queued else "ROLLBACK")
+                return [] if queued else None
             rows = [r[0] for r in con.execute("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
             con.execute("UPDATE views SET removed = 1 WHERE paper_id = ?", (paper_id,))
             con.execute("DELETE FROM papers WHERE id = ?", (paper_id,))

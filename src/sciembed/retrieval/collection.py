@@ -27,7 +27,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from sciembed.retrieval.indexed_views import index_views, piece_limits
 from sciembed.retrieval.live_index import encoder_from_manifest, ensure_catalog, replay_live_updates
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.retrieval.paper_index import read_manifest
+from sciembed.retrieval.write_queue import WriteQueue, still_queued
 from sciembed.views import View, ta_text, ta_view, target_words, window_at
 from sciembed.views.body import body_words
 from sciembed.views.window import eligible_sections
@@ -111,6 +112,7 @@ class Collection:
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
         self._fields = catalog.filter_fields()
         self._gatherer: Gatherer | None = None  # set by `gather_searches` (the service)
+        self.queue = WriteQueue(self)  # queued adds (`WriteQueue.enqueue`): its thread starts with the first one
         self._tell_search("attach")
 
     def _tell_search(self, event: str, *args: Any) -> None:
@@ -183,6 +185,7 @@ class Collection:
                 "live_rows": len(dense) - self.catalog.base_rows,
                 "hidden_rows": len(dense) - dense.live_count,
                 "hidden_share": round(self.hidden_share(), 4),
+                "queue": self.queue.stats(),
             }
 
     def hidden_share(self) -> float:
@@ -380,25 +383,25 @@ class Collection:
 
     # ---------------------------------------------------------------- writing
 
-    def add_papers(self, papers: Sequence[Paper]) -> dict[str, int]:
-        """Add or replace papers (by id): views encoded, committed to disk, then added to the live index."""
+    def add_papers(self, papers: Sequence[Paper], queued: Sequence[int] | None = None) -> dict[str, int]:
+        """Add or replace papers (by id): views encoded, committed to disk, then added to the live index.
+
+        `queued`: the queue entries the papers came from, one per paper (`retrieval/write_queue.py`); a paper
+        whose entry left the queue meanwhile (deleted, or added directly since) is not indexed.
+        """
         self._check_writable()
-        pairs = []
-        skipped = 0
-        for paper in dict((p.id, p) for p in papers).values():  # the last copy of a repeated id wins
-            views, _ = index_views(paper, self.view_kind, self.target, piece_tokens=self.piece_tokens,
-                                   **self.piece_limits)
-            if views:
-                pairs.append((paper, views))
-            else:
-                skipped += 1
-        if not pairs:
+        pairs, skipped = self.views_to_index(dict((p.id, p) for p in papers).values())  # a repeated id: the last
+        if not pairs and queued is None:
             return {"added": 0, "replaced": 0, "views": 0, "skipped_no_text": skipped}
-        all_views = [v for _, own in pairs for v in own]
-        vectors = self.encode_in_turns([v.text for v in all_views])
+        vectors = self.encode_in_turns([v.text for _, own in pairs for v in own])
         with self._writer:
+            done = None
+            if queued is not None:
+                entries = list(zip((p.id for p in papers), queued, strict=True))
+                pairs, vectors, done = still_queued(self.catalog, pairs, vectors, entries)
+            all_views = [v for _, own in pairs for v in own]
             first = len(self.index.dense)
-            old_rows = self.catalog.add([p for p, _ in pairs], all_views, vectors, first)
+            old_rows = self.catalog.add([p for p, _ in pairs], all_views, vectors, first, queued=done)
             with self._lock.write():
                 self.index.add([v.paper_id for v in all_views], vectors)
                 self.index.remove_rows(old_rows)
@@ -406,10 +409,17 @@ class Collection:
                     self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower(),
                                               (paper.venue_short or "").lower())
             replaced = len({self.index.paper_of_row(r) for r in old_rows})
-            self._tell_search("added", [p for p, _ in pairs])
+            if pairs:
+                self._tell_search("added", [p for p, _ in pairs])
             self._maybe_compact()
         added = len(pairs) - replaced
         return {"added": added, "replaced": replaced, "views": len(all_views), "skipped_no_text": skipped}
+
+    def views_to_index(self, papers: Iterable[Paper]) -> tuple[list[tuple[Paper, list[View]]], int]:
+        """(paper, its views) for the papers with text to index, and how many had none."""
+        pairs = [(p, index_views(p, self.view_kind, self.target, piece_tokens=self.piece_tokens,
+                                 **self.piece_limits)[0]) for p in papers]
+        return [(p, views) for p, views in pairs if views], sum(not views for _, views in pairs)
 
     def delete(self, paper_id: str) -> bool:
         """Remove a paper; False when it is not in the collection (also when a concurrent delete won)."""
@@ -426,6 +436,7 @@ class Collection:
         return True
 
     def close(self) -> None:
+        self.queue.close()
         self.catalog.close()
         if isinstance(self.encoder, MicroBatcher):
             self.encoder.close()

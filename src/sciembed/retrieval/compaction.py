@@ -148,6 +148,7 @@ def _write_catalog(old: Path, new: Path, live_rows: int) -> int:
         with con:
             con.execute("INSERT INTO papers SELECT * FROM old.papers")
             con.execute("INSERT INTO live_papers SELECT * FROM old.live_papers")  # still live for the companions
+            con.execute("INSERT INTO pending SELECT * FROM old.pending")  # queued adds stay queued
             con.execute(
                 "INSERT INTO views (row, paper_id, kind, section, text, vector, removed) "
                 "SELECT ROW_NUMBER() OVER (ORDER BY row) - 1, paper_id, kind, section, text, NULL, 0 "

@@ -28,6 +28,7 @@ from sciembed.server.guard import Guard
 from sciembed.server.limits import BodyLimit
 from sciembed.server.lookup import resolve_paper
 from sciembed.server.schemas import (
+    WAIT,
     AddPapersRequest,
     AddPapersResponse,
     HitOut,
@@ -60,6 +61,7 @@ def batched(collection: Collection, settings: ServerSettings) -> None:
                                           max_wait_ms=settings.batch_wait_ms, max_queue=settings.max_queue,
                                           cache_size=settings.query_cache, write_encoder=writer)
     collection.gather_searches(settings.max_batch_texts, settings.search_wait_ms)
+    collection.queue.resume()  # queued adds a stopped server left: with the encoders above
 
 
 @asynccontextmanager
@@ -161,9 +163,18 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     @app.get("/papers/{paper_id:path}", summary="One paper: metadata and sections with roles")
     async def get_paper(paper_id: str) -> dict[str, Any]:
         check_text(paper_id, "paper id")
+        queued = await run(collection.catalog.pending_state, paper_id)  # a queued add (`"wait": false`)
+        if queued is not None and not await run(collection.holds, paper_id):
+            ahead, error = queued
+            if error:
+                raise ApiError(422, f"paper {paper_id!r} was queued but could not be indexed: {error}", "index_failed")
+            raise ApiError(404, f"paper {paper_id!r} is queued to be indexed ({ahead} papers ahead of it); "
+                           "retry shortly", "queued")
         card = await run(collection.paper, await run(resolve_paper, collection, paper_id))  # id, DOI, ACL id…
         if card is None:
             raise ApiError(404, f"no paper {paper_id!r} in this collection")
+        if queued is not None:
+            card["queued"] = {"ahead": queued[0], "error": queued[1]}  # a newer copy waits to replace this one
         return card
 
     def clamp(k: int, offset: int) -> tuple[int, int, list[str]]:
@@ -247,11 +258,15 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
 
     # ------------------------------------------------------------ writes
 
-    async def add(papers, rejections) -> AddPapersResponse:
+    async def add(papers, rejections, wait: bool = True) -> AddPapersResponse:
         if len(papers) > settings.max_batch:
             raise ApiError(413, f"{len(papers)} papers in one request; the limit is {settings.max_batch}")
-        counts = await run_write(collection.add_papers, papers) if papers else {
-            "added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
+        if not papers:
+            counts = {"added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
+        elif wait:
+            counts = await run_write(collection.add_papers, papers)
+        else:  # on disk when answered, searchable once the write queue has indexed it
+            counts = {"added": 0, "replaced": 0, **await run_write(collection.queue.enqueue, papers)}
         total = await run(lambda: len(collection.index))
         return AddPapersResponse(**counts, rejected=len(rejections),
                                  rejections=[r.to_dict() for r in rejections[:50]], papers=total,
@@ -262,11 +277,12 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         if len(body.papers) > settings.max_batch:
             raise ApiError(413, f"{len(body.papers)} papers in one request; the limit is {settings.max_batch}")
         papers, rejections = await run(papers_from_dicts, body.papers)
-        return await add(papers, rejections)
+        return await add(papers, rejections, body.wait)
 
     @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file")
     async def add_file(file: UploadFile = File(...), format: str = Form("auto"), id: str | None = Form(
-            None, description="The paper's id (default: the file name's stem, as ingest gives)")) -> AddPapersResponse:
+            None, description="The paper's id (default: the file name's stem, as ingest gives)"),
+            wait: bool = Form(True, description=WAIT)) -> AddPapersResponse:
         data = await file.read()
         papers, rejections = await run(read_upload, data, file.filename, format, max_papers=settings.max_batch + 1,
                                        max_expanded_bytes=settings.max_upload_expanded_bytes, paper_id=id)
@@ -276,7 +292,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             reasons = [str(r) for r in rejections[:5]] or ["no records found"]
             raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",
                            {"rejected": len(rejections), "reasons": [r.to_dict() for r in rejections[:20]]})
-        return await add(papers, rejections)
+        return await add(papers, rejections, wait)
 
     @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows")
     async def compact() -> dict[str, Any]:

@@ -64,9 +64,14 @@ class SearchResponse(BaseModel):
     paper: dict[str, Any] | None = Field(None, description="The uploaded paper as read (id, title, sections).")
 
 
+WAIT = ("true: answer once the papers are searchable; false: once they are on disk, queued to be indexed by "
+        "the server's write queue (searchable shortly after; `GET /stats` counts what waits)")
+
+
 class AddPapersRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     papers: list[dict[str, Any]] = Field(description="Papers in sciembed's own JSON format (Paper.to_dict()).")
+    wait: bool = Field(True, description=WAIT)
 
 
 class AddPapersResponse(BaseModel):
@@ -79,3 +84,5 @@ class AddPapersResponse(BaseModel):
     papers: int = Field(description="Papers in the collection afterwards.")
     ids: list[dict[str, str]] = Field(default=[], description="Id and title of each paper added or replaced "
                                                               "(the first 50).")
+    queued: int = Field(0, description="Papers queued to be indexed (`wait`: false): on disk, not yet searchable.")
+    waiting: int = Field(0, description="Papers waiting in the write queue after this request.")

@@ -67,6 +67,8 @@ def test_server_killed_during_an_add(index_dir):
             raise AssertionError("server did not start: " + server.communicate(timeout=30)[1].decode()[-2000:])
         done = httpx.post(url + "/papers", json={"papers": batch(5, "first")}, timeout=60)
         assert done.status_code == 200 and done.json()["papers"] == BASE + 5  # answered: must survive the kill
+        queued = httpx.post(url + "/papers", json={"papers": batch(20, "queued"), "wait": False}, timeout=60)
+        assert queued.status_code == 200 and queued.json()["queued"] == 20  # acknowledged: on disk, maybe unindexed
 
         outcome: dict = {}
 
@@ -85,9 +87,17 @@ def test_server_killed_during_an_add(index_dir):
         server.kill()
         server.wait(10)
     count = assert_consistent(index_dir)
-    assert count in (BASE + 5, BASE + 5 + 300)
-    if "response" in outcome and outcome["response"].status_code == 200:
-        assert count == BASE + 5 + 300  # an answered add is on disk
+    reopened = Collection.open(index_dir)
+    try:
+        indexed_before_the_kill = sum(reopened.holds(f"queued-{i}") for i in range(20))
+        assert count - indexed_before_the_kill in (BASE + 5, BASE + 5 + 300)
+        if "response" in outcome and outcome["response"].status_code == 200:
+            assert count - indexed_before_the_kill == BASE + 5 + 300  # an answered add is on disk
+        reopened.queue.resume()  # what the next `serve` does: every acknowledged queued paper gets indexed
+        assert reopened.queue.drain(120)
+        assert all(reopened.holds(f"queued-{i}") for i in range(20))
+    finally:
+        reopened.close()
 
 
 CHILD = """

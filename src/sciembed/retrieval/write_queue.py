@@ -120,7 +120,11 @@ class WriteQueue:
             with self._wake:
                 if self._stop:
                     return
-                batch = self._next()
+                try:
+                    batch = self._next()
+                except Exception as err:  # the catalog unreadable for a moment: the queue stays on disk, retry
+                    log.warning("write queue: reading the queued papers failed (%s); retrying in 1 s", err)
+                    batch = []
                 if not batch:
                     self._wake.wait(1.0)
                     continue

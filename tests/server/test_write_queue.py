@@ -23,9 +23,8 @@ def auth() -> dict:
 def paused(collection, monkeypatch):
     """The collection with its write queue's thread held back (papers stay queued until `release`)."""
     wake = collection.queue.wake
-    held: dict = {}
-    monkeypatch.setattr(collection.queue, "wake", lambda queued_at=None: held.update(queued_at or {}))
-    collection.release = lambda: (monkeypatch.setattr(collection.queue, "wake", wake), wake(held))
+    monkeypatch.setattr(collection.queue, "wake", lambda: None)
+    collection.release = lambda: (monkeypatch.setattr(collection.queue, "wake", wake), wake())
     return collection
 
 

@@ -7,9 +7,9 @@ One file, ``collection.sqlite``, next to an index directory's ``index/``:
     meta(key, value)                                base_rows: rows held by index/ itself
     live_papers(id, paper)                          papers added live: their text (zlib JSON), for the
                                                     companions of a fused search (`retrieval/live_overlay.py`)
-    pending(seq, id, paper, error)                  papers acknowledged but not yet indexed (queued adds:
-                                                    `retrieval/write_queue.py`), in arrival order; error: why
-                                                    one could not be indexed
+    pending(seq, id, paper, queued_at, error)       papers acknowledged but not yet indexed (queued adds:
+                                                    `retrieval/write_queue.py`), in arrival order; queued_at:
+                                                    when (Unix time); error: why one could not be indexed
 
 Rows below ``base_rows`` live in the faiss file (vector NULL here); rows added
 by live updates carry their vector, so a restart replays them into the index
@@ -29,6 +29,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ CREATE INDEX IF NOT EXISTS views_paper ON views (paper_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS live_papers (id TEXT PRIMARY KEY, paper BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS pending (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, paper BLOB NOT NULL, error TEXT
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, paper BLOB NOT NULL, queued_at REAL NOT NULL,
+    error TEXT
 );
 CREATE INDEX IF NOT EXISTS pending_paper ON pending (id);
 """
@@ -241,10 +243,12 @@ class Catalog:
         rows = self._read("SELECT paper FROM live_papers WHERE id = ?", (paper_id,))
         return _unpack(rows[0][0]) if rows else None
 
-    def pending(self, limit: int) -> list[tuple[int, Paper]]:
-        """The first `limit` queued papers still to index (seq order), failed ones left out."""
-        rows = self._read("SELECT seq, paper FROM pending WHERE error IS NULL ORDER BY seq LIMIT ?", (limit,))
-        return [(r[0], _unpack(r[1])) for r in rows]
+    def pending(self, limit: int) -> list[tuple[int, Paper, float]]:
+        """The first `limit` queued papers still to index (seq order), failed ones left out: (queue entry, paper,
+        when it was queued)."""
+        rows = self._read("SELECT seq, paper, queued_at FROM pending WHERE error IS NULL ORDER BY seq LIMIT ?",
+                          (limit,))
+        return [(r[0], _unpack(r[1]), r[2]) for r in rows]
 
     def pending_counts(self) -> tuple[int, int]:
         """(papers waiting to be indexed, papers that could not be)."""
@@ -271,20 +275,20 @@ class Catalog:
 
     # ----------------------------------------------------------------- writes
 
-    def enqueue(self, papers: Sequence[Paper]) -> tuple[int, list[int]]:
-        """One transaction: queue the papers to be indexed (durable when it returns); (papers now waiting,
-        the queue entries of these papers)."""
+    def enqueue(self, papers: Sequence[Paper]) -> int:
+        """One transaction: queue the papers to be indexed (durable when it returns); the papers now waiting."""
         con = self._writer
         con.execute("BEGIN IMMEDIATE")
         try:
-            seqs = [con.execute("INSERT INTO pending (id, paper) VALUES (?, ?)", _live_row(p)).lastrowid
-                    for p in papers]
+            now = time.time()
+            con.executemany("INSERT INTO pending (id, paper, queued_at) VALUES (?, ?, ?)",
+                            [(*_live_row(p), now) for p in papers])
             waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        return int(waiting), [int(s) for s in seqs]
+        return int(waiting)
 
     def fail_pending(self, seqs: Sequence[int], error: str) -> None:
         """Keep these queued papers, marked with why they could not be indexed (no longer retried)."""

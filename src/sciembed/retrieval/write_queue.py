@@ -11,7 +11,8 @@ So nothing acknowledged is lost: a process killed with papers queued indexes the
 next served (`WriteQueue.resume`). A paper deleted, or added directly, while a copy of it waits is not indexed from
 that copy. A paper that cannot be indexed (its encode fails) stays in the queue with the error, counted in
 `Collection.stats` and shown by ``GET /papers/{id}``; the others go on. The time from acknowledgement to
-searchable is recorded for the last `RECENT` papers (``stats()["queue"]``).
+searchable (from each entry's ``queued_at``, so also for papers an earlier process acknowledged) is kept for
+the last `RECENT` papers indexed (``stats()["queue"]``).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def still_queued(catalog: Any, pairs: list[tuple[Paper, list]], vectors: np.ndar
 
 
 class WriteQueue:
-    """The background indexer of one writable collection (started on the first queued paper, or at open when
-    papers were left queued)."""
+    """The background indexer of one writable collection (started on the first queued paper, or by `resume`
+    when papers were left queued)."""
 
     def __init__(self, collection: Any) -> None:
         """`collection`: the `retrieval.collection.Collection` whose queue this is (not imported: it imports this)."""
@@ -57,7 +58,6 @@ class WriteQueue:
         self._wake = threading.Condition()
         self._stop = False
         self._thread: threading.Thread | None = None
-        self._queued_at: dict[int, float] = {}  # seq -> monotonic time acknowledged (this process's adds)
         self._lags: deque[float] = deque(maxlen=RECENT)
         self._busy = False
 
@@ -70,8 +70,8 @@ class WriteQueue:
         waiting = 0
         if pairs:
             with collection._writer:  # the catalog's one writer connection
-                waiting, seqs = collection.catalog.enqueue([p for p, _ in pairs])
-            self.wake(dict.fromkeys(seqs, time.monotonic()))
+                waiting = collection.catalog.enqueue([p for p, _ in pairs])
+            self.wake()
         return {"queued": len(pairs), "views": sum(len(v) for _, v in pairs), "skipped_no_text": skipped,
                 "waiting": waiting}
 
@@ -83,10 +83,9 @@ class WriteQueue:
             self.wake()
         return waiting
 
-    def wake(self, queued_at: dict[int, float] | None = None) -> None:
-        """New papers are queued (their seqs and acknowledgement times): start the thread if needed, wake it."""
+    def wake(self) -> None:
+        """New papers are queued: start the thread if needed, wake it."""
         with self._wake:
-            self._queued_at.update(queued_at or {})
             if self._thread is None and not self._stop:
                 self._thread = threading.Thread(target=self._run, name="sciembed-write-queue", daemon=True)
                 self._thread.start()
@@ -139,9 +138,9 @@ class WriteQueue:
             return self.collection.catalog.pending(BATCH)
 
     def _index(self, batch: list) -> None:
-        seqs = [seq for seq, _ in batch]
+        seqs = [seq for seq, _, _ in batch]
         try:
-            self.collection.add_papers([paper for _, paper in batch], queued=seqs)
+            self.collection.add_papers([paper for _, paper, _ in batch], queued=seqs)
         except Exception as err:  # any failure is kept with the paper; the queue goes on
             if len(batch) > 1:  # find the paper that fails: the others are indexed
                 for one in batch:
@@ -151,6 +150,6 @@ class WriteQueue:
             with self.collection._writer:
                 self.collection.catalog.fail_pending(seqs, f"{type(err).__name__}: {err}")
             return
-        now = time.monotonic()
+        now = time.time()
         with self._wake:
-            self._lags.extend(now - self._queued_at.pop(seq) for seq in seqs if seq in self._queued_at)
+            self._lags.extend(now - queued_at for _, _, queued_at in batch)

@@ -96,6 +96,9 @@ def test_a_paper_that_cannot_be_indexed_keeps_its_error_and_the_others_go_on(pau
     assert paused.catalog.pending_counts() == (0, 1)
     failed = client_of(paused).get("/papers/bad-1")
     assert failed.status_code == 422 and "the encoder failed on this paper" in failed.text
+    monkeypatch.setattr(paused, "encode_in_turns", encode)
+    paused.add_papers([Paper.from_dict(new_paper("bad-1"))])  # added directly: the failed copy is superseded
+    assert paused.catalog.pending_counts() == (0, 0) and "queued" not in paused.paper("bad-1")
 
 
 def test_of_a_paper_queued_twice_the_last_copy_is_indexed(paused):

@@ -319,7 +319,7 @@ class Catalog:
                 [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)],
             )
             if queued is None:
-                con.executemany("DELETE FROM pending WHERE id = ? AND error IS NULL", [(p.id,) for p in papers])
+                con.executemany("DELETE FROM pending WHERE id = ?", [(p.id,) for p in papers])
             else:
                 con.executemany("DELETE FROM pending WHERE seq = ?", [(s,) for s in queued])
             con.execute("COMMIT")

@@ -41,7 +41,7 @@ def subset(corpus: Path, papers: int, seed: int, work: Path) -> tuple[Path, int]
 
 def compare_vectors(a: Path, b: Path) -> dict:
     """Whether two vectors directories hold the same views, bit-identical vectors, and the largest difference."""
-    from sciembed.encode.store import vectors_of
+    from sciembed.index.encode.store import vectors_of
 
     names = sorted(p.name for p in a.glob("shard-*.parquet"))
     same_ids, identical, largest = names == sorted(p.name for p in b.glob("shard-*.parquet")), True, 0.0
@@ -72,7 +72,7 @@ def main() -> None:
     import ray
     import torch
 
-    from sciembed.encode.run import encode_corpus
+    from sciembed.index.encode.run import encode_corpus
 
     shutil.rmtree(args.work, ignore_errors=True)
     corpus, total = subset(args.corpus, args.papers or 10**12, args.seed, args.work)

@@ -37,7 +37,7 @@ def load(threads: int) -> Any:
 
 def pieces(corpus: Path, encoder: Any, limit: int) -> list[str]:
     from sciembed.corpus.layout import CorpusDir
-    from sciembed.retrieval.fulltext_index import PIECE_SECTIONS, PIECES_PER_SECTION
+    from sciembed.index.fulltext_index import PIECE_SECTIONS, PIECES_PER_SECTION
     from sciembed.views.fit import encoder_budget, section_pieces
 
     budget, out = encoder_budget(encoder.max_seq_length), []

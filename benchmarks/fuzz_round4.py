@@ -56,7 +56,7 @@ def _cli(args: list[str]) -> dict[str, Any]:
 
 @probe("6", "fusion.json with NaN / negative weights, RRF k=-1, duplicate runs, text weights: FusionSpec.load")
 def fusion_files(tmp: Path) -> dict[str, Any]:
-    from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one
+    from sciembed.search.learned_fusion import FusionSpec, fuse_one
 
     files = {"nan_weight": '{"runs": ["a", "b"], "method": "wsum", "norm": "zmuv", "params": {"weights": [NaN, 1]}}',
              "negative_weights": '{"runs": ["a", "b"], "method": "wsum", "norm": "min-max", '
@@ -262,10 +262,10 @@ def abandoned_upload(tmp: Path) -> dict[str, Any]:
     from fakes import pdfs as testing
     from fakes.models import build_tiny_bert
     from sciembed.corpus.layout import CorpusDir
+    from sciembed.index.collection import Collection
+    from sciembed.index.paper_index import build_paper_index
     from sciembed.models import load_encoder
     from sciembed.papers.ingest import ingest
-    from sciembed.retrieval.collection import Collection
-    from sciembed.retrieval.paper_index import build_paper_index
     from sciembed.server import ServerSettings, create_app
 
     ingest([SHARED / "unarxive-sample"], tmp / "corpus", progress=False)

@@ -38,7 +38,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "onnx_int8.json"
 def index_texts(corpus: Path, papers: int, seed: int, encoder) -> list[str]:
     """Title+abstract and the full-text index's section pieces of a seeded sample of `corpus`'s papers."""
     from sciembed.corpus.layout import CorpusDir
-    from sciembed.retrieval.fulltext_index import PIECE_SECTIONS, PIECES_PER_SECTION
+    from sciembed.index.fulltext_index import PIECE_SECTIONS, PIECES_PER_SECTION
     from sciembed.views.fit import encoder_budget, section_pieces
     from sciembed.views.simple import ta_text
     from sciembed.views.tokens import tokenizer_counter

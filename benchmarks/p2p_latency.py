@@ -36,8 +36,8 @@ import numpy as np
 from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
-from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import LATE_FIRST_TIER, MultiVectorIndex
+from sciembed.search.learned_fusion import FusionSpec, fuse_one, measured_default
 
 
 def summary(ms: list[float]) -> dict[str, float]:
@@ -148,7 +148,7 @@ def acl(args, spec: FusionSpec) -> dict:
     from sciembed.evaluation.p2p_views import encoder_token_counter
     from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
     from sciembed.models import load_encoder
-    from sciembed.retrieval.prism.index import abstract_text
+    from sciembed.search.prism.index import abstract_text
     from sciembed.views.fit import encoder_budget, section_pieces
     from sciembed.views.simple import full_text
 
@@ -240,7 +240,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--config", type=Path, default=Path("configs/p2p-acl.yaml"))
     parser.add_argument("--fusion", type=Path, help="fusion.json tuned on the ACL val split (default: the shipped "
-                        "measured fusion of bm25, a2a, late, `retrieval/measured_fusion.json`).")
+                        "measured fusion of bm25, a2a, late, `search/measured_fusion.json`).")
     parser.add_argument("--split", default="test", choices=["val", "test"], help="ACL query papers (tune on val).")
     parser.add_argument("--late-tiers", type=int, nargs="+", default=[LATE_FIRST_TIER],
                         help="Approximate late: first paging tiers to compare with exact late (ACL part).")

@@ -37,8 +37,8 @@ from p2p_latency import summary, view_index
 from sciembed.retrieval.ann import default_params
 from sciembed.retrieval.bm25 import BM25Index
 from sciembed.retrieval.dense import DenseIndex
-from sciembed.retrieval.learned_fusion import FusionSpec, fuse_one, measured_default
 from sciembed.retrieval.multivector import LATE_FIRST_TIER, MultiVectorIndex
+from sciembed.search.learned_fusion import FusionSpec, fuse_one, measured_default
 
 Ranking = list[tuple[str, float]]
 
@@ -165,8 +165,8 @@ def choose(val: dict, grid: list[int], tolerance: float) -> tuple[int, bool]:
 
 def acl(args, spec: FusionSpec) -> dict:
     from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper
-    from sciembed.retrieval.fulltext_index import fulltext_parts
-    from sciembed.retrieval.paper_index import open_paper_index
+    from sciembed.index.fulltext_index import fulltext_parts
+    from sciembed.index.paper_index import open_paper_index
     from sciembed.views.simple import full_text
 
     parts = fulltext_parts(args.index)

@@ -27,7 +27,7 @@ from transformers import AutoTokenizer
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.models.loading import offline_package_path
-from sciembed.retrieval.prism.aspects import extractive_queries
+from sciembed.search.prism.aspects import extractive_queries
 from sciembed.views.fit import encoder_budget, section_pieces, truncation_row
 from sciembed.views.segment import segment_views
 from sciembed.views.simple import full_text, section_view, ta_text

@@ -28,7 +28,7 @@ import numpy as np
 
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.prism.index import PrismIndex
+from sciembed.search.prism.index import PrismIndex
 
 
 def unit_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:

@@ -53,12 +53,12 @@ from sciembed.cli.main import command_app
 command_app(["index", "search"])  # what the `sciembed` command imports and builds before it runs
 t1 = time.perf_counter()
 from pathlib import Path
-from sciembed.retrieval.batch import _encoder, _open
-from sciembed.retrieval.fulltext_index import expand_index_dirs
+from sciembed.search.open import open_run, query_encoder
+from sciembed.index.fulltext_index import expand_index_dirs
 dirs, _ = expand_index_dirs([Path(sys.argv[1])])
-loaded = [_open(d, None) for d in dirs]
+loaded = [open_run(d) for d in dirs]
 t2 = time.perf_counter()
-encoder = _encoder(next(one for one in loaded if one.kind != "bm25"))
+encoder = query_encoder(next(one for one in loaded if one.kind != "bm25"))
 t3 = time.perf_counter()
 vector = encoder.encode([sys.argv[2]], show_progress=False)
 for one in loaded:
@@ -101,8 +101,8 @@ def loaded(part: dict) -> dict:
 
 
 def cli(index: Path, paper: str, runs: int) -> dict:
+    from sciembed.index.bm25_paper import BM25PaperIndex
     from sciembed.retrieval.bm25 import BM25Index
-    from sciembed.retrieval.bm25_paper import BM25PaperIndex
 
     text = [sciembed("index", "search", str(index), "--query", q, "--k", "10") for q in QUERIES[:runs]]
     text_cpu = cpu_of(runs)
@@ -169,7 +169,7 @@ def warm_cli_server(index: Path, before: str, runs: int, port: int) -> dict:
 
 def p2p_parts(abstracts, ids, views, bm25, texts, ta, own, spec, queries: list[int], k: int) -> dict:
     """Fused p2p per query paper, each stage timed (CPU time of this process, and wall)."""
-    from sciembed.retrieval.learned_fusion import fuse_one
+    from sciembed.search.learned_fusion import fuse_one
 
     stages: dict[str, list[float]] = {"a2a": [], "bm25": [], "late": [], "fuse": [], "fused_wall": []}
     for n, i in enumerate(queries):
@@ -201,8 +201,8 @@ def unit(rng: np.random.Generator, rows: int, dim: int) -> np.ndarray:
 def p2p(corpus: Path | None, cache: Path | None, papers: int, queries: int, k: int) -> dict:
     from sciembed.retrieval.bm25 import BM25Index
     from sciembed.retrieval.dense import DenseIndex
-    from sciembed.retrieval.learned_fusion import MEASURED_FUSION, FusionSpec
     from sciembed.retrieval.multivector import MultiVectorIndex
+    from sciembed.search.learned_fusion import MEASURED_FUSION, FusionSpec
 
     spec = FusionSpec.load(MEASURED_FUSION)
     rng = np.random.default_rng(0)

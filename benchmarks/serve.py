@@ -102,9 +102,9 @@ def synthetic_paper(rng: np.random.Generator, pid: str) -> dict:
 
 def build_collection(root: Path, n: int, seed: int) -> dict:
     """A served collection of n synthetic papers with seeded vectors (see the module docstring)."""
+    from sciembed.index.catalog import CATALOG, write_base_catalog
     from sciembed.models import load_encoder
     from sciembed.papers.model import Paper
-    from sciembed.retrieval.catalog import CATALOG, write_base_catalog
     from sciembed.retrieval.multivector import MultiVectorIndex
     from sciembed.views import ta_view
 

@@ -15,7 +15,7 @@ requests/s, errors and the box's load average (`os.getloadavg()`) before and aft
 serve a fresh copy of the same collection, one after the other, `--rounds` times alternating (before,
 after, before, after, …) so that a change of the box's load shows in both.
 
-`--after-queued` sends the "after" server's adds with ``"wait": false`` (queued adds, `retrieval/write_queue.py`:
+`--after-queued` sends the "after" server's adds with ``"wait": false`` (queued adds, `index/write_queue.py`:
 answered once on disk); its rows then also give the server's own time from acknowledgement to searchable
 (``/stats`` ``queue``) at the end of the phase and once the queue has drained.
 

@@ -19,9 +19,9 @@ from typing import Any
 
 
 def install(path: str) -> None:
+    from sciembed.index import catalog, collection
     from sciembed.ioutil import locks
     from sciembed.models import batching
-    from sciembed.retrieval import catalog, collection
 
     log = open(path, "a", buffering=1)  # noqa: SIM115 - open for the server's life
     local = threading.local()

@@ -67,7 +67,7 @@ def test_index_build_stores_the_spec_with_its_adapter(index_dir, base, adapter_d
     assert loaded.fingerprint == manifest["encoder"]["fingerprint"] != plain.fingerprint
     # loading the stored spec gives an encoder of the same spec
     assert EncoderSpec.model_validate(spec_fields(loaded)) == spec
-    from sciembed.retrieval.collection import encoder_from_manifest
+    from sciembed.index.collection import encoder_from_manifest
 
     assert encoder_from_manifest(manifest).fingerprint == loaded.fingerprint
 

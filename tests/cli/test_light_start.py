@@ -14,7 +14,7 @@ from fakes.http import reply_server
 from sciembed.cli.main import COMMANDS, app, module_for
 
 HEAVY = ("torch", "numpy", "faiss", "pyarrow", "pandas", "duckdb", "bm25s", "onnxruntime", "transformers",
-         "sentence_transformers", "sciembed.models", "sciembed.retrieval.dense", "sciembed.retrieval.batch")
+         "sentence_transformers", "sciembed.models", "sciembed.retrieval.dense", "sciembed.search.batch")
 SCRIPT = ("import atexit, sys\n"
           "atexit.register(lambda: print('MODULES', *sorted(sys.modules), file=sys.stderr))\n"
           "sys.argv[0] = 'sciembed'\nfrom sciembed.cli.main import main\n"

@@ -129,10 +129,10 @@ def test_cli_tunes_on_val_and_reports_fused_on_test(corpus, tmp_path):
 
 
 def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
-    from sciembed.retrieval.batch import search_batch
-    from sciembed.retrieval.bm25_paper import build_bm25_index
-    from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
-    from sciembed.retrieval.paper_index import build_paper_index, read_manifest
+    from sciembed.index.bm25_paper import build_bm25_index
+    from sciembed.index.paper_index import build_paper_index, read_manifest
+    from sciembed.search.batch import search_batch
+    from sciembed.search.learned_fusion import FusionError, FusionSpec
 
     encoder = HashingEncoder()
     build_bm25_index(corpus, "fulltext", tmp_path / "bm25")
@@ -148,7 +148,7 @@ def test_search_fuses_the_three_indexes_by_their_method_names(corpus, tmp_path):
     with pytest.raises(FusionError, match="fuses runs"):
         search_batch(dirs[:2], papers=["P16"], k=5, method="late", fusion=spec)
     spec.save(tmp_path / "late" / "fusion.json")
-    from sciembed.retrieval.fulltext_index import saved_fusion
+    from sciembed.search.open import saved_fusion
 
     assert saved_fusion(dirs) == spec and saved_fusion(dirs[:1]) is None
 
@@ -168,7 +168,7 @@ def test_query_papers_can_follow_a_built_corpus_splits(corpus):
 
 
 def test_a_tuned_fusion_records_its_model_and_refuses_another_models_scores(corpus, tmp_path):
-    from sciembed.retrieval.learned_fusion import FusionError, FusionSpec
+    from sciembed.search.learned_fusion import FusionError, FusionSpec
 
     config = P2PConfig(methods=["a2a", "bm25", "late", "fused"], piece_tokens=24)
     tuned_on = HashingEncoder()

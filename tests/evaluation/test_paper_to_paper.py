@@ -14,7 +14,7 @@ from sciembed.evaluation.paper_to_paper import load_paper_to_paper
 from sciembed.evaluation.scifullbench import load_scifullbench, parse_mmd
 from sciembed.papers.io import write_parquet
 from sciembed.papers.model import Paper, Section, SectionRole
-from sciembed.retrieval.prism import QuerySet, write_query_sets
+from sciembed.search.prism import QuerySet, write_query_sets
 
 FIXTURE = Path(__file__).parent / "data" / "scifullbench"
 

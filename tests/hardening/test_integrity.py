@@ -17,11 +17,11 @@ from fakes.fuzzing.hostile import own_record, write_lines
 from sciembed.cli.errors import data_error_message
 from sciembed.cli.main import app
 from sciembed.cli.search import truncation_note
+from sciembed.index.paper_index import build_paper_index, open_paper_index
 from sciembed.ioutil.atomic import OutputError, check_writable
 from sciembed.models.cache import CachedEncoder, EmbeddingCache
 from sciembed.papers.ingest import ingest
 from sciembed.retrieval.dense import DenseIndex, IndexLoadError
-from sciembed.retrieval.paper_index import build_paper_index, open_paper_index
 from sciembed.training import WindowConfig, load_config
 from sciembed.training.config import ConfigError
 

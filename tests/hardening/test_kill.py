@@ -91,8 +91,8 @@ def test_killed_corpus_build_never_passes_for_finished(synth, tmp_path):
 @pytest.fixture(scope="module")
 def built_index(synth, tmp_path_factory):
     from fakes.models import build_tiny_bert
+    from sciembed.index.paper_index import build_paper_index
     from sciembed.models import load_encoder
-    from sciembed.retrieval.paper_index import build_paper_index
 
     root = tmp_path_factory.mktemp("kill-index")
     bert = build_tiny_bert(root / "bert", [f"w{i}" for i in range(50)])
@@ -102,8 +102,8 @@ def built_index(synth, tmp_path_factory):
 
 
 def test_killed_index_rebuild_is_refused_or_finished(synth, built_index, tmp_path):
+    from sciembed.index.paper_index import build_paper_index, open_paper_index
     from sciembed.retrieval.dense import IndexLoadError
-    from sciembed.retrieval.paper_index import build_paper_index, open_paper_index
 
     bert, encoder, previous = built_index
     for seed in SEEDS:

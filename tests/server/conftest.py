@@ -9,10 +9,10 @@ import pytest
 
 from fakes.models import build_tiny_bert
 from sciembed.corpus.layout import CorpusDir
+from sciembed.index.collection import Collection
+from sciembed.index.paper_index import build_paper_index
 from sciembed.models import load_encoder
 from sciembed.papers.ingest import ingest
-from sciembed.retrieval.collection import Collection
-from sciembed.retrieval.paper_index import build_paper_index
 
 
 @pytest.fixture(scope="session")

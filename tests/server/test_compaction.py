@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from sciembed.cli.main import app as cli
+from sciembed.index.collection import Collection
+from sciembed.index.compaction import JOURNAL, compact_dir
 from sciembed.papers.model import Paper
-from sciembed.retrieval.collection import Collection
-from sciembed.retrieval.compaction import JOURNAL, compact_dir
 from sciembed.server import ServerSettings, create_app
 
 BASE = 49  # papers in the test collection
@@ -83,7 +83,7 @@ def test_compaction_drops_hidden_rows_and_keeps_every_result(index_dir):
 
 KILLER = """
 import os, signal, sys
-from sciembed.retrieval.compaction import compact_dir
+from sciembed.index.compaction import compact_dir
 target = sys.argv[2]
 compact_dir(sys.argv[1], step=lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == target else None)
 """

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from sciembed.retrieval.collection import Collection
+from sciembed.index.collection import Collection
 
 BASE = 49  # papers in the test collection
 
@@ -103,7 +103,7 @@ def test_server_killed_during_an_add(index_dir):
 CHILD = """
 import os, sys, json, time
 from sciembed.papers.model import Paper
-from sciembed.retrieval.collection import Collection
+from sciembed.index.collection import Collection
 
 index_dir, marker, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 collection = Collection.open(index_dir)

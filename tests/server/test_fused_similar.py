@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from sciembed.index.bm25_paper import build_bm25_index
+from sciembed.index.collection import Collection
+from sciembed.index.paper_index import build_paper_index
 from sciembed.models import load_encoder
-from sciembed.retrieval.batch import search_batch
-from sciembed.retrieval.bm25_paper import build_bm25_index
-from sciembed.retrieval.collection import Collection
-from sciembed.retrieval.fused_search import FusedPaperSearch
-from sciembed.retrieval.learned_fusion import MEASURED_FUSION, FusionError, FusionSpec
-from sciembed.retrieval.paper_index import build_paper_index
+from sciembed.search.batch import search_batch
+from sciembed.search.learned_fusion import MEASURED_FUSION, FusionError, FusionSpec
+from sciembed.search.served import FusedPaperSearch
 from sciembed.server import ServerSettings, create_app
 
 SPEC = FusionSpec(["bm25", "a2a", "late"], "wsum", "min-max", {"weights": [0.5, 0.3, 0.2]})
@@ -129,7 +129,7 @@ def test_a_live_copy_of_the_query_paper_ranks_first(fused_collection, three_inde
     # each companion ranks the copy first, with the original's own scores (same text, same statistics)
     search = collection.paper_search
     for name in ("bm25", "a2a"):
-        ranking = search._companion(collection, search.companions[name], name, copy, 10)
+        ranking = search._companion(collection, search.companions[name], copy, 10)
         assert ranking[0][0] == pid, name
     collection.compact()  # the catalog's copy of live papers' text survives compaction
     collection.close()
@@ -153,5 +153,5 @@ def test_a_live_replacement_is_scored_by_its_new_text(fused_collection, built_in
     collection.add_papers([_copy_of(built_index, pid, other)])  # `other` now holds pid's text
     assert collection.search(paper_id=pid, k=5).hits[0].id == other
     bm25 = collection.paper_search.companions["bm25"]
-    ranking = collection.paper_search._companion(collection, bm25, "bm25", collection.catalog.live_paper(other), 10)
+    ranking = collection.paper_search._companion(collection, bm25, collection.catalog.live_paper(other), 10)
     assert ranking[0][0] == pid

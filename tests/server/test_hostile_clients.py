@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from sciembed.retrieval.collection import Collection
+from sciembed.index.collection import Collection
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.server import ServerSettings, create_app, uploads
 

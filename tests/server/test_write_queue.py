@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fakes.live_papers import new_paper
+from sciembed.index.collection import Collection
 from sciembed.papers.model import Paper
-from sciembed.retrieval.collection import Collection
 from sciembed.server import ServerSettings, create_app
 
 KEY = "s3cret-key"

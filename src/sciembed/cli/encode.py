@@ -34,7 +34,7 @@ def encode_cmd(
     """Encode every view of every paper into resumable Parquet shards (paper id, view id, kind, vector)."""
     from rich.console import Console
 
-    from sciembed.encode.run import encode_corpus
+    from sciembed.index.encode.run import encode_corpus
 
     load = encoder.spec(model).load_kwargs()
     try:

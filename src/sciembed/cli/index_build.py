@@ -60,7 +60,7 @@ def index(
     An existing index in --out is refused without --overwrite; with it the new index replaces the old one whole
     when it is finished (no file of the old one is left).
     """
-    from sciembed.encode.store import is_vectors_dir
+    from sciembed.index.encode.store import is_vectors_dir
     from sciembed.retrieval.index_factory import parse_index_factory
 
     try:
@@ -90,9 +90,9 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
     """`sciembed index build PAPERS --view V`: one view's index (`spec` None: BM25)."""
     from rich.console import Console
 
-    from sciembed.retrieval.index_out import check_index_out, index_out_dir
+    from sciembed.index.index_out import check_index_out, index_out_dir
+    from sciembed.index.paper_index import build_paper_index
     from sciembed.retrieval.multivector import check_aggregate
-    from sciembed.retrieval.paper_index import build_paper_index
     from sciembed.views.kinds import index_view
 
     try:
@@ -100,7 +100,7 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
         check_aggregate(aggregate)
         check_index_out(out, overwrite=overwrite, resumable=bool(shard_papers) and spec is not None)
         if spec is None:
-            from sciembed.retrieval.bm25_paper import build_bm25_index
+            from sciembed.index.bm25_paper import build_bm25_index
 
             with index_out_dir(out, overwrite=overwrite) as stage:
                 counts = build_bm25_index(corpus, view, stage, target=target or 358, segment_tokens=segment_tokens)
@@ -118,8 +118,8 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
             )
     except known_errors() as err:
         fail(str(err))
+    from sciembed.index.paper_index import read_manifest
     from sciembed.retrieval.dense import read_meta
-    from sciembed.retrieval.paper_index import read_manifest
 
     built = read_meta(out / "index").get("index", {})
     console = Console()
@@ -143,8 +143,8 @@ def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int 
     `--index` (`kind`, `ann`) is the kind of its two dense parts' indexes (title+abstract, late views)."""
     from rich.console import Console
 
-    from sciembed.retrieval.fulltext_index import build_fulltext_index
-    from sciembed.retrieval.index_out import check_index_out, index_out_dir
+    from sciembed.index.fulltext_index import build_fulltext_index
+    from sciembed.index.index_out import check_index_out, index_out_dir
 
     console = Console(stderr=True)
     try:
@@ -159,7 +159,7 @@ def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int 
                                           late_index=kind, ann=ann)
     except known_errors() as err:
         fail(str(err))
-    from sciembed.retrieval.paper_index import read_manifest
+    from sciembed.index.paper_index import read_manifest
 
     manifest = read_manifest(out)
     views, timings = manifest["views"], manifest["timings"]
@@ -175,9 +175,9 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
     """`sciembed index build VECTORS`: the index from `sciembed encode`'s shards (no encoding)."""
     from rich.console import Console
 
-    from sciembed.retrieval.index_out import index_out_dir
+    from sciembed.index.index_out import index_out_dir
+    from sciembed.index.paper_index import build_index_from_vectors
     from sciembed.retrieval.multivector import check_aggregate
-    from sciembed.retrieval.paper_index import build_index_from_vectors
 
     try:
         check_aggregate(aggregate)

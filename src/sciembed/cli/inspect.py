@@ -31,7 +31,7 @@ def inspect_cmd(
     """Show one paper: its sections with roles, and each view cut from it."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.papers.roles import conclusion_section_index, method_section_index
-    from sciembed.retrieval.paper_lookup import UnknownPaperError, corpus_lookup
+    from sciembed.search.paper_lookup import UnknownPaperError, corpus_lookup
     from sciembed.views import chunk_views, segment_views, ta_text, target_words, window_at
     from sciembed.views.paper_log import choose_section
     from sciembed.views.tokens import approx_tokens

@@ -38,7 +38,7 @@ def _errors() -> tuple[type[Exception], ...]:
     from sciembed.corpus.layout import CorpusError
     from sciembed.llm import LLMError
     from sciembed.models import ModelLoadError
-    from sciembed.retrieval.prism.queries import QueryFileError
+    from sciembed.search.prism.queries import QueryFileError
 
     return CorpusError, LLMError, ModelLoadError, QueryFileError, KeyError, ValueError
 
@@ -65,14 +65,14 @@ def search_command(
     from rich.console import Console
     from rich.table import Table
 
-    from sciembed.retrieval.prism.api import prism_search
-    from sciembed.retrieval.prism.queries import read_query_sets
+    from sciembed.search.prism.api import prism_search
+    from sciembed.search.prism.queries import read_query_sets
 
     if output not in ("table", "json"):
         fail(f"--output-format {output!r}: expected table or json")
     try:
         from sciembed.models import load_encoder
-        from sciembed.retrieval.paper_lookup import corpus_lookup
+        from sciembed.search.paper_lookup import corpus_lookup
 
         paper = corpus_lookup(corpus).resolve(paper)  # any external id / letter case, before the model loads
         encoder = load_encoder(model, cache_dir=cache_dir)
@@ -159,8 +159,8 @@ def queries_command(
     from rich.console import Console
 
     from sciembed.cli.deprecation import was_given
-    from sciembed.retrieval.prism.api import generate_queries
-    from sciembed.retrieval.prism.queries import write_query_sets
+    from sciembed.search.prism.api import generate_queries
+    from sciembed.search.prism.queries import write_query_sets
 
     ids = list(paper)
     if papers_file:
@@ -181,7 +181,7 @@ def queries_command(
     try:
         from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
         from sciembed.evaluation.p2p_run import load_p2p_config
-        from sciembed.retrieval.prism.agents import load_sampling
+        from sciembed.search.prism.agents import load_sampling
 
         aspects = load_p2p_config(benchmark_config).aspects if benchmark_config is not None else None
         if split is not None:
@@ -215,7 +215,7 @@ def queries_command(
 def _scifullbench_queries(root: Path, ids: list[str], venues: list[str], options: dict) -> list:
     """Query sets for a SciFullBench release's query papers (all, or `ids`), LLM agents reading the raw .mmd."""
     from sciembed.evaluation.scifullbench import load_scifullbench, query_texts
-    from sciembed.retrieval.prism.api import paper_queries
+    from sciembed.search.prism.api import paper_queries
 
     bench = load_scifullbench(root, venues=venues or None)
     missing = [i for i in ids if i not in bench.queries]

@@ -58,7 +58,7 @@ def search(
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
     method = _method_name(method)
-    from sciembed.retrieval.query_files import read_paper_ids, read_query_texts
+    from sciembed.search.query_files import read_paper_ids, read_query_texts
 
     if query_file is not None:
         if query is not None:
@@ -92,9 +92,9 @@ def search(
         return
     try:
         from sciembed.models.trust import trusting_code
-        from sciembed.retrieval.batch import search_batch
-        from sciembed.retrieval.fulltext_index import saved_fusion
-        from sciembed.retrieval.learned_fusion import FusionSpec
+        from sciembed.search.batch import search_batch
+        from sciembed.search.learned_fusion import FusionSpec
+        from sciembed.search.open import saved_fusion
 
         spec = FusionSpec.load(fusion) if fusion is not None else saved_fusion(index_dirs)
         paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None

@@ -61,7 +61,7 @@ def serve(
     from rich.console import Console
 
     from sciembed.cli.serve_config import serve_tuning
-    from sciembed.retrieval.collection import Collection
+    from sciembed.index.collection import Collection
     from sciembed.server import ServerSettings, create_app
     from sciembed.server.settings import LOCAL_HOSTS
 
@@ -116,7 +116,7 @@ def serve(
 
 def served_parts(index_dir: Path, fused_with: list[Path]) -> tuple[Path, list[Path]]:
     """A full-text index is served as its ``late`` part, fused with its ``bm25`` and ``ta`` parts; others as given."""
-    from sciembed.retrieval.fulltext_index import fulltext_parts, is_fulltext_index
+    from sciembed.index.fulltext_index import fulltext_parts, is_fulltext_index
 
     if not is_fulltext_index(index_dir):
         return index_dir, fused_with
@@ -126,10 +126,10 @@ def served_parts(index_dir: Path, fused_with: list[Path]) -> tuple[Path, list[Pa
 
 def fused_paper_search(index_dir: Path, fused_with: list[Path], fusion: Path | None):
     """Similar papers through the learned fusion of the served index and its companions (`FusedPaperSearch`)."""
-    from sciembed.retrieval.fulltext_index import saved_fusion
-    from sciembed.retrieval.fused_search import FusedPaperSearch
-    from sciembed.retrieval.learned_fusion import FusionSpec
-    from sciembed.retrieval.paper_index import read_manifest
+    from sciembed.index.paper_index import read_manifest
+    from sciembed.search.learned_fusion import FusionSpec
+    from sciembed.search.open import saved_fusion
+    from sciembed.search.served import FusedPaperSearch
 
     if not fused_with:
         fail("--fusion needs the companion indexes it fuses: --fused-with DIR (repeatable)")
@@ -165,9 +165,9 @@ def serving_encoder(index_dir: Path, model: str | None, options: EncoderOptions,
     `--backend onnx --quantize` serves an index built with that backend; an index
     built with torch is refused (its vectors are another fingerprint's).
     """
+    from sciembed.index.paper_index import read_manifest
     from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
-    from sciembed.retrieval.paper_index import read_manifest
 
     manifest = read_manifest(index_dir)
     built = EncoderSpec.from_described(manifest["encoder"])
@@ -185,7 +185,7 @@ def compact(
     """Rewrite a served collection without its deleted / replaced rows (no server may have it open)."""
     from rich.console import Console
 
-    from sciembed.retrieval.compaction import compact_dir
+    from sciembed.index.compaction import compact_dir
 
     try:
         result = compact_dir(index_dir)

@@ -135,7 +135,7 @@ def paper_to_paper_task(path: str | Path, *, split: str = "test", relevance: str
     ``citations``, or the user's qrels split). The query paper is excluded by id; sciembed also excludes
     candidates sharing the query's normalised title, which MTEB cannot express (see docs/benchmarks.md)."""
     from sciembed.evaluation.benchmarks.paper_to_paper import query_benchmark
-    from sciembed.retrieval.prism.index import abstract_text
+    from sciembed.search.prism.index import abstract_text
 
     bench = query_benchmark(path, split=split, seed=seed, val_share=val_share, min_gold=min_gold)
     if relevance not in bench.qrels:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from sciembed.retrieval.prism.aspects import AGENT_ASPECTS
+from sciembed.search.prism.aspects import AGENT_ASPECTS
 
 # every ranking holds `top_k` (300) papers: MAP is over those, so it is named with that cut (never plain "map",
 # which means the full candidate list elsewhere; `contract.RANKING_METRICS`)

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sciembed.evaluation.p2p_config import ALL_METHODS, P2PConfig
-from sciembed.evaluation.p2p_rankers import MethodRankers, Ranking, rank_bm25, rank_hybrid
+from sciembed.evaluation.p2p_rankers import SEARCHED, MethodRankers, Ranking, rank_hybrid
 from sciembed.evaluation.p2p_views import TextVectors, plan_views
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
 from sciembed.models.progress import progress_bar
-from sciembed.retrieval.learned_fusion import FusionSpec, fuse_all
-from sciembed.retrieval.prism.aspects import QuerySet
+from sciembed.search.learned_fusion import FusionSpec
+from sciembed.search.paper_search import fuse
+from sciembed.search.prism.aspects import QuerySet
 
 
 @dataclass
@@ -60,6 +61,9 @@ def rank_methods(
 
     order = [m for m in ALL_METHODS if m in needed and m not in ("bm25", "hybrid", "prism_llm", "fused")]
     for method in order:
+        if method in SEARCHED:
+            rankings[method] = rankers.rank_searched(method)
+            continue
         with progress_bar(f"rank {method}", len(qids), enabled=show_progress) as advance:
             rankings[method] = {}
             for q in qids:
@@ -82,11 +86,11 @@ def rank_methods(
                                  n=len(missing), example=missing[0])
             count_sources(name, by_q)
     if "bm25" in needed:
-        rankings["bm25"] = rank_bm25(views, k)
+        rankings["bm25"] = rankers.rank_searched("bm25")
     if "hybrid" in needed:
         rankings["hybrid"] = rank_hybrid(views, rankings["bm25"], rankings[config.hybrid_dense], config)
     if "fused" in config.methods and fusion is not None:
-        rankings["fused"] = fuse_all(fusion, {r: rankings[r] for r in fusion.runs}, depth=k)
+        rankings["fused"] = {q: fuse({r: rankings[r].get(q, []) for r in fusion.runs}, k, fusion) for q in qids}
     encoding = {"distinct": vec.count, "candidates": len(views.candidates), "piece_tokens": views.budget,
                 "pieces": sum(len(v) for v in views.c_pieces.values()),
                 "segments": sum(len(c.segments) for c in views.candidates)}

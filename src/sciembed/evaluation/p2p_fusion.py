@@ -14,7 +14,7 @@ import numpy as np
 from sciembed.evaluation.metrics import per_query_scores
 from sciembed.evaluation.p2p_rankers import Ranking
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
-from sciembed.retrieval.learned_fusion import FusionSpec, fuse_all, tune_fusion
+from sciembed.search.learned_fusion import FusionSpec, fuse_all, tune_fusion
 
 
 def tune_p2p_fusion(rankings: Mapping[str, Mapping[str, Ranking]], val: PaperToPaperBenchmark,

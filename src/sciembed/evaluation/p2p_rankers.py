@@ -1,8 +1,10 @@
 """The paper-to-paper methods as rankers: the indexes a run's views need, and one ranking per (method, query).
 
-Every ranking holds at most `top_k` distinct papers, the query paper's exclusions never among
-them, equal scores in `ties.ordered`'s seeded-hash order; an index searched for the top k is searched
-past every candidate tied with the k-th (`ties.past_ties`), so the hash decides which tied papers are kept.
+The methods a collection is searched by (``a2a``, ``late``, ``bm25`` and their fusion) are runs of the
+one `search.PaperSearch`, the search ``sciembed index search`` and the service use, over in-memory indexes
+of the benchmark's candidates, each query paper's inputs encoded from its views. Every ranking holds at most
+`top_k` distinct papers, the query paper's exclusions never among them, equal scores in `ties.ordered`'s
+seeded-hash order, ties at the cut resolved before it.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import numpy as np
 from sciembed.evaluation.p2p_config import P2PConfig
 from sciembed.evaluation.p2p_views import RunViews, TextVectors
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
-from sciembed.evaluation.ties import ordered, past_ties
+from sciembed.evaluation.ties import ordered
+from sciembed.index.bm25_paper import BM25PaperIndex
 from sciembed.retrieval.dense import DenseIndex
-from sciembed.retrieval.fusion import rrf_scores
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.prism.aspects import Aspect, QuerySet
-from sciembed.retrieval.prism.index import Candidate, PrismIndex
+from sciembed.search.paper_search import fuse
+from sciembed.search.prism.aspects import Aspect, QuerySet
+from sciembed.search.prism.index import Candidate, PrismIndex
+from sciembed.search.runs import Query, Ranking, Run
 
-Ranking = list[tuple[str, float]]
+SEARCHED = ("a2a", "f2f", "late", "bm25")  # the methods ranked as runs of the one paper search
 
 
 def pairs(hits: Sequence[tuple[str, float, int]]) -> Ranking:
@@ -40,19 +44,6 @@ def top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> R
     return ordered(seen.items())[:k]
 
 
-def dense_top(index: DenseIndex, ids: list[str], vector: np.ndarray, excluded: list[str], k: int) -> Ranking:
-    """The top `k` papers of one query vector, none of `excluded`, ties at the cut resolved in seeded order."""
-    skip = set(excluded)
-
-    def search(_: Sequence[int], depth: int) -> list[Ranking]:
-        scores, rows = index.search_rows(vector, depth + len(skip))
-        hits = [(ids[r], float(s)) for s, r in zip(scores[0], rows[0], strict=True) if r >= 0 and ids[r] not in skip]
-        return [hits[:depth]]
-
-    [hits] = past_ties(search, [0], k, len(index))
-    return top(hits, excluded, k)
-
-
 class MethodRankers:
     """The indexes over one run's candidate views, and each dense method's ranking of one query paper."""
 
@@ -60,11 +51,8 @@ class MethodRankers:
                  bench: PaperToPaperBenchmark) -> None:
         self.views, self.vec, self.config, self.k = views, vec, config, config.top_k
         v, needed = views, views.needed
-        self.abstracts = DenseIndex(encoder.dim, encoder.metric)
+        self.abstracts = DenseIndex(encoder.dim, encoder.metric)  # PRISM's abstract index
         self.abstracts.add(v.ids, vec(v.c_ta))
-        self.fulls = DenseIndex(encoder.dim, encoder.metric)
-        if "f2f" in needed:
-            self.fulls.add(v.ids, vec(v.c_full))
 
         def multi(views_of: Callable[[Candidate, str], list[str]]) -> MultiVectorIndex:
             index = MultiVectorIndex(encoder.dim, encoder.metric)
@@ -76,7 +64,16 @@ class MethodRankers:
         piece_index = multi(lambda c, ta: v.c_pieces[c.id] or [ta]) if v.on_pieces else None
         self.segments = piece_index if config.prism_views == "pieces" else self.seg_index
         self.ta_segments = multi(lambda c, ta: [ta, *c.segments]) if "late_interaction" in needed else None
-        self.late_views = multi(lambda c, ta: [ta, *v.c_pieces[c.id]]) if "late" in needed else None
+        self.runs: dict[str, Run] = {}  # the runs of the paper search (`search.PaperSearch`)
+        if "a2a" in needed:
+            self.runs["a2a"] = Run("a2a", multi(lambda c, ta: [ta]), "max_sim")
+        if "f2f" in needed:
+            fulls = dict(zip(v.ids, v.c_full, strict=True))
+            self.runs["f2f"] = Run("f2f", multi(lambda c, ta: [fulls[c.id]]), "max_sim")
+        if "late" in needed:
+            self.runs["late"] = Run("late", multi(lambda c, ta: [ta, *v.c_pieces[c.id]]), "late")
+        if "bm25" in needed:
+            self.runs["bm25"] = Run("bm25", BM25PaperIndex.from_texts(v.ids, v.c_full))
         titles = bench.candidate_titles()
         self.prism = (PrismIndex(self.abstracts, self.segments, titles, config.abstract_format)
                       if self.segments is not None else None)
@@ -109,13 +106,25 @@ class MethodRankers:
     def _extractive(self, q: str) -> np.ndarray:
         return np.stack(list(self.query_set_vectors(self.views.extractive[q]).values()))
 
+    def _input(self, method: str, q: str) -> str | np.ndarray:
+        """Query paper `q` as a searched run's input: encoded from its views (BM25: its full text)."""
+        v = self.views
+        if method == "bm25":
+            return full_text(v.queries[q])
+        if method == "late":
+            return self.vec([v.q_ta[q], *v.q_pieces[q]])
+        return self.vec([v.q_full[q] if method == "f2f" else v.q_ta[q]])
+
+    def rank_searched(self, method: str) -> dict[str, Ranking]:
+        """Every query paper ranked by one searched method (a run of the paper search)."""
+        v = self.views
+        queries = [Query(q, {method: self._input(method, q)}, v.exclusions[q]) for q in v.qids]
+        return dict(zip(v.qids, self.runs[method].rank(queries, self.k), strict=True))
+
     def rank(self, method: str, q: str) -> Ranking:
-        """Query paper `q` ranked by a dense method (all but bm25, hybrid, prism_llm and fused)."""
+        """Query paper `q` ranked by a dense method not searched as a run (all but `SEARCHED`, hybrid, prism_llm
+        and fused)."""
         v, vec, k, excluded = self.views, self.vec, self.k, self.views.exclusions[q]
-        if method == "a2a":
-            return dense_top(self.abstracts, v.ids, vec([v.q_ta[q]]), excluded, k)
-        if method == "f2f":
-            return dense_top(self.fulls, v.ids, vec([v.q_full[q]]), excluded, k)
         if method == "a2c":
             return self._on_segments(q, vec([v.q_ta[q]]), "max")
         if method == "f2c":
@@ -129,8 +138,6 @@ class MethodRankers:
         if method == "late_interaction":
             return pairs(self.ta_segments.search_views(vec([v.q_ta[q], *v.q_segments[q]]), k, "late",
                                                        exclude=excluded))
-        if method == "late":
-            return pairs(self.late_views.search_views(vec([v.q_ta[q], *v.q_pieces[q]]), k, "late", exclude=excluded))
         if method == "prism_extractive":
             return self.prism_rank(q, v.extractive[q])
         if method == "prism_extractive_paper":
@@ -138,25 +145,7 @@ class MethodRankers:
         raise ValueError(f"{method} is not a dense per-query method")
 
 
-def rank_bm25(views: RunViews, k: int) -> dict[str, Ranking]:
-    """Query full text → candidate full texts, BM25 (bm25s)."""
-    from sciembed.retrieval.bm25 import BM25Index
-
-    bm25 = BM25Index()
-    bm25.add(views.ids, views.c_full)
-    texts = [full_text(views.queries[q]) for q in views.qids]
-
-    def search(rows: Sequence[int], depth: int) -> list[Ranking]:
-        found = bm25.search([texts[i] for i in rows], depth + max(len(views.exclusions[q]) for q in views.qids))
-        return [[h for h in hits if h[0] not in views.exclusions[views.qids[i]]][:depth]
-                for i, hits in zip(rows, found, strict=True)]
-
-    hits = past_ties(search, range(len(views.qids)), k, len(views.ids)) if views.qids else []
-    return {q: top(h, views.exclusions[q], k) for q, h in zip(views.qids, hits, strict=True)}
-
-
 def rank_hybrid(views: RunViews, bm25: dict[str, Ranking], dense: dict[str, Ranking], config: P2PConfig
                 ) -> dict[str, Ranking]:
-    """RRF of the bm25 ranking and a dense method's (`config.hybrid_dense`)."""
-    return {q: top(rrf_scores({"bm25": [d for d, _ in bm25[q]], "dense": [d for d, _ in dense[q]]}, config.rrf_k,
-                              dedupe=True), views.exclusions[q], config.top_k) for q in views.qids}
+    """RRF of the bm25 ranking and a dense method's (`config.hybrid_dense`): the paper search's RRF of two runs."""
+    return {q: fuse({"bm25": bm25[q], "dense": dense[q]}, config.top_k, rrf_k=config.rrf_k) for q in views.qids}

@@ -23,7 +23,7 @@ prism_llm              PRISM with LLM aspect queries from a queries file (every 
 bm25                   query full text → candidate full texts, BM25 (bm25s)
 hybrid                 RRF of bm25 and a dense method (`hybrid_dense`, default a2a)
 fused                  a learned fusion of `fuse_runs` (default bm25, a2a, late): a
-                       `sciembed.retrieval.learned_fusion.FusionSpec` tuned on a validation split
+                       `sciembed.search.learned_fusion.FusionSpec` tuned on a validation split
 =====================  ==========================================================================
 
 Candidate "segments" of a2c, f2c, naive_sum, max_sim and PRISM are encoder-sized

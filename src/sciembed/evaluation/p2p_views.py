@@ -17,10 +17,10 @@ import numpy as np
 from sciembed.evaluation.p2p_config import ON_SEGMENTS, PAPER_QUERY_WORDS, P2PConfig
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
 from sciembed.papers.model import Paper
-from sciembed.retrieval.learned_fusion import FusionSpec
-from sciembed.retrieval.prism.aspects import QuerySet, extractive_queries
-from sciembed.retrieval.prism.index import Candidate, abstract_text
-from sciembed.retrieval.prism.queries import read_query_sets
+from sciembed.search.learned_fusion import FusionSpec
+from sciembed.search.prism.aspects import QuerySet, extractive_queries
+from sciembed.search.prism.index import Candidate, abstract_text
+from sciembed.search.prism.queries import read_query_sets
 from sciembed.views.fit import encoder_budget, fit_pieces_many, section_pieces, spread
 from sciembed.views.segment import segment_views
 from sciembed.views.tokens import TokenCounter, approx_tokens, tokenizer_counter

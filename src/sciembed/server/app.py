@@ -18,10 +18,10 @@ from fastapi import FastAPI, File, Form, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
+from sciembed.index.collection import Collection
+from sciembed.index.collection_results import Filters, SearchResult
 from sciembed.ioutil import deadline as deadlines
 from sciembed.models.batching import MicroBatcher, Overloaded
-from sciembed.retrieval.collection import Collection
-from sciembed.retrieval.collection_results import Filters, SearchResult
 from sciembed.server import errors
 from sciembed.server.errors import ApiError
 from sciembed.server.guard import Guard
@@ -296,7 +296,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
 
     @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows")
     async def compact() -> dict[str, Any]:
-        from sciembed.retrieval.compaction import CollectionBusy
+        from sciembed.index.compaction import CollectionBusy
 
         try:
             return await run_write(collection.compact)

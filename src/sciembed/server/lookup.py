@@ -1,9 +1,9 @@
-"""A paper of the served collection by its id or any external id (`retrieval/paper_lookup.py`), else 404 with hints."""
+"""A paper of the served collection by its id or any external id (`search/paper_lookup.py`), else 404 with hints."""
 
 from __future__ import annotations
 
-from sciembed.retrieval.collection import Collection
-from sciembed.retrieval.paper_lookup import PaperLookup
+from sciembed.index.collection import Collection
+from sciembed.search.paper_lookup import PaperLookup
 from sciembed.server.errors import ApiError
 
 

@@ -7,7 +7,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from sciembed.retrieval.collection_results import Hit
+from sciembed.index.collection_results import Hit
 
 
 class SearchFilters(BaseModel):

@@ -30,9 +30,9 @@ class ServiceProbe:
         from fastapi.testclient import TestClient
 
         from fakes.models import HashingEncoder
+        from sciembed.index.collection import Collection
+        from sciembed.index.paper_index import build_paper_index
         from sciembed.papers.ingest import ingest
-        from sciembed.retrieval.collection import Collection
-        from sciembed.retrieval.paper_index import build_paper_index
         from sciembed.server import ServerSettings, create_app
 
         src = hostile.write_lines(root / "p.jsonl", [hostile.own_record(f"p{i}") for i in range(12)])

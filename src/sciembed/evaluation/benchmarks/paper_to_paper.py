@@ -74,7 +74,7 @@ def load(entry: Any, context: Any) -> PaperToPaperAdapter:
     from sciembed.corpus.layout import CorpusDir
     from sciembed.evaluation.issues import BenchmarkError
     from sciembed.evaluation.paper_to_paper import query_split_of
-    from sciembed.retrieval.learned_fusion import FusionSpec
+    from sciembed.search.learned_fusion import FusionSpec
 
     if entry.tune_fusion and entry.fusion is not None:
         raise BenchmarkError(f"benchmark {entry.name}: give fusion (a saved fusion.json) or tune_fusion, not both")
@@ -124,7 +124,7 @@ def reported_methods(config: Any, bench: Any) -> list[str]:
     methods = sorted(config.methods, key=lambda m: m != "a2a")
     if "prism_llm" not in methods or config.queries_file is None:
         return methods
-    from sciembed.retrieval.prism.queries import read_query_sets
+    from sciembed.search.prism.queries import read_query_sets
 
     samples = sorted({sample for pid, sample in read_query_sets(config.queries_file) if pid in bench.queries})
     llm = [f"prism_llm#{s}" for s in samples] or ["prism_llm#0"]  # none: ranking says why, in the cell's error
@@ -201,7 +201,7 @@ class PaperToPaperAdapter:
         from sciembed.evaluation.p2p_evaluate import rank_methods
         from sciembed.evaluation.p2p_fusion import tune_p2p_fusion
         from sciembed.ioutil.names import slug
-        from sciembed.retrieval.learned_fusion import fuse_all
+        from sciembed.search.learned_fusion import fuse_all
 
         encoder = _encoder_of(scorer, self.kind)
         if self.tuned is None:

@@ -1,0 +1,102 @@
+"""One ranked list of a paper search: an index and the way a query paper is put to it.
+
+A run is named as `sciembed eval run --kind paper_to_paper` names its methods: ``bm25`` (BM25 over full
+texts), ``a2a`` (a dense title+abstract index), ``late`` (late interaction over a multi-view index); any
+other is named by its kind, view and method. The same `Run.rank` answers the CLI (the query's inputs read
+from the index), the server (from the collection or encoded) and evaluation (encoded query views), so a
+query paper gets the same list wherever it is asked: at most k distinct papers, none of its exclusions,
+equal scores in `retrieval.ties`'s seeded-hash order, ties at the cut resolved before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sciembed.index.bm25_paper import BM25PaperIndex
+from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.ties import ordered
+from sciembed.views.kinds import MULTI_SECTION, IndexView
+
+Ranking = list[tuple[str, float]]
+QueryInput = str | np.ndarray  # BM25: the query's text; dense: its view vectors (one row per view)
+
+
+@dataclass
+class Query:
+    """A query paper (or text): its id, the papers it must never get, and its input per run name."""
+
+    id: str
+    inputs: dict[str, QueryInput]
+    exclude: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """An index and how a query is put to it: BM25 by text, dense by `method` over the query's views.
+
+    A dense run without a method scores a candidate by the index's per-view `aggregate`, best over the
+    query's views (``max``: the best view pair, as ``max_sim``).
+    """
+
+    name: str
+    index: Any  # MultiVectorIndex (dense) or BM25PaperIndex
+    method: str | None = None
+    titles: dict[str, str] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def kind(self) -> str:
+        return "bm25" if isinstance(self.index, BM25PaperIndex) else "dense"
+
+    @property
+    def fingerprint(self) -> str | None:
+        return getattr(self.index, "fingerprint", None)
+
+    def stored(self, paper_id: str) -> QueryInput | None:
+        """A paper of this index as a query: its indexed text (BM25) or its stored view vectors (dense)."""
+        if paper_id not in self.titles:
+            return None
+        return self.index.paper_text(paper_id) if self.kind == "bm25" else self.index.views_of(paper_id)
+
+    def rank(self, queries: list[Query], k: int, **knobs: Any) -> list[Ranking]:
+        """The top `k` papers of each query (empty for a query without an input for this run)."""
+        if self.kind == "bm25":
+            asked = [i for i, q in enumerate(queries) if isinstance(q.inputs.get(self.name), str)]
+            found = iter(self.index.search_texts([queries[i].inputs[self.name] for i in asked], k,
+                                                 [queries[i].exclude for i in asked]) if asked else [])
+            keep = set(asked)
+            return [next(found) if i in keep else [] for i in range(len(queries))]
+        return [self._dense(q, k, knobs) for q in queries]
+
+    def _dense(self, query: Query, k: int, knobs: dict[str, Any]) -> Ranking:
+        vectors = query.inputs.get(self.name)
+        if vectors is None or not len(vectors):
+            return []
+        index: MultiVectorIndex = self.index
+        method = self.method or ("max_sim" if index.aggregate == "max" else None)
+        if method is not None:
+            return [(p, s) for p, s, _ in index.search_views(vectors, k, method, exclude=query.exclude, **knobs)]
+        skip = set(query.exclude)  # mean / sum over a candidate's views, per query view; best over query views
+        best: dict[str, float] = {}
+        for hits in index.search(vectors, k + len(skip)):
+            for pid, score in hits:
+                if pid not in skip:
+                    best[pid] = max(score, best.get(pid, -np.inf))
+        return ordered(best.items())[:k]
+
+
+def run_name(kind: str, view: str, method: str | None) -> str:
+    """The paper-to-paper method an index answers: BM25 over ``fulltext`` is ``bm25``, a dense ``ta`` index
+    ``a2a``, a dense multi-view index searched by ``late`` ``late``; any other is named by kind, view and method."""
+    if kind == "bm25":
+        return "bm25" if view == IndexView.FULLTEXT else f"bm25:{view}"
+    if view == IndexView.TA:
+        return "a2a"
+    if method == "late" and view in MULTI_SECTION:
+        return "late"
+    return f"dense:{view}:{method or 'max_sim'}"

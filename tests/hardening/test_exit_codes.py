@@ -59,7 +59,7 @@ CASES = {
     "beir-scitldr-not-json": ["beir", "scitldr", "{r}/bad.json", "-o", "{r}/s1"],
     "bench-bad-suite": ["eval", "suite", "{r}/suite.yaml"],
     "study-not-a-corpus": ["study", "s2full", "{r}/nope", "-o", "{r}/st"],
-    "prism-not-a-corpus": ["prism", "{r}/nope", "--paper", "x"],
+    "prism-not-a-corpus": ["prism", "search", "{r}/nope", "--paper", "x"],
     "summaries-not-a-corpus": ["summaries", "generate", "{r}/nope", "-o", "{r}/sm.jsonl"],
     "serve-not-an-index": ["index", "serve", "{r}/nope"],
     "synth-out-is-a-file": ["synth", "--out", "{r}/bad.json", "--n-papers", "5"],

@@ -102,7 +102,7 @@ def test_save_load_keeps_papers_and_aggregation(tmp_path):
 
 @pytest.mark.parametrize("kind", ["flat", "hnsw"])
 def test_search_sets_answers_each_set_as_search_views_max(kind):
-    """Many query sets in one index search give each set the hits `search_views(..., "max")` gives it alone."""
+    """Many query sets in one index search give each set the hits `search_views(..., "max_sim")` gives it alone."""
     from sciembed.retrieval.ann import AnnParams
 
     owners, vectors = collection(7, papers=60)
@@ -114,7 +114,7 @@ def test_search_sets_answers_each_set_as_search_views_max(kind):
     excludes = [set(), {"p03"}, {"p10", "p11"}, set()]
     together = index.search_sets(sets, 7, excludes)
     for query_set, exclude, hits in zip(sets, excludes, together, strict=True):
-        alone = index.search_views(query_set, 7, "max", exclude=sorted(exclude))
+        alone = index.search_views(query_set, 7, "max_sim", exclude=sorted(exclude))
         assert [p for p, _, _ in hits] == [p for p, _, _ in alone]
         # one search of many sets and one of a single set run different BLAS batch shapes: float32 last digits
         assert [s for _, s, _ in hits] == pytest.approx([s for _, s, _ in alone], abs=1e-5)

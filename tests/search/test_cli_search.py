@@ -146,10 +146,8 @@ def test_batch_search_bm25_kind_formats_and_hybrid(corpus, tiny, tmp_path):
     # --method compares views in a dense index: on BM25 alone it is an error, never silently ignored
     result = runner.invoke(app, ["index", "search", str(lexical), "--papers", str(ids), "--method", "late"])
     assert result.exit_code == 2 and "is a BM25 index" in result.output
-    # an old method name still runs and says the new one; the old top-level command and --format are gone
-    result = runner.invoke(app, ["index", "search", str(dense), "--papers", str(ids), "--output-format", "trec",
-                                 "--method", "max"])
-    assert result.exit_code == 0, result.output
-    assert "`--method max` is deprecated; use `--method max_sim`" in " ".join(result.output.split()), result.output
+    # an old method name (max, sum, prism_worst: never released) is refused with the names there are
+    result = runner.invoke(app, ["index", "search", str(dense), "--papers", str(ids), "--method", "max"])
+    assert result.exit_code == 2 and "max_sim, late, naive_sum, max_sim_prism_code" in result.output, result.output
     for old in (["search", str(dense), "--papers", str(ids)], ["index", "search", str(dense), "--format", "trec"]):
         assert runner.invoke(app, old).exit_code == 2

@@ -1,5 +1,5 @@
-"""`corpus inspect --paper` and `prism CORPUS --paper` take what `index search --paper` takes: the id in any letter
-case or any external id (DOI, ACL id …), and on a miss name near ids and titles (issue 31, item 1)."""
+"""`corpus inspect --paper` and `prism search CORPUS --paper` take what `index search --paper` takes: the id in
+any letter case or any external id (DOI, ACL id …), and on a miss name near ids and titles (issue 31, item 1)."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def test_inspect_names_near_ids_and_titles_on_a_miss(corpus):
 
 
 def test_prism_takes_an_external_id_and_reports_the_paper_id(corpus, tiny):
-    result = runner.invoke(app, ["prism", str(corpus), "--paper", "10.18653/v1/p17-1002", "--model", str(tiny),
-                                 "--output-format", "json", "--k", "2"])
+    result = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "10.18653/v1/p17-1002", "--model",
+                                 str(tiny), "--output-format", "json", "--k", "2"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{"):])
     assert data["paper"] == "P17-1002" and data["title"] == "Citation graphs of scientific papers"
@@ -54,7 +54,8 @@ def test_prism_takes_an_external_id_and_reports_the_paper_id(corpus, tiny):
 
 
 def test_prism_suggests_near_ids_before_loading_a_model(corpus, tmp_path):
-    result = runner.invoke(app, ["prism", str(corpus), "--paper", "d18-1006", "--model", str(tmp_path / "no-model")])
+    result = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "d18-1006", "--model",
+                                 str(tmp_path / "no-model")])
     message = " ".join(result.output.split())
     assert result.exit_code == 2 and "no paper 'd18-1006'" in message and "did you mean: D18-1005" in message
 

@@ -1,4 +1,4 @@
-"""Whether an option was given on the command line, and the note an old value name prints (`--method max`)."""
+"""Whether an option was given on the command line (not left at its default)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,3 @@ def was_given(ctx: typer.Context, name: str) -> bool:
     """
     source = ctx.get_parameter_source(name)
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
-
-
-def note(old: str, new: str) -> None:
-    from rich.console import Console
-
-    Console(stderr=True, soft_wrap=True).print(f"note: `{old}` is deprecated; use `{new}`", highlight=False)

@@ -1,4 +1,5 @@
-"""`sciembed prism CORPUS --paper ID` (PRISM's fused ranking) and `sciembed prism queries` (generate once, reuse)."""
+"""`sciembed prism search CORPUS --paper ID` (PRISM's fused ranking) and `sciembed prism queries` (generate once,
+reuse)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
 
 from sciembed.cli.errors import fail
 from sciembed.cli.option_groups import llm_options
@@ -16,22 +16,13 @@ from sciembed.llm.cli_options import LLMOptions
 PRISM_HELP = (
     "PRISM paper-to-paper retrieval: aspect queries (research question, method, experiment) against ~3,000-token "
     "segments plus the abstract against abstracts, fused by reciprocal rank fusion.\n\n"
-    "`sciembed prism CORPUS --paper ID` ranks the corpus for one of its papers; "
+    "`sciembed prism search CORPUS --paper ID` ranks the corpus for one of its papers; "
     "`sciembed prism queries CORPUS --out FILE` writes aspect queries (LLM or extractive) to reuse."
 )
 
 
-class _SearchByDefault(TyperGroup):
-    """`sciembed prism CORPUS …` runs the `search` subcommand; `sciembed prism queries …` its own."""
-
-    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["search", *args]
-        return super().parse_args(ctx, args)
-
-
 _BENCHMARK = "Benchmark query papers (the paper-to-paper benchmark `eval run --kind paper_to_paper` builds)"
-app = typer.Typer(cls=_SearchByDefault, help=PRISM_HELP, no_args_is_help=True, add_completion=False)
+app = typer.Typer(help=PRISM_HELP, no_args_is_help=True, add_completion=False)
 
 
 def _errors() -> tuple[type[Exception], ...]:

@@ -6,24 +6,11 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.deprecation import note
 from sciembed.cli.errors import fail, known_errors
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import ResultsOutFile, TrustRemoteCode
 
 FORMATS = ("table", "json", "trec")
-
-
-def _method_name(method: str | None) -> str | None:
-    """`--method`, its old name (max, sum, prism_worst) read as the new one with a note."""
-    if method is None:
-        return None
-    from sciembed.retrieval.multivector import RENAMED_METHODS  # numpy and faiss: not for --server
-
-    if method in RENAMED_METHODS:
-        note(f"--method {method}", f"--method {RENAMED_METHODS[method]}")
-        return RENAMED_METHODS[method]
-    return method
 
 
 def search(
@@ -57,7 +44,6 @@ def search(
                                       "here ($SCIEMBED_API_KEY is sent when set)."),
 ) -> None:
     """Top-k papers for query texts or for papers of the index (a query paper never retrieves itself)."""
-    method = _method_name(method)
     from sciembed.search.query_files import read_paper_ids, read_query_texts
 
     if query_file is not None:

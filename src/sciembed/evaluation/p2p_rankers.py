@@ -97,7 +97,7 @@ class MethodRankers:
                 dedupe=config.dedupe if dedupe is None else dedupe, aspects=config.aspects,
                 use_abstract=config.use_abstract)
             return top(result.ranking(), excluded, self.k)
-        method = "sum" if config.fusion == "naive" else "max"
+        method = "naive_sum" if config.fusion == "naive" else "max_sim"
         return pairs(self.segments.search_views(np.stack(list(vectors.values())), self.k, method, exclude=excluded))
 
     def _on_segments(self, q: str, vectors: np.ndarray, how: str) -> Ranking:
@@ -126,15 +126,15 @@ class MethodRankers:
         and fused)."""
         v, vec, k, excluded = self.views, self.vec, self.k, self.views.exclusions[q]
         if method == "a2c":
-            return self._on_segments(q, vec([v.q_ta[q]]), "max")
+            return self._on_segments(q, vec([v.q_ta[q]]), "max_sim")
         if method == "f2c":
-            return self._on_segments(q, vec([v.q_full[q]]), "max")
+            return self._on_segments(q, vec([v.q_full[q]]), "max_sim")
         if method == "naive_sum":
-            return self._on_segments(q, self._extractive(q), "sum")
+            return self._on_segments(q, self._extractive(q), "naive_sum")
         if method == "max_sim":
-            return self._on_segments(q, self._extractive(q), "max")
+            return self._on_segments(q, self._extractive(q), "max_sim")
         if method == "max_sim_prism_code":
-            return self._on_segments(q, self._extractive(q), "prism_worst")
+            return self._on_segments(q, self._extractive(q), "max_sim_prism_code")
         if method == "late_interaction":
             return pairs(self.ta_segments.search_views(vec([v.q_ta[q], *v.q_segments[q]]), k, "late",
                                                        exclude=excluded))

@@ -290,7 +290,7 @@ class Collection:
         if self._gatherer is not None and accept is None:
             return self._gatherer((vectors, depth, exclude, tuple(sorted((knobs or {}).items()))))
         with self._lock.read():
-            return self.index.search_views(vectors, depth, "max", exclude=[exclude] if exclude else (),
+            return self.index.search_views(vectors, depth, "max_sim", exclude=[exclude] if exclude else (),
                                            accept=accept, **(knobs or {}))
 
     def gather_searches(self, max_batch: int = 32, max_wait_ms: float = 1.0) -> None:

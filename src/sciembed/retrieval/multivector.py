@@ -45,12 +45,10 @@ AGGREGATIONS = ("max", "mean", "sum")
 #   max_sim_prism_code  reproduction of PRISM's released code: per query vector the *worst* candidate view
 #                       (it takes max of L2 distances), summed over query vectors
 PAPER_METHODS = ("max_sim", "late", "naive_sum", "max_sim_prism_code")
-RENAMED_METHODS = {"max": "max_sim", "sum": "naive_sum", "prism_worst": "max_sim_prism_code"}  # the old names
 
 
 def paper_method(name: str) -> str:
-    """`name` as one of `PAPER_METHODS` (an old name is read as its new one); a ValueError listing them otherwise."""
-    name = RENAMED_METHODS.get(name, name)
+    """`name` if it is one of `PAPER_METHODS`; a ValueError listing them otherwise."""
     if name not in PAPER_METHODS:
         raise ValueError(f"unknown paper method {name!r}; expected one of {', '.join(PAPER_METHODS)}")
     return name
@@ -233,7 +231,7 @@ class MultiVectorIndex:
         accept: Callable[[str], bool] | None = None,
         knobs: dict | None = None,
     ) -> list[ViewHitList]:
-        """`search_views(..., "max")` for several query sets at once: every vector in one index search.
+        """`search_views(..., "max_sim")` for several query sets at once: every vector in one index search.
 
         A paper's score is its best over the set's vectors; the merge of each
         vector's top-k distinct papers is exact for ``max`` (a paper of the true

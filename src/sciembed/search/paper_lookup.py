@@ -1,6 +1,6 @@
 """A paper named the way people name it: its id, any of its external ids, or else near ids and titles as hints.
 
-`index search --paper X`, `corpus inspect --paper X`, `prism CORPUS --paper X`,
+`index search --paper X`, `corpus inspect --paper X`, `prism search CORPUS --paper X`,
 the server's ``GET`` / ``DELETE /papers/{id}`` and ``/search`` with a
 ``paper_id`` all go through `PaperLookup.resolve`: the id as given; the id in
 another letter case when only one paper has it (``p17-2090``); an external id

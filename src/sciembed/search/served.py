@@ -42,7 +42,7 @@ def served_run_name(view: str) -> str:
     """The run a served collection of this view kind answers (the names `run_name` gives index directories)."""
     if view == "ta":
         return "a2a"
-    return "late" if view in LATE_VIEWS else f"dense:{view}:max"
+    return "late" if view in LATE_VIEWS else f"dense:{view}:max_sim"
 
 
 def companion_run(path: str | Path) -> Run:
@@ -144,7 +144,7 @@ class FusedPaperSearch:
             if not views:
                 return []
             vectors = collection.encode([v.text for v in views])
-        method = "late" if self.served == "late" else "max"
+        method = "late" if self.served == "late" else "max_sim"
         with collection._lock.read():
             return collection.index.search_views(vectors, depth, method, exclude=[paper.id], **knobs)
 

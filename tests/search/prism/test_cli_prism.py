@@ -36,17 +36,17 @@ def setup(tmp_path_factory):
 
 def test_prism_search_json_and_table(setup):
     corpus, tiny = setup
-    result = runner.invoke(app, ["prism", str(corpus), "--paper", "p0", "--model", str(tiny), "--output-format", "json",
-                                 "--k", "3"])
+    result = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "p0", "--model", str(tiny),
+                                 "--output-format", "json", "--k", "3"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{"):])
     assert data["paper"] == "p0" and len(data["hits"]) == 3
     assert "p0" not in [h["paper_id"] for h in data["hits"]]
     assert data["query_sources"]["method"] == "extractive:method"
     assert all(h["found_by"] for h in data["hits"])
-    table = runner.invoke(app, ["prism", str(corpus), "--paper", "p0", "--model", str(tiny)])
+    table = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "p0", "--model", str(tiny)])
     assert table.exit_code == 0 and "not PRISM's LLM" in table.output and "found by" in table.output
-    bad = runner.invoke(app, ["prism", str(corpus), "--paper", "zz", "--model", str(tiny)])
+    bad = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "zz", "--model", str(tiny)])
     assert bad.exit_code == 2 and "no paper 'zz' in" in bad.output
 
 
@@ -68,8 +68,8 @@ def test_prism_queries_extractive_then_llm_then_cache_only(setup, tmp_path):
                                  "--llm-model", "fake-model", "--llm-cache", str(cache), "--llm-cache-only",
                                  "--samples", "2"])
     assert result.exit_code == 0 and "cache:fake-model 6" in result.output, result.output
-    searched = runner.invoke(app, ["prism", str(corpus), "--paper", "p1", "--queries", str(out), "--sample", "1",
-                                   "--model", str(tiny), "--output-format", "json"])
+    searched = runner.invoke(app, ["prism", "search", str(corpus), "--paper", "p1", "--queries", str(out),
+                                   "--sample", "1", "--model", str(tiny), "--output-format", "json"])
     assert searched.exit_code == 0, searched.output
     assert json.loads(searched.output[searched.output.index("{"):])["query_sources"]["method"] == "cache:fake-model"
 

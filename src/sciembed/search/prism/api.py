@@ -1,4 +1,4 @@
-"""PRISM as two Python calls, the same as `sciembed prism queries` and `sciembed prism CORPUS --paper ID`.
+"""PRISM as two Python calls, the same as `sciembed prism queries` and `sciembed prism search CORPUS --paper ID`.
 
     from sciembed.search.prism.api import generate_queries, prism_search
     sets = generate_queries("runs/ux", ["2212.11816"])                       # extractive, no LLM

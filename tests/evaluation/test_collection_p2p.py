@@ -8,37 +8,17 @@ import pytest
 from typer.testing import CliRunner
 
 from fakes.models import HashingEncoder, build_tiny_bert
+from fakes.topic_papers import TOPICS, write_topic_collection
 from sciembed.cli.main import app
 from sciembed.evaluation.benchmarks.paper_to_paper import PaperToPaperAdapter, TunedFusion
 from sciembed.evaluation.p2p_run import P2PConfig, rank_methods, tune_p2p_fusion
 from sciembed.evaluation.paper_to_paper import build_collection_paper_to_paper, query_split_of
 from sciembed.ioutil.names import slug
-from sciembed.papers.io import write_parquet
-from sciembed.papers.model import Paper, Reference, Section, SectionRole
 
 runner = CliRunner(env={"COLUMNS": "200"})
-TOPICS = ["protein folding", "galaxy lensing", "speech recognition", "graph networks", "machine translation",
-          "dependency parsing", "sentiment analysis", "question answering"]
-
-
-def _paper(i: int, cites: list[int]) -> Paper:
-    topic = TOPICS[i % len(TOPICS)]
-    body = (Section("1 Introduction", f"We study {topic}. It matters for {topic} systems.", SectionRole.INTRODUCTION),
-            Section("2 Method", " ".join(f"Our {topic} method step {s} is described." for s in range(40)),
-                    SectionRole.METHOD),
-            Section("3 Results", f"Results on {topic} data improve.", SectionRole.RESULTS))
-    refs = tuple(Reference(title=f"Paper {j} on {TOPICS[j % len(TOPICS)]}") for j in cites)
-    refs += (Reference(title="A book nobody ingested"),)
-    return Paper(f"P{i:02d}", f"Paper {i} on {topic}", f"This abstract is about {topic}.", body, refs)
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    root = tmp_path_factory.mktemp("collection")
-    # papers on the same topic cite each other: i cites i - 8 and i - 16
-    papers = [_paper(i, [j for j in (i - 8, i - 16) if j >= 0]) for i in range(24)]
-    write_parquet(papers, root / "papers.parquet")
-    return root
+    return write_topic_collection(tmp_path_factory.mktemp("collection"))
 
 
 def test_directed_citations_and_disjoint_seeded_query_splits(corpus):

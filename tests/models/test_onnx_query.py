@@ -22,6 +22,12 @@ def test_the_light_query_encoder_gives_the_full_encoders_vectors(tmp_path, quant
     assert light is not None and light.fingerprint == full.fingerprint
     expected = full.encode(TEXTS, show_progress=False)
     assert np.allclose(light.encode(TEXTS), expected, atol=1e-5)  # a text past the budget is cut the same way
+    if not quantize:  # many queries go in batches, in order (int8 vectors depend on their batch: docs/p2p.md)
+        rows, run = [], light.session.run
+        light.session = type("Recorder", (), {"run": lambda _, out, feed: rows.append(len(feed["input_ids"]))
+                                              or run(out, feed)})()
+        assert np.allclose(light.encode(TEXTS, batch_size=3), expected, atol=1e-5)
+        assert rows == [3, 1]
 
 
 def test_it_steps_aside_where_it_does_not_apply(tmp_path):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 KNOWN_MODULES = ("Transformer", "Pooling", "Normalize")
+QUERY_BATCH = 32  # texts per ONNX Runtime call: a file of many long queries is never one padded batch
 
 
 class OnnxQueryEncoder:
@@ -42,6 +43,11 @@ class OnnxQueryEncoder:
         self.max_seq_length = int(settings["max_seq_length"])
 
     def encode(self, texts: list[str], *, batch_size: int | None = None, show_progress: bool = False) -> np.ndarray:
+        """Vectors of `texts`, `batch_size` (default `QUERY_BATCH`) per call, in input order."""
+        size = batch_size or QUERY_BATCH
+        if len(texts) > size:
+            return np.concatenate([self.encode(texts[i : i + size], batch_size=size)
+                                   for i in range(0, len(texts), size)])
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         batch = self.tokenizer.encode_batch([self.prefix + t for t in texts])

@@ -15,8 +15,7 @@ from sciembed.evaluation.p2p_rankers import SEARCHED, MethodRankers, Ranking, ra
 from sciembed.evaluation.p2p_views import TextVectors, plan_views
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
 from sciembed.models.progress import progress_bar
-from sciembed.search.learned_fusion import FusionSpec
-from sciembed.search.paper_search import fuse
+from sciembed.search.learned_fusion import FusionSpec, fuse_all
 from sciembed.search.prism.aspects import QuerySet
 
 
@@ -90,7 +89,7 @@ def rank_methods(
     if "hybrid" in needed:
         rankings["hybrid"] = rank_hybrid(views, rankings["bm25"], rankings[config.hybrid_dense], config)
     if "fused" in config.methods and fusion is not None:
-        rankings["fused"] = {q: fuse({r: rankings[r].get(q, []) for r in fusion.runs}, k, fusion) for q in qids}
+        rankings["fused"] = fuse_all(fusion, {r: rankings[r] for r in fusion.runs}, depth=k)
     encoding = {"distinct": vec.count, "candidates": len(views.candidates), "piece_tokens": views.budget,
                 "pieces": sum(len(v) for v in views.c_pieces.values()),
                 "segments": sum(len(c.segments) for c in views.candidates)}

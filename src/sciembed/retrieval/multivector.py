@@ -170,16 +170,23 @@ class MultiVectorIndex:
         return self._search_reduce(array, k, exclude, aggregate)
 
     def search_paper(self, paper_id: str, k: int, aggregate: str | None = None) -> list[tuple[str, float]]:
-        """Papers like `paper_id`, querying with all its views; a candidate's score is its best over query views.
+        """Papers like `paper_id`, querying with all its views (`search_best_over_queries`, itself excluded)."""
+        return self.search_best_over_queries(self.views_of(paper_id), k, [paper_id], aggregate)
 
-        That combination is exact: a paper's best-over-views score is reached at
-        some query view, where it ranks within that view's own top-k.
+    def search_best_over_queries(self, queries: np.ndarray, k: int, exclude: Sequence[str] = (),
+                                 aggregate: str | None = None) -> list[tuple[str, float]]:
+        """Top-k papers for a set of query vectors: a candidate scores `aggregate` over its views per query
+        vector, and its best over the query vectors; `exclude` never returned.
+
+        That combination is exact: a paper's best-over-queries score is reached at
+        some query vector, where it ranks within that vector's own top-k.
         """
-        vectors = self.views_of(paper_id)
+        skip = set(exclude)
         best: dict[str, float] = {}
-        for hits in self.search(vectors, k, exclude=[paper_id] * len(vectors), aggregate=aggregate):
+        for hits in self.search(queries, k + len(skip), aggregate=aggregate):
             for pid, score in hits:
-                best[pid] = max(score, best.get(pid, -np.inf))
+                if pid not in skip:
+                    best[pid] = max(score, best.get(pid, -np.inf))
         return ordered(best.items())[:k]
 
     def search_views(

@@ -20,8 +20,7 @@ FUSION_DEPTH = 100  # each run's list depth when several are fused (then cut to 
 class PaperSearch:
     """Rank queries by `runs`: one run's list, or the fusion of all of them (see the module docstring)."""
 
-    def __init__(self, runs: Sequence[Run], fusion: FusionSpec | None = None, rrf_k: int = RRF_K,
-                 where: str = "") -> None:
+    def __init__(self, runs: Sequence[Run], fusion: FusionSpec | None = None, rrf_k: int = RRF_K) -> None:
         if not runs:
             raise ValueError("a paper search needs at least one run")
         self.runs, self.fusion, self.rrf_k = list(runs), fusion, rrf_k
@@ -31,13 +30,7 @@ class PaperSearch:
             wanted = f"the fusion {fusion.label} fuses runs {fusion.runs}" if fusion else "each run needs its own name"
             raise FusionError(f"{wanted}; the indexes given are {answered}")
         if fusion is not None:
-            fusion.check_model([run.fingerprint for run in self.runs if run.kind != "bm25"], where)
-
-    @property
-    def label(self) -> str:
-        if len(self.runs) == 1:
-            return self.runs[0].name
-        return self.fusion.label if self.fusion is not None else f"RRF (k={self.rrf_k})"
+            fusion.check_model([run.fingerprint for run in self.runs if run.kind != "bm25"])
 
     def rank(self, queries: list[Query], k: int) -> list[Ranking]:
         """Each query's top `k` papers: the one run's, or the fusion of every run's `FUSION_DEPTH` best."""

@@ -18,7 +18,6 @@ import numpy as np
 
 from sciembed.index.bm25_paper import BM25PaperIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.ties import ordered
 from sciembed.views.kinds import MULTI_SECTION, IndexView
 
 Ranking = list[tuple[str, float]]
@@ -81,13 +80,13 @@ class Run:
         method = self.method or ("max_sim" if index.aggregate == "max" else None)
         if method is not None:
             return [(p, s) for p, s, _ in index.search_views(vectors, k, method, exclude=query.exclude, **knobs)]
-        skip = set(query.exclude)  # mean / sum over a candidate's views, per query view; best over query views
-        best: dict[str, float] = {}
-        for hits in index.search(vectors, k + len(skip)):
-            for pid, score in hits:
-                if pid not in skip:
-                    best[pid] = max(score, best.get(pid, -np.inf))
-        return ordered(best.items())[:k]
+        return index.search_best_over_queries(vectors, k, query.exclude)  # mean / sum over a candidate's views
+
+
+def view_method(view: str) -> str | None:
+    """The paper method a dense index of this view kind answers as a fused run: ``late`` over a multi-section
+    view (TA + section pieces), else none (best view pair)."""
+    return "late" if view in MULTI_SECTION else None
 
 
 def run_name(kind: str, view: str, method: str | None) -> str:

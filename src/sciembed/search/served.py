@@ -29,27 +29,23 @@ from sciembed.search.learned_fusion import FusionError, FusionSpec, measured_def
 from sciembed.search.live_overlay import BM25Overlay, DenseOverlay, merge
 from sciembed.search.open import open_run
 from sciembed.search.paper_search import FUSION_DEPTH, fuse
-from sciembed.search.runs import Query, Ranking, Run, run_name
+from sciembed.search.runs import Query, Ranking, Run, run_name, view_method
 
 if TYPE_CHECKING:
     from sciembed.index.collection import Collection
     from sciembed.index.collection_results import Accept, PaperHits
 
-LATE_VIEWS = ("section", "ta+section")
-
-
 def served_run_name(view: str) -> str:
-    """The run a served collection of this view kind answers (the names `run_name` gives index directories)."""
-    if view == "ta":
-        return "a2a"
-    return "late" if view in LATE_VIEWS else f"dense:{view}:max_sim"
+    """The run a served collection of this view kind answers (the name `run_name` gives an index directory)."""
+    return run_name("dense", view, view_method(view))
 
 
 def companion_run(path: str | Path) -> Run:
-    """A companion index directory as a run: a multi-section dense index by ``late``, any other as it is built."""
+    """A companion index directory as a run: a dense one by its view's method (`view_method`), BM25 by text."""
     run = open_run(path)
-    if run.kind == "dense" and run_name("dense", run.manifest.get("view", "?"), "late") == "late":
-        run.name, run.method = "late", "late"
+    view = run.manifest.get("view", "?")
+    if run.kind == "dense" and (method := view_method(view)) is not None:
+        run.name, run.method = run_name("dense", view, method), method
     return run
 
 
@@ -58,6 +54,7 @@ class FusedPaperSearch:
 
     def __init__(self, spec: FusionSpec | None, companions: Sequence[str | Path], served_view: str) -> None:
         self.served = served_run_name(served_view)
+        self.served_method = view_method(served_view) or "max_sim"
         self.companions: dict[str, Run] = {}
         for path in companions:
             run = companion_run(path)
@@ -144,9 +141,8 @@ class FusedPaperSearch:
             if not views:
                 return []
             vectors = collection.encode([v.text for v in views])
-        method = "late" if self.served == "late" else "max_sim"
         with collection._lock.read():
-            return collection.index.search_views(vectors, depth, method, exclude=[paper.id], **knobs)
+            return collection.index.search_views(vectors, depth, self.served_method, exclude=[paper.id], **knobs)
 
     def _companion(self, collection: Collection, run: Run, paper: Paper, depth: int) -> Ranking:
         """The companion's ranking for `paper`, its snapshot and its overlay of live papers merged."""

@@ -108,17 +108,18 @@ def test_search_by_paper_uses_the_measured_default_and_says_so(three_indexes):
     assert rrf_notes == ["fused by RRF (k=60): no fusion.json in the index directories"]
 
 
-def _copy_of(built_index: Path, pid: str, new_id: str):
+def _copy_of(built_index: Path, pid: str, new_id: str, title_suffix: str = " (a copy)"):
+    """The paper's text under another id; its title changed, or it would be the query's title twin (excluded)."""
     from dataclasses import replace
 
     from sciembed.corpus.layout import CorpusDir
 
     original = next(p for p in CorpusDir(built_index.parent / "corpus").iter_papers() if p.id == pid)
-    return replace(original, id=new_id)
+    return replace(original, id=new_id, title=original.title + title_suffix)
 
 
 def test_a_live_copy_of_the_query_paper_ranks_first(fused_collection, three_indexes, built_index):
-    """The companions are snapshots: a verbatim copy added live must still be found by every fused run."""
+    """The companions are snapshots: a copy added live (its title changed) must still be found by every run."""
     collection, served = fused_collection
     pid = sorted(collection.index.papers)[3]
     copy = _copy_of(built_index, pid, "live-copy")
@@ -129,7 +130,7 @@ def test_a_live_copy_of_the_query_paper_ranks_first(fused_collection, three_inde
     # each companion ranks the copy first, with the original's own scores (same text, same statistics)
     search = collection.paper_search
     for name in ("bm25", "a2a"):
-        ranking = search._companion(collection, search.companions[name], copy, 10)
+        ranking = search._companion(collection, search.companions[name], copy, 10, [copy.id])
         assert ranking[0][0] == pid, name
     collection.compact()  # the catalog's copy of live papers' text survives compaction
     collection.close()
@@ -153,5 +154,20 @@ def test_a_live_replacement_is_scored_by_its_new_text(fused_collection, built_in
     collection.add_papers([_copy_of(built_index, pid, other)])  # `other` now holds pid's text
     assert collection.search(paper_id=pid, k=5).hits[0].id == other
     bm25 = collection.paper_search.companions["bm25"]
-    ranking = collection.paper_search._companion(collection, bm25, collection.catalog.live_paper(other), 10)
+    ranking = collection.paper_search._companion(collection, bm25, collection.catalog.live_paper(other), 10, [other])
     assert ranking[0][0] == pid
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["multiview", "fused"])
+def test_a_live_title_twin_of_the_query_paper_is_never_similar(fused, fused_collection, collection, built_index):
+    """As `sciembed index search` and evaluation: the query paper's title twins are excluded, live ones too."""
+    served = fused_collection[0] if fused else collection
+    pid = sorted(served.index.papers)[3]
+    twin = _copy_of(built_index, pid, "live-twin", title_suffix="!")  # the same normalised title
+    served.add_papers([twin, _copy_of(built_index, pid, "live-copy")])
+    assert served.excluded(served.catalog.live_paper("live-twin")) == ["live-twin", pid]
+    hits = [h.id for h in served.search(paper_id=pid, k=20).hits]
+    assert hits[0] == "live-copy" and "live-twin" not in hits
+    assert pid not in [h.id for h in served.search(paper_id="live-twin", k=20).hits]
+    served.delete("live-twin")
+    assert served.excluded(served.catalog.live_paper("live-copy")) == ["live-copy"]

@@ -31,8 +31,8 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.evaluation.contract import FingerprintOnce, json_digest
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.papers.model import Paper
+from sciembed.papers.titles import TitleTwins
 from sciembed.search.prism.index import Candidate
-from sciembed.search.titles import TitleTwins
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS, segment_views
 from sciembed.views.simple import full_text
 from sciembed.views.tokens import TokenCounter, approx_tokens

@@ -34,8 +34,8 @@ from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
 from sciembed.papers.model import Paper, Section
 from sciembed.papers.sections import finalize
+from sciembed.papers.titles import title_key
 from sciembed.search.prism.index import Candidate
-from sciembed.search.titles import title_key
 
 # What PRISM's released runs read (psw0021/PRISM, Scripts/inference_QoA_parallel.sh: remove_citations=True,
 # remove_mentions=True; Retrieval/retriever.py: <Benchmark>/Full_Papers_remove_citations_True_remove_mentions_True

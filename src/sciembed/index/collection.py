@@ -13,8 +13,8 @@ for that short step. Writers are serialised.
 Paper-to-paper search (a paper of the collection, or a whole new paper) goes
 through one function, `Collection.paper_search` (default:
 `multiview_paper_search`, the paper's TA and windows as queries, a
-candidate's score its best over them). PRISM's fused aspect search plugs in
-there: pass ``paper_search=`` to `Collection.open`.
+candidate's score its best over them; the service's fused search plugs in
+there). It never returns the paper or its title twins (`Collection.excluded`).
 
 Deletes and replacements leave hidden rows behind; `Collection.compact`
 (``POST /compact``, or ``auto_compact`` past a share of hidden rows) rewrites
@@ -45,6 +45,7 @@ from sciembed.ioutil.gather import Gatherer
 from sciembed.ioutil.locks import FairLock, ReadWriteLock
 from sciembed.models.batching import MicroBatcher
 from sciembed.papers.model import Paper
+from sciembed.papers.titles import TitleTwins
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import View, ta_text, ta_view, target_words, window_at
@@ -66,7 +67,8 @@ def query_views(paper: Paper, target: int) -> list[View]:
 def multiview_paper_search(
     collection: Collection, paper: Paper, depth: int, accept: Accept | None, knobs: dict[str, Any]
 ) -> PaperHits:
-    """Default paper-to-paper search: every query view searched, a candidate scores its best over them.
+    """Default paper-to-paper search: every query view searched, a candidate scores its best over them;
+    the paper and its title twins never returned (`Collection.excluded`).
 
     This is the one place PRISM's fused aspect search replaces (same signature).
     """
@@ -76,7 +78,7 @@ def multiview_paper_search(
     vectors = collection.paper_vectors(paper.id) if collection.holds(paper.id) else None
     if vectors is None:
         vectors = collection.encode([v.text for v in views])
-    return collection.search_vectors(vectors, depth, exclude=paper.id, accept=accept, knobs=knobs)
+    return collection.search_vectors(vectors, depth, exclude=collection.excluded(paper), accept=accept, knobs=knobs)
 
 
 class Collection:
@@ -94,14 +96,10 @@ class Collection:
         auto_compact: float = 0.0,
         writer_fd: int | None = None,
     ) -> None:
-        self.path = path
+        self.path, self.index, self.catalog, self.encoder, self.manifest = path, index, catalog, encoder, manifest
         self._lock_fd = lock_fd
         self._writer_fd = writer_fd  # held while open for writing: one writer per collection (None: read-only)
         self.auto_compact = auto_compact  # compact after a write once this share of rows is hidden (0: never)
-        self.index = index
-        self.catalog = catalog
-        self.encoder = encoder
-        self.manifest = manifest
         self.paper_search: PaperSearch = paper_search or multiview_paper_search
         self.view_kind: str = manifest["view"]
         self.target: int = manifest.get("target_words") or target_words(encoder.max_seq_length)
@@ -111,14 +109,14 @@ class Collection:
         self._writer = threading.RLock()  # re-entered by an automatic compaction after a write
         self._encode_lock = FairLock()  # HF fast tokenizers are not safe to share across threads
         self._fields = catalog.filter_fields()
+        self._twins = TitleTwins(catalog.titles().items())
         self._gatherer: Gatherer | None = None  # set by `gather_searches` (the service)
         self.queue = WriteQueue(self)  # queued adds (`WriteQueue.enqueue`): its thread starts with the first one
         self._tell_search("attach")
 
     def _tell_search(self, event: str, *args: Any) -> None:
         """Let a paper search that follows live papers (`FusedPaperSearch`: attach, added, removed) see a change."""
-        hook = getattr(self.paper_search, event, None)
-        if hook is not None:
+        if (hook := getattr(self.paper_search, event, None)) is not None:
             hook(self, *args)
 
     @classmethod
@@ -240,9 +238,8 @@ class Collection:
     def encode(self, texts: Sequence[str], *, shed: bool = True) -> np.ndarray:
         """Vectors for `texts`, `WRITE_ENCODE_TURN` at a time; the thread's deadline is checked between turns.
 
-        With a `MicroBatcher` as encoder (the service), turns join other
-        callers' batches and a full queue raises `Overloaded` when `shed`;
-        otherwise one caller at a time uses the encoder (HF fast tokenizers
+        With a `MicroBatcher` as encoder (the service), turns join other callers' batches and a full queue
+        raises `Overloaded` when `shed`; otherwise one caller at a time uses the encoder (HF fast tokenizers
         are not safe to share across threads).
         """
         texts = list(texts)
@@ -259,14 +256,16 @@ class Collection:
         return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
 
     def encode_in_turns(self, texts: Sequence[str], turn: int = WRITE_ENCODE_TURN) -> np.ndarray:
-        """Encode a write's texts `turn` at a time, letting queries in between turns; never shed.
-
-        Queries wait on the same encoder: one 100-paper batch encoded in a
-        single call held every search for seconds (reads while writing: p50
-        7.7 s in benchmarks/results/serve.json before this).
-        """
+        """Encode a write's texts `turn` at a time, letting queries (which wait on the same encoder) in between
+        turns; never shed. One call per batch held every search for seconds (benchmarks/results/serve.json)."""
         parts = [self.encode(texts[i : i + turn], shed=False) for i in range(0, len(texts), turn)]
         return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
+
+    def excluded(self, paper: Paper) -> list[str]:
+        """What a search for `paper` must not return: the paper and the papers with its normalised title (as
+        ``sciembed index search`` and evaluation exclude them)."""
+        with self._lock.read():
+            return self._twins.excluded(paper.id, paper.title)
 
     def paper_vectors(self, paper_id: str) -> np.ndarray | None:
         with self._lock.read():
@@ -278,7 +277,7 @@ class Collection:
         vectors: np.ndarray,
         depth: int,
         *,
-        exclude: str | None = None,
+        exclude: Sequence[str] = (),
         accept: Accept | None = None,
         knobs: dict[str, Any] | None = None,
     ) -> PaperHits:
@@ -288,9 +287,9 @@ class Collection:
         requests are gathered into one index search (`_search_gathered`).
         """
         if self._gatherer is not None and accept is None:
-            return self._gatherer((vectors, depth, exclude, tuple(sorted((knobs or {}).items()))))
+            return self._gatherer((vectors, depth, tuple(exclude), tuple(sorted((knobs or {}).items()))))
         with self._lock.read():
-            return self.index.search_views(vectors, depth, "max_sim", exclude=[exclude] if exclude else (),
+            return self.index.search_views(vectors, depth, "max_sim", exclude=exclude,
                                            accept=accept, **(knobs or {}))
 
     def gather_searches(self, max_batch: int = 32, max_wait_ms: float = 1.0) -> None:
@@ -306,7 +305,7 @@ class Collection:
             return None
         return {"calls": g.calls, "searches": g.items, "mean_gathered": round(g.items / g.calls, 2) if g.calls else 0.0}
 
-    def _search_gathered(self, items: list[tuple[np.ndarray, int, str | None, tuple]]) -> list[PaperHits]:
+    def _search_gathered(self, items: list[tuple[np.ndarray, int, tuple[str, ...], tuple]]) -> list[PaperHits]:
         """Gathered searches, one index search per distinct set of knobs (usually one)."""
         out: list[PaperHits] = [[] for _ in items]
         groups: dict[tuple, list[int]] = {}
@@ -316,7 +315,7 @@ class Collection:
             for knobs, members in groups.items():
                 depth = max(items[i][1] for i in members)
                 found = self.index.search_sets([items[i][0] for i in members], depth,
-                                               [{items[i][2]} if items[i][2] else set() for i in members],
+                                               [set(items[i][2]) for i in members],
                                                knobs=dict(knobs))
                 for i, hits in zip(members, found, strict=True):
                     out[i] = hits[: items[i][1]]
@@ -406,6 +405,7 @@ class Collection:
                 self.index.add([v.paper_id for v in all_views], vectors)
                 self.index.remove_rows(old_rows)
                 for paper, _ in pairs:
+                    self._twins.add(paper.id, paper.title)
                     self._fields[paper.id] = (paper.year, (paper.venue or "").lower(), (paper.domain or "").lower(),
                                               (paper.venue_short or "").lower())
             replaced = len({self.index.paper_of_row(r) for r in old_rows})
@@ -431,6 +431,7 @@ class Collection:
             with self._lock.write():
                 self.index.remove_rows(rows)
                 self._fields.pop(paper_id, None)
+                self._twins.remove(paper_id)
             self._tell_search("removed", paper_id)
             self._maybe_compact()
         return True

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.index.fulltext_index import expand_index_dirs
+from sciembed.papers.titles import TitleTwins
 from sciembed.retrieval.multivector import paper_method
 from sciembed.search.learned_fusion import FusionSpec, measured_default
 from sciembed.search.open import open_run, query_encoder
 from sciembed.search.paper_lookup import index_lookup, resolve_all
 from sciembed.search.paper_search import PaperSearch
 from sciembed.search.runs import Query, Ranking, Run
-from sciembed.search.titles import TitleTwins
 
 
 def search_batch(

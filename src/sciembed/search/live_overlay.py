@@ -20,6 +20,7 @@ A live paper replaces its snapshot entry (a paper re-added with new text is scor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -89,7 +90,7 @@ class BM25Overlay:
     def query_text(self, paper: Paper) -> str:
         return "\n".join(v.text for v in companion_views(self.one, paper))
 
-    def search(self, text: str, depth: int, exclude: str) -> Ranking:
+    def search(self, text: str, depth: int, exclude: Sequence[str]) -> Ranking:
         if self._matrix is None or not self.papers or not text.strip():
             return []
         counts, base = self.bm25.query_counts([text])
@@ -97,7 +98,7 @@ class BM25Overlay:
         best: dict[str, float] = {}
         for i in np.flatnonzero(scores > 0):
             pid = self._ids[i]
-            if pid and pid != exclude:
+            if pid and pid not in exclude:
                 best[pid] = max(best.get(pid, 0.0), float(scores[i]))
         return ordered(best.items())[:depth]
 
@@ -142,8 +143,8 @@ class DenseOverlay:
             if self.papers.pop(pid, None) is not None:
                 self.index.remove_rows(self.index.dense.rows_of(pid))
 
-    def search(self, vectors: np.ndarray, depth: int, method: str, exclude: str) -> Ranking:
+    def search(self, vectors: np.ndarray, depth: int, method: str, exclude: Sequence[str]) -> Ranking:
         if not self.papers or vectors is None or not len(vectors):
             return []
-        hits = self.index.search_views(vectors, depth, method, exclude=[exclude])
+        hits = self.index.search_views(vectors, depth, method, exclude=exclude)
         return [(pid, score) for pid, score, _ in hits]

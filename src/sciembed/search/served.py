@@ -113,27 +113,29 @@ class FusedPaperSearch:
     def __call__(self, collection: Collection, paper: Paper, depth: int, accept: Accept | None,
                  knobs: dict[str, Any]) -> PaperHits:
         deep = max(depth, FUSION_DEPTH)
+        excluded = collection.excluded(paper)
         rankings: dict[str, Ranking] = {}
         rows: dict[str, int] = {}
         if self.served in self.spec.runs:
-            hits = self._served(collection, paper, deep, knobs)
+            hits = self._served(collection, paper, deep, excluded, knobs)
             rankings[self.served] = [(pid, score) for pid, score, _ in hits]
             rows = {pid: row for pid, _, row in hits}
         with self._lock:
             for name, run in self.companions.items():
                 if name in self.spec.runs:
-                    rankings[name] = self._companion(collection, run, paper, deep)
+                    rankings[name] = self._companion(collection, run, paper, deep, excluded)
         fused = fuse(rankings, None, self.spec)
         out = []
         for pid, score in fused:
-            if pid == paper.id or not collection.holds(pid) or (accept is not None and not accept(pid)):
+            if pid in excluded or not collection.holds(pid) or (accept is not None and not accept(pid)):
                 continue
             out.append((pid, score, rows.get(pid, -1)))
             if len(out) == depth:
                 break
         return out
 
-    def _served(self, collection: Collection, paper: Paper, depth: int, knobs: dict[str, Any]) -> PaperHits:
+    def _served(self, collection: Collection, paper: Paper, depth: int, excluded: list[str],
+                knobs: dict[str, Any]) -> PaperHits:
         vectors = collection.paper_vectors(paper.id) if collection.holds(paper.id) else None
         if vectors is None:
             views, _ = index_views(paper, collection.view_kind, collection.target, piece_tokens=collection.piece_tokens,
@@ -142,9 +144,10 @@ class FusedPaperSearch:
                 return []
             vectors = collection.encode([v.text for v in views])
         with collection._lock.read():
-            return collection.index.search_views(vectors, depth, self.served_method, exclude=[paper.id], **knobs)
+            return collection.index.search_views(vectors, depth, self.served_method, exclude=excluded, **knobs)
 
-    def _companion(self, collection: Collection, run: Run, paper: Paper, depth: int) -> Ranking:
+    def _companion(self, collection: Collection, run: Run, paper: Paper, depth: int, excluded: list[str]
+                   ) -> Ranking:
         """The companion's ranking for `paper`, its snapshot and its overlay of live papers merged."""
         overlay = self.overlays[run.name]
         live = paper.id in overlay.papers
@@ -156,12 +159,12 @@ class FusedPaperSearch:
             query = stored if stored is not None else overlay.query_text(paper)
             if not query.strip():
                 return []
-            found = overlay.search(query, depth, paper.id)
+            found = overlay.search(query, depth, excluded)
         else:
             query = stored if stored is not None else (
                 overlay.index.views_of(paper.id) if live else overlay.vectors(collection, paper))
             if query is None:
                 return []
-            found = overlay.search(query, depth, run.method or "max_sim", paper.id)
-        snapshot = run.rank([Query(paper.id, {run.name: query}, [paper.id])], deeper)[0]
+            found = overlay.search(query, depth, run.method or "max_sim", excluded)
+        snapshot = run.rank([Query(paper.id, {run.name: query}, excluded)], deeper)[0]
         return merge(snapshot, found, overlay.papers, depth)

@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from sciembed.papers.titles import TitleTwins
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.search.fusion import RRF_K, FusedHit, rrf
 from sciembed.search.prism.aspects import Aspect, QuerySet
-from sciembed.search.titles import TitleTwins
 
 TOP_K = 300
 ABSTRACT_FORMATS = ("ta", "prism")

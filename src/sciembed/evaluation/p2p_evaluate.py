@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sciembed.evaluation.p2p_config import ALL_METHODS, P2PConfig
-from sciembed.evaluation.p2p_rankers import SEARCHED, MethodRankers, Ranking, rank_hybrid
+from sciembed.evaluation.p2p_rankers import MethodRankers, Ranking, rank_hybrid
 from sciembed.evaluation.p2p_views import TextVectors, plan_views
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark
-from sciembed.models.progress import progress_bar
 from sciembed.search.learned_fusion import FusionSpec, fuse_all
 from sciembed.search.prism.aspects import QuerySet
 
@@ -60,14 +59,7 @@ def rank_methods(
 
     order = [m for m in ALL_METHODS if m in needed and m not in ("bm25", "hybrid", "prism_llm", "fused")]
     for method in order:
-        if method in SEARCHED:
-            rankings[method] = rankers.rank_searched(method)
-            continue
-        with progress_bar(f"rank {method}", len(qids), enabled=show_progress) as advance:
-            rankings[method] = {}
-            for q in qids:
-                rankings[method][q] = rankers.rank(method, q)
-                advance(1)
+        rankings[method] = rankers.rank_all(method, show_progress=show_progress)
     if "prism_extractive" in config.methods:
         count_sources("prism_extractive", views.extractive)
     if "prism_llm" in config.methods:
@@ -76,7 +68,7 @@ def rank_methods(
         for sample in sorted(views.llm_by_sample):
             name = f"prism_llm#{sample}"
             by_q = views.llm_by_sample[sample]
-            rankings[name] = {q: rankers.prism_rank(q, by_q[q]) if q in by_q else [] for q in qids}
+            rankings[name] = rankers.rank_all(name, by_q, show_progress)
             missing = [q for q in qids if q not in by_q]
             if missing:
                 bench.issues.add(f"query paper without LLM aspect queries (sample {sample}) in the queries file",
@@ -85,7 +77,7 @@ def rank_methods(
                                  n=len(missing), example=missing[0])
             count_sources(name, by_q)
     if "bm25" in needed:
-        rankings["bm25"] = rankers.rank_searched("bm25")
+        rankings["bm25"] = rankers.rank_all("bm25")
     if "hybrid" in needed:
         rankings["hybrid"] = rank_hybrid(views, rankings["bm25"], rankings[config.hybrid_dense], config)
     if "fused" in config.methods and fusion is not None:

@@ -1,15 +1,15 @@
-"""The paper-to-paper methods as rankers: the indexes a run's views need, and one ranking per (method, query).
+"""The paper-to-paper methods as runs of the one paper search, over in-memory indexes of a benchmark's candidates.
 
-The methods a collection is searched by (``a2a``, ``late``, ``bm25`` and their fusion) are runs of the
-one `search.PaperSearch`, the search ``sciembed index search`` and the service use, over in-memory indexes
-of the benchmark's candidates, each query paper's inputs encoded from its views. Every ranking holds at most
-`top_k` distinct papers, the query paper's exclusions never among them, equal scores in `ties.ordered`'s
-seeded-hash order, ties at the cut resolved before it.
+Every method is a `search.Run` — the type ``sciembed index search`` and the service rank with — over the
+candidates' views (``a2a``, ``late``, ``bm25``, the segment methods, PRISM's fused aspect lists), each query
+paper's input encoded from its views. Every ranking holds at most `top_k` distinct papers, the query paper's
+exclusions never among them, equal scores in `ties.ordered`'s seeded-hash order, ties at the cut resolved
+before it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,42 +17,27 @@ import numpy as np
 from sciembed.evaluation.p2p_config import P2PConfig
 from sciembed.evaluation.p2p_views import RunViews, TextVectors
 from sciembed.evaluation.paper_to_paper import PaperToPaperBenchmark, full_text
-from sciembed.evaluation.ties import ordered
 from sciembed.index.bm25_paper import BM25PaperIndex
+from sciembed.models.progress import progress_bar
 from sciembed.retrieval.dense import DenseIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.search.paper_search import fuse
 from sciembed.search.prism.aspects import Aspect, QuerySet
 from sciembed.search.prism.index import Candidate, PrismIndex
-from sciembed.search.runs import Query, Ranking, Run
+from sciembed.search.runs import Query, QueryInput, Ranking, Run
 
-SEARCHED = ("a2a", "f2f", "late", "bm25")  # the methods ranked as runs of the one paper search
-
-
-def pairs(hits: Sequence[tuple[str, float, int]]) -> Ranking:
-    """A `search_views` ranking without its view rows."""
-    return [(pid, score) for pid, score, _ in hits]
-
-
-def top(hits: Sequence[tuple[str, float]], excluded: Sequence[str], k: int) -> Ranking:
-    """The first `k` distinct papers of `hits` (a paper's first score), none of `excluded`, ties in seeded order."""
-    skip = set(excluded)
-    seen: dict[str, float] = {}
-    for doc, score in hits:
-        if doc not in skip:
-            seen.setdefault(doc, float(score))
-    return ordered(seen.items())[:k]
+ON_SEGMENTS = {"a2c": "max_sim", "f2c": "max_sim", "naive_sum": "naive_sum", "max_sim": "max_sim",
+               "max_sim_prism_code": "max_sim_prism_code"}  # method -> paper method over the candidates' segments
+PRISM_BY_QUERIES = {"naive": "naive_sum", "max_sim": "max_sim"}  # PRISM's non-RRF fusions: all queries at once
 
 
 class MethodRankers:
-    """The indexes over one run's candidate views, and each dense method's ranking of one query paper."""
+    """The runs over one benchmark's candidate views, and each query paper's input to them."""
 
     def __init__(self, views: RunViews, vec: TextVectors, encoder: Any, config: P2PConfig,
                  bench: PaperToPaperBenchmark) -> None:
         self.views, self.vec, self.config, self.k = views, vec, config, config.top_k
         v, needed = views, views.needed
-        self.abstracts = DenseIndex(encoder.dim, encoder.metric)  # PRISM's abstract index
-        self.abstracts.add(v.ids, vec(v.c_ta))
 
         def multi(views_of: Callable[[Candidate, str], list[str]]) -> MultiVectorIndex:
             index = MultiVectorIndex(encoder.dim, encoder.metric)
@@ -60,89 +45,84 @@ class MethodRankers:
             index.add([r[0] for r in rows], vec([r[1] for r in rows]))
             return index
 
-        self.seg_index = multi(lambda c, ta: list(c.segments) or [ta]) if v.on_segments else None
+        seg_index = multi(lambda c, ta: list(c.segments) or [ta]) if v.on_segments else None
         piece_index = multi(lambda c, ta: v.c_pieces[c.id] or [ta]) if v.on_pieces else None
-        self.segments = piece_index if config.prism_views == "pieces" else self.seg_index
-        self.ta_segments = multi(lambda c, ta: [ta, *c.segments]) if "late_interaction" in needed else None
-        self.runs: dict[str, Run] = {}  # the runs of the paper search (`search.PaperSearch`)
+        segments = piece_index if config.prism_views == "pieces" else seg_index
+        runs: dict[str, Run] = {}
         if "a2a" in needed:
-            self.runs["a2a"] = Run("a2a", multi(lambda c, ta: [ta]), "max_sim")
+            runs["a2a"] = Run("a2a", multi(lambda c, ta: [ta]), "max_sim")
         if "f2f" in needed:
             fulls = dict(zip(v.ids, v.c_full, strict=True))
-            self.runs["f2f"] = Run("f2f", multi(lambda c, ta: [fulls[c.id]]), "max_sim")
+            runs["f2f"] = Run("f2f", multi(lambda c, ta: [fulls[c.id]]), "max_sim")
         if "late" in needed:
-            self.runs["late"] = Run("late", multi(lambda c, ta: [ta, *v.c_pieces[c.id]]), "late")
+            runs["late"] = Run("late", multi(lambda c, ta: [ta, *v.c_pieces[c.id]]), "late")
+        if "late_interaction" in needed:
+            runs["late_interaction"] = Run("late_interaction", multi(lambda c, ta: [ta, *c.segments]), "late")
         if "bm25" in needed:
-            self.runs["bm25"] = Run("bm25", BM25PaperIndex.from_texts(v.ids, v.c_full))
+            runs["bm25"] = Run("bm25", BM25PaperIndex.from_texts(v.ids, v.c_full))
+        for name, method in ON_SEGMENTS.items():
+            if name in needed and segments is not None:
+                runs[name] = Run(name, segments, method)
+        abstracts = DenseIndex(encoder.dim, encoder.metric)  # PRISM's abstract index
+        abstracts.add(v.ids, vec(v.c_ta))
         titles = bench.candidate_titles()
-        self.prism = (PrismIndex(self.abstracts, self.segments, titles, config.abstract_format)
-                      if self.segments is not None else None)
-        self.prism_paper = (PrismIndex(self.abstracts, self.seg_index, titles, config.abstract_format)
-                            if "prism_extractive_paper" in needed and self.seg_index is not None else None)
+        prism = {"rrf_k": config.rrf_k, "aspects": config.aspects, "use_abstract": config.use_abstract}
+        if segments is not None:
+            runs["prism"] = (Run("prism", segments, PRISM_BY_QUERIES[config.fusion]) if config.fusion != "rrf" else
+                             Run("prism", PrismIndex(abstracts, segments, titles, config.abstract_format),
+                                 options=prism | {"dedupe": config.dedupe}))
+        if "prism_extractive_paper" in needed and seg_index is not None:
+            runs["prism_extractive_paper"] = Run(
+                "prism_extractive_paper", PrismIndex(abstracts, seg_index, titles, config.abstract_format),
+                options=prism | {"dedupe": False})
+        self.runs = runs
 
     def query_set_vectors(self, qs: QuerySet) -> dict[str, np.ndarray]:
         keep = [a for a in qs.queries if a == Aspect.ABSTRACT or a in self.config.aspects]
         return dict(zip(keep, self.vec([qs.queries[a] for a in keep]), strict=True))
 
-    def prism_rank(self, q: str, qs: QuerySet, index: PrismIndex | None = None, dedupe: bool | None = None
-                   ) -> Ranking:
-        """PRISM: each aspect query on the segments, the abstract on the abstracts, fused (`config.fusion`)."""
-        config, excluded = self.config, self.views.exclusions[q]
+    def _aspects(self, qs: QuerySet, run: str) -> QueryInput:
+        """A PRISM query set as the run's input: aspect -> vector (RRF), or the vectors stacked."""
         vectors = self.query_set_vectors(qs)
-        if not config.use_abstract:
+        if not self.config.use_abstract:
             vectors.pop(Aspect.ABSTRACT.value, None)
-        if config.fusion == "rrf" or index is not None:
-            result = (index or self.prism).search_vectors(
-                q, vectors, title=self.views.queries[q].title, top_k=self.k, rrf_k=config.rrf_k,
-                dedupe=config.dedupe if dedupe is None else dedupe, aspects=config.aspects,
-                use_abstract=config.use_abstract)
-            return top(result.ranking(), excluded, self.k)
-        method = "naive_sum" if config.fusion == "naive" else "max_sim"
-        return pairs(self.segments.search_views(np.stack(list(vectors.values())), self.k, method, exclude=excluded))
+        return vectors if self.runs[run].kind == "prism" else np.stack(list(vectors.values()))
 
-    def _on_segments(self, q: str, vectors: np.ndarray, how: str) -> Ranking:
-        return pairs(self.segments.search_views(vectors, self.k, how, exclude=self.views.exclusions[q]))
-
-    def _extractive(self, q: str) -> np.ndarray:
-        return np.stack(list(self.query_set_vectors(self.views.extractive[q]).values()))
-
-    def _input(self, method: str, q: str) -> str | np.ndarray:
-        """Query paper `q` as a searched run's input: encoded from its views (BM25: its full text)."""
-        v = self.views
+    def _input(self, method: str, q: str) -> QueryInput:
+        """Query paper `q` as method's input: encoded from its views (BM25: its full text)."""
+        v, vec = self.views, self.vec
         if method == "bm25":
             return full_text(v.queries[q])
         if method == "late":
-            return self.vec([v.q_ta[q], *v.q_pieces[q]])
-        return self.vec([v.q_full[q] if method == "f2f" else v.q_ta[q]])
-
-    def rank_searched(self, method: str) -> dict[str, Ranking]:
-        """Every query paper ranked by one searched method (a run of the paper search)."""
-        v = self.views
-        queries = [Query(q, {method: self._input(method, q)}, v.exclusions[q]) for q in v.qids]
-        return dict(zip(v.qids, self.runs[method].rank(queries, self.k), strict=True))
-
-    def rank(self, method: str, q: str) -> Ranking:
-        """Query paper `q` ranked by a dense method not searched as a run (all but `SEARCHED`, hybrid, prism_llm
-        and fused)."""
-        v, vec, k, excluded = self.views, self.vec, self.k, self.views.exclusions[q]
-        if method == "a2c":
-            return self._on_segments(q, vec([v.q_ta[q]]), "max_sim")
-        if method == "f2c":
-            return self._on_segments(q, vec([v.q_full[q]]), "max_sim")
-        if method == "naive_sum":
-            return self._on_segments(q, self._extractive(q), "naive_sum")
-        if method == "max_sim":
-            return self._on_segments(q, self._extractive(q), "max_sim")
-        if method == "max_sim_prism_code":
-            return self._on_segments(q, self._extractive(q), "max_sim_prism_code")
+            return vec([v.q_ta[q], *v.q_pieces[q]])
         if method == "late_interaction":
-            return pairs(self.ta_segments.search_views(vec([v.q_ta[q], *v.q_segments[q]]), k, "late",
-                                                       exclude=excluded))
+            return vec([v.q_ta[q], *v.q_segments[q]])
+        if method in ("naive_sum", "max_sim", "max_sim_prism_code"):
+            return np.stack(list(self.query_set_vectors(v.extractive[q]).values()))
         if method == "prism_extractive":
-            return self.prism_rank(q, v.extractive[q])
+            return self._aspects(v.extractive[q], "prism")
         if method == "prism_extractive_paper":
-            return self.prism_rank(q, v.extractive_paper[q], self.prism_paper, dedupe=False)
-        raise ValueError(f"{method} is not a dense per-query method")
+            return self._aspects(v.extractive_paper[q], method)
+        return vec([v.q_full[q] if method in ("f2f", "f2c") else v.q_ta[q]])  # a2a, a2c
+
+    def rank_all(self, method: str, query_sets: dict[str, QuerySet] | None = None, show_progress: bool = False
+                 ) -> dict[str, Ranking]:
+        """Every query paper ranked by `method` (PRISM over `query_sets` when given: a paper without one ranks
+        nothing)."""
+        v = self.views
+        run = self.runs["prism" if method.startswith(("prism_extractive", "prism_llm")) and
+                        method != "prism_extractive_paper" else method]
+        out: dict[str, Ranking] = {}
+        with progress_bar(f"rank {method}", len(v.qids), enabled=show_progress) as advance:
+            for start in range(0, len(v.qids), 64):
+                chunk = v.qids[start : start + 64]
+                inputs = [self._input(method, q) if query_sets is None else
+                          self._aspects(query_sets[q], "prism") if q in query_sets else None for q in chunk]
+                queries = [Query(q, {run.name: x} if x is not None else {}, v.exclusions[q])
+                           for q, x in zip(chunk, inputs, strict=True)]
+                out.update(zip(chunk, run.rank(queries, self.k), strict=True))
+                advance(len(chunk))
+        return out
 
 
 def rank_hybrid(views: RunViews, bm25: dict[str, Ranking], dense: dict[str, Ranking], config: P2PConfig

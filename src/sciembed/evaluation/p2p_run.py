@@ -38,7 +38,7 @@ The public names live here; the code is split along the run's stages:
 
 - `p2p_config`: the methods, metrics and `P2PConfig` (``configs/prism-*.yaml``);
 - `p2p_views`: the texts the requested methods need, planned and encoded once;
-- `p2p_rankers`: the indexes over those views and each method's ranking of a query paper;
+- `p2p_rankers`: each method as a run of the one paper search (`search.Run`) over indexes of those views;
 - `p2p_evaluate`: `rank_methods`, every method's rankings of every query paper (one encoding pass);
 - `p2p_fusion`: method ``fused`` tuned on val query papers (`benchmarks.paper_to_paper` reports on test).
 """

@@ -1,8 +1,9 @@
 """One ranked list of a paper search: an index and the way a query paper is put to it.
 
 A run is named as `sciembed eval run --kind paper_to_paper` names its methods: ``bm25`` (BM25 over full
-texts), ``a2a`` (a dense title+abstract index), ``late`` (late interaction over a multi-view index); any
-other is named by its kind, view and method. The same `Run.rank` answers the CLI (the query's inputs read
+texts), ``a2a`` (a dense title+abstract index), ``late`` (late interaction over a multi-view index), a
+PRISM variant (a `PrismIndex`: the query's aspect vectors, RRF over their lists); any other is named by its
+kind, view and method. The same `Run.rank` answers the CLI (the query's inputs read
 from the index), the server (from the collection or encoded) and evaluation (encoded query views), so a
 query paper gets the same list wherever it is asked: at most k distinct papers, none of its exclusions,
 equal scores in `retrieval.ties`'s seeded-hash order, ties at the cut resolved before it.
@@ -18,10 +19,13 @@ import numpy as np
 
 from sciembed.index.bm25_paper import BM25PaperIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
+from sciembed.retrieval.ties import ordered
+from sciembed.search.prism.index import PrismIndex
 from sciembed.views.kinds import MULTI_SECTION, IndexView
 
 Ranking = list[tuple[str, float]]
-QueryInput = str | np.ndarray  # BM25: the query's text; dense: its view vectors (one row per view)
+# BM25: the query's text; dense: its view vectors (one row per view); PRISM: aspect -> vector
+QueryInput = str | np.ndarray | dict[str, np.ndarray]
 
 
 @dataclass
@@ -35,21 +39,25 @@ class Query:
 
 @dataclass
 class Run:
-    """An index and how a query is put to it: BM25 by text, dense by `method` over the query's views.
+    """An index and how a query is put to it: BM25 by text, dense by `method` over the query's views, PRISM by
+    its aspect vectors (`options`: `PrismIndex.search_vectors`'s settings).
 
     A dense run without a method scores a candidate by the index's per-view `aggregate`, best over the
     query's views (``max``: the best view pair, as ``max_sim``).
     """
 
     name: str
-    index: Any  # MultiVectorIndex (dense) or BM25PaperIndex
+    index: Any  # MultiVectorIndex (dense), BM25PaperIndex or PrismIndex
     method: str | None = None
     titles: dict[str, str] = field(default_factory=dict)
     manifest: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
+        if isinstance(self.index, PrismIndex):
+            return "prism"
         return "bm25" if isinstance(self.index, BM25PaperIndex) else "dense"
 
     @property
@@ -70,7 +78,16 @@ class Run:
                                                  [queries[i].exclude for i in asked]) if asked else [])
             keep = set(asked)
             return [next(found) if i in keep else [] for i in range(len(queries))]
+        if self.kind == "prism":
+            return [self._prism(q, k) for q in queries]
         return [self._dense(q, k, knobs) for q in queries]
+
+    def _prism(self, query: Query, k: int) -> Ranking:
+        aspects = query.inputs.get(self.name)
+        if not aspects:
+            return []
+        found = self.index.search_vectors(query.id, aspects, exclude=query.exclude, top_k=k, **self.options)
+        return ordered(found.ranking())[:k]
 
     def _dense(self, query: Query, k: int, knobs: dict[str, Any]) -> Ranking:
         vectors = query.inputs.get(self.name)

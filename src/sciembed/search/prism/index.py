@@ -121,6 +121,7 @@ class PrismIndex:
         vectors: dict[str, np.ndarray],
         *,
         title: str | None = None,
+        exclude: Sequence[str] | None = None,
         top_k: int = TOP_K,
         rrf_k: int = RRF_K,
         dedupe: bool = False,
@@ -128,8 +129,9 @@ class PrismIndex:
         use_abstract: bool = True,
         sources: dict[str, str] | None = None,
     ) -> PrismResult:
-        """Fused ranking for one query paper from its encoded aspect queries (aspect -> vector)."""
-        excluded = self.excluded(paper_id, title)
+        """Fused ranking for one query paper from its encoded aspect queries (aspect -> vector); `exclude`
+        (default: the paper and its title twins) is never returned."""
+        excluded = list(exclude) if exclude is not None else self.excluded(paper_id, title)
         lists: dict[str, list[str]] = {}
         segment_aspects = [a for a in vectors if a != Aspect.ABSTRACT and (aspects is None or a in aspects)]
         if segment_aspects:  # one matrix product for all aspect queries: the scan is memory-bound

@@ -245,7 +245,7 @@ class MultiVectorIndex:
         top k is among the top k of the vector that gives its best score). Over
         the flat kind this costs one matrix product for all sets, where
         `search_views` scores every view of every paper for each set; equal
-        scores come in row order here, by paper id there.
+        scores come in `retrieval.ties`'s seeded-hash order in both.
         """
         if not self.dense.exact:  # approximate: pages must agree at their boundaries (`paging.stable_prefix`)
             return stable_prefix(lambda depth: self._search_sets_once(query_sets, depth, excludes, accept, knobs), k,

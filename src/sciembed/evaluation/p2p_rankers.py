@@ -107,20 +107,22 @@ class MethodRankers:
 
     def rank_all(self, method: str, query_sets: dict[str, QuerySet] | None = None, show_progress: bool = False
                  ) -> dict[str, Ranking]:
-        """Every query paper ranked by `method` (PRISM over `query_sets` when given: a paper without one ranks
-        nothing)."""
+        """Every query paper ranked by `method`; with `query_sets` (``prism_llm#<sample>``), PRISM over them (a
+        paper without one ranks nothing)."""
         v = self.views
-        run = self.runs["prism" if method.startswith(("prism_extractive", "prism_llm")) and
-                        method != "prism_extractive_paper" else method]
+        run = self.runs["prism" if method == "prism_extractive" or query_sets is not None else method]
+
+        def query(q: str) -> Query:
+            if query_sets is None:
+                return Query(q, {run.name: self._input(method, q)}, v.exclusions[q])
+            return Query(q, {run.name: self._aspects(query_sets[q], "prism")} if q in query_sets else {},
+                         v.exclusions[q])
+
         out: dict[str, Ranking] = {}
         with progress_bar(f"rank {method}", len(v.qids), enabled=show_progress) as advance:
-            for start in range(0, len(v.qids), 64):
+            for start in range(0, len(v.qids), 64):  # the inputs of 64 query papers at a time
                 chunk = v.qids[start : start + 64]
-                inputs = [self._input(method, q) if query_sets is None else
-                          self._aspects(query_sets[q], "prism") if q in query_sets else None for q in chunk]
-                queries = [Query(q, {run.name: x} if x is not None else {}, v.exclusions[q])
-                           for q, x in zip(chunk, inputs, strict=True)]
-                out.update(zip(chunk, run.rank(queries, self.k), strict=True))
+                out.update(zip(chunk, run.rank([query(q) for q in chunk], self.k), strict=True))
                 advance(len(chunk))
         return out
 

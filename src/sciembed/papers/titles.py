@@ -36,7 +36,7 @@ class TitleTwins:
 
     def __init__(self, titles: Iterable[tuple[str, str]] = ()) -> None:
         self._key_of: dict[str, str] = {}
-        self._ids_of: dict[str, dict[str, None]] = defaultdict(dict)  # key -> ids, in the order added
+        self._ids_of: dict[str, list[str]] = defaultdict(list)  # key -> ids, in the order added
         for pid, title in titles:
             self.add(pid, title)
 
@@ -45,13 +45,13 @@ class TitleTwins:
         self.remove(paper_id)
         key = self._key_of[paper_id] = title_key(title)
         if key:
-            self._ids_of[key][paper_id] = None
+            self._ids_of[key].append(paper_id)
 
     def remove(self, paper_id: str) -> None:
         key = self._key_of.pop(paper_id, "")
         if key:
             twins = self._ids_of[key]
-            twins.pop(paper_id, None)
+            twins.remove(paper_id)
             if not twins:
                 del self._ids_of[key]
 

@@ -18,7 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sciembed.ioutil.portable import portable
+
 HEAVY = ("per_query", "details", "rankings")  # per-query values and the like: not in the summary
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _light(cell: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +46,9 @@ def merge(runs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
                                  "the runs are not comparable")
             rows.setdefault(model, row)
             row_source.setdefault(model, name)
-        arms |= run["study"]["arms"]
+        for arm_name, arm in run["study"]["arms"].items():  # a packaged config by its name, as the study's YAML
+            config = arm.get("config")
+            arms[arm_name] = arm | ({"config": f"configs/{Path(config).name}"} if config else {})
         for test in run["significance"]:
             tests.setdefault((test["benchmark"], test["task"], test["model"], test["baseline"]), test)
         for cell in run["cells"]:
@@ -64,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
     runs = [(path.name, json.loads(path.read_text())) for path in args.inputs]
     summary = {"what": args.what, "command": args.command, "code": args.code, **merge(runs)}
-    args.out.write_text(json.dumps(summary, indent=1) + "\n")
+    args.out.write_text(json.dumps(portable(summary, REPO), indent=1) + "\n")
     print(f"{args.out}: {len(summary['table']['rows'])} models, {len(summary['significance'])} paired tests")
 
 

@@ -19,7 +19,6 @@ import numpy as np
 
 from sciembed.index.bm25_paper import BM25PaperIndex
 from sciembed.retrieval.multivector import MultiVectorIndex
-from sciembed.retrieval.ties import ordered
 from sciembed.search.prism.index import PrismIndex
 from sciembed.views.kinds import MULTI_SECTION, IndexView
 
@@ -86,8 +85,8 @@ class Run:
         aspects = query.inputs.get(self.name)
         if not aspects:
             return []
-        found = self.index.search_vectors(query.id, aspects, exclude=query.exclude, top_k=k, **self.options)
-        return ordered(found.ranking())[:k]
+        # RRF's list is already cut to k and ordered as `ties.ordered` orders (score, then the seeded hash)
+        return self.index.search_vectors(query.id, aspects, exclude=query.exclude, top_k=k, **self.options).ranking()
 
     def _dense(self, query: Query, k: int, knobs: dict[str, Any]) -> Ranking:
         vectors = query.inputs.get(self.name)

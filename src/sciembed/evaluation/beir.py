@@ -81,9 +81,8 @@ def read_collection(path: Path, kind: str, issues: IssueLog, titled: bool) -> Te
     return out
 
 
-def read_qrels(
-    path: Path, queries: TextCollection, docs: TextCollection, issues: IssueLog
-) -> dict[str, dict[str, int]]:
+def read_qrels(path: Path, queries: TextCollection, docs: TextCollection,
+               issues: IssueLog) -> dict[str, dict[str, int]]:
     """qrels restricted to known queries and documents; unknown ids are counted, never guessed."""
     qrels: dict[str, dict[str, int]] = {}
     with open(path, "rb") as raw_lines:
@@ -144,14 +143,8 @@ class BeirBenchmark(FingerprintOnce):
                            sorted((q, sorted(r.items())) for q, r in self.qrels.items()))
 
     def describe(self) -> dict[str, Any]:
-        return {
-            **self.identity(),
-            "split": self.split,
-            "documents": len(self.docs),
-            "queries": len(self.queries),
-            "queries_without_judgements": self.unjudged_queries,
-            "issues": self.issues.to_list(),
-        }
+        return {**self.identity(), "split": self.split, "documents": len(self.docs), "queries": len(self.queries),
+                "queries_without_judgements": self.unjudged_queries, "issues": self.issues.to_list()}
 
 
 def _domain(value: Any) -> str:
@@ -164,9 +157,8 @@ def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
     required = ["corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv"]
     missing = [name for name in required if not (folder / name).is_file()]
     if missing:
-        raise BenchmarkError(
-            f"BEIR folder {folder} is missing {len(missing)} of {len(required)} required files: {', '.join(missing)}"
-        )
+        raise BenchmarkError(f"BEIR folder {folder} is missing {len(missing)} of {len(required)} required files: "
+                             f"{', '.join(missing)}")
     issues = IssueLog()
     docs = read_collection(folder / "corpus.jsonl", "document", issues, titled=True)
     queries = read_collection(folder / "queries.jsonl", "query", issues, titled=False)
@@ -182,15 +174,7 @@ def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
         raise BenchmarkError(f"BEIR folder {folder}: no query of split {split!r} has a relevant document "
                              f"({'; '.join(i.message() for i in issues) or 'qrels empty'})")
     domains = {q: _domain(queries.meta[q].get("domain")) for q in evaluated}
-    return BeirBenchmark(
-        source=str(folder),
-        split=split,
-        queries=evaluated,
-        docs=docs.texts,
-        qrels={q: qrels[q] for q in evaluated},
-        domains=domains,
-        issues=issues,
-        name=f"{folder.name}:{split}",
-        unjudged_queries=len(set(queries.texts) - set(qrels)),
-        doc_parts=docs.parts,
-    )
+    return BeirBenchmark(source=str(folder), split=split, queries=evaluated, docs=docs.texts,
+                         qrels={q: qrels[q] for q in evaluated}, domains=domains, issues=issues,
+                         name=f"{folder.name}:{split}", unjudged_queries=len(set(queries.texts) - set(qrels)),
+                         doc_parts=docs.parts)

@@ -1,15 +1,11 @@
 """The S2Full citation-retrieval benchmark, read from a built corpus.
 
-Queries are the split's anchors, the papers that seeded its citation balls
-(S2Full: 10,022 anchors, about 5.5 relevant papers each, among 63,095
-candidates); relevant = every paper linked to the anchor (links are
-undirected). ``queries="linked"`` makes every paper with an in-split link a
-query instead (sciembed's earlier protocol; also the fallback for corpora built
-before `splits.parquet` recorded anchors). Candidates are all papers of the
-split, as title+abstract (TA) or as body text. The body text of a
-paper is the section its paper log names: the whole section (``full``) or the
-window of the model's word budget starting at that section's header
-(``windowed``), so every model reads the same place in every paper.
+Queries are the split's anchors, the papers that seeded its citation balls (S2Full: 10,022 anchors, about 5.5
+relevant papers each, among 63,095 candidates); relevant = every paper linked to the anchor (links are
+undirected). ``queries="linked"`` makes every paper with an in-split link a query (the earlier protocol, and the
+fallback for corpora built before `splits.parquet` recorded anchors). Candidates are all papers of the split, as
+title+abstract (TA) or body text: the section the paper log names, whole (``full``) or the window of the model's
+word budget from its header (``windowed``), so every model reads the same place in every paper.
 """
 
 from __future__ import annotations
@@ -51,7 +47,6 @@ class CitationBenchmark(FingerprintOnce):
     name: str = "citation"
     kind: str = "citation"
 
-    # -- what the benchmark holds -------------------------------------------------
     @property
     def query_mode(self) -> str:
         return "linked" if self.anchors is None else "anchors"
@@ -71,7 +66,6 @@ class CitationBenchmark(FingerprintOnce):
     def keys(self, scenarios: Any = SCENARIOS, body_modes: Any = BODY_MODES) -> list[ScenarioKey]:
         return scenario_keys(scenarios, body_modes)
 
-    # -- texts ----------------------------------------------------------------------
     def ta(self, pid: str, join: str = ". ") -> str:
         return ta_text(self.papers[pid], join)
 
@@ -97,10 +91,12 @@ class CitationBenchmark(FingerprintOnce):
         def text(pid: str, body: bool) -> str:
             return self.body(pid, mode or "windowed", window_words) if body else self.ta(pid, ta_join)
 
-        doc_ids = [pid for pid in sorted(self.papers) if not body_docs or pid in self.paper_log]
+        doc_ids = []
         for pid in sorted(self.papers):
             if body_docs and pid not in self.paper_log:
                 notes.add("candidate paper has no body", "left out of the body candidates", example=pid)
+            else:
+                doc_ids.append(pid)
         candidates = set(doc_ids)
         query_ids, qrels = [], {}
         for pid in self.query_ids:
@@ -117,7 +113,6 @@ class CitationBenchmark(FingerprintOnce):
                            {pid: text(pid, body_docs) for pid in doc_ids}, qrels,  # a query never retrieves itself
                            notes=[issue.message() for issue in notes])
 
-    # -- identity and summary ---------------------------------------------------------
     def _digest(self) -> str:
         """The fingerprint: changes whenever the papers, the links, the split or the paper log change."""
         digest = hashlib.sha256()
@@ -134,23 +129,15 @@ class CitationBenchmark(FingerprintOnce):
     def describe(self) -> dict[str, Any]:
         queries = self.query_ids
         return {
-            "kind": self.kind,
-            "name": self.name,
-            "source": self.source,
-            "split": self.split,
-            "paper_log_seed": self.paper_log_seed,
-            "fingerprint": self.fingerprint(),
-            "papers": len(self.papers),
-            "links": len(self.pairs()),
-            "queries": len(queries),
-            "query_mode": self.query_mode,
+            "kind": self.kind, "name": self.name, "source": self.source, "split": self.split,
+            "paper_log_seed": self.paper_log_seed, "fingerprint": self.fingerprint(), "papers": len(self.papers),
+            "links": len(self.pairs()), "queries": len(queries), "query_mode": self.query_mode,
             "mean_relevant_per_query": round(sum(len(self.links[q]) for q in queries) / len(queries), 4)
             if queries else 0.0,
             "papers_without_body": len(self.without_body()),
             "queries_without_body": sum(1 for q in queries if q not in self.paper_log),
             "query_domains": dict(sorted(Counter(self.domains.get(q, UNKNOWN_DOMAIN) for q in queries).items())),
-            "issues": self.issues.to_list(),
-        }
+            "issues": self.issues.to_list()}
 
 
 def _split_domains(corpus: CorpusDir, split: str) -> dict[str, str]:
@@ -159,15 +146,12 @@ def _split_domains(corpus: CorpusDir, split: str) -> dict[str, str]:
     if "domain" not in schema.names:
         return {}
     table = pq.read_table(corpus.splits_path, columns=["paper_id", "split", "domain"]).to_pydict()
-    return {
-        pid: dom for pid, s, dom in zip(table["paper_id"], table["split"], table["domain"], strict=True)
-        if s == split and dom
-    }
+    return {pid: dom for pid, s, dom in zip(table["paper_id"], table["split"], table["domain"], strict=True)
+            if s == split and dom}
 
 
-def build_citation_benchmark(
-    corpus: CorpusDir | Path | str, split: str = "test", paper_log_seed: int = 0, queries: str = "anchors"
-) -> CitationBenchmark:
+def build_citation_benchmark(corpus: CorpusDir | Path | str, split: str = "test", paper_log_seed: int = 0,
+                             queries: str = "anchors") -> CitationBenchmark:
     """Read one split of a built corpus; every link or paper it cannot use is counted in `issues`.
 
     `queries`: "anchors" (the paper's protocol) or "linked" (every paper with an in-split link).
@@ -214,16 +198,7 @@ def build_citation_benchmark(
     paper_log = build_paper_log((usable[pid] for pid in sorted(usable)), seed=paper_log_seed)
     split_domains = _split_domains(corpus, split)
     domains = {pid: split_domains.get(pid) or usable[pid].domain or UNKNOWN_DOMAIN for pid in usable}
-    return CitationBenchmark(
-        source=str(corpus.root),
-        split=split,
-        paper_log_seed=paper_log_seed,
-        papers=usable,
-        links=dict(links),
-        paper_log=paper_log,
-        domains=domains,
-        issues=issues,
-        anchors=anchors,
-        name=f"{corpus.root.name}:{split}",
-    )
+    return CitationBenchmark(source=str(corpus.root), split=split, paper_log_seed=paper_log_seed, papers=usable,
+                             links=dict(links), paper_log=paper_log, domains=domains, issues=issues, anchors=anchors,
+                             name=f"{corpus.root.name}:{split}")
 

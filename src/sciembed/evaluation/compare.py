@@ -1,8 +1,7 @@
 """Compare two evaluation runs (directories written by `sciembed eval` or `sciembed bench`) query by query.
 
-Scores are paired on the queries both runs scored; runs of different
-benchmarks (another corpus, split or paper log) are refused, since their
-per-query scores do not describe the same queries.
+Scores are paired on the queries both runs scored; runs of different benchmarks (another corpus, split or paper
+log) are refused: their per-query scores do not describe the same queries.
 """
 
 from __future__ import annotations
@@ -89,18 +88,9 @@ class Comparison:
     unpaired: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # scenario -> (n_a, n_b, paired)
 
 
-def compare_runs(
-    run_a: Path | str,
-    run_b: Path | str,
-    *,
-    model_a: str | None = None,
-    model_b: str | None = None,
-    test: str = "student",
-    metrics: tuple[str, ...] | None = None,
-    max_p: float = 0.05,
-    n_permutations: int = 1000,
-    seed: int = 42,
-) -> Comparison:
+def compare_runs(run_a: Path | str, run_b: Path | str, *, model_a: str | None = None, model_b: str | None = None,
+                 test: str = "student", metrics: tuple[str, ...] | None = None, max_p: float = 0.05,
+                 n_permutations: int = 1000, seed: int = 42) -> Comparison:
     """B against A for every shared scenario and metric (Δ = B − A); `metrics` None: every metric both hold
     (harness order first)."""
     res_a, res_b = load_results(run_a), load_results(run_b)
@@ -110,11 +100,9 @@ def compare_runs(
         metrics = tuple(sorted(shared, key=lambda m: (m not in order, order.index(m) if m in order else 0)))
     fp_a, fp_b = res_a["benchmark"]["fingerprint"], res_b["benchmark"]["fingerprint"]
     if fp_a != fp_b:
-        raise BenchmarkError(
-            f"{run_a} and {run_b} were evaluated on different benchmarks "
-            f"({res_a['benchmark']['name']} {fp_a} vs {res_b['benchmark']['name']} {fp_b}); "
-            "their per-query scores cannot be paired"
-        )
+        raise BenchmarkError(f"{run_a} and {run_b} were evaluated on different benchmarks "
+                             f"({res_a['benchmark']['name']} {fp_a} vs {res_b['benchmark']['name']} {fp_b}); "
+                             "their per-query scores cannot be paired")
     a, b = pick_model(res_a, model_a, str(run_a)), pick_model(res_b, model_b, str(run_b))
     unknown = [m for m in metrics if m not in res_a["metrics"] or m not in res_b["metrics"]]
     if unknown:

@@ -17,15 +17,9 @@ kind                what a task holds                          metrics (defined 
                                                                Matching, S2AND, a corpus' geometry); dense only
 ==================  =========================================  ===============================================
 
-Relevance: graded NDCG uses every judged grade as its gain (as pytrec_eval and
-ranx do); the binary metrics count a candidate as relevant when its grade is at
-least the task's `relevant_min` (CSFCube: 2), through ranx's ``-l<grade>``
-metric suffix.
-
-A benchmark is any object with `name`, `kind`, `fingerprint()`, `describe()`,
-`tasks(style)` and `summarize(results)`; `TextStyle` tells it how the model
-wants its texts (the tokenizer's separator, the model card's input format, its body-window budget).
-`FingerprintOnce` gives a loaded benchmark its fingerprint, computed once.
+Graded NDCG uses every judged grade as its gain (as pytrec_eval and ranx do); binary metrics count a grade of at
+least the task's `relevant_min` (CSFCube: 2) as relevant, through ranx's ``-l<grade>`` suffix. A benchmark is any
+object with `name`, `kind`, `fingerprint()`, `describe()`, `tasks(style)` and `summarize(results)` (`BenchmarkSpec`).
 """
 
 from __future__ import annotations
@@ -44,15 +38,10 @@ GRADED_METRICS = frozenset({"ndcg", "ndcg@10", "ndcg@20"})
 
 @dataclass(frozen=True)
 class TextStyle:
-    """How a model wants its input text.
-
-    `sep`: what goes between title and abstract (SciRepEval joins them with the
-    tokenizer's separator token, ``title [SEP] abstract``); `input_format`: the
-    model card's (``plain`` or a recipe's, e.g. ``cosaemb``); `ta_join`: what the
-    model's own TA views put there (``". "`` unless loaded with ``ta_join``);
-    `window_tokens`: the token budget of body windows (the card's, else the
-    encoder's); `encoder`: the dense encoder, for formats counted in its tokens.
-    """
+    """How a model wants its input text: `sep` between title and abstract (SciRepEval's tokenizer separator,
+    ``title [SEP] abstract``), the card's `input_format` (``plain``, ``cosaemb``, …), `ta_join` of its own TA
+    views, `window_tokens` of body windows (the card's, else the encoder's), and the dense `encoder` for formats
+    counted in its tokens."""
 
     sep: str = "."
     input_format: str = "plain"
@@ -111,8 +100,7 @@ class RankingTask:
 
 @dataclass
 class Searched:
-    """What a benchmark's own search gives a `RankingTask`: query -> [(doc, score)] best first, and the
-    details and notes of the result."""
+    """A benchmark's own search for a `RankingTask`: query -> [(doc, score)] best first, details and notes."""
 
     rankings: dict[str, list[tuple[str, float]]]
     details: dict[str, Any] = field(default_factory=dict)

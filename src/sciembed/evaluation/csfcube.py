@@ -1,39 +1,16 @@
 """CSFCube (Mysore et al., 2021): faceted query-by-example over computer-science abstracts.
 
-Read from the release files (https://github.com/iesl/CSFCube)::
-
-    abstracts-csfcube-preds.jsonl        paper_id, title, abstract (list of sentences), pred_labels (one per sentence)
-    test-pid2anns-csfcube-<facet>.json   {query pid: {"cands": [pid, ...], "relevance_adju": [0-3, ...]}}
-    evaluation_splits.json               {facet: {"fold1_test": ["<pid>_<facet>", ...], ...}}  (optional)
-
-Each (query, facet) ranks only its judged pool; relevant = grade ≥ 2. Metrics
-follow the official ``eval_scripts/ranking_eval.py`` exactly, written out here
-because ranx differs from it on purpose-made points:
-
-- NDCG uses linear gain (the grade) and the discount of the ``rank_metrics``
-  gist the script imports (method 0: weights 1, 1, 1/log2(3), 1/log2(4), …),
-  the ideal ordering taken from the same pool; ranx discounts rank 2 by 1/log2(3).
-- ``NDCG%20`` cuts each query at int(0.2 × its pool size): a per-query cutoff
-  that ranx's metric strings cannot express.
-- R-precision is the gist's: precision at the rank of the LAST relevant
-  candidate (ranx's is precision at R).
-- P@20, R@20 and MAP are the usual binary ones on grade ≥ 2 over the whole pool.
-
-Per facet and over all facets, metrics are averaged per query within each
-official test fold, then over the two folds (``aggregate_metrics_crossval``).
-Queries are the whole title + abstract, or only the sentences the release's
-sentence classifier labelled with the facet (background = background +
-objective). A model whose card says ``input_format: cosaemb`` reads what it was
-trained on: candidates are its title+abstract unit ``[TTL] title [SEP] [ABS]
-abstract``, and a query is written like the first chunk of a section text of the
-facet — ``[TTL] title [SEP] <facet token> text`` with background → ``[INTR] [RW]``,
-method → ``[MET]``, result → ``[RES]`` (the facet token takes the place of
-``[ABS]``, after the title, not before it).
+Reads the release files of https://github.com/iesl/CSFCube; each (query, facet) ranks only its judged pool,
+relevant = grade ≥ 2. Metrics are the official ``eval_scripts/ranking_eval.py``'s, written out here because
+ranx differs: linear gain with the ``rank_metrics`` gist's discount (ranks 1 and 2 undiscounted; ranx
+discounts rank 2), ``NDCG%20`` cut per query at int(0.2 × pool size), R-precision at the LAST relevant rank
+(ranx: at R). Averaged within each official test fold, then over folds. Queries are the title + abstract or
+the facet's sentences; ``input_format: cosaemb`` models read ``[TTL] title [SEP] <facet token> text`` queries
+and TA-unit candidates, as they were trained. See docs/benchmarks/bench.md.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -43,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.evaluation.contract import FingerprintOnce, RankingTask, TaskResult, TextStyle
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask, TaskResult, TextStyle, json_digest
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.views.chunk import first_prefix, ta_unit
 
@@ -70,9 +47,8 @@ def ndcg(gains: Sequence[float], k: int) -> float:
     return dcg(gains, k) / best if best else 0.0
 
 
-def official_query_metrics(
-    grades: Sequence[int], threshold: int = RELEVANT_GRADE, at_k: int = AT_K
-) -> dict[str, float]:
+def official_query_metrics(grades: Sequence[int], threshold: int = RELEVANT_GRADE,
+                           at_k: int = AT_K) -> dict[str, float]:
     """One query's metrics (×100) from the grades of its pool in ranked order, as ``compute_metrics`` does."""
     binary = np.array([1 if g >= threshold else 0 for g in grades])
     n, total = len(binary), int(binary.sum())
@@ -124,15 +100,12 @@ class CsfcubeBenchmark(FingerprintOnce):
     kind: str = "csfcube"
 
     def _digest(self) -> str:
-        digest = hashlib.sha256(json.dumps([self.query_mode, sorted(self.pools.items()), self.folds,
-                                            sorted((p, x.title, x.sentences, x.labels)
-                                                   for p, x in self.papers.items())]).encode())
-        return digest.hexdigest()[:16]
+        return json_digest([self.query_mode, sorted(self.pools.items()), self.folds,
+                            sorted((p, x.title, x.sentences, x.labels) for p, x in self.papers.items())])
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint(),
-                "papers": len(self.papers), "query_mode": self.query_mode, "relevant_grade": RELEVANT_GRADE,
-                "queries": {f: len(p) for f, p in self.pools.items()},
+        return {**self.identity(), "papers": len(self.papers), "query_mode": self.query_mode,
+                "relevant_grade": RELEVANT_GRADE, "queries": {f: len(p) for f, p in self.pools.items()},
                 "mean_pool_size": {f: round(float(np.mean([len(c) for c in p.values()])), 1)
                                    for f, p in self.pools.items() if p},
                 "issues": self.issues.to_list()}
@@ -152,21 +125,17 @@ class CsfcubeBenchmark(FingerprintOnce):
         return text
 
     def tasks(self, style: TextStyle) -> list[RankingTask]:
-        if style.input_format == "cosaemb":
-            docs = {pid: ta_unit(title=p.title, abstract=" ".join(p.sentences)) for pid, p in self.papers.items()}
-        else:
-            docs = {pid: style.join(p.title, " ".join(p.sentences)) for pid, p in self.papers.items()}
+        cosaemb = style.input_format == "cosaemb"
+        docs = {pid: ta_unit(title=p.title, abstract=" ".join(p.sentences)) if cosaemb
+                else style.join(p.title, " ".join(p.sentences)) for pid, p in self.papers.items()}
         out = []
-        for facet in FACETS:
-            if facet not in self.pools:
-                continue
+        for facet in (f for f in FACETS if f in self.pools):
             notes = IssueLog()
             queries = {q: self._query_text(q, facet, style, notes) for q in self.pools[facet]}
-            out.append(RankingTask(
-                name=facet, queries=queries, docs=docs, qrels=self.pools[facet],
-                pools={q: list(c) for q, c in self.pools[facet].items()}, relevant_min=RELEVANT_GRADE,
-                primary="ndcg%20", official=official_metrics, group="csfcube",
-                notes=[i.message() for i in notes]))
+            out.append(RankingTask(name=facet, queries=queries, docs=docs, qrels=self.pools[facet],
+                                   pools={q: list(c) for q, c in self.pools[facet].items()},
+                                   relevant_min=RELEVANT_GRADE, primary="ndcg%20", official=official_metrics,
+                                   group="csfcube", notes=[i.message() for i in notes]))
         return out
 
     def summarize(self, results: Sequence[TaskResult]) -> dict[str, float]:
@@ -199,12 +168,9 @@ def load_csfcube(folder: Path | str, query_mode: str = "abstract") -> CsfcubeBen
             "test-pid2anns-csfcube-<facet>.json with cands/relevance_adju per query)")
     issues = IssueLog()
     papers = _read_abstracts(abstracts, issues)
-    pools: dict[str, dict[str, dict[str, int]]] = {}
-    for facet, path in ann_files.items():
-        pools[facet] = _read_pools(path, papers, issues)
+    pools = {facet: _read_pools(path, papers, issues) for facet, path in ann_files.items()}
     folds = _read_folds(folder / "evaluation_splits.json")
-    return CsfcubeBenchmark(str(folder), papers, pools, folds, issues, query_mode,
-                            name=f"csfcube:{query_mode}")
+    return CsfcubeBenchmark(str(folder), papers, pools, folds, issues, query_mode, name=f"csfcube:{query_mode}")
 
 
 def _read_abstracts(path: Path, issues: IssueLog) -> dict[str, CsfcubePaper]:

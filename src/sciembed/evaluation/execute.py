@@ -107,11 +107,7 @@ def _means(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
 
 
 def run_ranking(task: RankingTask, scorer: Any) -> TaskResult:
-    return rank_and_score(task, scorer)[0]
-
-
-def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str, Ranking]]:
-    """The task's result and the full rankings it was scored on (for run files); a task with its own search
+    """The task's result, with the full rankings it was scored on (for run files); a task with its own search
     (`RankingTask.search`) is ranked by it, and its details and notes go on the result."""
     searched = task.search(scorer) if task.search is not None else Searched(rank_task(task, scorer))
     rankings = searched.rankings
@@ -122,9 +118,8 @@ def rank_and_score(task: RankingTask, scorer: Any) -> tuple[TaskResult, dict[str
               "relevant_pairs": sum(1 for rel in task.qrels.values() for r in rel.values() if r >= task.relevant_min)}
     unscored = 0.0 if isinstance(scorer, BM25Scorer) else None  # BM25's no-shared-term tail is not a tie
     notes = [*task.notes, *searched.notes, *(n["message"] for n in tie_notes(rankings, unscored))]
-    result = TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group, notes,
-                        searched.details, rankings=rankings, qrels=task.qrels)
-    return result, rankings
+    return TaskResult(task.name, task.kind, task.primary, _means(per_query), per_query, counts, task.group, notes,
+                      searched.details, rankings=rankings, qrels=task.qrels)
 
 
 def run_gold_rank(task: GoldRankTask, scorer: Any) -> TaskResult:
@@ -213,29 +208,24 @@ def run_vector_task(task: VectorTask, scorer: Any) -> TaskResult:
     scored = task.score(dict(zip(ids, matrix, strict=True)))
     metrics = {k: v for k, v in scored.items() if isinstance(v, int | float) and not isinstance(v, bool)}
     details = {k: v for k, v in scored.items() if k not in metrics}
-    counts = {"texts": len(ids), **task.counts}
-    return TaskResult(task.name, task.kind, task.primary, metrics, {}, counts, task.group, list(task.notes),
-                      details)
+    return TaskResult(task.name, task.kind, task.primary, metrics, {}, {"texts": len(ids), **task.counts}, task.group,
+                      list(task.notes), details)
 
 
 def supports(task: Any, scorer: Any) -> str | None:
     """None when `scorer` can run `task`, else why not."""
-    if isinstance(task, ProbeTask) and not isinstance(scorer, DenseScorer):
+    if isinstance(scorer, DenseScorer):
+        return None
+    if isinstance(task, ProbeTask):
         return "a linear probe needs vectors; BM25 has none"
-    if isinstance(task, VectorTask) and not isinstance(scorer, DenseScorer):
+    if isinstance(task, VectorTask):
         return "its official evaluator scores vectors; BM25 has none"
     return None
 
 
 def run_task(task: Any, scorer: Any) -> TaskResult:
-    if isinstance(task, RankingTask):
-        return run_ranking(task, scorer)
-    if isinstance(task, GoldRankTask):
-        return run_gold_rank(task, scorer)
-    if isinstance(task, TripletTask):
-        return run_triplets(task, scorer)
-    if isinstance(task, ProbeTask):
-        return run_probe_task(task, scorer)
-    if isinstance(task, VectorTask):
-        return run_vector_task(task, scorer)
+    for kind, run in ((RankingTask, run_ranking), (GoldRankTask, run_gold_rank), (TripletTask, run_triplets),
+                      (ProbeTask, run_probe_task), (VectorTask, run_vector_task)):
+        if isinstance(task, kind):
+            return run(task, scorer)
     raise TypeError(f"unknown task type {type(task).__name__}")

@@ -1,9 +1,7 @@
 """Typed field checks for the bring-your-own benchmark loaders (BEIR, pools).
 
-A user's JSON may hold a number where a title belongs, a list as a text, a
-string as `metadata`, or relevance scores like `inf` / `1e400`; each is a
-counted issue with file:line, never a crash and never a Python repr used as
-text or id.
+A number where a title belongs, a list as a text, a string as `metadata`, relevance like `inf` / `1e400`: each is
+a counted issue with file:line, never a crash and never a Python repr used as text or id.
 """
 
 from __future__ import annotations

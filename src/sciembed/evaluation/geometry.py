@@ -15,22 +15,12 @@ Wang & Isola's squared-Euclidean versions are kept as separately named figures
 (`wang_isola_*`): L_align = mean ‖eₐ − e_b‖² (= 2·d on the sphere), L_uniform =
 log mean exp(−2‖eᵢ − eⱼ‖²) (the floor is about −4 in high dimension), and the
 intra-article mean ‖e_TA − e_body‖².
-- **spectrum**: singular values of the centred TA matrix; the share of variance in
-  the top 1 / 5 / 10 / 50 principal components; and **isotropy**, defined here as
-  the normalized effective rank exp(H(p)) / min(n − 1, d), where p is the variance
-  share of each component and H its Shannon entropy (Roy & Vetterli, 2007). It is 1
-  when variance is spread evenly over every direction the sample can span and
-  tends to 1/min(n − 1, d) when one direction holds it all.
-- **SSD** (`singular_spectrum_deviation`), SciJEPA's "singular spectrum deviation" (its Fig. 2),
-  **a reconstruction**: the paper defines it only in words — the "deviation of the
-  dimension-normalized singular-value spectrum from an isotropic reference; lower values
-  indicate less dimensional concentration or anisotropy", citing Zuo et al. (2025) for it,
-  whose formula is not reachable here. Reconstructed as p_k = σ_k² / Σσ² over the singular
-  values of the **uncentred**, row-normalised embedding matrix, r = min(n, d), and
-  SSD = 1 − H(p) / ln r: 0 for a flat spectrum (the isotropic reference), 1 when every row
-  lies on one direction. Uncentred on purpose: a shared mean direction (anisotropy in the
-  sense of a narrow cone) is concentration SSD should see; the centred variant is
-  `spectrum`'s isotropy.
+- **spectrum**: singular values of the centred TA matrix, the variance share of the top 1 / 5 / 10 / 50
+  principal components, and **isotropy**, the normalized effective rank exp(H(p)) / min(n − 1, d) with p the
+  variance shares (Roy & Vetterli, 2007): 1 when variance is spread evenly, → 1/min(n − 1, d) on one direction.
+- **SSD** (`singular_spectrum_deviation`), SciJEPA's Fig. 2, **a reconstruction** (the paper defines it only
+  in words; see docs/fidelity.md): 1 − H(p) / ln min(n, d) over the **uncentred**, row-normalised matrix, so a
+  shared mean direction (a narrow cone) counts as concentration; the centred variant is `spectrum`'s isotropy.
 """
 
 from __future__ import annotations
@@ -68,6 +58,12 @@ def cosine_alignment(a: np.ndarray, b: np.ndarray) -> float:
 
 def _sample_rows(n: int, sample: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False)) if n > sample else np.arange(n)
+
+
+def _entropy(p: np.ndarray) -> float:
+    """Shannon entropy of the shares `p` (zeros skipped)."""
+    nonzero = p[p > 0]
+    return float(-(nonzero * np.log(nonzero)).sum())
 
 
 def _log_mean_exp_pairs(z: np.ndarray, distance) -> float:
@@ -112,8 +108,7 @@ def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS, *, normalize: b
     variance = s**2
     total = variance.sum()
     p = variance / total if total > 0 else variance
-    nonzero = p[p > 0]
-    effective_rank = float(np.exp(-(nonzero * np.log(nonzero)).sum())) if len(nonzero) else 0.0
+    effective_rank = float(np.exp(_entropy(p))) if (p > 0).any() else 0.0
     return {
         "singular_values": [float(v) for v in s],
         "top_share": {str(k): float(p[:k].sum()) for k in top if k <= len(p)},
@@ -135,18 +130,11 @@ def singular_spectrum_deviation(x: np.ndarray) -> float:
     total = variance.sum()
     if total <= 0:
         return math.nan
-    p = variance / total
-    nonzero = p[p > 0]
-    entropy = float(-(nonzero * np.log(nonzero)).sum())
-    return float(min(max(1.0 - entropy / math.log(min(z.shape)), 0.0), 1.0))
+    return float(min(max(1.0 - _entropy(variance / total) / math.log(min(z.shape)), 0.0), 1.0))
 
 
-def citation_geometry(
-    ta: Mapping[str, np.ndarray],
-    pairs: Sequence[tuple[str, str]],
-    body: Mapping[str, Mapping[str, np.ndarray]],
-    seed: int = 0,
-) -> dict[str, Any]:
+def citation_geometry(ta: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]],
+                      body: Mapping[str, Mapping[str, np.ndarray]], seed: int = 0) -> dict[str, Any]:
     """All geometry figures for one model on a citation benchmark.
 
     `ta`: paper id -> TA embedding; `pairs`: linked paper ids; `body`: body mode ->
@@ -158,17 +146,11 @@ def citation_geometry(
     left = np.stack([ta[a] for a, _ in usable]) if usable else np.zeros((0, 0))
     right = np.stack([ta[b] for _, b in usable]) if usable else np.zeros((0, 0))
     out: dict[str, Any] = {
-        "papers": len(ids),
-        "pairs": len(usable),
-        "pair_alignment": cosine_alignment(left, right),
-        "uniformity": cosine_uniformity(matrix, seed=seed),
-        "uniformity_sample": min(len(ids), UNIFORMITY_SAMPLE),
-        "intra_article_alignment": {},
-        "wang_isola_alignment": alignment(left, right),
-        "wang_isola_uniformity": uniformity(matrix, seed=seed),
-        "wang_isola_intra_article_alignment": {},
-        "spectrum": spectrum(matrix),
-    }
+        "papers": len(ids), "pairs": len(usable), "pair_alignment": cosine_alignment(left, right),
+        "uniformity": cosine_uniformity(matrix, seed=seed), "uniformity_sample": min(len(ids), UNIFORMITY_SAMPLE),
+        "intra_article_alignment": {}, "wang_isola_alignment": alignment(left, right),
+        "wang_isola_uniformity": uniformity(matrix, seed=seed), "wang_isola_intra_article_alignment": {},
+        "spectrum": spectrum(matrix)}
     for mode, vectors in sorted(body.items()):
         common = [i for i in ids if i in vectors]
         a = np.stack([ta[i] for i in common]) if common else np.zeros((0, 0))

@@ -1,17 +1,10 @@
 """Texts in the input format a model was trained with, as its model card says (``input_format``).
 
-"plain" models read the harness's texts unchanged. A CoSAEmb model
-(``input_format: cosaemb``) reads what its recipe trained it on:
-
-- a paper's TA: ``[TTL] title [SEP] [ABS] abstract`` (citation benchmarks; BEIR documents as
-  ``[TTL] title [SEP] [ABS] text``, or ``[ABS] text`` without a title; BEIR queries unchanged);
-- a body text (citation benchmarks): the logged section with its class token — ``windowed``: its
-  first chunk, ``[TTL] title [SEP] [MET] s1 … si`` within the token budget; ``full``: the whole
-  section after the same prefix (the encoder truncates);
-- a section text (same-paper section retrieval): its first chunk.
-
-The budget is the encoder's max_seq_length minus [CLS]/[SEP]; tokens are counted by the encoder's
-own tokenizer. ``title_sep`` comes from the card (the recipe's ``data.title_sep``).
+"plain" models read the harness's texts unchanged. A CoSAEmb model (``input_format: cosaemb``) reads what its
+recipe trained it on: a TA as ``[TTL] title [SEP] [ABS] abstract`` (BEIR documents likewise, ``[ABS] text``
+without a title; queries unchanged); a body text as the logged section with its class token (``windowed``: its
+first chunk within the budget; ``full``: the whole section after that prefix); a section text as its first
+chunk. The budget is max_seq_length minus [CLS]/[SEP], counted by the encoder's tokenizer.
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 Which metrics a task reports is the contract's (`contract.RANKING_METRICS`, a kind's extras); names carry
 their cut (``mrr`` and ``map`` are over the full candidate list, ``mrr@50`` over the top 50). Relevance is
 binary unless a metric is graded (a judgement ≥ 1 is relevant). ranx re-sorts runs by score and breaks ties
-arbitrarily; we hand it
-rank-derived scores so the order the runner fixed (score, then a seeded hash of
-the candidate id: `sciembed.retrieval.ties`) is the order that is scored.
+arbitrarily, so it gets rank-derived scores: the order the runner fixed (`ties`) is the order scored.
 """
 
 from __future__ import annotations
@@ -19,16 +17,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 PRIMARY = "ndcg@10"
-METRIC_LABELS = {
-    "ndcg@10": "NDCG@10",
-    "mrr": "MRR (full list)",
-    "recall@1": "R@1",
-    "recall@10": "R@10",
-    "recall@100": "R@100",
-    "map": "MAP (full list)",
-    "hit_rate@1": "S@1",  # success@k: a relevant document in the top k (same-paper section retrieval)
-    "hit_rate@3": "S@3",
-}
+METRIC_LABELS = {  # hit_rate@k = success@k: a relevant document in the top k (same-paper section retrieval)
+    "ndcg@10": "NDCG@10", "mrr": "MRR (full list)", "recall@1": "R@1", "recall@10": "R@10", "recall@100": "R@100",
+    "map": "MAP (full list)", "hit_rate@1": "S@1", "hit_rate@3": "S@3"}
 
 
 def metric_label(name: str) -> str:
@@ -46,16 +37,12 @@ Ranking = Sequence[tuple[str, float]]
 DOC_CODE_WIDTH = 12  # room for 10^12 distinct documents
 
 
-def _coded_for_ranx(
-    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]]
-) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
-    """The same qrels and run with every document id replaced by a fixed-width code.
+def _coded_for_ranx(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]]
+                    ) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """The same qrels and run with every document id replaced by a fixed-width code (metrics unchanged).
 
-    ranx stores document ids as numpy fixed-width strings, and numba compiles its kernels
-    once per width: without this, every corpus whose longest id has a new length pays the
-    compilation again (tens of CPU-seconds), and no install-time warm-up can cover them all.
-    Codes keep the scores, so the metrics are unchanged.
-    """
+    ranx stores ids as fixed-width numpy strings and numba compiles its kernels once per width: without codes,
+    every new longest-id length pays the compilation again (tens of CPU-seconds), beyond any install warm-up."""
     codes: dict[str, str] = {}
 
     def code(doc: str) -> str:
@@ -68,9 +55,8 @@ def _coded_for_ranx(
     return coded_qrels, coded_run
 
 
-def ranx_scores(
-    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]], metrics: Sequence[str]
-) -> dict[str, dict[str, float]]:
+def ranx_scores(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
+                metrics: Sequence[str]) -> dict[str, dict[str, float]]:
     """ranx metric name -> query id -> score, the one way sciembed calls ranx (ids coded, see above)."""
     from ranx import Qrels, Run, evaluate
 
@@ -82,11 +68,8 @@ def ranx_scores(
     return {m: dict(ranx_run.scores[m]) for m in metrics}
 
 
-def per_query_scores(
-    qrels: Mapping[str, Mapping[str, int]],
-    rankings: Mapping[str, Ranking],
-    metrics: Sequence[str],
-) -> dict[str, dict[str, float]]:
+def per_query_scores(qrels: Mapping[str, Mapping[str, int]], rankings: Mapping[str, Ranking],
+                     metrics: Sequence[str]) -> dict[str, dict[str, float]]:
     """metric -> query id -> score, for every query in `qrels` (a query with no ranking scores 0)."""
     run_dict: dict[str, dict[str, float]] = {}
     for qid in qrels:
@@ -98,21 +81,15 @@ def per_query_scores(
     return {m: {q: float(scores[m][q]) for q in sorted(qrels)} for m in metrics}
 
 
-def by_domain(
-    per_query: Mapping[str, Mapping[str, float]], domains: Mapping[str, str]
-) -> dict[str, dict[str, float]]:
+def by_domain(per_query: Mapping[str, Mapping[str, float]], domains: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """domain -> {"queries": n, metric: macro mean over that domain's queries}."""
     members: dict[str, list[str]] = defaultdict(list)
     any_metric = next(iter(per_query.values()), {})
     for qid in any_metric:
         members[domains.get(qid, "unknown")].append(qid)
-    out: dict[str, dict[str, float]] = {}
-    for domain in sorted(members):
-        qids = members[domain]
-        out[domain] = {"queries": len(qids)}
-        for metric, scores in per_query.items():
-            out[domain][metric] = float(np.mean([scores[q] for q in qids]))
-    return out
+    return {domain: {"queries": len(qids), **{metric: float(np.mean([scores[q] for q in qids]))
+                                               for metric, scores in per_query.items()}}
+            for domain, qids in sorted(members.items())}
 
 
 def warm_up() -> float:

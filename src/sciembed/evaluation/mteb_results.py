@@ -1,12 +1,8 @@
 """A suite run's ranking results in MTEB's own result format, written by mteb's `TaskResult`.
 
-``<out>/mteb/results/<model>/<revision>/<Task>.json`` is the layout of mteb's `ResultCache` (model name with
-``/`` as ``__``; revision ``no_revision_available``), so ``mteb.ResultCache(<out>/mteb).load_results()`` reads
-it. Each ranking task of each finished cell is one file: task ``Sciembed<Benchmark><Task>``, split
-the benchmark's, subset ``default``, scores 0–1 (sciembed reports ×100) under MTEB's names where the two
-agree (``ndcg@10`` -> ``ndcg_at_10``, ``mrr@100`` -> ``mrr_at_100``); full-list ``mrr`` / ``map`` and
-sciembed-only metrics keep their names (``@`` -> ``_at_``). Tasks of other types (triplets, probes) are not
-written: MTEB's result schema for them differs per task type.
+``<out>/mteb/results/<model>/<revision>/<Task>.json``, the layout of mteb's `ResultCache`, one file per ranking
+task of each finished cell, scores 0–1 under MTEB's names where they agree; triplet, probe and gold-rank tasks
+are not written (MTEB's schema for them is per task type). See docs/evaluation.md ("MTEB both ways").
 """
 
 from __future__ import annotations

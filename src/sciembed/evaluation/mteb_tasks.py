@@ -1,11 +1,8 @@
 """sciembed's benchmarks as MTEB retrieval tasks, read from local files (no hub download).
 
-`citation_task` (a built corpus: ACL citation retrieval, one scenario) and `paper_to_paper_task` (whole query
-papers against their references or citations, title+abstract on both sides: sciembed's ``a2a`` method) return
-an ``mteb.AbsTaskRetrieval`` whose ``load_data`` builds the same queries, candidates and qrels that
-``sciembed eval run`` scores, so ``mteb.evaluate(model, tasks=[task])`` runs them with any model mteb runs.
-`ranking_task_to_mteb` does it for any sciembed `RankingTask`. The query paper never retrieves itself
-(``ignore_identical_ids``); MTEB scores 0–1 where sciembed reports ×100.
+`citation_task`, `paper_to_paper_task` and `ranking_task_to_mteb` (any `RankingTask`) return an
+``mteb.AbsTaskRetrieval`` with the queries, candidates and qrels ``sciembed eval run`` scores, so
+``mteb.evaluate`` runs them with any model. See docs/evaluation.md ("MTEB both ways").
 """
 
 from __future__ import annotations
@@ -36,36 +33,20 @@ def task_name(*parts: str) -> str:
 def task_metadata(name: str, description: str, revision: str, split: str = "test",
                   task_type: str = "Retrieval") -> TaskMetadata:
     """Metadata of a local sciembed retrieval task: `revision` is the benchmark's fingerprint (data version)."""
-    return TaskMetadata(
-        name=name,
-        description=description,
-        dataset={"path": "sciembed-local", "revision": revision},
-        reference=REFERENCE,
-        type=task_type,
-        category="t2t",
-        modalities=["text"],
-        eval_splits=[split],
-        eval_langs=LANGUAGES,
-        main_score="ndcg_at_10",
-        domains=["Academic", "Written"],
-        task_subtypes=["Article retrieval"],
-        license="not specified",
-        annotations_creators="derived",
-        dialect=[],
-        sample_creation="found",
-        bibtex_citation="",
-    )
+    return TaskMetadata(name=name, description=description, dataset={"path": "sciembed-local", "revision": revision},
+                        reference=REFERENCE, type=task_type, category="t2t", modalities=["text"], eval_splits=[split],
+                        eval_langs=LANGUAGES, main_score="ndcg_at_10", domains=["Academic", "Written"],
+                        task_subtypes=["Article retrieval"], license="not specified", annotations_creators="derived",
+                        dialect=[], sample_creation="found", bibtex_citation="")
 
 
 class SciembedRetrievalTask(AbsTaskRetrieval):
     """A sciembed `RankingTask` as an MTEB retrieval task; ``load_data`` reads nothing from the hub.
 
-    Texts are handed over whole in the ``text`` column (empty ``title``), so the model reads exactly the
-    strings sciembed encodes (MTEB would otherwise join title and text with a space). Judgements below the
-    task's ``relevant_min`` are dropped: sciembed scores relevance as binary at that threshold. Re-ranking
-    pools become MTEB's ``top_ranked``. MTEB reads ``metadata`` from the class (it drops instance metadata
-    when it unloads data), so each task is a subclass made by `ranking_task_to_mteb`.
-    """
+    Texts go whole in ``text`` (empty ``title``: MTEB would join them with a space), so the model reads exactly
+    sciembed's strings; judgements below ``relevant_min`` are dropped (sciembed's binary threshold); pools become
+    ``top_ranked``. MTEB reads ``metadata`` from the class (it drops instance metadata when it unloads data), so
+    each task is a subclass made by `ranking_task_to_mteb`."""
 
     metadata: TaskMetadata
     ignore_identical_ids = True

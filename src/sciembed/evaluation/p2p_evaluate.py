@@ -28,15 +28,11 @@ class MethodRankings:
     encoding: dict[str, Any] = field(default_factory=dict)
 
 
-def rank_methods(
-    bench: PaperToPaperBenchmark, encoder: Any, config: P2PConfig | None = None, *, show_progress: bool = True,
-    llm_queries: dict[tuple[str, int], QuerySet] | None = None, fusion: FusionSpec | None = None,
-) -> MethodRankings:
-    """Every method of `config` ranked for every query paper of `bench`, one encoding pass.
-
-    Methods a fusion or the hybrid needs are ranked even when not reported; `fusion` is what
-    method ``fused`` applies (a fusion.json, or one tuned on val: `p2p_fusion.tune_p2p_fusion`).
-    """
+def rank_methods(bench: PaperToPaperBenchmark, encoder: Any, config: P2PConfig | None = None, *,
+                 show_progress: bool = True, llm_queries: dict[tuple[str, int], QuerySet] | None = None,
+                 fusion: FusionSpec | None = None) -> MethodRankings:
+    """Every method of `config` ranked for every query paper of `bench`, one encoding pass; methods a fusion or
+    the hybrid needs are ranked even when not reported; `fusion` is what method ``fused`` applies."""
     config = config or P2PConfig()
     if "fused" in config.methods and fusion is None:
         raise ValueError("method fused needs a fusion (a fusion.json from `sciembed eval run --kind "

@@ -1,8 +1,7 @@
 """Method ``fused`` tuned on validation query papers: a `FusionSpec` from ranx over their rankings.
 
-One pass over the collection ranks every method for val + test query papers (`p2p_evaluate.rank_methods`);
-the fusion of `P2PConfig.fuse_runs` is tuned here on the val queries and every ranked method, ``fused``
-included, is scored on val too; `benchmarks.paper_to_paper` reports every method on test.
+`P2PConfig.fuse_runs` is fused and tuned on the val queries (every method, ``fused`` included, scored on val);
+`benchmarks.paper_to_paper` reports every method on test.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The paper-to-paper methods as runs of the one paper search, over in-memory indexes of a benchmark's candidates.
 
-Every method is a `search.Run` — the type ``sciembed index search`` and the service rank with — over the
-candidates' views (``a2a``, ``late``, ``bm25``, the segment methods, PRISM's fused aspect lists), each query
-paper's input encoded from its views. Every ranking holds at most `top_k` distinct papers, the query paper's
-exclusions never among them, equal scores in `ties.ordered`'s seeded-hash order, ties at the cut resolved
-before it.
+Every method is a `search.Run` (what ``sciembed index search`` and the service rank with) over the candidates'
+views; a ranking holds at most `top_k` distinct papers, never the query's exclusions, ties in `ties.ordered`'s
+order and resolved before the cut.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """What one paper-to-paper run encodes: the texts each requested method needs, planned once, encoded once.
 
-`plan_views` reads the methods (and what a fusion or the hybrid needs besides them) and builds only
-the views those need: TA texts, full texts, encoder-sized pieces (`sciembed.views.fit`), PRISM's
-segments, extractive and LLM aspect queries. `TextVectors` encodes every distinct text of the plan
-in one pass.
+`plan_views` builds only the views the methods (and a fusion or the hybrid) need: TA texts, full texts,
+encoder-sized pieces, PRISM's segments, aspect queries; `TextVectors` encodes every distinct text in one pass.
 """
 
 from __future__ import annotations

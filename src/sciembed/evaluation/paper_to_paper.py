@@ -1,27 +1,16 @@
 """The paper-to-paper benchmark kind: whole query papers against a corpus of full-text candidates.
 
-A `PaperToPaperBenchmark` holds query papers (full `Paper`s, so aspect queries,
-segments and full text can be cut from them), candidate papers (`Candidate`:
-title, abstract, body segments, full text), and relevance per split
-(``references``: papers the query cites; ``citations``: papers citing the query;
-or a user's own split name), graded relevance allowed. The query paper is never
-a candidate for itself, by id or by normalised title.
-
-Three ways in:
-
-- `build_paper_to_paper` — a sciembed corpus with directed citations
-  (``citations.parquet``): References / Citations splits, only queries with at
-  least `min_gold` gold papers in the corpus;
-- `sciembed.evaluation.scifullbench.load_scifullbench` — SciFullBench's release layout;
-- `build_collection_paper_to_paper` — a whole ingested collection (references resolved in it), query
-  papers split by a seeded hash into ``val`` (tuning) and ``test`` (reporting);
-- `load_paper_to_paper` — any ingested corpus + a queries file (paper ids) + TREC qrels.
+Relevance per split (``references``, ``citations`` or a user's own), graded allowed; the query paper is never
+a candidate for itself, by id or by normalised title. Built from a corpus with directed citations, a whole
+ingested collection, a corpus + queries file + TREC qrels, or SciFullBench (`scifullbench`).
+See docs/paper-to-paper.md.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,16 +98,9 @@ class PaperToPaperBenchmark(FingerprintOnce):
             "queries_per_split": {s: len(r) for s, r in self.qrels.items()},
             "relevant_per_split": {s: sum(sum(1 for v in rel.values() if v > 0) for rel in r.values())
                                    for s, r in self.qrels.items()},
-            "venues": dict(sorted(_count(self.venues.values()).items())),
+            "venues": dict(sorted(Counter(self.venues.values()).items())),
             "issues": self.issues.to_list(),
         }
-
-
-def _count(values: Iterable[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for v in values:
-        out[v] = out.get(v, 0) + 1
-    return out
 
 
 def keep_queries_with_gold(qrels: dict[str, dict[str, int]], min_gold: int, split: str,
@@ -139,21 +121,14 @@ def _venue(paper: Paper) -> str:
     return paper.venue or "unknown"
 
 
-def build_paper_to_paper(
-    corpus: str | Path,
-    *,
-    split: str = "test",
-    min_gold: int = 1,
-    splits: Iterable[str] = SPLITS,
-    citations: Callable[[str], Iterable[tuple[str, str]]] | None = None,
-) -> PaperToPaperBenchmark:
+def build_paper_to_paper(corpus: str | Path, *, split: str = "test", min_gold: int = 1,
+                         splits: Iterable[str] = SPLITS,
+                         citations: Callable[[str], Iterable[tuple[str, str]]] | None = None) -> PaperToPaperBenchmark:
     """References / Citations splits from a corpus with directed citations (``citations.parquet``).
 
-    Query papers and candidates are the papers of one corpus split (`split`,
-    default test): splits have zero paper overlap and citations are kept inside
-    a split, so every candidate can be judged. References of q = papers q cites;
-    Citations of q = papers citing q. `citations` returns (citing, cited) pairs
-    of a split (default `CorpusDir.citations`).
+    Queries and candidates are the papers of one corpus split: splits share no paper and citations stay inside
+    a split, so every candidate can be judged. `citations` returns a split's (citing, cited) pairs
+    (default `CorpusDir.citations`).
     """
     if min_gold < 1:
         raise ValueError(f"min_gold must be at least 1, got {min_gold}")
@@ -184,11 +159,8 @@ def build_paper_to_paper(
             for q in sorted(query_ids - set(rel)):
                 issues.add(f"{name}: query has no gold paper in the split", "query not evaluated in this split",
                            example=q)
-    qrels: dict[str, dict[str, dict[str, int]]] = {}
-    if "references" in wanted:
-        qrels["references"] = keep_queries_with_gold(refs, min_gold, "references", issues)
-    if "citations" in wanted:
-        qrels["citations"] = keep_queries_with_gold(cits, min_gold, "citations", issues)
+    qrels = {name: keep_queries_with_gold(rel, min_gold, name, issues)
+             for name, rel in (("references", refs), ("citations", cits)) if name in wanted}
     return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper, ≥{min_gold} gold)", corpus, qrels,
                              issues, papers)
 
@@ -215,27 +187,15 @@ def query_split_of(paper_id: str, seed: int, val_share: float) -> str:
     return "val" if int.from_bytes(digest, "big") / 2**64 < val_share else "test"
 
 
-def build_collection_paper_to_paper(
-    corpus: str | Path,
-    *,
-    split: str = "test",
-    seed: int = 0,
-    val_share: float = 0.3,
-    min_gold: int = 1,
-    splits: Iterable[str] = SPLITS,
-    query_splits: Mapping[str, str] | None = None,
-) -> PaperToPaperBenchmark:
+def build_collection_paper_to_paper(corpus: str | Path, *, split: str = "test", seed: int = 0,
+                                    val_share: float = 0.3, min_gold: int = 1, splits: Iterable[str] = SPLITS,
+                                    query_splits: Mapping[str, str] | None = None) -> PaperToPaperBenchmark:
     """References / Citations over a whole *ingested* collection (e.g. the ACL GROBID corpus).
 
-    `query_splits` (paper id -> train / val / test, a built corpus's splits) assigns query papers instead of
-    the seeded hash: its val and test papers are the val and test queries, and no other paper is a query.
-
-    Citations come from the papers' own bibliographies resolved against the
-    collection (`sciembed.corpus.directed.directed_citations`). Candidates are
-    every paper of the collection except the query itself; query papers are
-    those with at least `min_gold` gold papers, assigned to ``val`` (fusion
-    tuning) or ``test`` (reporting) by a seeded hash of their id (``all``: both). Query texts
-    are title, abstract and body sections: the bibliography is never a section.
+    Citations are the papers' bibliographies resolved in the collection (`directed_citations`); candidates are
+    every paper but the query. Queries (≥ `min_gold` gold papers) go to ``val`` (fusion tuning) or ``test``
+    (reporting) by a seeded hash of their id (``all``: both), or by `query_splits` (paper id -> a built corpus's
+    split) when given. The bibliography is never a query section.
     """
     if split not in QUERY_SPLITS:
         raise BenchmarkError(f"unknown query split {split!r}; expected one of {', '.join(QUERY_SPLITS)}")
@@ -257,15 +217,14 @@ def build_collection_paper_to_paper(
         refs.setdefault(citing, {})[cited] = 1
         cits.setdefault(cited, {})[citing] = 1
     wanted = list(splits)
-    qrels: dict[str, dict[str, dict[str, int]]] = {}
-    for name, rel in (("references", refs), ("citations", cits)):
-        if name not in wanted:
-            continue
-        def split_of(q: str) -> str | None:
-            return query_splits.get(q) if query_splits is not None else query_split_of(q, seed, val_share)
+    chosen = {"val", "test"} if split == "all" else {split}
 
-        mine = {q: r for q, r in rel.items() if split_of(q) in ({"val", "test"} if split == "all" else {split})}
-        qrels[name] = keep_queries_with_gold(mine, min_gold, name, issues)
+    def split_of(q: str) -> str | None:
+        return query_splits.get(q) if query_splits is not None else query_split_of(q, seed, val_share)
+
+    qrels = {name: keep_queries_with_gold({q: r for q, r in rel.items() if split_of(q) in chosen}, min_gold, name,
+                                          issues)
+             for name, rel in (("references", refs), ("citations", cits)) if name in wanted}
     how = f"seed {seed}" if query_splits is None else "query papers from a built corpus's splits"
     return _corpus_benchmark(f"{Path(corpus).name}:{split} (paper-to-paper over the collection, {how}, "
                              f"≥{min_gold} gold)", corpus, qrels, issues, papers)
@@ -275,9 +234,8 @@ def load_paper_to_paper(corpus: str | Path, queries_file: str | Path, qrels_file
                         split: str = "qrels") -> PaperToPaperBenchmark:
     """An ingested corpus + a queries file (one paper id per line, or JSONL with ``paper_id``) + TREC qrels.
 
-    Candidates are every corpus paper. Unknown ids in either file are counted
-    with file:line; a query without any relevant judgement is not evaluated.
-    """
+    Candidates are every corpus paper; unknown ids are counted with file:line; a query without a relevant
+    judgement is not evaluated."""
     cdir = CorpusDir(corpus)
     for path, what in ((Path(queries_file), "queries file"), (Path(qrels_file), "qrels file")):
         if not path.is_file():
@@ -328,12 +286,6 @@ def load_paper_to_paper(corpus: str | Path, queries_file: str | Path, qrels_file
     kept = {q: qrels[q] for q in sorted(set(wanted)) if q in qrels and any(r > 0 for r in qrels[q].values())}
     if not kept:
         raise BenchmarkError(f"{qrels_file}: no query of {queries_file} has a relevant judgement in {corpus}")
-    return PaperToPaperBenchmark(
-        name=f"{Path(corpus).name}:{Path(qrels_file).stem} (paper-to-paper)",
-        source=str(corpus),
-        queries={q: papers[q] for q in kept},
-        qrels={split: kept},
-        issues=issues,
-        papers=papers,
-        venues={q: _venue(papers[q]) for q in kept},
-    )
+    return PaperToPaperBenchmark(name=f"{Path(corpus).name}:{Path(qrels_file).stem} (paper-to-paper)",
+                                 source=str(corpus), queries={q: papers[q] for q in kept}, qrels={split: kept},
+                                 issues=issues, papers=papers, venues={q: _venue(papers[q]) for q in kept})

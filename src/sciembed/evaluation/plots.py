@@ -21,8 +21,7 @@ def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]],
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
     for i, (name, values) in enumerate(series.items()):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name,
-               color=(colors or {}).get(name))
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name, color=(colors or {}).get(name))
     ax.set_xticks(x, groups, rotation=20, ha="right")
 
 
@@ -33,20 +32,14 @@ def plot_scenarios(models: list[dict[str, Any]], labels: dict[str, str], path: P
     series = {m["name"]: [100 * _number(m["aggregates"].get(k, {}).get(PRIMARY)) for k in keys] for m in models}
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys) + 2), 4))
     _grouped_bars(ax, [labels[k] for k in keys], series)
-    ax.set_ylabel(f"{METRIC_LABELS[PRIMARY]} ×100")
-    ax.set_title(f"{METRIC_LABELS[PRIMARY]} per scenario")
+    ax.set(ylabel=f"{METRIC_LABELS[PRIMARY]} ×100", title=f"{METRIC_LABELS[PRIMARY]} per scenario")
     ax.legend(fontsize="small")
     return save_figure(fig, path)
 
 
-def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path,
-                 baseline: str | None = None) -> Path:
-    """The S2Full paper's Figure 6, one row per scenario.
-
-    Left: each model's score per domain, domains sorted by the baseline's score (best
-    first), query counts in the tick labels. Right: every other model's per-domain
-    difference to the baseline (default: the first model).
-    """
+def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Path, baseline: str | None = None) -> Path:
+    """The S2Full paper's Figure 6, one row per scenario: each model's score per domain, domains sorted by the
+    baseline's (default: the first model), and every other model's per-domain difference to it."""
     plt = pyplot()
     keys = list(labels)
     base = next((m for m in models if m["name"] == baseline), models[0])
@@ -60,10 +53,8 @@ def plot_domains(models: list[dict[str, Any]], labels: dict[str, str], path: Pat
         counts = {d: max(int(m["per_domain"].get(key, {}).get(d, {}).get("queries", 0)) for m in models)
                   for d in domains}
         ticks = [f"{d} (n={counts[d]})" for d in domains]
-        series = {
-            m["name"]: [100 * _number(m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY)) for d in domains]
-            for m in models
-        }
+        series = {m["name"]: [100 * _number(m["per_domain"].get(key, {}).get(d, {}).get(PRIMARY)) for d in domains]
+                  for m in models}
         cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         colors = {name: cycle[i % len(cycle)] for i, name in enumerate(series)}  # one colour per model, both panels
         _grouped_bars(ax, ticks, series, colors)
@@ -90,10 +81,7 @@ def plot_spectrum(models: list[dict[str, Any]], path: Path) -> Path | None:
         s = np.asarray(m["geometry"]["spectrum"]["singular_values"])
         iso = m["geometry"]["spectrum"]["isotropy"]
         ax.plot(np.arange(1, len(s) + 1), s / s[0], label=f"{m['name']} (isotropy {iso:.2f})")
-    ax.set_yscale("log")
-    ax.set_xlabel("component")
-    ax.set_ylabel("singular value / largest")
-    ax.set_title("Spectrum of TA embeddings")
+    ax.set(yscale="log", xlabel="component", ylabel="singular value / largest", title="Spectrum of TA embeddings")
     ax.legend(fontsize="small")
     return save_figure(fig, path)
 
@@ -103,7 +91,6 @@ def plot_mean_ranks(tasks: list[str], series: dict[str, list[float]], title: str
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(5, 2 + 1.6 * len(tasks)), 3.6))
     _grouped_bars(ax, tasks, series)
-    ax.set_ylabel("mean rank (lower is better)")
-    ax.set_title(title)
+    ax.set(ylabel="mean rank (lower is better)", title=title)
     ax.legend(fontsize="small")
     return save_figure(fig, path)

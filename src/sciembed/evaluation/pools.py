@@ -6,10 +6,8 @@ A JSONL file, one query per line (SciRepEval proximity tasks have this shape)::
      "domain": "optional",
      "candidates": [{"id": "d1", "text": "..." | "title"/"abstract": ..., "relevance": 1}, ...]}
 
-``doc_id`` is accepted for ``id``, ``score`` for ``relevance`` (default 0), and a
-query without ``query_id`` takes ``query.doc_id``. A candidate with the query's
-own id is never ranked. Candidates are ranked by the same runner as full
-retrieval, over an index of the query's pool alone.
+``doc_id`` is accepted for ``id``, ``score`` for ``relevance`` (default 0), and a query without ``query_id``
+takes ``query.doc_id``. A candidate with the query's own id is never ranked.
 """
 
 from __future__ import annotations
@@ -61,13 +59,8 @@ class PoolBenchmark(FingerprintOnce):
 
     def describe(self) -> dict[str, Any]:
         sizes = [len(p) for p in self.pools.values()]
-        return {
-            **self.identity(),
-            "queries": len(self.queries),
-            "documents": len(self.docs),
-            "mean_pool_size": round(sum(sizes) / len(sizes), 2) if sizes else 0,
-            "issues": self.issues.to_list(),
-        }
+        return {**self.identity(), "queries": len(self.queries), "documents": len(self.docs),
+                "mean_pool_size": round(sum(sizes) / len(sizes), 2) if sizes else 0, "issues": self.issues.to_list()}
 
 
 def load_pools(path: Path | str) -> PoolBenchmark:
@@ -106,21 +99,13 @@ def load_pools(path: Path | str) -> PoolBenchmark:
     if not queries:
         raise BenchmarkError(f"pools file {path}: no usable query (see: {[i.message() for i in issues]})")
     used = {d for pool in pools.values() for d in pool}
-    return PoolBenchmark(
-        source=str(path),
-        queries=queries,
-        pools=pools,
-        docs={d: t for d, t in docs.items() if d in used},
-        qrels=qrels,
-        domains=domains,
-        issues=issues,
-        name=path.stem,
-    )
+    return PoolBenchmark(source=str(path), queries=queries, pools=pools,
+                         docs={d: t for d, t in docs.items() if d in used}, qrels=qrels, domains=domains, issues=issues,
+                         name=path.stem)
 
 
-def _read_candidates(
-    candidates: Any, qid: str, where: str, docs: dict[str, str], issues: IssueLog
-) -> tuple[list[str], dict[str, int]]:
+def _read_candidates(candidates: Any, qid: str, where: str, docs: dict[str, str],
+                     issues: IssueLog) -> tuple[list[str], dict[str, int]]:
     """One pool's candidate ids (file order) and relevance; bad candidates are counted."""
     pool: list[str] = []
     relevance: dict[str, int] = {}

@@ -1,19 +1,10 @@
 """Linear probes on frozen embeddings (scikit-learn), with SciRepEval's protocol.
 
-- Classification: a linear SVM (squared hinge), C chosen by 3-fold grid search
-  over 10^-2 … 10^2 (5 values); multi-label tasks train one SVM per label
-  (one-vs-rest), each with its own grid search. Scores: F1 (binary), macro F1
-  or accuracy, ×100.
-- Regression: a linear SVR, C by 3-fold grid search over 10^-4 … 10^2 (7
-  values). Scores: Kendall τ (SciRepEval's) and Pearson r, ×100.
-- Few-shot (SciRepEval): multi-class tasks split the training set with
-  ``StratifiedKFold(n_splits = ceil(n / sample_size))`` and train on each small
-  fold in turn (no grid search) for `iterations` folds; multi-label tasks draw
-  `sample_size` positives per label with seed + iteration. Scores are averaged
-  over iterations.
-
-SciRepEval fits with the `lightning` library's LinearSVC/LinearSVR; scikit-learn's
-are the same models (liblinear); see the README's differences table.
+Classification: a linear SVM, C by 3-fold grid search, one SVM per label (one-vs-rest) for multi-label tasks;
+F1, macro F1 or accuracy. Regression: a linear SVR, Kendall τ and Pearson r. Few-shot: multi-class tasks train on
+each ``StratifiedKFold(n_splits = ceil(n / sample_size))`` fold in turn (no grid search); multi-label tasks draw
+`sample_size` positives per label with seed + iteration. Scores ×100. SciRepEval fits with `lightning`'s
+LinearSVC/LinearSVR, the same liblinear models; see docs/benchmarks/bench.md.
 """
 
 from __future__ import annotations
@@ -59,11 +50,9 @@ def make_classifier(*, multi_label: bool, grid: bool, seed: int) -> Any:
     if multi_label:
         inner = GridSearchCV(LinearSVC(max_iter=10000, random_state=seed), {"C": CLASSIFIER_CS}, cv=GRID_CV) \
             if grid else LinearSVC(max_iter=10000, random_state=seed)
-        model = OneVsRestClassifier(inner)
-    else:
-        base = LinearSVC(loss="squared_hinge", max_iter=10000, random_state=seed)
-        model = GridSearchCV(base, {"C": CLASSIFIER_CS}, cv=GRID_CV) if grid else base
-    return model
+        return OneVsRestClassifier(inner)
+    base = LinearSVC(loss="squared_hinge", max_iter=10000, random_state=seed)
+    return GridSearchCV(base, {"C": CLASSIFIER_CS}, cv=GRID_CV) if grid else base
 
 
 def fit_classifier(x: np.ndarray, y: np.ndarray, *, multi_label: bool, grid: bool, seed: int) -> Any:
@@ -94,7 +83,7 @@ def regression_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float
             "pearsonr": 100.0 * float(pearsonr(y_true, y_pred)[0])}
 
 
-def _matrix(task: ProbeTask, vectors: Mapping[str, np.ndarray], ids: list[str]) -> np.ndarray:
+def _matrix(vectors: Mapping[str, np.ndarray], ids: list[str]) -> np.ndarray:
     return np.stack([vectors[i] for i in ids]).astype(np.float64)
 
 
@@ -116,9 +105,8 @@ def run_classification(task: ProbeTask, vectors: Mapping[str, np.ndarray]) -> di
         raise ValueError(f"{task.name}: classification metric {task.metric!r}; expected {CLASSIFICATION_METRICS}")
     everyone = task.train_ids + (task.test_ids or [])
     classes = sorted({c for i in everyone for c in task.labels[i]}, key=str) if task.multi_label else None
-    x_train, y_train = _matrix(task, vectors, task.train_ids), _labels(task, task.train_ids, classes)
+    x_train, y_train = _matrix(vectors, task.train_ids), _labels(task, task.train_ids, classes)
     _check_classes(task.name, y_train, "the training set", task.multi_label)
-    out: dict[str, float] = {}
     if task.test_ids is None:
         from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
@@ -127,11 +115,10 @@ def run_classification(task: ProbeTask, vectors: Mapping[str, np.ndarray]) -> di
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             pred = cross_val_predict(model, x_train, y_train, cv=folds)
-        out[task.metric] = classification_score(y_train, pred, task.metric)
-        return out
-    x_test, y_test = _matrix(task, vectors, task.test_ids), _labels(task, task.test_ids, classes)
+        return {task.metric: classification_score(y_train, pred, task.metric)}
+    x_test, y_test = _matrix(vectors, task.test_ids), _labels(task, task.test_ids, classes)
     model = fit_classifier(x_train, y_train, multi_label=task.multi_label, grid=True, seed=task.seed)
-    out[task.metric] = classification_score(y_test, model.predict(x_test), task.metric)
+    out = {task.metric: classification_score(y_test, model.predict(x_test), task.metric)}
     for size, iterations in task.few_shot:
         scores = [classification_score(y_test, pred, task.metric)
                   for pred in _few_shot_predictions(task, x_train, y_train, x_test, size, iterations)]
@@ -175,9 +162,9 @@ def run_regression(task: ProbeTask, vectors: Mapping[str, np.ndarray]) -> dict[s
         raise ValueError(f"{task.name}: regression metric {task.metric!r}; expected {REGRESSION_METRICS}")
     if task.test_ids is None:
         raise ProbeError(f"regression task {task.name} needs a test split")
-    x_train = _matrix(task, vectors, task.train_ids)
+    x_train = _matrix(vectors, task.train_ids)
     y_train = np.array([float(task.labels[i]) for i in task.train_ids])
-    x_test = _matrix(task, vectors, task.test_ids)
+    x_test = _matrix(vectors, task.test_ids)
     y_test = np.array([float(task.labels[i]) for i in task.test_ids])
     if len(x_train) < GRID_CV:
         raise ProbeError(f"regression task {task.name}: {len(x_train)} training examples, need at least {GRID_CV}")

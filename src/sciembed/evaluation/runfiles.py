@@ -1,8 +1,7 @@
 """TREC run and qrels files: the one writer every report uses.
 
-A run file holds a model's rankings (``qid Q0 docid rank score tag``), named
-``<task>.run``; the judgements go next to it as ``<task>.qrels``
-(``qid 0 docid grade``). Ids with whitespace are refused (they would forge columns).
+``<task>.run`` (``qid Q0 docid rank score tag``) and ``<task>.qrels`` (``qid 0 docid grade``); ids with whitespace
+are refused (they would forge columns).
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """SciFullBench (PRISM's benchmark) from its release layout, as a `PaperToPaperBenchmark`.
 
-The layout PRISM's code reads (Park et al. 2025; github.com/psw0021/PRISM)::
-
-    <root>/Benchmark/<VENUE>/<SPLIT>/<query id>.json   {"id", "Query": {"title", "abstract"},
-                                                         "Candidate": [{"title", "abstract"}, ...]}
-    <root>/Benchmark/Full_Papers_remove_citations_True_remove_mentions_True/<query id>.mmd
-                                                        the query's full text (Nougat markdown) as PRISM's runs
-                                                        read it; ``Full_Papers`` (citations kept) is the fallback
-    <root>/Target_Corpus/<variant>/corpus.json         [{"title", "abstract", "chunked_sections_3000": [...],
-                                                          "full_paper_directory": ".../<id>.mmd"}, ...]; the
-                                                        ``target_corpus_citations_removed_True_mentions_removed_True``
-                                                        variant is preferred when several are there
-
-SPLIT ``Cited_Papers`` is the References split (papers the query cites),
-``Citing_Papers`` the Citations split; other folder names are kept as given.
-Venues are averaged in SciFullBench's pairs (ACL+EMNLP, ICLR+NeurIPS).
-
-Gold candidates carry only a title and an abstract, as in PRISM's code, where a
-candidate's identity *is* its ``Title: …\\nAbstract: …`` string. Here each gold
-entry is matched to the corpus by normalised title + abstract, then by title
-alone when that is unique; a gold entry matching nothing, or several corpus
-papers, is counted with its file and never guessed.
+The layout PRISM's code reads (Park et al. 2025; github.com/psw0021/PRISM): ``Benchmark/<VENUE>/<SPLIT>/<id>.json``
+(``Query`` and ``Candidate`` title/abstract), the query full texts ``Benchmark/Full_Papers*/<id>.mmd`` and
+``Target_Corpus/<variant>/corpus.json``; the citation- and mention-removed variants PRISM's runs read are
+preferred. ``Cited_Papers`` is the References split, ``Citing_Papers`` Citations. Gold candidates carry only a
+title and an abstract (in PRISM's code that string *is* the identity): each is matched to the corpus by
+normalised title + abstract, then by title alone when unique; no match or several are counted, never guessed.
+See docs/paper-to-paper.md.
 """
 
 from __future__ import annotations
@@ -91,15 +77,15 @@ def _read_json(path: Path) -> Any:
 
 
 def _find_corpus(root: Path) -> Path:
-    found = sorted((root / "Target_Corpus").glob("*/corpus.json")) + sorted((root / "Target_Corpus").glob(
-        "corpus.json"))
+    corpora = root / "Target_Corpus"
+    found = sorted(corpora.glob("*/corpus.json")) + sorted(corpora.glob("corpus.json"))
     paper = [p for p in found if p.parent.name == PAPER_TARGET_CORPUS]
     if paper:
         return paper[0]
     if len(found) != 1:
-        raise BenchmarkError(
-            f"{root}/Target_Corpus: expected exactly one corpus.json, found {len(found)} "
-            f"({', '.join(str(p.relative_to(root)) for p in found) or 'none'}); pass corpus_json explicitly")
+        names = ", ".join(str(p.relative_to(root)) for p in found) or "none"
+        raise BenchmarkError(f"{corpora}: expected exactly one corpus.json, found {len(found)} ({names}); "
+                             "pass corpus_json explicitly")
     return found[0]
 
 
@@ -112,14 +98,9 @@ def _find_full_papers(benchmark: Path) -> Path | None:
     return variants[0] if variants else None
 
 
-def load_scifullbench(
-    root: str | Path,
-    *,
-    corpus_json: str | Path | None = None,
-    full_papers: str | Path | None = None,
-    chunk_key: str = "chunked_sections_3000",
-    venues: list[str] | None = None,
-) -> PaperToPaperBenchmark:
+def load_scifullbench(root: str | Path, *, corpus_json: str | Path | None = None,
+                      full_papers: str | Path | None = None, chunk_key: str = "chunked_sections_3000",
+                      venues: list[str] | None = None) -> PaperToPaperBenchmark:
     """Load the release layout under `root` (see the module docstring); `venues` restricts to those folders."""
     root = Path(root)
     benchmark = root / "Benchmark"
@@ -166,15 +147,8 @@ def load_scifullbench(
                 venue_of[qid] = VENUE_PAIRS.get(venue_dir.name.lower(), venue_dir.name)
     if not queries:
         raise BenchmarkError(f"{benchmark}: no query with a gold paper in {corpus_path}")
-    return PaperToPaperBenchmark(
-        name=f"SciFullBench:{root.name}",
-        source=str(root),
-        queries=queries,
-        qrels=qrels,
-        issues=issues,
-        fixed_candidates=candidates,
-        venues=venue_of,
-    )
+    return PaperToPaperBenchmark(name=f"SciFullBench:{root.name}", source=str(root), queries=queries, qrels=qrels,
+                                 issues=issues, fixed_candidates=candidates, venues=venue_of)
 
 
 def _load_corpus(path: Path, chunk_key: str, issues: IssueLog):

@@ -1,20 +1,11 @@
 """Real-text matching benchmarks from SciTLDR, written as BEIR folders.
 
-SciTLDR (Cachola et al., 2020; Apache-2.0) holds real abstracts, as lists of
-sentences, with human one-sentence TLDRs. From its ``dev.jsonl`` (619 papers)
-three tasks test whether a model puts the parts of one real paper together —
-the check that a model trained on synthetic text is not worse on real papers:
-
-- ``tldr2paper``: every TLDR of the paper (the author's and the reviewers') → its ``title. abstract``;
-- ``tldr2paper_author``: only the first TLDR (the author's, the easier part) → the same documents;
-- ``title2abstract`` and ``half2half`` (defined in `evaluation/text_pairs.py`).
-
-Every task uses all usable papers of the file as candidates; the gold is the
-query's own paper (one relevant document). Query ids are ``q:<paper_id>`` (the
-i-th TLDR of a paper: ``q:<paper_id>:<i>``, i from 0) so that BEIR's "a document
-whose id equals the query id is never retrieved" rule cannot hide the answer.
-Records that cannot serve a task are counted per reason in ``manifest.json``;
-nothing is dropped silently.
+SciTLDR (Cachola et al., 2020; Apache-2.0): real abstracts with human one-sentence TLDRs. Its tasks test whether a
+model puts the parts of one real paper together: ``tldr2paper`` (every TLDR → its ``title. abstract``),
+``tldr2paper_author`` (only the first, the author's), ``title2abstract`` and ``half2half`` (`text_pairs`). All
+usable papers are candidates; the gold is the query's own paper. Query ids are ``q:<paper_id>[:<i>]`` so BEIR's
+"a document whose id equals the query id is never retrieved" cannot hide the answer. Records that cannot serve a
+task are counted per reason in ``manifest.json``.
 """
 
 from __future__ import annotations
@@ -34,10 +25,8 @@ QUERY_PREFIX = "q:"
 
 
 def task_pairs(papers: list[SciTldrPaper], task: str) -> tuple[dict[str, str], dict[str, str], Counter]:
-    """(queries by query key, documents by paper id, skipped papers by reason) for one task.
-
-    A query key is the paper id, or ``<paper id>:<i>`` for the i-th of a paper's TLDRs in ``tldr2paper``.
-    """
+    """(queries by query key, documents by paper id, skipped papers by reason) for one task; a query key is the
+    paper id, or ``<paper id>:<i>`` for the i-th of a paper's TLDRs in ``tldr2paper``."""
     if task not in TASKS:
         raise ValueError(f"unknown SciTLDR task {task!r}; expected one of {', '.join(TASKS)}")
     queries: dict[str, str] = {}
@@ -75,14 +64,8 @@ def write_scitldr_beir(source: str | Path, out: str | Path, tasks: tuple[str, ..
     if not read.papers:
         raise SciTldrError(f"{source}: no usable SciTLDR record among {read.read} read ({dict(read.rejected)})")
     out = Path(out)
-    manifest: dict[str, Any] = {
-        "source": str(Path(source).resolve()),
-        "read": read.read,
-        "accepted": len(read.papers),
-        "rejected": dict(read.rejected),
-        "reject_examples": read.examples,
-        "tasks": {},
-    }
+    manifest: dict[str, Any] = {"source": str(Path(source).resolve()), "read": read.read, "accepted": len(read.papers),
+                                "rejected": dict(read.rejected), "reject_examples": read.examples, "tasks": {}}
     for task in tasks:
         queries, docs, skipped = task_pairs(read.papers, task)
         folder = out / task

@@ -1,12 +1,8 @@
 """What a model contributes to a task: vectors and a distance (dense), or BM25 scores.
 
-Distances: ``cosine`` (L2-normalised inner product), ``l2`` (negative Euclidean
-distance on raw vectors: SPECTER, SciRepEval's proximity protocol, models whose
-card says l2) and ``dot`` (raw inner product). Every report names the one used.
-
-Scores are computed with one numpy matrix product per block of queries rather
-than a faiss top-k search: the benchmarks here score every candidate (full-list
-metrics, whole pools), so there is no top-k to prune.
+Distances: ``cosine``, ``l2`` (negative Euclidean on raw vectors: SPECTER, SciRepEval's proximity protocol,
+cards that say l2) and ``dot``. Scores are one numpy matrix product per block of queries, not a faiss top-k
+search: every candidate is scored anyway (full-list metrics, whole pools).
 """
 
 from __future__ import annotations
@@ -99,10 +95,8 @@ class DenseScorer:
                                                     show_progress=self.show_progress), dtype=np.float32)
             bad = ~np.isfinite(matrix).all(axis=1)
             if bad.any():
-                raise NonFiniteVectors(
-                    f"model {self.name} returned NaN/inf vectors for {int(bad.sum())} of {len(todo)} texts "
-                    f"(first: {todo[int(np.flatnonzero(bad)[0])][:80]!r})"
-                )
+                raise NonFiniteVectors(f"model {self.name} returned NaN/inf vectors for {int(bad.sum())} of "
+                                       f"{len(todo)} texts (first: {todo[int(np.flatnonzero(bad)[0])][:80]!r})")
             self.encoded += len(todo)
             last = getattr(self.encoder, "last", None)  # CachedEncoder's stats of this call
             self.model_encoded += int(getattr(last, "encoded", len(todo)))
@@ -127,11 +121,8 @@ class DenseScorer:
 
 @dataclass
 class BM25Scorer:
-    """BM25 (bm25s, the `BM25Index` defaults). Pools take term statistics from the whole collection by default.
-
-    `pool_statistics="pool"` indexes each pool alone (document frequencies and
-    average length of 88–253 papers instead of the collection's), the old behaviour.
-    """
+    """BM25 (bm25s, the `BM25Index` defaults). Pools take term statistics from the whole collection unless
+    `pool_statistics="pool"` (each pool alone, 88–253 papers: the old behaviour)."""
 
     pool_statistics: str = "collection"
     kind: str = "bm25"

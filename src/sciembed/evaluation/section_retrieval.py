@@ -1,28 +1,15 @@
 """Same-paper section retrieval (CoSAEmb's evaluation), from any corpus directory.
 
-Every section text of every sampled paper is a query; the candidates are all
-section texts of all sampled papers except the query itself; a hit is another
-section of the same paper. Section texts are CoSAEmb's: all sections of one
-class (introduction, related work, method, results, conclusion; anything else
-is method) merged in paper order. The model reads each one from its start up to
-its token budget: a plain model gets ``title. text`` truncated by the encoder;
-a model whose card says ``input_format: cosaemb`` gets exactly the text's first
-chunk, ``[TTL] title [SEP] [INTR] …`` (see `sciembed.evaluation.input_format`).
-``title=False`` leaves the title out for both (then only the section's own
-words can tell its paper).
-
-Scored with success@1 and success@3 (is a same-paper section in the top k:
-ranx's ``hit_rate@k``), MRR, and the harness's usual metrics; ranking is by the
-encoder's metric, Euclidean for models trained that way (model card ``l2``),
-cosine otherwise. Papers with fewer than two section texts cannot be queries
-(counted); they stay candidates. ``sample`` draws that many papers with the
-seed (the paper used 1,500 held-out papers).
+Every section text of every sampled paper is a query against all the others; a hit is another section of the
+same paper. Section texts are CoSAEmb's: the sections of one class (introduction, related work, method, results,
+conclusion; anything else is method) merged in paper order, read from the start up to the model's token budget
+(``title. text``, or the first ``input_format: cosaemb`` chunk, see `input_format`; ``title=False`` drops the
+title). Scored with success@1/@3 (ranx's ``hit_rate@k``), MRR and the usual metrics. Papers with fewer than two
+section texts are candidates only (counted); ``sample`` draws papers with the seed (the paper: 1,500 held out).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.corpus.layout import SPLITS, CorpusDir
-from sciembed.evaluation.contract import FingerprintOnce, RankingTask
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask, json_digest
 from sciembed.evaluation.issues import IssueLog
 from sciembed.evaluation.keys import ScenarioKey
 from sciembed.papers.model import Paper
@@ -74,11 +61,8 @@ class SectionRetrievalBenchmark(FingerprintOnce):
                            extra_metrics=self.metrics)  # the query section never retrieves itself
 
     def _digest(self) -> str:
-        digest = hashlib.sha256()
-        digest.update(json.dumps([self.title, self.seed, self.sample, self.split]).encode())
-        for uid in sorted(self.units):
-            digest.update(json.dumps([uid, self.text(uid)]).encode())
-        return digest.hexdigest()[:16]
+        return json_digest([self.title, self.seed, self.sample, self.split],
+                           *([uid, self.text(uid)] for uid in sorted(self.units)))
 
     def describe(self) -> dict[str, Any]:
         task = self.task(KEY, 0)

@@ -1,32 +1,13 @@
 """The semantic embedding benchmark (SemCSE's): does a model put the parts of one paper together?
 
-Built from any corpus of titles and abstracts: a seeded sample of ``n_papers`` (default 6,000)
-papers with a title and an abstract, after removing papers a model was trained on (each trained
-model's ``training_papers.txt``, plus any ``exclude`` list; counted). Four tasks:
-
-1. ``title2abstract``: the title → its abstract, among the sample's abstracts;
-2. ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones (papers with fewer than
-   two sentences are counted and left out);
-3. ``query2paper``: one search query per paper → its title + abstract. Queries come from a file
-   (``sciembed summaries queries``, written by an LLM) or, offline, are the abstract's top TF-IDF
-   terms — labelled ``tfidf-terms`` in every report, since they are not the paper's LLM queries;
-4. ``clustering``: the sample is split 80/20 (seeded); for every test paper, the share of its 5
-   nearest training papers with the same label (corpus ``domain``, else the first field of
-   study). Skipped, with the reason, when fewer than two labels occur (e.g. SciTLDR).
-
-With a summaries file (``sciembed summaries``, held-out papers), the paper's generalisation check
-(SemCSE §5.1) adds three rankings that do not enter the overall score: one summary per paper →
-its title + abstract (``summary2ta``), → its title alone (``summary2title``), → its abstract alone
-(``summary2abstract``), each among those of the whole sample.
-
-Every run also records the anisotropy of the title + abstract embeddings as SemCSE's Appendix B.2
-measures it: the spectrum of the *unnormalised*, mean-centred vectors (`geometry.spectrum` with
-``normalize=False``): variance share of the top components and the normalised effective rank.
-
-Tasks 1–3 report the mean rank of the correct partner in the whole pool (1 = best, lower is
-better), the median rank and MRR, with the distance each model was trained for. The overall score
-follows the paper: per task 0.5 + 0.5·(v − median)/(best − median) over the models of one report,
-clipped at 0, averaged over tasks — so it depends on which models are compared together.
+A seeded sample of ``n_papers`` (6,000) papers with title and abstract, papers a model was trained on left out
+(counted). Tasks: ``title2abstract``, ``half2half`` (first ⌊n/2⌋ abstract sentences → the rest), ``query2paper``
+(LLM queries from a file, or offline the abstract's top TF-IDF terms, labelled ``tfidf-terms``) and
+``clustering`` (share of a test paper's 5 nearest training papers with its label; skipped with fewer than two
+labels). A summaries file adds SemCSE §5.1's generalisation rankings, outside the overall score. Matching tasks
+report the gold's mean rank (1 = best), median rank and MRR; the overall score is the paper's, relative to the
+models of one report (`overall_scores_of`). Every run records App. B.2's anisotropy (the spectrum of the
+unnormalised, mean-centred TA vectors). See docs/recipes/semcse.md.
 """
 
 from __future__ import annotations
@@ -307,13 +288,10 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
                                         seed: int = 0, split: str = "auto", exclude: set[str] | None = None,
                                         queries_file: str | Path | None = None,
                                         summaries_file: str | Path | None = None) -> SemanticBenchmark:
-    """SemCSE's own construction from the SciRepEval release layout: `per_dataset` papers (500) drawn with
-    the seed from the `split` split of each listed ``allenai/scirepeval`` config ("auto": ``train``, else
-    ``evaluation`` for the evaluation-only configs; the split used per config is in ``counts["splits"]``), in
-    order, a paper already drawn for an earlier config not drawn again (12 configs × 500 = the paper's 6,000);
-    each split read from ``<split>.jsonl`` or the release's own ``<split>-*.parquet`` shards (`papers.scirepeval`);
-    clustering on SciDocs MAG's official split: ``scirepeval_test/scidocs_mag/{train,test}.jsonl`` labels over
-    ``scirepeval/scidocs_mag_mesh/evaluation.jsonl`` texts, each test paper's 5 nearest training papers."""
+    """SemCSE's own construction from the SciRepEval release: `per_dataset` papers drawn with the seed from the
+    `split` of each listed config in order ("auto": ``train``, else ``evaluation``; recorded in
+    ``counts["splits"]``), none drawn twice (12 configs × 500 = the paper's 6,000); clustering on SciDocs MAG's
+    official train/test split (``scirepeval_test/scidocs_mag`` labels over ``scidocs_mag_mesh`` texts)."""
     from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers, release_split
 
     if not datasets:

@@ -1,8 +1,7 @@
 """Paired significance between two models' per-query scores (ranx's tests).
 
-Both the report (each model against the first) and ``sciembed compare`` use
-this one function, so a p-value means the same thing everywhere. Only queries
-scored by both sides are paired; the count is returned with the result.
+The report and ``sciembed compare`` both use this one function, so a p-value means the same thing everywhere.
+Only queries scored by both sides are paired; the count is returned with the result.
 """
 
 from __future__ import annotations
@@ -34,19 +33,10 @@ class PairedResult:
         return self.p_value <= max_p
 
 
-def paired_test(
-    metric: str,
-    scores_a: Mapping[str, float],
-    scores_b: Mapping[str, float],
-    test: str = "student",
-    n_permutations: int = 1000,
-    seed: int = 42,
-) -> PairedResult:
-    """Two-sided paired test of B against A on their common queries.
-
-    ``student`` is ranx's paired t-test; ``fisher`` its randomization test
-    (seeded, `n_permutations` draws). Identical score vectors give p = 1.
-    """
+def paired_test(metric: str, scores_a: Mapping[str, float], scores_b: Mapping[str, float], test: str = "student",
+                n_permutations: int = 1000, seed: int = 42) -> PairedResult:
+    """Two-sided paired test of B against A on their common queries: ``student`` is ranx's paired t-test,
+    ``fisher`` its randomization test (seeded, `n_permutations` draws). Identical score vectors give p = 1."""
     from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
 
     if test not in TESTS:

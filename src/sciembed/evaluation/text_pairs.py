@@ -1,8 +1,6 @@
-"""The matching tasks built from one paper's own parts, defined once (SciTLDR and the semantic benchmark use them).
-
-- ``title2abstract``: the title → the abstract alone;
-- ``half2half``: the first ⌊n/2⌋ abstract sentences → the remaining ones (papers
-  with fewer than two sentences cannot serve and are counted by the caller).
+"""The matching tasks built from one paper's own parts, defined once (SciTLDR and the semantic benchmark use them):
+``title2abstract`` (title → abstract) and ``half2half`` (first ⌊n/2⌋ abstract sentences → the rest; papers with
+fewer than two sentences are counted by the caller).
 """
 
 from __future__ import annotations

@@ -22,14 +22,9 @@ def _tied(a: float, b: float, unscored: float | None) -> bool:
 
 
 def count_ties(rankings: Mapping[str, Sequence[tuple[str, float]]], unscored: float | None = None) -> int:
-    """Ranked documents whose score equals the previous one's, over all queries.
-
-    `unscored`: the score of a candidate the scorer found no evidence for (BM25: 0, no shared term); those
-    are tied by construction and not counted, or BM25's zero tail would be reported as thousands of ties.
-    """
-    return sum(
-        1 for ranking in rankings.values() for (_, a), (_, b) in pairwise(ranking) if _tied(a, b, unscored)
-    )
+    """Ranked documents whose score equals the previous one's, over all queries. `unscored`: the score of a
+    candidate with no evidence (BM25: 0), tied by construction and not counted (else thousands of BM25 ties)."""
+    return sum(1 for ranking in rankings.values() for (_, a), (_, b) in pairwise(ranking) if _tied(a, b, unscored))
 
 
 def tie_notes(rankings: Mapping[str, Sequence[tuple[str, float]]],

@@ -1,18 +1,9 @@
 """Cite-prediction triplets (SPECTER / SciDocs), as SciJEPA reports them: accuracy and geometry.
 
-Two released shapes are read:
-
-- a folder with SPECTER's ``metadata.json`` (``{paper_id: {"paper_id", "title",
-  "abstract"}}``) and a triplet table ``triplets.tsv`` (or any ``*.tsv``) of
-  ``query_id <TAB> positive_id <TAB> negative_id`` lines (SciNCL's
-  ``specter_train.tsv`` layout);
-- a JSON-lines file, one triplet per line: ``{"query": {"paper_id", "title",
-  "abstract"}, "pos": {...}, "neg": {...}}``.
-
-Accuracy = share of triplets with d(q, pos) < d(q, neg) under the model's
-distance (a tie counts half: the expected accuracy under a random order of equal scores, so a
-constant encoder scores 50, what random vectors score). Geometry (alignment of query and positive,
-uniformity, isotropy) uses a fixed sample of 2,000 triplets drawn with the seed.
+Read from a folder with SPECTER's ``metadata.json`` and ``query_id<TAB>positive_id<TAB>negative_id`` ``*.tsv``
+tables (SciNCL's ``specter_train.tsv`` layout), or a JSON-lines file of ``{"query", "pos", "neg"}`` papers.
+Accuracy = share of triplets with d(q, pos) < d(q, neg), a tie counting half (so a constant encoder scores 50);
+geometry uses a fixed seeded sample of 2,000 triplets.
 """
 
 from __future__ import annotations
@@ -45,8 +36,7 @@ class TripletBenchmark(FingerprintOnce):
         return hashlib.sha256(payload).hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "source": self.source, "fingerprint": self.fingerprint(),
-                "triplets": len(self.triplets), "papers": len(self.papers),
+        return {**self.identity(), "triplets": len(self.triplets), "papers": len(self.papers),
                 "geometry_sample": min(GEOMETRY_SAMPLE, len(self.triplets)), "seed": self.seed,
                 "issues": self.issues.to_list()}
 

@@ -1,10 +1,7 @@
 """Compile ranx's numba kernels once into numba's on-disk cache (``make install`` runs this).
 
-ranx compiles each metric kernel the first time it is used (``@njit(cache=True)``)
-and caches the machine code on disk, next to ranx's sources (or under
-``NUMBA_CACHE_DIR``). A fresh install therefore pays tens of seconds on its first
-``sciembed eval``; running every kernel sciembed uses once at install time moves
-that cost out of the first evaluation (figures: ``benchmarks/first_eval.py``).
+ranx compiles each metric kernel on first use (``@njit(cache=True)``), so a fresh install would pay tens of
+seconds on its first ``sciembed eval``; this moves that cost to install time (figures: ``benchmarks/first_eval.py``).
 
     python -m sciembed.evaluation.warmup
 """

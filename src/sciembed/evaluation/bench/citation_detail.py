@@ -1,10 +1,7 @@
 """The citation benchmark's section of the suite report: what the S2Full paper reports beyond each scenario's metrics.
 
-- per domain: each model's NDCG@10 over the queries of each domain, domains sorted by the baseline's score and
-  every other model's difference to it (the paper's Figure 6, ``ndcg_by_domain.png``);
-- geometry of dense models (when measured): pair alignment, uniformity, intra-article alignment, Wang & Isola's
-  figures, the variance share of the top principal components, isotropy, and the spectrum (``spectrum.png``);
-- ``paper_log.jsonl``: the body section each paper was evaluated on.
+Per-domain NDCG@10 sorted by the baseline (the paper's Figure 6, ``ndcg_by_domain.png``), dense models' geometry
+and spectrum (``spectrum.png``), and ``paper_log.jsonl``, the body section each paper was evaluated on.
 """
 
 from __future__ import annotations

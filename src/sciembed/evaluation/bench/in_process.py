@@ -80,10 +80,8 @@ def unique_names(cells: Sequence[Cell]) -> list[str]:
 
 def suite_of_cells(cells: Sequence[Cell], benchmark: Any, out: Path | str, *, baseline: str | None = None,
                    run_depth: int = 0) -> SuiteRun:
-    """The `SuiteRun` the runner would hold had it computed these cells of `benchmark`, in order.
-
-    `baseline`: the model the others are tested against and the per-domain figure sorts by (default: the first).
-    """
+    """The `SuiteRun` the runner would hold had it computed these cells of `benchmark`, in order; `baseline`: the
+    model the others are tested against and the per-domain figure sorts by (default: the first)."""
     if not cells:
         raise ValueError("a report needs at least one evaluated model")
     fingerprint = benchmark.fingerprint()
@@ -105,17 +103,13 @@ def suite_of_cells(cells: Sequence[Cell], benchmark: Any, out: Path | str, *, ba
                   models=models)
     suite.baseline_name()  # an unknown baseline is refused here, before anything is written
     named = {(n, benchmark.name): Cell(**{**c.__dict__, "model": n}) for n, c in zip(names, cells, strict=True)}
-    seconds = sum(c.seconds for c in cells)
-    return SuiteRun(suite, Path(out), {benchmark.name: benchmark}, {}, named, seconds)
+    return SuiteRun(suite, Path(out), {benchmark.name: benchmark}, {}, named, sum(c.seconds for c in cells))
 
 
 def write_cells_report(cells: Sequence[Cell], benchmark: Any, out: Path | str, *, baseline: str | None = None,
                        run_depth: int = 0) -> Path:
-    """Write the suite report of in-process cells into `out`; returns its report.md.
-
-    `run_depth` > 0 also writes TREC run files ``runs/<model>/<benchmark>/<task>.run`` cut at that rank, with
-    their judgements ``qrels/<benchmark>/<task>.qrels`` (as ``eval run`` does).
-    """
+    """Write the suite report of in-process cells into `out`; returns its report.md. `run_depth` > 0 also writes
+    TREC run and qrels files cut at that rank (as ``eval run`` does)."""
     from sciembed.ioutil.atomic import refuse_links
 
     run = suite_of_cells(cells, benchmark, out, baseline=baseline, run_depth=run_depth)

@@ -1,9 +1,7 @@
 """Turn a suite's model entry into a scorer: a path, hub id, ``minilm``, ``bm25`` or a recipe run directory.
 
-Any recipe's run directory works without knowing the recipe: sciembed's trainer
-writes ``recipe.json`` and saves the final model under ``model/`` (`RunDir`),
-so a directory holding ``recipe.json`` resolves to its ``model/``. The model
-card (``sciembed_model.json``) then supplies the distance and input format.
+A directory holding ``recipe.json`` (any recipe's `RunDir`) resolves to its ``model/``; the model card
+(``sciembed_model.json``) supplies the distance and input format.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The paper-to-paper section of the suite report (kinds ``paper_to_paper`` and ``scifullbench``).
 
-Per model and relevance split: every method's Recall@50/100/200/300, MRR@50, NDCG@10/100 and MAP
-(prism_llm as mean ± std over its LLM samples), the venue-group averages (SciFullBench's: the mean
-of each venue group's mean), paired tests of every method against the first one (A2A when run) on
-NDCG@10 and MRR@50, and where each PRISM variant's queries came from; ``ndcg_by_split.png``.
+Per model and relevance split: every method's metrics (prism_llm as mean ± std over LLM samples), venue-group
+averages (SciFullBench's), paired tests against A2A (else the first method) on NDCG@10 and MRR@50, where each
+PRISM variant's queries came from, and ``ndcg_by_split.png``.
 """
 
 from __future__ import annotations

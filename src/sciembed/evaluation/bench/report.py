@@ -1,18 +1,9 @@
 """The suite report: one models × benchmarks table, type averages, significance, detail pages, a heat map.
 
-Files under the suite's ``out``::
-
-    report.md               the table (each benchmark's headline numbers ×100), how each model was scored
-                            (distance, input format), paired significance against the baseline, what is missing
-    results.json            every cell: per-task metrics, summaries, configs, timings
-    benchmarks/<name>.md    per-benchmark detail: every metric of every task for every model, counts, input problems
-    benchmarks/<name>/      the files of a kind's own section (citation: ndcg_by_domain.png, spectrum.png,
-                            paper_log.jsonl; semantic: mean_rank.png; paper-to-paper: ndcg_by_split.png)
-    heatmap.png             the table as a heat map (colour = column-wise rank, text = value)
-
-A kind whose paper reports more than per-task metrics has a hook in `DETAILS` (its module says what it
-adds): its summary goes in report.md, its tables in the benchmark's detail page, its numbers in
-results.json under ``details``.
+Writes ``report.md``, ``results.json`` (every cell), ``benchmarks/<name>.md`` detail pages (with a kind's
+figures under ``benchmarks/<name>/``) and ``heatmap.png`` under the suite's ``out`` (see docs/evaluation.md).
+A kind whose paper reports more than per-task metrics has a hook in `DETAILS`: its summary goes in report.md,
+its tables in the detail page, its numbers in results.json under ``details``.
 """
 
 from __future__ import annotations
@@ -40,11 +31,7 @@ HEADLINES = {  # which summary keys make a benchmark's columns; None = all of th
 # a kind's own section (what its paper reports beyond per-task metrics): (run, benchmark name, benchmark,
 # folder for its figures) -> Detail
 DETAILS: dict[str, Callable[[SuiteRun, str, Any, Path], Detail]] = {
-    "citation": citation_detail,
-    "semantic": semantic_detail,
-    "paper_to_paper": p2p_detail,
-    "scifullbench": p2p_detail,
-}
+    "citation": citation_detail, "semantic": semantic_detail, "paper_to_paper": p2p_detail, "scifullbench": p2p_detail}
 
 
 def columns(run: SuiteRun) -> list[tuple[str, str]]:
@@ -101,7 +88,6 @@ def heatmap(run: SuiteRun, cols: list[tuple[str, str]], path: Path) -> Path | No
     import numpy as np
 
     plt = pyplot()
-
     models = [m.name for m in run.suite.models]
     if not cols or not models:
         return None
@@ -163,10 +149,7 @@ def write_suite_report(run: SuiteRun) -> Path:
              *([f"- ranking scores in MTEB's result format: {len(mteb_files)} files under mteb/results/"]
                if mteb_files else []), ""]
     header = ["Model", *[f"{b}: {k}" for b, k in cols]]
-    rows = []
-    for m in run.suite.models:
-        vals = [value(run, m.name, c) for c in cols]
-        rows.append([m.name, *[_fmt(v) for v in vals]])
+    rows = [[m.name, *[_fmt(value(run, m.name, c)) for c in cols]] for m in run.suite.models]
     lines += ["## Headline scores ×100", "",
               "Each benchmark's primary metric per task (NDCG@10 for retrieval and paper-to-paper, NDCG%20 for "
               "CSFCube, S@1 for section retrieval, MRR for SciTLDR, mean rank for the semantic benchmark, accuracy for "

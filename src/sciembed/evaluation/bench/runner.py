@@ -1,9 +1,7 @@
 """Run a suite: every model on every benchmark, one resumable cell per (model, benchmark).
 
-A cell is ``<out>/cells/<model>/<benchmark>.json``; it is reused when its key
-(model identity + benchmark fingerprint + protocol version) matches, so a second
-run recomputes nothing and loads no model. All models share one embedding cache
-(``CachedEncoder``), so a text is encoded once per model across benchmarks and runs.
+A cell (``<out>/cells/<model>/<benchmark>.json``) is reused when its key (model identity + benchmark fingerprint +
+protocol) matches, so a second run recomputes nothing and loads no model; all models share one embedding cache.
 A benchmark that cannot be loaded is reported; when it is `optional` the rest runs.
 """
 

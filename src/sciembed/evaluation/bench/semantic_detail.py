@@ -1,9 +1,7 @@
 """The semantic benchmark's section of the suite report: what the SemCSE paper reports.
 
-Per model and matching task the mean rank of the correct partner (lower is better), the median
-rank and MRR, the clustering kNN share, and the paper's overall score across the models of this
-report (`semantic.overall_scores_of`); SemCSE §5.1's generalisation check and Appendix B.2's
-anisotropy; ``mean_rank.png``, the mean ranks as grouped bars.
+Mean / median rank and MRR per matching task, the clustering kNN share, the overall score across this report's
+models (`semantic.overall_scores_of`), §5.1's generalisation check, App. B.2's anisotropy and ``mean_rank.png``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Every benchmark kind by name: one loader each (a module of this package), listed in one table, and
 `BenchmarkEntry`: one benchmark as a suite names it (a kind, a path, and the options that kind reads).
 
-`sciembed bench` (a suite of many) and `sciembed eval` (a suite of one) both
-load benchmarks here, so both run every kind and score it the same way.
-Each kind names the entry options it reads; any other option set on an
-entry is an error (`check_options`), never silently ignored. To add a kind: write its module with a
-``load(entry, context)`` returning an object with the `contract.BenchmarkSpec`
-methods, and add one row to `BENCHMARKS`.
+`sciembed bench` and `sciembed eval` both load benchmarks here, so both score every kind the same way. An option
+a kind does not read is an error (`check_options`). To add a kind: a module with ``load(entry, context)``
+returning a `contract.BenchmarkSpec`, and one row in `BENCHMARKS`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Kinds ``citation`` and ``section_retrieval``: a corpus' scenarios as ordinary ranking tasks.
 
-Each scenario (TA→TA, Body→TA, Body→Body; Section→same paper) becomes one `RankingTask`, its texts cut for
-the model as `TextStyle` says (what goes between title and abstract, the body windows' token budget, the
-model card's input format), and `execute.run_task` ranks every candidate as for any other kind. Citation's
-geometry (dense models, ``geometry: true``) is one more task: a `VectorTask` of kind ``geometry`` over the
-papers' TA and body vectors.
+Each scenario (TA→TA, Body→TA, Body→Body; Section→same paper) is one `RankingTask`, its texts cut as `TextStyle`
+says; citation's geometry (dense models, ``geometry: true``) is one more `VectorTask` of kind ``geometry``.
 """
 
 from __future__ import annotations

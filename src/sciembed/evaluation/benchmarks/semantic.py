@@ -1,10 +1,6 @@
-"""kind ``semantic``: SemCSE's benchmark from a corpus of titles + abstracts (any corpus, a random sample) or,
-with ``datasets``, the paper's construction from a SciRepEval release root; the models' training papers
-are left out, ``summaries_file`` adds the paper's generalisation check.
-
-Each matching task is a `GoldRankTask` (the gold partner's expected rank in the whole pool, by the model's
-own distance: mean rank, lower is better); the clustering kNN share and Appendix B.2's anisotropy of the
-title + abstract vectors are `VectorTask`s. `execute.run_task` runs them all.
+"""kind ``semantic``: SemCSE's benchmark from a corpus of titles + abstracts or, with ``datasets``, the paper's
+construction from a SciRepEval release root (`semantic`). Matching tasks are `GoldRankTask`s (the gold's expected
+rank by the model's own distance); the clustering kNN share and App. B.2's anisotropy are `VectorTask`s.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """SciRepEval's headline numbers, computed as the papers compute them.
 
-1. A task's score is the mean of its metrics (SciDocs Cite: MAP and NDCG); a
-   classification task with few-shot runs first averages the few-shot runs,
-   then averages that with the full-data score (``probes.probe_task_score``).
-2. A type average is the mean over that type's task scores (classification,
-   regression, proximity, search).
-3. The overall average is the mean over ALL task scores — not the mean of the
-   four type averages, so a type with more tasks weighs more.
+A task's score is the mean of its metrics (few-shot runs averaged first, then with the full-data score); a type
+average is the mean of that type's task scores; the overall average is the mean over ALL task scores (not of
+the four type averages, so a type with more tasks weighs more).
 """
 
 from __future__ import annotations

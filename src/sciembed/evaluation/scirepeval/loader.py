@@ -10,19 +10,10 @@ Layout (one folder per config, one file per split, JSON lines or Parquet)::
     <root>/s2and/<dataset>/<dataset>_papers.json …   S2AND's mini datasets (`s2and`; SciRepEval's
                                                       ``aws s3 sync s3://ai2-s2-research-public/scirepeval/test/s2and``)
 
-Write it with ``datasets``: ``load_dataset("allenai/scirepeval", "fos", split="evaluation")
-.to_json("<root>/scirepeval/fos/evaluation.jsonl")`` and likewise for
-``allenai/scirepeval_test`` (splits ``test`` and, for probes, ``train``).
-
-As in SciRepEval, a document is ``title [SEP] abstract`` with the model's
-separator token; each ranking query ranks only the candidates its qrels name
-(pools), by the model's distance; probes train on ``train`` and score ``test``.
-A task whose files are absent is reported and skipped; the others run. Paper-Reviewer Matching is scored by
-its official evaluator over the vectors (`VectorTask`) and counts in the proximity and overall averages as in
-the papers' tables. S2AND's published number comes from S2AND's own LightGBM pipeline, which cannot run here:
-the suite's S2AND clusters on the embeddings alone, is reported as ``S2AND (embedding-only)`` and is left OUT
-of the averages; given the results folder of S2AND's pipeline run on the model's embeddings
-(``s2and_results``: `s2and_official`), that number is ``S2AND`` and enters the averages (9 proximity tasks).
+A task whose files are absent is reported and skipped. S2AND's published number comes from its own LightGBM
+pipeline, which cannot run here: the suite's embedding-only clustering is reported as ``S2AND (embedding-only)``
+and left OUT of the averages, unless ``s2and_results`` (`s2and_official`) gives the pipeline's number.
+How to fetch the data and what the metrics are: docs/benchmarks/bench.md.
 """
 
 from __future__ import annotations
@@ -109,9 +100,8 @@ class SciRepEvalBenchmark:
         texts = {d: data.texts[d] for d in reviewer_matching.needed_papers(data)}
         counts = {"queries_hard": len(data.qrels["test_hard"]), "reviewers": len(data.reviewers)}
         return VectorTask(task.name, texts, lambda vectors: reviewer_matching.score_reviewer_matching(data, vectors),
-                          "score", TYPE_LABELS[task.type],
-                          ["its evaluator: a reviewer = mean of the 3 highest cosines to their papers; score = mean "
-                           "of P@5, P@10 on the hard and soft qrels"], counts)
+                          "score", TYPE_LABELS[task.type], ["its evaluator: a reviewer = mean of the 3 highest cosines "
+                          "to their papers; score = mean of P@5, P@10 on the hard and soft qrels"], counts)
 
     @staticmethod
     def _is_probe(task: TaskDef) -> bool:
@@ -145,10 +135,8 @@ class SciRepEvalBenchmark:
                 continue
             meta = read_split(self.root / "scirepeval" / task.meta, "evaluation", self.issues)
             test_dir = self.root / "scirepeval_test" / task.test
-            if self._is_probe(task):
-                out.append(self._probe(task, meta, test_dir, style))
-            else:
-                out.append(self._ranking(task, meta, read_split(test_dir, "test", self.issues), style))
+            out.append(self._probe(task, meta, test_dir, style) if self._is_probe(task)
+                       else self._ranking(task, meta, read_split(test_dir, "test", self.issues), style))
         return out
 
     def _ranking(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], qrel_rows: list[tuple[str, dict]],
@@ -193,10 +181,9 @@ class SciRepEvalBenchmark:
         for q in sorted(set(queries) - set(qrels)):
             issues.add(f"{task.name}: query without judgements", "query not evaluated", example=q)
         ranx_metrics = tuple(PYTREC_TO_RANX[m] for m in task.metrics)
-        return RankingTask(
-            name=task.name, queries=evaluated, docs=docs, qrels=qrels,
-            pools={q: list(qrels[q]) for q in evaluated}, primary=ranx_metrics[0], exclude_self=False,
-            extra_metrics=ranx_metrics, group=TYPE_LABELS[task.type])
+        return RankingTask(name=task.name, queries=evaluated, docs=docs, qrels=qrels,
+                           pools={q: list(qrels[q]) for q in evaluated}, primary=ranx_metrics[0], exclude_self=False,
+                           extra_metrics=ranx_metrics, group=TYPE_LABELS[task.type])
 
     def _probe(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], test_dir: Path,
                style: TextStyle) -> ProbeTask:

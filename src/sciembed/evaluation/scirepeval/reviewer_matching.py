@@ -1,22 +1,10 @@
 """SciRepEval's Paper-Reviewer Matching, scored as its own evaluator scores it.
 
-Matched against allenai/scirepeval ``reviewer_matching.py`` (``ReviewerMatchingEvaluator``): a
-reviewer is the set of their papers; a query paper scores a reviewer by the mean of the three
-highest cosine similarities between the query and the reviewer's papers; each query ranks only the
-reviewers its qrels name; precision at 5 and 10 (pytrec_eval ``P_5`` / ``P_10``: a judged grade ≥ 1
-is relevant) are computed against two qrels, ``test_hard`` and ``test_soft``. The task's score is the
-mean of the four (``hard_P_5``, ``hard_P_10``, ``soft_P_5``, ``soft_P_10``), × 100.
-
-Layout (the Hugging Face configs written out one folder per config, as `loader` reads the others)::
-
-    <root>/scirepeval/paper_reviewer_matching/evaluation.jsonl   doc_id, title, abstract (queries and
-                                                                  every reviewer paper)
-    <root>/scirepeval_test/paper_reviewer_matching/test_hard.jsonl   query_id, cand_id (= r_id), score
-    <root>/scirepeval_test/paper_reviewer_matching/test_soft.jsonl   the same, soft judgements
-    <root>/scirepeval_test/reviewers/metadata.jsonl               r_id, papers: [doc_id, …]
-
-The evaluator's local-folder names (``test_hard_qrel.jsonl``, ``test_soft_qrel.jsonl``,
-``reviewer_metadata.jsonl``) are read too.
+As allenai/scirepeval ``reviewer_matching.py`` (``ReviewerMatchingEvaluator``): a query paper scores a reviewer
+by the mean of the three highest cosines to the reviewer's papers, ranks only the reviewers its qrels name, and
+the score is the mean of P@5 and P@10 (pytrec_eval, grade ≥ 1 relevant) on ``test_hard`` and ``test_soft``, × 100.
+Reads ``scirepeval/paper_reviewer_matching/evaluation``, ``scirepeval_test/paper_reviewer_matching/test_{hard,soft}``
+and ``scirepeval_test/reviewers/metadata`` (or the evaluator's ``*_qrel`` / ``reviewer_metadata`` names).
 """
 
 from __future__ import annotations
@@ -99,18 +87,14 @@ def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> 
 def reviewer_run(vectors: Mapping[str, np.ndarray], reviewers: Mapping[str, Sequence[str]],
                  candidates: Mapping[str, Sequence[str]], top: int = TOP_PAPERS) -> dict[str, dict[str, float]]:
     """query -> reviewer -> mean of the `top` highest cosine similarities of the query to the reviewer's papers."""
-
-    def unit(v: np.ndarray) -> np.ndarray:
-        v = np.asarray(v, dtype=np.float64)
-        norms = np.linalg.norm(v, axis=-1, keepdims=True)
-        return v / np.where(norms == 0, 1.0, norms)
+    from sciembed.evaluation.geometry import l2_normalize
 
     run: dict[str, dict[str, float]] = {}
     for qid, rids in candidates.items():
-        query = unit(vectors[qid])
+        query = l2_normalize(np.asarray(vectors[qid])[None])[0]
         run[qid] = {}
         for rid in rids:
-            sims = unit(np.stack([vectors[p] for p in reviewers[rid]])) @ query
+            sims = l2_normalize(np.stack([vectors[p] for p in reviewers[rid]])) @ query
             run[qid][rid] = float(np.sort(sims)[::-1][:top].mean())
     return run
 

@@ -1,30 +1,13 @@
 """S2AND (author name disambiguation) for SciRepEval: the release layout, its block split, B³ F1 over blocks.
 
-SciRepEval scores a model on S2AND by embedding every paper of the six ``s2and_mini`` datasets
-(allenai/scirepeval ``embed.sh``: ``<ds>/<ds>_papers.json`` → ``<ds>/<ds>_<model>.pkl``) and running
-S2AND's own pipeline with those vectors in place of SPECTER's; the number is B³ F1 on the test blocks.
+`load_s2and` reads the legacy JSON layout ``s2and.data.ANDData`` reads (``<root>/<ds>/<ds>_papers.json``,
+``_signatures.json``, ``_clusters.json``; blocks are ``author_info.block``); `split_blocks` and
+`b3_precision_recall_fscore` are S2AND's; `write_s2and_embeddings` writes the pickle its pipeline loads.
 
-What is here, matched against allenai/S2AND:
-
-- `load_s2and`: the legacy JSON release layout read by ``s2and.data.ANDData``::
-
-      <root>/<ds>/<ds>_papers.json       {paper_id: {paper_id, title, abstract, year, venue, authors, …}}
-      <root>/<ds>/<ds>_signatures.json   {signature_id: {signature_id, paper_id, author_info: {block, …}}}
-      <root>/<ds>/<ds>_clusters.json     {cluster_id: {cluster_id, signature_ids: [...], …}}
-
-  blocks are ``author_info.block`` (S2AND's ``block_type="s2"``);
-- `split_blocks`: ``ANDData.split_blocks_helper`` (k-means of block sizes, then two stratified
-  ``train_test_split`` calls, 0.6 / 0.2 / 0.2, seed 1111 — S2AND's defaults);
-- `b3_precision_recall_fscore`: ``s2and.eval.b3_precision_recall_fscore`` (per-signature precision and
-  recall averaged over signatures, F1 of the two averages);
-- `write_s2and_embeddings`: the ``(matrix, keys)`` pickle ``ANDData`` loads as ``specter_embeddings``,
-  so a model's vectors can go through S2AND's official pipeline unchanged.
-
-`evaluate_s2and` is NOT S2AND's pipeline: S2AND learns a LightGBM pairwise model over name, affiliation,
-co-author, venue, year and embedding features, then clusters. Here each test block is clustered on the
-embeddings alone (average-linkage agglomerative clustering on cosine distance, the threshold tuned on
-the validation blocks): a figure of what the vectors alone separate, labelled ``embedding-only`` in
-every result, never the number SciRepEval reports.
+`evaluate_s2and` is NOT S2AND's pipeline (a LightGBM pairwise model over name, affiliation, co-author, venue,
+year and embedding features): each test block is clustered on the embeddings alone (average-linkage on cosine
+distance, threshold tuned on the val blocks), labelled ``embedding-only``, never SciRepEval's number
+(that is `s2and_official`).
 """
 
 from __future__ import annotations
@@ -106,7 +89,8 @@ def load_s2and(root: str | Path, dataset: str, sep: str = " [SEP] ") -> S2ANDDat
 
 def split_blocks(blocks: Mapping[str, Sequence[str]], seed: int = RANDOM_SEED, ratios: tuple[float, float, float] =
                  RATIOS, n_size_clusters: int = BLOCK_SIZE_CLUSTERS) -> tuple[dict, dict, dict]:
-    """train / val / test block dicts as ``ANDData.split_blocks_helper`` makes them (block order as given)."""
+    """train / val / test block dicts as ``ANDData.split_blocks_helper`` makes them (k-means of block sizes, two
+    stratified splits; block order as given)."""
     from sklearn.cluster import KMeans
     from sklearn.model_selection import train_test_split
 

@@ -1,27 +1,11 @@
 """S2AND's own pipeline (LightGBM pairwise model + clustering) for SciRepEval: its inputs out, its results in.
 
-The published S2AND number (B³ F1, ~92–95 for every model in SciRepEval's tables) comes from S2AND's
-pipeline, which needs the ``s2and`` package (installed from github.com/allenai/S2AND, not on PyPI),
-LightGBM, S2AND's name-count tables and the model's paper embeddings. It cannot run here, so sciembed:
-
-1. writes the embeddings S2AND reads (`write_official_inputs`): ``<data>/<ds>/<ds>_<suffix>.pkl``, a
-   pickled ``(float32 matrix, [paper ids])`` per dataset, as allenai/scirepeval ``s2and_embeddings.py``
-   writes and ``ANDData(specter_embeddings=...)`` loads;
-2. names the command SciRepEval's ``BENCHMARKING.md`` gives (`official_command`)::
-
-       cd S2AND; python scripts/custom_block_transfer_experiment_seed_paper.py \\
-           --custom_block_path <data>/blocks --experiment_name <name> --exclude_medline --emb_suffix _<suffix>.pkl
-
-   with ``<data>`` the folder fetched by ``aws s3 --no-sign-request sync
-   s3://ai2-s2-research-public/scirepeval/test/s2and .`` and S2AND's ``data/path_config.json``
-   (``main_data_dir``) pointing at it;
-3. reads what that script writes (`read_official_results`):
-   ``<main_data_dir>/experiments/<name>/seed_<n>/metrics/full_grid.json``, whose ``"b3"`` grid has a header
-   row of target datasets, one row per source dataset, a ``"union"`` row (the leave-one-out union model
-   evaluated on each target) and an ``"s2"`` row (Semantic Scholar's production clusters, no embeddings).
-   The score taken is the ``union`` row: B³ F1 × 100 per target dataset, averaged over the datasets and the
-   seeds found. Which row SciRepEval averaged is not stated in its ``BENCHMARKING.md``; the union row is
-   the one model per target that saw every other dataset, and the choice is recorded with the score.
+The published S2AND number (B³ F1, ~92–95 for every model in SciRepEval's tables) needs the ``s2and``
+package (not on PyPI), LightGBM and S2AND's name-count tables, so it cannot run here. sciembed writes the
+embedding pickles S2AND loads (`write_official_inputs`), names SciRepEval's command (`official_command`) and
+reads the ``union`` row of the ``b3`` grid the script writes (`read_official_results`): the leave-one-out
+union model per target dataset, × 100, averaged over datasets and seeds. Which row SciRepEval averaged is not
+stated in its ``BENCHMARKING.md``; the row is recorded with the score. See docs/fidelity.md (item 4).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """SciRepEval's tasks as its own ``scirepeval_tasks.jsonl`` declares them (allenai/scirepeval).
 
-Each task names a Hugging Face config of ``allenai/scirepeval`` (the texts, split
-``evaluation``) and of ``allenai/scirepeval_test`` (qrels, or train/test labels),
-its metrics (pytrec_eval names for ranking tasks), and for some classification
-tasks the few-shot runs (sample size, iterations). Type names are the code's:
-``proximity`` and ``adhoc_search`` are reported as "proximity" and "search".
+Each names its ``allenai/scirepeval`` (texts) and ``allenai/scirepeval_test`` (qrels or labels) configs, its
+metrics (pytrec_eval names) and any few-shot runs; ``proximity`` and ``adhoc_search`` report as "proximity" and
+"search".
 """
 
 from __future__ import annotations

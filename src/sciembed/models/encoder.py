@@ -51,6 +51,26 @@ class Encoder(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 
+class EncoderWrapper:
+    """The `Encoder` interface but `encode` forwarded to `self.encoder` (and any other attribute, e.g. describe())."""
+
+    _own: tuple[str, ...] = ("encoder",)  # not set yet (e.g. while unpickling): no recursion
+    encoder: Any
+    name = property(lambda self: self.encoder.name)
+    fingerprint = property(lambda self: self.encoder.fingerprint)
+    max_seq_length = property(lambda self: self.encoder.max_seq_length)
+    dim = property(lambda self: self.encoder.dim)
+    metric = property(lambda self: self.encoder.metric)
+
+    def __getattr__(self, item: str) -> Any:
+        if item in self._own:
+            raise AttributeError(item)
+        return getattr(self.encoder, item)
+
+    def count_tokens(self, text: str) -> int:
+        return self.encoder.count_tokens(text)
+
+
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")

@@ -1,14 +1,7 @@
-"""Where a model comes from: a local directory, the offline MiniLM package, or the Hugging Face hub.
+"""Where a model comes from (a local directory, the offline MiniLM package, the Hugging Face hub) and `load_encoder`.
 
-`resolve_model_source` turns what the user typed into the path or hub id that
-is actually loaded; `load_sentence_transformer` loads it and, when that fails,
-raises one `ModelLoadError` that lists every place tried and why each failed.
-Plain Hugging Face checkpoints (no ``modules.json``) get mean pooling from
-sentence-transformers. `load_encoder` puts the loaded model behind the
-`Encoder` interface: torch or ONNX backend, optional on-disk vector cache,
-`pooling` ("cls" | "mean", replacing the model's own), `ta_join` (". " or "sep",
-the tokenizer's separator, between title and abstract) and an optional adapter
-(`sciembed.models.adapters`; ``specter2`` is the paper's SPECTER2 set-up).
+A failed load raises one `ModelLoadError` listing every place tried and why each failed. Plain Hugging Face
+checkpoints (no ``modules.json``) get mean pooling from sentence-transformers. See docs/models.md.
 """
 
 from __future__ import annotations
@@ -78,8 +71,6 @@ def run_directory_model(path: Path) -> Path | None:
         return None
     model = path / RUN_MODEL_DIR
     if not ((model / "modules.json").is_file() or (model / "config.json").is_file()):
-        import json
-
         try:
             recipe = json.loads((path / RUN_RECIPE_FILE).read_text(encoding="utf-8")).get("recipe", "?")
         except (ValueError, AttributeError):
@@ -275,32 +266,18 @@ def load_encoder(
     timeout_s: float | None = None,
     max_retries: int | None = None,
 ) -> Encoder:
-    """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+    """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM). See docs/models.md.
 
-    backend "openai": `name` is a model served at `base_url` (an OpenAI-compatible
-    ``/v1/embeddings`` endpoint; `sciembed.models.openai_backend`), the API key read from
-    $`api_key_env` (default OPENAI_API_KEY), `dimensions` sent when given, `timeout_s` bounding each whole
-    request and `max_retries` (defaults: `openai_encoder`'s); `base_url`, `api_key_env` and `dimensions`
-    belong to this backend only (the timeout and retries are ignored by the local backends).
+    backend "openai": `name` is a model served at `base_url` (`openai_backend`); `base_url`, `api_key_env`
+    and `dimensions` belong to it only, `timeout_s` and `max_retries` are ignored by the local backends.
+    backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/`` (int8 with `quantize`).
+    With `cache_dir`, vectors are cached on disk (`CachedEncoder`).
 
-    `trust_remote_code`: allow Python code shipped with the model (a local
-    directory's custom modules, a hub model's modeling code); off, such a
-    model is refused. The choice is part of `describe()`, so indexes record it.
-
-    `metric` None means: the model card's (``sciembed_model.json``, written by
-    recipes that train for Euclidean distance), else the papers' for a known model (SPECTER, SciNCL,
-    SPECTER2: Euclidean on raw vectors, `adapters.paper_metric`), else cosine. The card, if any,
-    is the encoder's `card` attribute.
-
-    backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
-    (int8 dynamic quantization with `quantize`: True, or the label an index stored,
-    `onnx_backend.load_onnx_model`). With `cache_dir`, vectors are
-    also cached on disk (`CachedEncoder`), so a text is encoded once per fingerprint.
-    `pooling`: "cls" or "mean" instead of the model's own (None keeps it; plain Hugging
-    Face checkpoints get mean pooling). `ta_join`: ". " (default) or "sep". `adapter`: an
-    adapter hub id or directory (needs the `adapters` extra, torch backend). Aliases such
-    as ``specter2`` (`KNOWN_MODELS`) fill base, adapter, pooling and join; explicit
-    arguments win.
+    `metric` None: the model card's, else the papers' for a known model (`adapters.paper_metric`), else cosine.
+    `trust_remote_code`: allow Python code shipped with the model (else refused); `describe()` records it.
+    `pooling`: "cls" | "mean" instead of the model's own; `ta_join`: ". " (default) or "sep"; `adapter`: hub id
+    or directory (torch backend, `adapters` extra). Aliases such as ``specter2`` (`KNOWN_MODELS`) fill base,
+    adapter, pooling and join; explicit arguments win.
     """
     from sciembed.models.adapters import KNOWN_MODELS, paper_metric
     from sciembed.models.cache import CachedEncoder

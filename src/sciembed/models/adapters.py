@@ -33,12 +33,10 @@ class KnownModel:
     metric: str = "cosine"
 
 
-KNOWN_MODELS = {
-    "specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep", "l2"),
-    "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep", "l2"),
-    "specter": KnownModel("allenai/specter", None, "cls", "sep", "l2"),
-    "scincl": KnownModel("malteos/scincl", None, "cls", "sep", "l2"),
-}
+KNOWN_MODELS = {"specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep", "l2"),
+                "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep", "l2"),
+                "specter": KnownModel("allenai/specter", None, "cls", "sep", "l2"),
+                "scincl": KnownModel("malteos/scincl", None, "cls", "sep", "l2")}
 
 
 # Hub models the papers rank by L2 without an alias here: PRISM's Jina row (`jina-embeddings-v2-base-en` among its

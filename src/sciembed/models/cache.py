@@ -89,8 +89,7 @@ class EmbeddingCache:
                 chunk = list(keys[start : start + _CHUNK])
                 marks = ",".join("?" * len(chunk))
                 try:
-                    rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})",
-                                        chunk).fetchall()
+                    rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})", chunk).fetchall()
                 except sqlite3.DatabaseError as err:
                     raise CacheError(f"{self.path(fingerprint)}: damaged embedding cache ({err}); delete this "
                                      "file and its vectors are encoded again") from err
@@ -174,9 +173,8 @@ class CachedEncoder(EncoderWrapper):
         step = every if isinstance(every, int) and every > 0 else max(1, len(missing))
         for start in range(0, len(missing), step):
             part = missing[start : start + step]
-            fresh = self.encoder.encode(
-                [texts[first[k]] for k in part], batch_size=batch_size, show_progress=show_progress
-            )
+            fresh = self.encoder.encode([texts[first[k]] for k in part], batch_size=batch_size,
+                                        show_progress=show_progress)
             self.cache.put(fingerprint, part, fresh)
             vectors.update(zip(part, fresh, strict=True))
         fresh_keys = set(missing)

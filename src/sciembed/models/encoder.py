@@ -113,24 +113,11 @@ class SentenceTransformerEncoder:
     at every `fingerprint` access, so a cache never outlives a weight update.
     """
 
-    def __init__(
-        self,
-        model: SentenceTransformer,
-        name: str,
-        *,
-        metric: str = "cosine",
-        prefix: str = "",
-        weights_id: str | None = None,
-        source: str | None = None,
-        quantization: str | None = None,
-        card: ModelCard | None = None,
-        pooling: str | None = None,
-        ta_join: str = ". ",
-        adapter: str | None = None,
-        adapter_id: str | None = None,
-        trust_remote_code: bool = False,
-        precision: str | None = None,
-    ) -> None:
+    def __init__(self, model: SentenceTransformer, name: str, *, metric: str = "cosine", prefix: str = "",
+                 weights_id: str | None = None, source: str | None = None, quantization: str | None = None,
+                 card: ModelCard | None = None, pooling: str | None = None, ta_join: str = ". ",
+                 adapter: str | None = None, adapter_id: str | None = None, trust_remote_code: bool = False,
+                 precision: str | None = None) -> None:
         self.model = model
         self.precision = check_precision(precision or os.environ.get(PRECISION_ENV) or "auto")
         self.trust_remote_code = trust_remote_code
@@ -175,14 +162,8 @@ class SentenceTransformerEncoder:
     @property
     def fingerprint(self) -> str:
         weights = self._weights_id or module_fingerprint(self.model)
-        parts = {
-            "weights": weights,
-            "backend": self.backend,
-            "quantization": self.quantization,
-            "max_seq_length": self.max_seq_length,
-            "prefix": self.prefix,
-            "normalize": self.metric == "cosine",
-        }
+        parts = {"weights": weights, "backend": self.backend, "quantization": self.quantization,
+                 "max_seq_length": self.max_seq_length, "prefix": self.prefix, "normalize": self.metric == "cosine"}
         if self.pooling is not None:  # only when set, so encoders without the option keep their fingerprints
             parts["pooling"] = self.pooling
         if self.adapter is not None:
@@ -266,14 +247,9 @@ class SentenceTransformerEncoder:
         with progress_bar(f"encode {self.name}", len(texts), enabled=show_progress) as advance, self._autocast():
             for start in range(0, len(order), size):
                 rows = list(order[start : start + size])
-                vectors = self.model.encode(
-                    [texts[i] for i in rows],
-                    batch_size=size,
-                    prompt=self.prefix or None,
-                    normalize_embeddings=self.metric == "cosine",
-                    convert_to_tensor=True,
-                    show_progress_bar=False,
-                )
+                vectors = self.model.encode([texts[i] for i in rows], batch_size=size, prompt=self.prefix or None,
+                                            normalize_embeddings=self.metric == "cosine", convert_to_tensor=True,
+                                            show_progress_bar=False)
                 out[rows] = vectors.float().cpu().numpy()
                 advance(len(rows))
         return out
@@ -289,9 +265,8 @@ class SentenceTransformerEncoder:
         return torch.autocast("cuda", dtype=torch.bfloat16 if precision == "bf16" else torch.float16)
 
 
-def wrap_sentence_transformer(
-    model: SentenceTransformer, name: str, *, metric: str = "cosine", prefix: str = ""
-) -> Encoder:
+def wrap_sentence_transformer(model: SentenceTransformer, name: str, *, metric: str = "cosine",
+                              prefix: str = "") -> Encoder:
     """An in-memory model (e.g. one being trained) as an `Encoder`; its fingerprint follows its weights."""
     return SentenceTransformerEncoder(model, name, metric=metric, prefix=prefix)
 

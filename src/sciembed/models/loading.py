@@ -162,9 +162,8 @@ def check_custom_code(source: str, trust_remote_code: bool) -> None:
             "trust whoever wrote it")
 
 
-def load_sentence_transformer(
-    name: str | None, *, device: str | None = None, trust_remote_code: bool = False, **kwargs: Any
-) -> tuple[SentenceTransformer, str]:
+def load_sentence_transformer(name: str | None, *, device: str | None = None, trust_remote_code: bool = False,
+                              **kwargs: Any) -> tuple[SentenceTransformer, str]:
     """Load `name` with sentence-transformers; returns the model and the source actually used.
 
     Custom code in a local directory is refused unless `trust_remote_code` (`check_custom_code`).
@@ -246,26 +245,12 @@ def resolve_ta_join(model: SentenceTransformer, ta_join: str) -> str:
     return sep
 
 
-def load_encoder(
-    name: str | None = None,
-    *,
-    backend: str = "torch",
-    quantize: bool | str = False,
-    max_seq_length: int | None = None,
-    prefix: str = "",
-    metric: str | None = None,
-    cache_dir: Path | None = None,
-    device: str | None = None,
-    pooling: str | None = None,
-    ta_join: str | None = None,
-    adapter: str | None = None,
-    trust_remote_code: bool = False,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    dimensions: int | None = None,
-    timeout_s: float | None = None,
-    max_retries: int | None = None,
-) -> Encoder:
+def load_encoder(name: str | None = None, *, backend: str = "torch", quantize: bool | str = False,
+                 max_seq_length: int | None = None, prefix: str = "", metric: str | None = None,
+                 cache_dir: Path | None = None, device: str | None = None, pooling: str | None = None,
+                 ta_join: str | None = None, adapter: str | None = None, trust_remote_code: bool = False,
+                 base_url: str | None = None, api_key_env: str | None = None, dimensions: int | None = None,
+                 timeout_s: float | None = None, max_retries: int | None = None) -> Encoder:
     """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM). See docs/models.md.
 
     backend "openai": `name` is a model served at `base_url` (`openai_backend`); `base_url`, `api_key_env`
@@ -322,14 +307,9 @@ def load_encoder(
         check_custom_code(source, trust_remote_code)
         weights = weights_identity(source)
         try:
-            model, quantization = load_onnx_model(
-                source,
-                weights,
-                quantize=quantize,
-                cache_root=cache_dir,
-                device=device,
-                local_files_only=Path(source).is_dir() or hub_offline(),
-            )
+            model, quantization = load_onnx_model(source, weights, quantize=quantize, cache_root=cache_dir,
+                                                  device=device,
+                                                  local_files_only=Path(source).is_dir() or hub_offline())
         except Exception as exc:
             raise ModelLoadError(_describe(name, [Attempt("onnx export of", source, _short(exc))])) from exc
     adapter_id = None
@@ -344,21 +324,10 @@ def load_encoder(
     if pooling is not None:
         set_pooling(model, pooling)
     _check_length(model, max_seq_length, source)
-    encoder = SentenceTransformerEncoder(
-        model,
-        display,
-        metric=metric,
-        prefix=prefix,
-        weights_id=weights,
-        source=source,
-        quantization=quantization,
-        card=card,
-        pooling=pooling,
-        ta_join=resolve_ta_join(model, ta_join or ". "),
-        adapter=adapter,
-        adapter_id=adapter_id,
-        trust_remote_code=trust_remote_code,
-    )
+    encoder = SentenceTransformerEncoder(model, display, metric=metric, prefix=prefix, weights_id=weights,
+                                         source=source, quantization=quantization, card=card, pooling=pooling,
+                                         ta_join=resolve_ta_join(model, ta_join or ". "), adapter=adapter,
+                                         adapter_id=adapter_id, trust_remote_code=trust_remote_code)
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder
 
 

@@ -129,9 +129,8 @@ def _export_quantized(export_dir: Path, label: str) -> None:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.backend import export_dynamic_quantized_onnx_model
 
-    model = SentenceTransformer(
-        str(export_dir), backend="onnx", device="cpu", local_files_only=True, model_kwargs={"file_name": FLOAT_FILE}
-    )
+    model = SentenceTransformer(str(export_dir), backend="onnx", device="cpu", local_files_only=True,
+                                model_kwargs={"file_name": FLOAT_FILE})
     if not label.startswith(OPTIMIZED):
         export_dynamic_quantized_onnx_model(model, label, str(export_dir))
         return
@@ -166,15 +165,8 @@ def _export_fused_int8(model: SentenceTransformer, export_dir: Path, label: str)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def load_onnx_model(
-    source: str,
-    weights_id: str,
-    *,
-    quantize: bool | str = False,
-    cache_root: Path | None = None,
-    device: str | None = None,
-    local_files_only: bool = True,
-) -> tuple[SentenceTransformer, str | None]:
+def load_onnx_model(source: str, weights_id: str, *, quantize: bool | str = False, cache_root: Path | None = None,
+                    device: str | None = None, local_files_only: bool = True) -> tuple[SentenceTransformer, str | None]:
     """The ONNX model for `source` (exported on first use) and its quantization label (None for float).
 
     `quantize`: False (float), True (`default_quantization`) or a label (an index's stored quantization)."""
@@ -198,11 +190,6 @@ def load_onnx_model(
             file_name = quantized_file(config)
             if not (export_dir / file_name).is_file():
                 _export_quantized(export_dir, config)
-    model = SentenceTransformer(
-        str(export_dir),
-        backend="onnx",
-        device=device,
-        local_files_only=True,
-        model_kwargs={"file_name": file_name, "session_options": _session_options()},
-    )
+    model = SentenceTransformer(str(export_dir), backend="onnx", device=device, local_files_only=True,
+                                model_kwargs={"file_name": file_name, "session_options": _session_options()})
     return model, config

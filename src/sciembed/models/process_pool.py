@@ -94,8 +94,7 @@ class ProcessPoolEncoder(EncoderWrapper):
             raise RuntimeError(f"worker processes loaded another encoder (fingerprints {sorted(theirs)}, this "
                                f"process {self.encoder.fingerprint}); encode in one process instead")
 
-    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True
-               ) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """Vectors of `texts` in input order, encoded by the workers (a progress bar with ETA unless turned off)."""
         from sciembed.models.progress import progress_bar
 

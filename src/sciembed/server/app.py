@@ -79,12 +79,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
     """A FastAPI app serving `collection` with `settings`' limits."""
     settings = settings or ServerSettings()
-    app = FastAPI(
-        title="sciembed",
-        summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
-        version="1",
-        lifespan=lifespan,
-    )
+    app = FastAPI(title="sciembed",
+                  summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
+                  version="1", lifespan=lifespan)
     batched(collection, settings)
     app.state.collection = collection
     app.state.settings = settings
@@ -188,10 +185,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         return k, offset, notes
 
     def respond(result: SearchResult, notes: list[str], paper: dict[str, Any] | None = None) -> SearchResponse:
-        return SearchResponse(
-            hits=[HitOut(**vars(h)) for h in result.hits], k=result.k, offset=result.offset, more=result.more,
-            took_ms=round(result.took_ms, 2), query_views=result.query_views, notes=notes, paper=paper,
-        )
+        return SearchResponse(hits=[HitOut(**vars(h)) for h in result.hits], k=result.k, offset=result.offset,
+                              more=result.more, took_ms=round(result.took_ms, 2), query_views=result.query_views,
+                              notes=notes, paper=paper)
 
     def filters_of(f: SearchFilters) -> Filters:
         if f.year_min is not None and f.year_max is not None and f.year_min > f.year_max:
@@ -223,11 +219,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
                 raise ApiError(422, f"not a paper: {rejections[0].message}", "not_a_paper")
             paper = papers[0]
         paper_id = None if body.paper_id is None else await run(resolve_paper, collection, body.paper_id)
-        result = await searched(
-            query=body.query, paper_id=paper_id, paper=paper, k=k, offset=offset,
-            filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
-            refine_k_factor=body.refine_k_factor,
-        )
+        result = await searched(query=body.query, paper_id=paper_id, paper=paper, k=k, offset=offset,
+                                filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
+                                refine_k_factor=body.refine_k_factor)
         return respond(result, notes)
 
     @app.post("/search/file", response_model=SearchResponse, summary="Search with an uploaded paper file")
@@ -266,9 +260,8 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         else:  # on disk when answered, searchable once the write queue has indexed it
             counts = {"added": 0, "replaced": 0, **await run_write(collection.queue.enqueue, papers)}
         total = await run(lambda: len(collection.index))
-        return AddPapersResponse(**counts, rejected=len(rejections),
-                                 rejections=[r.to_dict() for r in rejections[:50]], papers=total,
-                                 ids=[{"id": p.id, "title": p.title} for p in papers[:50]])
+        return AddPapersResponse(**counts, rejected=len(rejections), rejections=[r.to_dict() for r in rejections[:50]],
+                                 papers=total, ids=[{"id": p.id, "title": p.title} for p in papers[:50]])
 
     @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)")
     async def add_papers(body: AddPapersRequest) -> AddPapersResponse:

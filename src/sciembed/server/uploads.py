@@ -111,8 +111,7 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_pap
     with tempfile.TemporaryDirectory(prefix=f"{UPLOAD_PREFIX}{os.getpid()}-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)
-        papers, rejections = bounded_records(path, fmt, display_name(filename, data), max_papers,
-                                             max_expanded_bytes)
+        papers, rejections = bounded_records(path, fmt, display_name(filename, data), max_papers, max_expanded_bytes)
     if paper_id is not None and papers:
         if len(papers) > 1:
             raise ApiError(422, f"an id names one paper; the file holds {len(papers)} or more (leave id out to "
@@ -142,8 +141,7 @@ def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
                 papers.append(record.paper)
                 if max_papers is not None and len(papers) >= max_papers:
                     break
-            elif record.reason == DECOMPRESSION_LIMIT and max_expanded_bytes \
-                    and "expands past" in record.message:
+            elif record.reason == DECOMPRESSION_LIMIT and max_expanded_bytes and "expands past" in record.message:
                 raise ApiError(413, f"the upload expands past {max_expanded_bytes:,} bytes", "too_large")
             else:
                 rejections.append(record)

@@ -158,11 +158,8 @@ def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) 
 
 def serving_encoder(index_dir: Path, model: str | None, options: EncoderOptions, trust_remote_code: bool) -> Any:
     """The index's `EncoderSpec` with `model` and the encoder `options` of the command line (None: the index's);
-    `Collection.open` checks the fingerprint, so a spec that makes other vectors is refused.
-
-    `--backend onnx --quantize` serves an index built with that backend; an index
-    built with torch is refused (its vectors are another fingerprint's).
-    """
+    `Collection.open` checks the fingerprint, so a spec that makes other vectors (e.g. onnx for a torch-built
+    index) is refused."""
     from sciembed.index.paper_index import read_manifest
     from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust

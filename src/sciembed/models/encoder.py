@@ -31,13 +31,8 @@ CHARS_PER_TOKEN_BOUND = 8  # characters per token counted for the length order (
 
 @runtime_checkable
 class Encoder(Protocol):
-    """Texts in, float32 vectors out.
-
-    `metric` says how vectors compare: "cosine" (L2-normalised, inner product)
-    or "l2" (Euclidean, not normalised). `fingerprint` changes whenever the
-    vectors could (weights, backend, quantization, max_seq_length, prefix,
-    normalisation).
-    """
+    """Texts in, float32 vectors out. `metric`: "cosine" (L2-normalised, inner product) or "l2" (Euclidean, raw);
+    `fingerprint` changes whenever the vectors could (weights, backend, quantization, budget, prefix, ...)."""
 
     name: str
     fingerprint: str
@@ -106,12 +101,8 @@ def is_static(model: Any) -> bool:
 
 
 class SentenceTransformerEncoder:
-    """A `SentenceTransformer` (torch or ONNX backend) behind the `Encoder` interface.
-
-    `weights_id` identifies weights loaded from disk or the hub; when it is
-    None (a model held in memory, e.g. during training) the weights are hashed
-    at every `fingerprint` access, so a cache never outlives a weight update.
-    """
+    """A `SentenceTransformer` (torch or ONNX backend) behind the `Encoder` interface. Without `weights_id` (a model
+    held in memory, e.g. in training) the weights are hashed at every `fingerprint` access."""
 
     def __init__(self, model: SentenceTransformer, name: str, *, metric: str = "cosine", prefix: str = "",
                  weights_id: str | None = None, source: str | None = None, quantization: str | None = None,
@@ -226,11 +217,8 @@ class SentenceTransformerEncoder:
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """float32 matrix (len(texts), dim), rows in input order; L2-normalised when metric is cosine.
 
-        Texts are batched longest-first by token count across the whole input, so padding is minimal,
-        then put back in input order. `batch_size` None: chosen from the free GPU memory on CUDA
-        (`models.batch_size.auto_batch_size`), 32 on CPU. On CUDA the forward runs under bf16 (fp16)
-        autocast unless ``precision`` (or $SCIEMBED_ENCODE_PRECISION) is fp32.
-        """
+        Batched longest-first by token count (minimal padding). `batch_size` None: from the free GPU memory on
+        CUDA (`auto_batch_size`), 32 on CPU. CUDA runs under bf16 (fp16) autocast unless precision is fp32."""
         texts = check_texts(texts)
         if batch_size is not None and batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")

@@ -83,11 +83,9 @@ def run_directory_model(path: Path) -> Path | None:
 def resolve_model_source(name: str | None) -> str:
     """The local path or hub id that `name` is loaded from: the one model-spec resolver.
 
-    None, ``"minilm"`` and — in offline mode — ``sentence-transformers/all-MiniLM-L6-v2``
-    resolve to the offline package; a training run directory to its saved ``model/``;
-    another existing directory to its absolute path; anything else shaped like a hub id
-    (``owner/name``) is returned as is. Raises `ModelLoadError` naming every place tried when nothing fits.
-    """
+    None, ``"minilm"`` and (offline) ``sentence-transformers/all-MiniLM-L6-v2``: the offline package; a training
+    run directory: its ``model/``; another directory: its absolute path; a hub id (``owner/name``): as is.
+    Else `ModelLoadError` naming every place tried."""
     attempts: list[Attempt] = []
     if name is not None:
         local = Path(name).expanduser()
@@ -124,13 +122,8 @@ def _short(exc: BaseException, limit: int = 200) -> str:
 
 
 def custom_code(directory: Path) -> list[str]:
-    """What in a model directory would make loading it run Python code it names.
-
-    sentence-transformers imports any module class ``modules.json`` names
-    (from a ``.py`` file in the directory, or any installed package), and
-    transformers follows ``auto_map`` in a config with trust_remote_code; a
-    local directory is trusted implicitly (sentence-transformers < 6).
-    """
+    """What in a model directory would make loading it run Python code it names: a ``modules.json`` class outside
+    sentence-transformers (imported from the directory or any package), a config's ``auto_map``."""
     found = []
     modules = directory / "modules.json"
     if modules.is_file():

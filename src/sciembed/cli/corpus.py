@@ -119,8 +119,7 @@ def _print_summary(manifest: dict, out: Console) -> None:
         anchors = f"{s['anchors']:,}" if "anchors" in s else "—"
         per_anchor = f"{s['mean_relevant_per_anchor']:.2f}" if "anchors" in s else "—"
         table.add_row(name, f"{s['papers']:,}", f"{s['pairs']:,}", f"{s.get('citations', 0):,}", anchors, per_anchor,
-                      f"{s['queries']:,}",
-                      f"{s['mean_relevant_per_query']:.2f}")
+                      f"{s['queries']:,}", f"{s['mean_relevant_per_query']:.2f}")
     out.print(table)
     for note in split_notes(manifest):
         out.print(note, highlight=False, soft_wrap=True)

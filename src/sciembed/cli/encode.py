@@ -38,10 +38,9 @@ def encode_cmd(
 
     load = encoder.spec(model).load_kwargs()
     try:
-        result = encode_corpus(corpus, out, kinds=comma_list(views), load=load,
-                               target=target, segment_tokens=segment_tokens, batch_size=batch_size,
-                               shard_papers=shard_papers, ray=ray, actors=actors, cpus_per_actor=cpus_per_actor,
-                               show_progress=progress)
+        result = encode_corpus(corpus, out, kinds=comma_list(views), load=load, target=target,
+                               segment_tokens=segment_tokens, batch_size=batch_size, shard_papers=shard_papers, ray=ray,
+                               actors=actors, cpus_per_actor=cpus_per_actor, show_progress=progress)
     except known_errors() as err:
         fail(str(err))
     kinds = ", ".join(f"{k} {n}" for k, n in result.views.items()) or "none"

@@ -35,8 +35,7 @@ Quantize = Annotated[bool, typer.Option("--quantize", rich_help_panel=PANEL,
                                         help="int8 dynamic quantization (ONNX backend).")]
 MaxSeqLength = Annotated[int | None, typer.Option("--max-seq-length", min=1, rich_help_panel=PANEL,
                                                   help="Token budget (default: the model's).")]
-Prefix = Annotated[str | None, typer.Option("--prefix", rich_help_panel=PANEL,
-                                            help="Text prepended to every input.")]
+Prefix = Annotated[str | None, typer.Option("--prefix", rich_help_panel=PANEL, help="Text prepended to every input.")]
 Metric = Annotated[str | None, typer.Option("--metric", rich_help_panel=PANEL,
                                             help="cosine | l2 (default: the model card's, else cosine).")]
 Pooling = Annotated[str | None, typer.Option("--pooling", rich_help_panel=PANEL,

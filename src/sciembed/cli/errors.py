@@ -1,15 +1,9 @@
 """The last line of defence of the `sciembed` command: bad input, damaged files and full disks exit 2 with one line.
 
-Commands turn the input problems they expect into messages themselves; what
-remains are sciembed's own input errors raised where a command did not catch
-them, damaged files deep in a stage (a truncated or bit-flipped Parquet file,
-a corrupt SQLite cache) and an environment that fails under the run (a full
-disk, a directory made read-only). Those must not end in a traceback or exit
-code 1 either.
-
-The guard sits in the root click group's `invoke` (`GuardedGroup`), so every
-way in goes through it: the `sciembed` script, `python -m sciembed.cli.main`
-and `typer.testing.CliRunner().invoke(app, …)` in the tests.
+Commands turn the input problems they expect into messages themselves; what remains (sciembed's input
+errors a command did not catch, damaged files deep in a stage, a full disk or read-only directory) must
+not end in a traceback or exit 1 either. The guard sits in the root click group's `invoke`
+(`GuardedGroup`), so the script, ``python -m sciembed.cli.main`` and `CliRunner` all pass through it.
 """
 
 from __future__ import annotations

@@ -110,17 +110,15 @@ def eval_table(cells) -> Table:
     return table
 
 
-def compare_command(
-    run_a: Path = typer.Argument(..., help="Run directory A (the baseline)."),
-    run_b: Path = typer.Argument(..., help="Run directory B."),
-    model_a: str | None = typer.Option(None, help="Model in A (default: its first)."),
-    model_b: str | None = typer.Option(None, help="Model in B (default: its first)."),
-    test: str = typer.Option("student", help="student (paired t-test) | fisher (randomization)."),
-    metric: list[str] | None = typer.Option(None, help="Metrics to compare (default: all)."),
-    max_p: float = typer.Option(0.05, help="Significance level."),
-    permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
-    seed: Seed = 42,
-) -> None:
+def compare_command(run_a: Path = typer.Argument(..., help="Run directory A (the baseline)."),
+                    run_b: Path = typer.Argument(..., help="Run directory B."),
+                    model_a: str | None = typer.Option(None, help="Model in A (default: its first)."),
+                    model_b: str | None = typer.Option(None, help="Model in B (default: its first)."),
+                    test: str = typer.Option("student", help="student (paired t-test) | fisher (randomization)."),
+                    metric: list[str] | None = typer.Option(None, help="Metrics to compare (default: all)."),
+                    max_p: float = typer.Option(0.05, help="Significance level."),
+                    permutations: int = typer.Option(1000, help="Permutations of the Fisher test."),
+                    seed: Seed = 42) -> None:
     from sciembed.evaluation import compare_runs
     from sciembed.evaluation.metrics import metric_label
 

@@ -1,12 +1,4 @@
-"""Commands grouped by noun.
-
-    sciembed corpus {ingest, build, stats, inspect, show}
-    sciembed index  {build, search, serve, compact}
-    sciembed eval   {run, compare, suite, s2and-inputs}
-
-A group given no subcommand shows its help; there are no hidden top-level aliases (the spellings
-they kept were never released).
-"""
+"""Commands grouped by noun: ``sciembed corpus|index|eval …``; a group given no subcommand shows its help."""
 
 from __future__ import annotations
 

@@ -112,10 +112,9 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
         encoder = spec.load(cache_dir=cache_dir, trust_remote_code=trust_remote_code)
         extra = {"cache_dir": str(cache_dir.resolve()) if cache_dir else None}
         with index_out_dir(out, overwrite=overwrite, resumable=bool(shard_papers)) as stage:
-            counts = build_paper_index(
-                corpus, encoder, view, stage, target=target, batch_size=batch_size, aggregate=aggregate, extra=extra,
-                segment_tokens=segment_tokens, index_kind=kind, ann=ann, shard_papers=shard_papers,
-            )
+            counts = build_paper_index(corpus, encoder, view, stage, target=target, batch_size=batch_size,
+                                       aggregate=aggregate, extra=extra, segment_tokens=segment_tokens, index_kind=kind,
+                                       ann=ann, shard_papers=shard_papers)
     except known_errors() as err:
         fail(str(err))
     from sciembed.index.paper_index import read_manifest

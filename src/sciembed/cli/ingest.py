@@ -66,9 +66,8 @@ def ingest_cmd(
     try:
         pdf = pdf_backend(out, grobid, pdf_reading(config, sets))
         result = ingest(inputs, out, fmt=fmt, strict=strict, progress=progress, overwrite=overwrite,
-                        keep_untitled=keep_untitled, max_errors=max_errors, limits=limits,
-                        metadata=metadata, pdf=pdf, header_rule=header_rule, ray=ray,
-                        extra_keys=tuple(comma_list(extra_keys)))
+                        keep_untitled=keep_untitled, max_errors=max_errors, limits=limits, metadata=metadata, pdf=pdf,
+                        header_rule=header_rule, ray=ray, extra_keys=tuple(comma_list(extra_keys)))
     except IngestError as err:
         fail(f"(--strict) {err.rejection}")
     except TooManyErrors as err:

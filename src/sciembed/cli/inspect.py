@@ -77,11 +77,9 @@ def inspect_cmd(
                   f"{', '.join(str(s.end - s.start) for s in segments)} words")
 
 
-def stats_cmd(
-    corpus: Path = typer.Argument(..., help="Corpus directory."),
-    max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
-    out: StatsOutDir = None,
-) -> None:
+def stats_cmd(corpus: Path = typer.Argument(..., help="Corpus directory."),
+              max_seq_length: int = typer.Option(512, help="Encoder budget; window target = 0.7 × this."),
+              out: StatsOutDir = None) -> None:
     """Sections per paper, words per section and per window (mean, median, Q25, Q75, max), and a histogram PNG."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
     from sciembed.views import target_words

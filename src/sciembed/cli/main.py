@@ -1,11 +1,8 @@
 """The `sciembed` command: one typer app, each stage registers its commands.
 
-The whole command tree imports every stage's module and, through their option types, numpy, pydantic
-and the registries. The `sciembed` script builds only what the command it runs needs: when the command
-line names a command of `COMMANDS` (``sciembed index search …``), only that command's module registers,
-so `index search --server URL` starts without the index and model code; ``--version`` registers none.
-Anything else (``--help`` of the root or of a noun, an unknown name) builds the whole tree, as `app`
-does for the tests' ``CliRunner`` and ``app()``.
+The script registers only the module of the command it runs when `COMMANDS` names it (so `index search
+--server URL` starts without the index and model code; ``--version`` registers none); anything else
+(``--help``, an unknown name) builds the whole tree, as `app` does for the tests.
 """
 
 from __future__ import annotations
@@ -24,16 +21,15 @@ from sciembed.cli.groups import NOUNS
 MODULES = ("synth", "ingest", "inspect", "corpus", "encode", "evaluate", "index_build", "search", "train", "model",
            "demo", "beir", "study", "bench", "prism", "summaries", "serve", "s2and")
 # the leading words of a command line -> the one module (of sciembed.cli) that registers that command
-COMMANDS: dict[tuple[str, ...], str] = {
-    ("corpus", "ingest"): "ingest", ("corpus", "inspect"): "inspect", ("corpus", "stats"): "inspect",
-    ("corpus", "build"): "corpus", ("corpus", "show"): "corpus",
-    ("index", "build"): "index_build", ("index", "search"): "search", ("index", "serve"): "serve",
-    ("index", "compact"): "serve",
-    ("eval", "run"): "evaluate", ("eval", "compare"): "evaluate", ("eval", "suite"): "bench",
-    ("eval", "s2and-inputs"): "s2and",
-    ("synth",): "synth", ("encode",): "encode", ("demo",): "demo", ("train",): "train", ("model",): "model",
-    ("beir",): "beir", ("study",): "study", ("prism",): "prism", ("summaries",): "summaries",
-}
+COMMANDS: dict[tuple[str, ...], str] = {("corpus", "ingest"): "ingest", ("corpus", "inspect"): "inspect",
+                                        ("corpus", "stats"): "inspect", ("corpus", "build"): "corpus",
+                                        ("corpus", "show"): "corpus", ("index", "build"): "index_build",
+                                        ("index", "search"): "search", ("index", "serve"): "serve",
+                                        ("index", "compact"): "serve", ("eval", "run"): "evaluate",
+                                        ("eval", "compare"): "evaluate", ("eval", "suite"): "bench",
+                                        ("eval", "s2and-inputs"): "s2and", ("synth",): "synth", ("encode",): "encode",
+                                        ("demo",): "demo", ("train",): "train", ("model",): "model", ("beir",): "beir",
+                                        ("study",): "study", ("prism",): "prism", ("summaries",): "summaries", }
 LOG_COLUMNS = 200  # rich's width when no terminal is attached (it would wrap every table at 80)
 _whole: GuardedTyper | None = None
 
@@ -55,13 +51,8 @@ def _root(
 
 def build(modules: Iterable[str]) -> GuardedTyper:
     """The root app with the commands of `modules` (names of sciembed.cli modules) registered."""
-    root = GuardedTyper(
-        name="sciembed",
-        help="Full-text scientific paper embeddings and paper-to-paper retrieval.",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-    )
+    root = GuardedTyper(name="sciembed", help="Full-text scientific paper embeddings and paper-to-paper retrieval.",
+                        no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
     root.callback()(_root)
     for noun in NOUNS:  # corpus, index, eval first in --help; their commands are registered by the modules
         noun.registered_commands.clear()  # a second build in one process registers them afresh, in order

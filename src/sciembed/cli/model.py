@@ -8,8 +8,7 @@ import typer
 
 from sciembed.cli.errors import fail
 
-model_app = typer.Typer(name="model", help="Trained models: publish one to the Hugging Face Hub.",
-                        no_args_is_help=True)
+model_app = typer.Typer(name="model", help="Trained models: publish one to the Hugging Face Hub.", no_args_is_help=True)
 
 PRIVATE = typer.Option(False, "--private", help="Create the repository private (an existing one keeps its setting).")
 
@@ -27,12 +26,11 @@ def push_and_report(model: Path, repo_id: str, private: bool, message: str | Non
     Console(soft_wrap=True).print(f"pushed {model} to https://huggingface.co/{repo_id}: {url}", highlight=False)
 
 
-def push(
-    model: Path = typer.Argument(..., help="A saved model directory or a training run directory (its model/)."),
-    repo_id: str = typer.Argument(..., help="Hub repository, owner/name (created if missing)."),
-    private: bool = PRIVATE,
-    message: str | None = typer.Option(None, "--message", help="Commit message (default: names the model)."),
-) -> None:
+def push(model: Path = typer.Argument(..., help="A saved model directory or a training run directory (its model/)."),
+         repo_id: str = typer.Argument(..., help="Hub repository, owner/name (created if missing)."),
+         private: bool = PRIVATE,
+         message: str | None = typer.Option(None, "--message", help="Commit message (default: names the model)."),
+         ) -> None:
     """Upload a trained model to the hub with its model card (the token: HF_TOKEN or `huggingface-cli login`)."""
     push_and_report(model, repo_id, private, message)
 

@@ -2,17 +2,9 @@
 
     def command(out: OutDir, model: ModelSpecs, batch_size: BatchSize = None, seed: Seed = 0, ...): ...
 
-`-o/--out` is where a command writes, `-m/--model` a model spec (a directory,
-a hub id, ``minilm``, ``bm25`` or a training run directory), `-c/--config` a
-YAML config, `--cache-dir` the embedding cache, `--batch-size` how many
-texts (or training examples) go through the model at once, `--seed` the seed
-of every random choice and `--overwrite` permission to replace what `--out`
-already holds.
-
-A command whose option needs its own help text or default meaning uses a
-variant below (`CorpusOutDir`, `RunOutDir`, `TrainBatchSize`, …): each keeps
-the flags and the kind of value of its base, so no command spells one inline.
-`tests/cli/test_vocabulary.py` walks the command tree to hold every command to it.
+A command whose option needs its own help text uses a variant (`CorpusOutDir`, `TrainBatchSize`, …) with
+its base's flags and kind of value, so no command spells one inline; `tests/cli/test_vocabulary.py` holds
+every command to it.
 """
 
 from __future__ import annotations
@@ -29,8 +21,7 @@ CONFIG = ("--config", "-c")
 # -o/--out: a path the command writes
 OutDir = Annotated[Path, typer.Option(*OUT, help="Output directory (created if missing).")]
 OutFile = Annotated[Path, typer.Option(*OUT, help="Output file (its directory is created if missing).")]
-CorpusOutDir = Annotated[Path, typer.Option(
-    *OUT, help="Corpus directory to write (papers.parquet, manifest.json, …).")]
+CorpusOutDir = Annotated[Path, typer.Option(*OUT, help="Corpus directory to write (papers.parquet, manifest.json, …).")]
 VectorsOutDir = Annotated[Path, typer.Option(
     *OUT, help="Vectors directory: shard-*.parquet, encode.json, manifest.json. Run the same command again to "
                "resume a killed run.")]
@@ -43,8 +34,7 @@ FreshOutDir = Annotated[Path, typer.Option(*OUT, help="Output directory (replace
 StatsOutDir = Annotated[Path | None, typer.Option(
     *OUT, help="Where to write stats.json and lengths.png (default: CORPUS).")]
 SuiteOutDir = Annotated[Path | None, typer.Option(*OUT, help="Output directory (overrides the suite's `out`).")]
-ResultsOutFile = Annotated[Path | None, typer.Option(
-    *OUT, help="Write the results to this file instead of stdout.")]
+ResultsOutFile = Annotated[Path | None, typer.Option(*OUT, help="Write the results to this file instead of stdout.")]
 
 # -m/--model: a model spec
 ModelSpecs = Annotated[list[str], typer.Option(
@@ -98,8 +88,7 @@ TrainBatchSize = Annotated[int | None, typer.Option(
 Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (samples, splits, tie order).")]
 SeedOverride = Annotated[int | None, typer.Option(
     "--seed", help="Seed of every random choice (default: the config's).")]
-PaperLogSeed = Annotated[int, typer.Option(
-    "--seed", help="Paper-log seed: which body section is the evaluated one.")]
+PaperLogSeed = Annotated[int, typer.Option("--seed", help="Paper-log seed: which body section is the evaluated one.")]
 SamplingSeed = Annotated[int, typer.Option(
     "--seed", help="Sampling seed sent to the server, offset by the sample index so the samples of a prompt differ "
                    "reproducibly.")]

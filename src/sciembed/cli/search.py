@@ -122,8 +122,7 @@ def _render(results, titles, output: str, *, single: bool, header: str) -> str:
                                                  for r, (p, s) in enumerate(hits, 1)]} for q, hits in results],
                           ensure_ascii=False, indent=1) + "\n"
     if output == "trec":
-        return "".join(f"{q} Q0 {p} {r} {s:.6f} sciembed\n" for q, hits in results for r, (p, s) in
-                       enumerate(hits, 1))
+        return "".join(f"{q} Q0 {p} {r} {s:.6f} sciembed\n" for q, hits in results for r, (p, s) in enumerate(hits, 1))
     if not single:
         return _plain_table(results, titles)
     from rich.console import Console

@@ -94,14 +94,12 @@ def serve(
     except known_errors() as err:
         fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
-    settings = ServerSettings(
-        max_body_bytes=int(tuning.max_body_mb * (1 << 20)), max_k=tuning.max_k, timeout_s=tuning.timeout,
-        api_key=api_key,
-        protect_reads=protect_reads, cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes,
-        allowed_hosts=hosts, max_batch_texts=batch_size, batch_wait_ms=tuning.batch_wait_ms,
-        max_queue=tuning.max_queue, query_cache=tuning.query_cache, write_encoder=tuning.write_encoder,
-        searches_at_once=tuning.searches_at_once,
-    )
+    settings = ServerSettings(max_body_bytes=int(tuning.max_body_mb * (1 << 20)), max_k=tuning.max_k,
+                              timeout_s=tuning.timeout, api_key=api_key, protect_reads=protect_reads,
+                              cors_origins=tuple(cors_origin), allow_open_writes=allow_open_writes, allowed_hosts=hosts,
+                              max_batch_texts=batch_size, batch_wait_ms=tuning.batch_wait_ms,
+                              max_queue=tuning.max_queue, query_cache=tuning.query_cache,
+                              write_encoder=tuning.write_encoder, searches_at_once=tuning.searches_at_once)
     stats = collection.stats()
     console.print(
         f"serving {stats['papers']:,} papers ({stats['vectors']:,} {stats['view']} vectors, {stats['index']['kind']}) "
@@ -160,11 +158,8 @@ def writes_note(api_key: str | None, allow_open_writes: bool, api_key_env: str) 
 
 def serving_encoder(index_dir: Path, model: str | None, options: EncoderOptions, trust_remote_code: bool) -> Any:
     """The index's `EncoderSpec` with `model` and the encoder `options` of the command line (None: the index's);
-    `Collection.open` checks the fingerprint, so a spec that makes other vectors is refused.
-
-    `--backend onnx --quantize` serves an index built with that backend; an index
-    built with torch is refused (its vectors are another fingerprint's).
-    """
+    `Collection.open` checks the fingerprint, so a spec that makes other vectors (e.g. onnx for a torch-built
+    index) is refused."""
     from sciembed.index.paper_index import read_manifest
     from sciembed.models.spec import EncoderSpec
     from sciembed.models.trust import run_time_trust
@@ -172,8 +167,7 @@ def serving_encoder(index_dir: Path, model: str | None, options: EncoderOptions,
     manifest = read_manifest(index_dir)
     built = EncoderSpec.from_described(manifest["encoder"])
     if options.backend not in (None, built.backend):  # another backend: its own quantisation, no endpoint
-        built = built.model_copy(update={"quantize": False, "base_url": None, "api_key_env": None,
-                                         "dimensions": None})
+        built = built.model_copy(update={"quantize": False, "base_url": None, "api_key_env": None, "dimensions": None})
     spec = replace(options, backend=options.backend or built.backend).spec(model or built.model, base=built)
     return spec.load(cache_dir=Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None,
                      trust_remote_code=trust_remote_code or run_time_trust())  # the user's choice, never the file's

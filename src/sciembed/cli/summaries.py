@@ -103,14 +103,11 @@ def generate_command(
 
 @app.command("queries")
 @llm_options()
-def queries_command(
-    corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet)."),
-    out: OutFile = ...,
-    temperature: float = typer.Option(0.0, min=0.0, help="Sampling temperature."),
-    max_tokens: int = typer.Option(48, min=1, help="Tokens per query."),
-    limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
-    llm: LLMOptions = LLMOptions(),
-) -> None:
+def queries_command(corpus: Path = typer.Argument(..., help="Corpus directory (papers.parquet)."), out: OutFile = ...,
+                    temperature: float = typer.Option(0.0, min=0.0, help="Sampling temperature."),
+                    max_tokens: int = typer.Option(48, min=1, help="Tokens per query."),
+                    limit: int | None = typer.Option(None, min=1, help="Only the first N papers of the corpus."),
+                    llm: LLMOptions = LLMOptions()) -> None:
     """One search query per paper for `sciembed eval run --kind semantic` (LLM chat; offline: top TF-IDF terms,
     labelled)."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
@@ -141,10 +138,8 @@ def queries_command(
 
 
 @app.command("scitldr")
-def scitldr_command(
-    source: Path = typer.Argument(..., help="SciTLDR JSONL (train.jsonl / dev.jsonl)."),
-    out: CorpusOutDir = ...,
-) -> None:
+def scitldr_command(source: Path = typer.Argument(..., help="SciTLDR JSONL (train.jsonl / dev.jsonl)."),
+                    out: CorpusOutDir = ...) -> None:
     """Import SciTLDR: its abstracts as a TA-only corpus, its TLDRs as summaries (scitldr:author / :reviewer)."""
     from sciembed.papers.scitldr import SciTldrError
     from sciembed.summaries.scitldr import import_scitldr

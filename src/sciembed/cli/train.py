@@ -12,29 +12,18 @@ from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, 
 from sciembed.cli.options import RecipeConfigFile, RunOutDir, SeedOverride, TrainBatchSize, comma_list
 
 # Typed flags and the config key each one sets (they win over --set, which wins over the file).
-FLAG_KEYS = {
-    "base_model": "model.base",
-    "max_seq_length": "model.max_seq_length",
-    "epochs": "training.epochs",
-    "max_steps": "training.max_steps",
-    "batch_size": "training.batch_size",
-    "mini_batch_size": "training.mini_batch_size",
-    "learning_rate": "training.learning_rate",
-    "strategy": "data.strategy",
-    "kinds": "data.kinds",
-    "exclude": "data.exclude",
-    "seed": "seed",
-    "max_time": "training.max_time_minutes",
-}
+FLAG_KEYS = {"base_model": "model.base", "max_seq_length": "model.max_seq_length", "epochs": "training.epochs",
+             "max_steps": "training.max_steps", "batch_size": "training.batch_size",
+             "mini_batch_size": "training.mini_batch_size", "learning_rate": "training.learning_rate",
+             "strategy": "data.strategy", "kinds": "data.kinds", "exclude": "data.exclude", "seed": "seed",
+             "max_time": "training.max_time_minutes"}
 
 # What each recipe's --config and --corpus are (so `train semcse --help` speaks of SemCSE).
-CONFIG_HELP = {
-    "window": "recipe YAML (configs/window-*.yaml: window-minilm = the paper's set-up on MiniLM)",
-    "cosaemb": "recipe YAML (configs/cosaemb-*.yaml: graded or flat margins)",
-    "jepa": "recipe YAML (configs/jepa-*.yaml: SciBERT paper set-up, λ sweep)",
-    "infonce": "recipe YAML (configs/infonce-*.yaml)",
-    "semcse": "recipe YAML (configs/semcse*.yaml: the paper's, MiniLM, ablations)",
-}
+CONFIG_HELP = {"window": "recipe YAML (configs/window-*.yaml: window-minilm = the paper's set-up on MiniLM)",
+               "cosaemb": "recipe YAML (configs/cosaemb-*.yaml: graded or flat margins)",
+               "jepa": "recipe YAML (configs/jepa-*.yaml: SciBERT paper set-up, λ sweep)",
+               "infonce": "recipe YAML (configs/infonce-*.yaml)",
+               "semcse": "recipe YAML (configs/semcse*.yaml: the paper's, MiniLM, ablations)"}
 CORPUS_HELP = {
     "window": "a built corpus (`sciembed corpus build`): citation pairs of its train split",
     "cosaemb": "a built corpus: sections of its train split and their citations (inter-document triplets)",
@@ -74,10 +63,8 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from sciembed.training.special_tokens import TokenizerError
     from sciembed.training.trainer import WorldSizeError
 
-    return (
-        ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
-        CheckpointExtrasError, TripletError, TokenizerError, WorldSizeError, MemoryLimitError,
-    )
+    return (ConfigError, CorpusError, PlanError, RunDirError, ModelLoadError, UnknownRecipeError, ExcludeError,
+            CheckpointExtrasError, TripletError, TokenizerError, WorldSizeError, MemoryLimitError)
 
 
 def dry_run_memory(console: Any, config: Any, data_bytes: int, device_memory: int | None, estimate_for: str,
@@ -226,33 +213,21 @@ def make_command(recipe: str):
         ),
         hub_private: bool = typer.Option(False, "--hub-private", help="create the --push-to-hub repository private"),
     ) -> None:
-        flags = {
-            "base_model": base_model,
-            "max_seq_length": max_seq_length,
-            "epochs": epochs,
-            "max_steps": max_steps,
-            "batch_size": batch_size,
-            "mini_batch_size": mini_batch_size,
-            "learning_rate": learning_rate,
-            "strategy": strategy,
-            "kinds": comma_list(kinds) if kinds is not None else None,
-            "exclude": [str(p) for p in exclude] or None,
-            "seed": seed,
-            "max_time": parse_minutes(max_time),
-        }
+        flags = {"base_model": base_model, "max_seq_length": max_seq_length, "epochs": epochs, "max_steps": max_steps,
+                 "batch_size": batch_size, "mini_batch_size": mini_batch_size, "learning_rate": learning_rate,
+                 "strategy": strategy, "kinds": comma_list(kinds) if kinds is not None else None,
+                 "exclude": [str(p) for p in exclude] or None, "seed": seed, "max_time": parse_minutes(max_time)}
         run_recipe(recipe, config, corpus, out, resume, dry_run, sets, flags,
                    parse_memory_size(device_memory), check_estimate_for(estimate_for), force, push_to_hub, hub_private)
 
     return command
 
 
-HELP = {
-    "window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
-    "cosaemb": "CoSAEmb: local, global and inter-document triplets, graded triplet loss, special tokens.",
-    "jepa": "SciJEPA: section pairs (TA → method, method → conclusion), EMA target, residual predictor, SIGReg.",
-    "infonce": "SciJEPA's InfoNCE baseline on the same section pairs (micro-batch negatives, temperature ramp).",
-    "semcse": "SemCSE: summaries of one abstract together (Euclidean triplet loss over in-batch negatives).",
-}
+HELP = {"window": "S2Full: citation pairs of TA and random body windows + self-alignment, CachedMNRL.",
+        "cosaemb": "CoSAEmb: local, global and inter-document triplets, graded triplet loss, special tokens.",
+        "jepa": "SciJEPA: section pairs (TA → method, method → conclusion), EMA target, residual predictor, SIGReg.",
+        "infonce": "SciJEPA's InfoNCE baseline on the same section pairs (micro-batch negatives, temperature ramp).",
+        "semcse": "SemCSE: summaries of one abstract together (Euclidean triplet loss over in-batch negatives)."}
 
 
 def register(app: typer.Typer) -> None:

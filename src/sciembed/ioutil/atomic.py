@@ -1,12 +1,9 @@
 """Outputs that appear whole or not at all, one writer at a time.
 
-A command builds its output directory under a hidden temporary name beside
-the target (``.NAME.partial-XXXX``) and renames it into place only when
-everything, manifest last, is written; a run killed at any point leaves either
-the previous output or a hidden partial directory that no stage reads. A lock
-file (``.NAME.lock``, `fcntl.flock`, released by the kernel even on SIGKILL)
-makes a second run on the same output fail at once instead of interleaving
-two writers' files.
+A command builds its output under a hidden ``.NAME.partial-XXXX`` beside the target and renames it into
+place when everything, manifest last, is written: a killed run leaves the previous output or a partial no
+stage reads. A lock file (``.NAME.lock``, `fcntl.flock`, released even on SIGKILL) makes a second run on
+the same output fail at once.
 """
 
 from __future__ import annotations
@@ -70,14 +67,9 @@ def check_writable(directory: Path) -> None:
 
 
 def refuse_links(directory: Path, limit: int = 100_000) -> None:
-    """Refuse an existing output directory holding symbolic links: writing its usual file names would follow them.
-
-    A link planted as ``out/papers.json`` (or ``out/index`` -> elsewhere) made
-    `index --out` overwrite files outside the directory. Commands that write
-    into an existing directory in place call this first (those that build a
-    fresh directory and rename it, like `ingest`, need not). At most `limit`
-    entries are looked at.
-    """
+    """Refuse an existing output directory holding symbolic links: writing its usual file names would follow them
+    (a planted ``out/papers.json`` link made `index --out` write outside it). For commands writing in place; at
+    most `limit` entries are looked at."""
     directory = Path(directory)
     if not directory.is_dir():
         return
@@ -102,11 +94,8 @@ def staged_dir(out: Path, overwrite: bool = False,
                replaceable: Callable[[Path], bool] = _is_sciembed_output) -> Iterator[Path]:
     """Yield a fresh temporary directory that replaces `out` when the block ends without an error.
 
-    Refuses an existing non-empty `out` unless `overwrite`, and even then one
-    that `replaceable` does not accept (by default one that holds no manifest:
-    it may be anything, a home directory, a dataset). On an error the
-    temporary directory is removed and `out` is untouched.
-    """
+    Refuses an existing non-empty `out` unless `overwrite`, and even then one `replaceable` rejects (by default
+    one without a manifest: a home directory, a dataset). On an error `out` is untouched."""
     out = Path(out)
     check_writable(out.parent)
     with output_lock(out):
@@ -141,11 +130,8 @@ def publish(temp: Path, out: Path) -> None:
 
 
 def _remove_stale(out: Path) -> None:
-    """Partial / old directories of earlier runs that were killed (the lock says none is running now).
-
-    A run killed between its two renames left the previous output under
-    ``.NAME.old-*``: it is put back first, so the previous state survives.
-    """
+    """Remove killed runs' partial / old directories (the lock says none runs now); a previous output left under
+    ``.NAME.old-*`` by a run killed between its two renames is put back first."""
     for old in sorted(out.parent.glob(f".{out.name}.old-*")):
         if not out.exists() and (old / out.name).is_dir():
             os.rename(old / out.name, out)
@@ -170,12 +156,8 @@ def fsync_dir(path: Path) -> None:
 
 @contextmanager
 def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
-    """A handle on a temporary sibling that replaces `path` (fsync, then `os.replace`) when the block ends.
-
-    Readers see the old file or the new one, never half; on an error the
-    temporary file is removed and `path` is untouched. For streaming writers
-    (JSON lines, arrays); `write_text_atomic` for a string.
-    """
+    """A handle on a temporary sibling that replaces `path` (fsync, then `os.replace`) when the block ends: readers
+    see the old file or the new one, never half; on an error `path` is untouched."""
     path = Path(path)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; the output gets the usual permissions

@@ -1,9 +1,5 @@
-"""Checksums that make an edited or damaged output file a refusal, not a silently wrong result.
-
-`seal` adds a checksum of a JSON record's own content (canonical JSON of every
-other key), so editing a fingerprint or a metric in meta.json by hand is
-noticed; `sha256_file` covers the data files a record names.
-"""
+"""Checksums that make an edited or damaged output file a refusal, not a silently wrong result: `seal` adds a
+checksum of a JSON record's own content, `sha256_file` covers the data files a record names."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """A per-thread deadline that long work checks between steps, so a request that timed out stops working.
 
-An HTTP server can stop *waiting* for a worker thread, but it cannot stop the
-thread: Python has no thread cancellation. The server therefore runs each
-request's work inside `deadline(seconds)`, and the steps that can take long
-(encoding in chunks, reading an upload record by record, waiting in the encode
-queue) call `check()`, which raises `DeadlineExceeded` once the time is up.
-Outside a `deadline` block `check()` does nothing.
+Python cannot cancel a thread, so the server runs each request's work inside `deadline(seconds)` and long
+steps call `check()`, which raises `DeadlineExceeded` once the time is up (nothing outside a block).
 """
 
 from __future__ import annotations

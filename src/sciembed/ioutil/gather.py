@@ -1,15 +1,10 @@
 """Calls from many threads gathered into one call over all their items.
 
-A flat index answers 32 queries in one matrix product for little more than
-the memory pass one query costs (100,000 x 384 floats = 150 MB read per
-pass), so a service should search concurrent queries together, as it encodes
-them together (`models/batching.py`). `Gatherer(fn)` is that: callers hand it
-one item each and wait; one worker thread takes what has queued (waiting up
-to `max_wait_ms` for more, at most `max_batch` items), calls `fn(items)` once,
-and gives each caller its result (or the exception). Unlike `MicroBatcher`
-it has no queue limit of its own: its callers have already passed the
-encoder's bounded queue. A caller whose deadline (`ioutil/deadline.py`)
-passes while its item waits gets `DeadlineExceeded`.
+A flat index answers 32 queries in one matrix product for little more than one query's memory pass
+(100,000 × 384 floats = 150 MB), so a service searches concurrent queries together, as it encodes them
+(`models/batching.py`). Callers hand `Gatherer(fn)` one item each; one worker calls `fn(items)` on what
+queued (up to `max_wait_ms`, at most `max_batch`). No queue limit: callers already passed the encoder's.
+A caller whose deadline passes while waiting gets `DeadlineExceeded`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """A whole-request deadline for outside HTTP calls (LLM, embeddings, GROBID), headers included.
 
-httpx's timeouts bound each socket operation, not the request: a server that
-sends its headers (or its body) a byte at a time, each byte inside the read
-timeout, holds the caller forever. Checking the clock between body chunks
-bounds the body but not the headers, which httpx reads before it returns.
-
-`bounded_client` therefore puts a network layer under httpx whose every socket
-read, write and connect waits at most what is left of this thread's
-`sciembed.ioutil.deadline` budget and fails as a timeout once it is spent. A
-caller runs one request inside ``with within(seconds):`` and the whole
-exchange, from connect to the last body byte, ends by then: httpx raises
-``httpx.ReadTimeout`` (or ``ConnectTimeout`` / ``WriteTimeout``), which the
-callers already treat as a timeout. Outside a budget the layer changes nothing.
+httpx's timeouts bound each socket operation, not the request: a server sending a byte at a time holds the
+caller forever. `bounded_client` puts a network layer under httpx whose every connect, read and write waits
+at most what is left of this thread's `ioutil.deadline` budget; inside ``with within(seconds):`` the whole
+exchange ends by then (httpx's usual timeout errors). Outside a budget the layer changes nothing.
 """
 
 from __future__ import annotations

@@ -8,14 +8,9 @@ from contextlib import contextmanager
 
 
 class FairLock:
-    """A first-come first-served lock (a ticket lock).
-
-    `threading.Lock` hands no turn over: a writer that releases it and asks
-    again at once nearly always wins, so queries waited for a whole 100-paper
-    batch to be encoded (reads while writing p99 13 s, 1,000 papers added to
-    5,000; benchmarks/serve.py). With tickets, a query waits for at most the
-    turns queued before it.
-    """
+    """A first-come first-served lock (a ticket lock). `threading.Lock` hands no turn over: a writer re-acquiring
+    at once nearly always wins, so queries waited for whole 100-paper batches (reads while writing p99 13 s;
+    benchmarks/serve.py)."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()

@@ -1,15 +1,9 @@
 """Rows of an uncompressed Arrow IPC file, memory-mapped: random reads by row number at page cost.
 
-What the paper store and CoSAEmb's chunk texts are read through. A row is a zero-copy slice of
-the map: only the pages a read touches come from disk, they are file-backed page cache shared by
-every process on the machine (dataloader workers, DDP ranks), and the reading process holds no row
-it does not use. Touched pages would stay mapped, and counted in the process's RSS, until the whole
-file had been read once; so every `RELEASE_ROWS` rows the map is told ``MADV_DONTNEED``: the pages
-leave this process (they stay in the page cache, and a later read maps them again), and resident
-memory stays flat however long a run reads.
-
-Objects pickle as their path: a dataloader worker or another process maps the file itself on first
-use (and a forked child, noticed by its pid, maps it again).
+The paper store and CoSAEmb's chunk texts are read through it. A row is a zero-copy slice of the map:
+pages come from the shared page cache, and every `RELEASE_ROWS` rows the map is told ``MADV_DONTNEED`` so
+resident memory stays flat however long a run reads. Objects pickle as their path (a dataloader worker or
+forked child maps the file itself on first use).
 """
 
 from __future__ import annotations
@@ -32,22 +26,15 @@ RELEASE_ROWS = 2048  # rows read between two MADV_DONTNEED of the map (~40 MB of
 
 
 def partial_of(path: Path) -> Path:
-    """The hidden file this process writes `path` into before renaming it: ``.NAME.<pid>.partial``.
-
-    A run killed while writing leaves it behind (the size of the whole file: ~20 KB a paper for the
-    paper store); the next writer of `path` removes those of processes that are gone
-    (`remove_stale_partials`).
-    """
+    """The hidden file this process writes `path` into before renaming it: ``.NAME.<pid>.partial`` (killed runs'
+    are removed first, `remove_stale_partials`)."""
     remove_stale_partials(path)
     return path.with_name(f".{path.name}.{os.getpid()}.partial")
 
 
 def remove_stale_partials(path: Path, idle_s: float = STALE_AFTER_S) -> list[Path]:
-    """Delete the ``.NAME.<pid>.partial`` files next to `path` whose process no longer runs; the removed.
-
-    Only files untouched for `idle_s` go: on a directory shared by several machines a pid may be another
-    host's live writer, which keeps its file's mtime fresh.
-    """
+    """Delete the ``.NAME.<pid>.partial`` files next to `path` whose process no longer runs; the removed. Only
+    files untouched for `idle_s` go: on a shared directory a pid may be another host's live writer."""
     removed = []
     for partial in Path(path).parent.glob(f".{Path(path).name}.*.partial"):
         pid = partial.name[len(Path(path).name) + 2:-len(".partial")]

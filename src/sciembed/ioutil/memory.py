@@ -1,8 +1,6 @@
 """Memory of this process: peak and current resident size, and glibc settings that give freed memory back.
 
-`/proc/self/status` VmHWM belongs to the process image, so it starts afresh at
-exec; `getrusage(...).ru_maxrss` carries the parent's peak over a fork + exec
-and would blame a child for its parent's memory.
+VmHWM (`/proc/self/status`) starts afresh at exec; `ru_maxrss` would carry a parent's peak over fork + exec.
 """
 
 from __future__ import annotations
@@ -60,12 +58,9 @@ def _glibc():
 
 
 def limit_malloc_arenas(arenas: int = 2) -> bool:
-    """Cap glibc's malloc arenas (default 8 per core), unless $MALLOC_ARENA_MAX already says; False elsewhere.
-
-    A server's request threads each get an arena of their own, and freed memory stays
-    scattered over them. Call it before the threads start. Measured on `sciembed index serve`
-    writing 600 papers: 142 MB of growth instead of 162 (benchmarks/serve_arenas.py).
-    """
+    """Cap glibc's malloc arenas (default 8 per core; freed memory stays scattered over the threads' arenas), unless
+    $MALLOC_ARENA_MAX says; False elsewhere. Call before threads start. `index serve` writing 600 papers: 142 MB
+    of growth instead of 162 (benchmarks/serve_arenas.py)."""
     if os.environ.get("MALLOC_ARENA_MAX"):
         return False
     libc = _glibc()
@@ -73,14 +68,9 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
 
 
 def return_freed_memory() -> bool:
-    """Make freed memory leave the process (glibc only; False elsewhere).
-
-    glibc raises its mmap threshold each time a large block is freed, so after a few
-    steps activation tensors live on the heap, and freed heap memory stays resident.
-    Fixing the threshold at 128 KiB keeps every large block (tensors) mmap-backed, so
-    it is unmapped when freed; `malloc_trim` returns what the heap already holds.
-    Measured on 3 training steps of the demo's window recipe: 1.73 → 1.31 GB peak.
-    """
+    """Make freed memory leave the process (glibc only; False elsewhere): a fixed 128 KiB mmap threshold keeps
+    large blocks (tensors) mmap-backed, unmapped when freed (glibc would raise it and keep them on the heap);
+    `malloc_trim` returns what the heap holds. 3 steps of the demo's window recipe: 1.73 → 1.31 GB peak."""
     libc = _glibc()
     if libc is None or not hasattr(libc, "malloc_trim"):  # not glibc (musl, macOS): nothing to do
         return False

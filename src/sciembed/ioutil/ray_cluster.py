@@ -1,8 +1,4 @@
-"""Joining a Ray cluster (the optional `ray` extra), for the stages that can run on one: ingest and encode.
-
-Ray is imported only here and in the modules that run on it, and only when a command is given
-``--ray``: every other command starts as fast as before.
-"""
+"""Joining a Ray cluster (the optional `ray` extra) for ingest and encode; Ray is imported only with ``--ray``."""
 
 from __future__ import annotations
 
@@ -28,12 +24,8 @@ def import_ray() -> Any:
 
 
 def connect(address: str) -> bool:
-    """Join the Ray cluster at `address` ("auto": the running one; "local": start one in this process).
-
-    Returns whether this call made the connection (and so should end it with `ray.shutdown`). A
-    connection the caller already made (a test, a notebook) is used as it is. Workers get this
-    process's Hugging Face offline settings.
-    """
+    """Join the Ray cluster at `address` ("auto": the running one; "local": start one in this process), unless one
+    is joined already; whether this call connected (and should `ray.shutdown`). Workers get the HF offline env."""
     ray = import_ray()
     if ray.is_initialized():
         return False

@@ -1,9 +1,7 @@
 """Pydantic models from YAML files: one reader and one error format for every config sciembed loads.
 
-A missing file, text that is not YAML (or not UTF-8, or nested past the
-parser's recursion limit) and a top level that is not a mapping each raise the
-caller's error class with the file named; a validation failure lists every
-problem as ``dotted.field: message`` after the file and the count.
+A missing, unreadable or non-YAML file, or a top level that is not a mapping, raises the caller's error
+class naming the file; a validation failure lists every problem as ``dotted.field: message``.
 """
 
 from __future__ import annotations

@@ -11,14 +11,8 @@ from typing import Any
 
 _HOMES = {"CachedEncoder": "cache", "Encoder": "encoder", "wrap_sentence_transformer": "encoder",
           "ModelLoadError": "loading", "load_encoder": "loading", "resolve_model_source": "loading"}
-__all__ = [
-    "CachedEncoder",
-    "Encoder",
-    "ModelLoadError",
-    "load_encoder",
-    "resolve_model_source",
-    "wrap_sentence_transformer",
-]
+__all__ = ["CachedEncoder", "Encoder", "ModelLoadError", "load_encoder", "resolve_model_source",
+           "wrap_sentence_transformer"]
 
 
 def __getattr__(name: str) -> Any:

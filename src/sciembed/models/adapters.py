@@ -1,13 +1,9 @@
 """Adapter checkpoints (the `adapters` package) on top of a base encoder; SPECTER2 as the paper evaluates it.
 
-SPECTER2 is ``allenai/specter2_base`` with the proximity adapter
-``allenai/specter2``, CLS pooling and ``title [SEP] abstract`` input. Any other
-adapter (hub id or a directory written by ``model.save_adapter``) loads the
-same way: `attach_adapter` turns the sentence-transformers model's transformer
-into an adapter model in place (``adapters.init``), loads the adapter and
-makes it the active one. `adapters` is an optional extra
-(``pip install sciembed[specter2]``); adapters 1.3 needs transformers 4.57.x,
-the version sciembed already uses.
+SPECTER2 is ``allenai/specter2_base`` with the proximity adapter ``allenai/specter2``, CLS pooling and
+``title [SEP] abstract`` input. `attach_adapter` turns the model's transformer into an adapter model in
+place and activates the adapter (hub id or ``save_adapter`` directory). `adapters` is an optional extra
+(``pip install sciembed[specter2]``).
 """
 
 from __future__ import annotations
@@ -37,12 +33,10 @@ class KnownModel:
     metric: str = "cosine"
 
 
-KNOWN_MODELS = {
-    "specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep", "l2"),
-    "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep", "l2"),
-    "specter": KnownModel("allenai/specter", None, "cls", "sep", "l2"),
-    "scincl": KnownModel("malteos/scincl", None, "cls", "sep", "l2"),
-}
+KNOWN_MODELS = {"specter2": KnownModel("allenai/specter2_base", "allenai/specter2", "cls", "sep", "l2"),
+                "specter2_base": KnownModel("allenai/specter2_base", None, "cls", "sep", "l2"),
+                "specter": KnownModel("allenai/specter", None, "cls", "sep", "l2"),
+                "scincl": KnownModel("malteos/scincl", None, "cls", "sep", "l2")}
 
 
 # Hub models the papers rank by L2 without an alias here: PRISM's Jina row (`jina-embeddings-v2-base-en` among its

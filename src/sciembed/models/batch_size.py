@@ -1,10 +1,8 @@
 """The encode batch size: chosen from the free GPU memory on CUDA, a fixed 32 on CPU.
 
-Inference keeps about one layer's tensors alive at a time, so the memory of a batch is roughly
-per text × tokens × (Q, K, V, context, MLP input: 5 × hidden, plus 2 × intermediate for the
-MLP) × 2 bytes (bf16), with a factor 2 of headroom for the attention mask, the pooling and
-allocator slack. The batch takes at most half of the free memory, so training's own memory
-(validation encodes during a run) keeps its room.
+Per text, inference keeps about one layer's tensors: tokens × (5 × hidden + 2 × intermediate) × 2 bytes
+(bf16), × 2 headroom (mask, pooling, allocator slack). A batch takes at most half the free memory, so
+training's own memory keeps its room.
 """
 
 from __future__ import annotations

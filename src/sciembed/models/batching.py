@@ -1,37 +1,13 @@
 """Dynamic micro-batching: concurrent encode calls gathered into one forward pass.
 
-A service answering one query per forward pass spends its CPU on per-call
-overhead: MiniLM on 2 cores encodes ~47 single queries/s but ~324 queries/s
-in batches of 32 (issue 23). `MicroBatcher` wraps an `Encoder`: callers put
-their texts on one queue and wait; one worker thread takes everything queued
-(after waiting up to `max_wait_ms` for more, or until `max_batch` texts), encodes
-it in one call with the backend's own thread pool sized to the cores, and hands
-each caller its rows. The same design as text-embeddings-inference and
-infinity-emb, written here because neither is a library one can call in-process.
-
-The queue is bounded (`max_queue` texts): past it, `encode(..., shed=True)`
-raises `Overloaded` at once (the service answers 503 with Retry-After) instead
-of letting every request's latency grow without limit; `shed=False` (writes)
-waits for room. Writes queue apart from searches and take turns with them —
-the write chunks queued (up to `max_batch` texts, together), then one batch of
-searches — so short queries are never padded to a write's long texts in one
-forward pass and a stream of searches cannot starve a write. The write chunks
-share their turn: one chunk per turn made each one-paper add wait for every add
-queued before it, a search batch between each (3.3 s p50 under 32 clients,
-issue 33). A caller whose deadline (`sciembed.ioutil.deadline`) passes
-while queued is dropped before its texts are encoded. Single-text calls (queries)
-go through a small LRU cache of vectors.
-
-Given a `write_encoder` (a second instance of the same model: same fingerprint,
-its own tokenizer and weights, since HF fast tokenizers are not safe to call
-from two threads at once), writes skip the search queue: a second
-`MicroBatcher` over the write encoder, with its own worker thread, encodes them
-— every write chunk queued in one pass, up to `max_batch` texts, one pass at a
-time — beside whatever search pass the first worker is running. Writes go
-first: the search worker starts no pass while a write pass runs (it waits for
-at most that one, so writes cannot starve searches). A one-paper add then waits
-for the write pass in progress, never for a search pass, and shares the cores
-with at most the search pass that was running when it came.
+One query per forward pass wastes the CPU on per-call overhead (MiniLM on 2 cores: ~47 single queries/s,
+~324/s in batches of 32; issue 23). `MicroBatcher` puts callers' texts on one bounded queue; one worker
+encodes everything queued (waiting up to `max_wait_ms` for more, or until `max_batch` texts) and hands
+each caller its rows. Past `max_queue` texts a search (`shed=True`) raises `Overloaded` (503 with
+Retry-After); writes (`shed=False`) wait, queue apart and take turns with searches, every write chunk
+queued sharing one turn (issue 33). Callers whose deadline passed are dropped before encoding; single
+texts go through an LRU cache. With a `write_encoder` (a second instance of the model: HF fast tokenizers
+are not thread-safe) writes get their own batcher and worker, and go first. See docs/service.md.
 """
 
 from __future__ import annotations
@@ -48,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from sciembed.ioutil import deadline as deadlines
-from sciembed.models.encoder import check_texts
+from sciembed.models.encoder import EncoderWrapper, check_texts
 
 
 class Overloaded(RuntimeError):
@@ -82,8 +58,10 @@ class BatchStats:
         return out
 
 
-class MicroBatcher:
+class MicroBatcher(EncoderWrapper):
     """An `Encoder` whose `encode` calls from many threads are batched together (see the module docstring)."""
+
+    _own = ("encoder", "write_encoder", "_writer")
 
     def __init__(self, encoder: Any, *, max_batch: int = 32, max_wait_ms: float = 2.0, max_queue: int = 512,
                  cache_size: int = 2048, write_encoder: Any = None) -> None:
@@ -113,21 +91,6 @@ class MicroBatcher:
         self._passes = 0  # batches taken and finished
         self._worker = threading.Thread(target=self._run, name="encode-batcher", daemon=True)
         self._worker.start()
-
-    # The Encoder interface: everything but `encode` is the wrapped encoder's.
-    name = property(lambda self: self.encoder.name)
-    fingerprint = property(lambda self: self.encoder.fingerprint)
-    max_seq_length = property(lambda self: self.encoder.max_seq_length)
-    dim = property(lambda self: self.encoder.dim)
-    metric = property(lambda self: self.encoder.metric)
-
-    def __getattr__(self, item: str) -> Any:
-        if item in ("encoder", "write_encoder", "_writer"):
-            raise AttributeError(item)
-        return getattr(self.encoder, item)
-
-    def count_tokens(self, text: str) -> int:
-        return self.encoder.count_tokens(text)
 
     # ------------------------------------------------------------------ callers
 

@@ -1,20 +1,10 @@
 """On-disk embedding cache: re-running an evaluation encodes only texts it has not seen.
 
-Entries are keyed by (encoder fingerprint, hash of the exact text), one SQLite
-file per fingerprint under ``<cache_dir>/embeddings/``. SQLite (stdlib) gives
-atomic, concurrent-safe writes, so two evaluations sharing a cache cannot
-corrupt it; a vector is stored as raw float32 bytes with a checksum over
-(the file's own random id, fingerprint, text key, vector), and checked against
-the encoder's dimension, its fingerprint and that checksum when read back. An
-entry that fails (bytes overwritten, NULL, non-finite values, a row copied in
-from another cache file) is not used: it is encoded again and replaced, and
-the count of such entries is reported (`CacheStats.damaged`, a warning). A
-file SQLite cannot read is a `CacheError` naming it.
-
-What this protects against: accidental damage (disk errors, truncated copies,
-mixed-up files, hand edits gone wrong). What it does not: someone who edits
-the file on purpose — the checksum is unkeyed and can be recomputed. Keep
-cache directories as trusted as the results computed from them.
+One SQLite file per encoder fingerprint under ``<cache_dir>/embeddings/``, entries keyed by the text's
+hash; SQLite makes writes atomic and safe for concurrent runs. Each vector (raw float32) carries a checksum
+over (the file's random id, fingerprint, key, vector); an entry failing it, its size or finiteness is
+encoded again and counted (`CacheStats.damaged`, a warning); an unreadable file is a `CacheError`. The
+checksum is unkeyed: it catches accidents, not deliberate edits.
 """
 
 from __future__ import annotations
@@ -27,12 +17,11 @@ from collections.abc import Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from sciembed.errors import SciembedInputError
-from sciembed.models.encoder import Encoder, check_texts
+from sciembed.models.encoder import Encoder, EncoderWrapper, check_texts
 
 _CHUNK = 500  # keys per SELECT ... IN (...), below SQLite's variable limit
 
@@ -100,8 +89,7 @@ class EmbeddingCache:
                 chunk = list(keys[start : start + _CHUNK])
                 marks = ",".join("?" * len(chunk))
                 try:
-                    rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})",
-                                        chunk).fetchall()
+                    rows = conn.execute(f"SELECT key, vec, chk FROM entries WHERE key IN ({marks})", chunk).fetchall()
                 except sqlite3.DatabaseError as err:
                     raise CacheError(f"{self.path(fingerprint)}: damaged embedding cache ({err}); delete this "
                                      "file and its vectors are encoded again") from err
@@ -158,27 +146,13 @@ class CacheStats:
     damaged: int = 0  # entries found but not used (checksum, size or values wrong): encoded again
 
 
-class CachedEncoder:
+class CachedEncoder(EncoderWrapper):
     """An `Encoder` that encodes only the texts its cache lacks (each distinct text once)."""
 
     def __init__(self, encoder: Encoder, cache_dir: str | Path) -> None:
         self.encoder = encoder
         self.cache = EmbeddingCache(cache_dir)
         self.last = CacheStats()
-
-    name = property(lambda self: self.encoder.name)
-    fingerprint = property(lambda self: self.encoder.fingerprint)
-    max_seq_length = property(lambda self: self.encoder.max_seq_length)
-    dim = property(lambda self: self.encoder.dim)
-    metric = property(lambda self: self.encoder.metric)
-
-    def __getattr__(self, item: str) -> Any:  # describe(), model, backend, … of the wrapped encoder
-        if item == "encoder":  # not set yet (e.g. while unpickling): no recursion
-            raise AttributeError(item)
-        return getattr(self.encoder, item)
-
-    def count_tokens(self, text: str) -> int:
-        return self.encoder.count_tokens(text)
 
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         texts = check_texts(texts)
@@ -199,9 +173,8 @@ class CachedEncoder:
         step = every if isinstance(every, int) and every > 0 else max(1, len(missing))
         for start in range(0, len(missing), step):
             part = missing[start : start + step]
-            fresh = self.encoder.encode(
-                [texts[first[k]] for k in part], batch_size=batch_size, show_progress=show_progress
-            )
+            fresh = self.encoder.encode([texts[first[k]] for k in part], batch_size=batch_size,
+                                        show_progress=show_progress)
             self.cache.put(fingerprint, part, fresh)
             vectors.update(zip(part, fresh, strict=True))
         fresh_keys = set(missing)

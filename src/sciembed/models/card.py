@@ -1,15 +1,9 @@
-"""The model card: how a saved model wants to be used, written next to its weights.
+"""The model card ``sciembed_model.json``: how a saved model wants to be used, written next to its weights.
 
-A recipe that trains for a distance other than cosine (CoSAEmb and SemCSE train
-with Euclidean triplet losses), or that formats its inputs in its own way
-(CoSAEmb's special tokens), writes ``sciembed_model.json`` into the
-sentence-transformers directory it saves. Loading that directory with
-`load_encoder` then ranks the way the model was trained, and evaluation formats
-inputs the way the recipe did, without flags. A plain Hugging Face or
-sentence-transformers checkpoint has no card: cosine, plain text.
-
-    {"recipe": "cosaemb", "metric": "l2", "input_format": "cosaemb", "pooling": "cls",
-     "extra": {...}}
+Recipes that train for Euclidean distance (CoSAEmb, SemCSE) or format inputs their own way (CoSAEmb's
+special tokens) write it, so `load_encoder` and evaluation follow it without flags; a checkpoint without
+a card means cosine, plain text. Example: ``{"recipe": "cosaemb", "metric": "l2", "input_format":
+"cosaemb", "pooling": "cls", "extra": {...}}``
 """
 
 from __future__ import annotations
@@ -96,10 +90,5 @@ def read_model_card(model_dir: str | Path) -> ModelCard | None:
     extra = data.get("extra") or {}
     if not isinstance(extra, dict):
         raise ModelCardError(f"{path}: 'extra' must be an object")
-    return ModelCard(
-        recipe=data.get("recipe"),
-        metric=str(data.get("metric", "cosine")),
-        input_format=str(data.get("input_format", "plain")),
-        pooling=data.get("pooling"),
-        extra=extra,
-    )
+    return ModelCard(recipe=data.get("recipe"), metric=str(data.get("metric", "cosine")),
+                     input_format=str(data.get("input_format", "plain")), pooling=data.get("pooling"), extra=extra)

@@ -1,10 +1,8 @@
 """How vectors compare, and the rank of a known partner in a pool (1 = best).
 
-The semantic benchmark and SemCSE's validation ask "at which rank does the one correct partner
-come?", over the whole pool — not top-k lists — so this counts, block by block, the candidates
-that score strictly better than the gold one and those tied with it, instead of searching or
-sorting. A tie counts half: the rank is the expected rank under a random order of equal scores,
-1 + better + tied / 2, so a constant encoder gets the chance rank (n + 1) / 2, never rank 1.
+The semantic benchmark and SemCSE's validation ask at which rank the one correct partner comes, over the
+whole pool, so candidates scoring strictly better or tied are counted block by block. A tie counts half
+(1 + better + tied / 2): a constant encoder gets the chance rank (n + 1) / 2, never rank 1.
 """
 
 from __future__ import annotations
@@ -29,10 +27,7 @@ def scores(queries: np.ndarray, candidates: np.ndarray, metric: str) -> np.ndarr
 
 
 def gold_ranks(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray, metric: str) -> np.ndarray:
-    """For query i, the expected 1-based rank of ``candidates[gold[i]]`` among all candidates.
-
-    Expected over a random order of equal scores: 1 + (candidates strictly better) + (others tied) / 2.
-    """
+    """For query i, the expected 1-based rank of ``candidates[gold[i]]`` among all candidates (`expected_ranks`)."""
     gold = np.asarray(gold, dtype=np.int64)
     if len(gold) != len(queries):
         raise ValueError(f"{len(queries)} queries but {len(gold)} gold indices")

@@ -31,13 +31,8 @@ CHARS_PER_TOKEN_BOUND = 8  # characters per token counted for the length order (
 
 @runtime_checkable
 class Encoder(Protocol):
-    """Texts in, float32 vectors out.
-
-    `metric` says how vectors compare: "cosine" (L2-normalised, inner product)
-    or "l2" (Euclidean, not normalised). `fingerprint` changes whenever the
-    vectors could (weights, backend, quantization, max_seq_length, prefix,
-    normalisation).
-    """
+    """Texts in, float32 vectors out. `metric`: "cosine" (L2-normalised, inner product) or "l2" (Euclidean, raw);
+    `fingerprint` changes whenever the vectors could (weights, backend, quantization, budget, prefix, ...)."""
 
     name: str
     fingerprint: str
@@ -49,6 +44,26 @@ class Encoder(Protocol):
                show_progress: bool = True) -> np.ndarray: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+class EncoderWrapper:
+    """The `Encoder` interface but `encode` forwarded to `self.encoder` (and any other attribute, e.g. describe())."""
+
+    _own: tuple[str, ...] = ("encoder",)  # not set yet (e.g. while unpickling): no recursion
+    encoder: Any
+    name = property(lambda self: self.encoder.name)
+    fingerprint = property(lambda self: self.encoder.fingerprint)
+    max_seq_length = property(lambda self: self.encoder.max_seq_length)
+    dim = property(lambda self: self.encoder.dim)
+    metric = property(lambda self: self.encoder.metric)
+
+    def __getattr__(self, item: str) -> Any:
+        if item in self._own:
+            raise AttributeError(item)
+        return getattr(self.encoder, item)
+
+    def count_tokens(self, text: str) -> int:
+        return self.encoder.count_tokens(text)
 
 
 def check_metric(metric: str) -> str:
@@ -86,31 +101,14 @@ def is_static(model: Any) -> bool:
 
 
 class SentenceTransformerEncoder:
-    """A `SentenceTransformer` (torch or ONNX backend) behind the `Encoder` interface.
+    """A `SentenceTransformer` (torch or ONNX backend) behind the `Encoder` interface. Without `weights_id` (a model
+    held in memory, e.g. in training) the weights are hashed at every `fingerprint` access."""
 
-    `weights_id` identifies weights loaded from disk or the hub; when it is
-    None (a model held in memory, e.g. during training) the weights are hashed
-    at every `fingerprint` access, so a cache never outlives a weight update.
-    """
-
-    def __init__(
-        self,
-        model: SentenceTransformer,
-        name: str,
-        *,
-        metric: str = "cosine",
-        prefix: str = "",
-        weights_id: str | None = None,
-        source: str | None = None,
-        quantization: str | None = None,
-        card: ModelCard | None = None,
-        pooling: str | None = None,
-        ta_join: str = ". ",
-        adapter: str | None = None,
-        adapter_id: str | None = None,
-        trust_remote_code: bool = False,
-        precision: str | None = None,
-    ) -> None:
+    def __init__(self, model: SentenceTransformer, name: str, *, metric: str = "cosine", prefix: str = "",
+                 weights_id: str | None = None, source: str | None = None, quantization: str | None = None,
+                 card: ModelCard | None = None, pooling: str | None = None, ta_join: str = ". ",
+                 adapter: str | None = None, adapter_id: str | None = None, trust_remote_code: bool = False,
+                 precision: str | None = None) -> None:
         self.model = model
         self.precision = check_precision(precision or os.environ.get(PRECISION_ENV) or "auto")
         self.trust_remote_code = trust_remote_code
@@ -155,14 +153,8 @@ class SentenceTransformerEncoder:
     @property
     def fingerprint(self) -> str:
         weights = self._weights_id or module_fingerprint(self.model)
-        parts = {
-            "weights": weights,
-            "backend": self.backend,
-            "quantization": self.quantization,
-            "max_seq_length": self.max_seq_length,
-            "prefix": self.prefix,
-            "normalize": self.metric == "cosine",
-        }
+        parts = {"weights": weights, "backend": self.backend, "quantization": self.quantization,
+                 "max_seq_length": self.max_seq_length, "prefix": self.prefix, "normalize": self.metric == "cosine"}
         if self.pooling is not None:  # only when set, so encoders without the option keep their fingerprints
             parts["pooling"] = self.pooling
         if self.adapter is not None:
@@ -225,11 +217,8 @@ class SentenceTransformerEncoder:
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """float32 matrix (len(texts), dim), rows in input order; L2-normalised when metric is cosine.
 
-        Texts are batched longest-first by token count across the whole input, so padding is minimal,
-        then put back in input order. `batch_size` None: chosen from the free GPU memory on CUDA
-        (`models.batch_size.auto_batch_size`), 32 on CPU. On CUDA the forward runs under bf16 (fp16)
-        autocast unless ``precision`` (or $SCIEMBED_ENCODE_PRECISION) is fp32.
-        """
+        Batched longest-first by token count (minimal padding). `batch_size` None: from the free GPU memory on
+        CUDA (`auto_batch_size`), 32 on CPU. CUDA runs under bf16 (fp16) autocast unless precision is fp32."""
         texts = check_texts(texts)
         if batch_size is not None and batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -246,14 +235,9 @@ class SentenceTransformerEncoder:
         with progress_bar(f"encode {self.name}", len(texts), enabled=show_progress) as advance, self._autocast():
             for start in range(0, len(order), size):
                 rows = list(order[start : start + size])
-                vectors = self.model.encode(
-                    [texts[i] for i in rows],
-                    batch_size=size,
-                    prompt=self.prefix or None,
-                    normalize_embeddings=self.metric == "cosine",
-                    convert_to_tensor=True,
-                    show_progress_bar=False,
-                )
+                vectors = self.model.encode([texts[i] for i in rows], batch_size=size, prompt=self.prefix or None,
+                                            normalize_embeddings=self.metric == "cosine", convert_to_tensor=True,
+                                            show_progress_bar=False)
                 out[rows] = vectors.float().cpu().numpy()
                 advance(len(rows))
         return out
@@ -269,9 +253,8 @@ class SentenceTransformerEncoder:
         return torch.autocast("cuda", dtype=torch.bfloat16 if precision == "bf16" else torch.float16)
 
 
-def wrap_sentence_transformer(
-    model: SentenceTransformer, name: str, *, metric: str = "cosine", prefix: str = ""
-) -> Encoder:
+def wrap_sentence_transformer(model: SentenceTransformer, name: str, *, metric: str = "cosine",
+                              prefix: str = "") -> Encoder:
     """An in-memory model (e.g. one being trained) as an `Encoder`; its fingerprint follows its weights."""
     return SentenceTransformerEncoder(model, name, metric=metric, prefix=prefix)
 

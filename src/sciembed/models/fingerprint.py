@@ -1,10 +1,7 @@
 """Stable identities of model weights, used as keys for embedding caches and indexes.
 
-A cache keyed by file size and mtime would serve stale vectors after a
-fine-tune overwrites a checkpoint with a same-sized file (or a copy keeps the
-old mtime), so local models are identified by the *content* of the files that
-determine their output. Hashing takes a moment for large models, so it is
-memoised per path for as long as each file's inode, size, mtime and ctime stay
+Local models are identified by the content of the files that determine their output (size and mtime
+would miss a same-sized overwrite), memoised per path while each file's inode, size, mtime and ctime stay
 the same (ctime cannot be set back, so any rewrite forces a re-hash).
 """
 
@@ -70,28 +67,19 @@ def hub_fingerprint(repo_id: str, *, local_files_only: bool) -> str:
 
 
 def module_fingerprint(model: Any) -> str:
-    """Content hash of an in-memory model's tensors and module configuration.
+    """Content hash of an in-memory model's tensors and module configuration (recomputed on every call)."""
+    import torch
 
-    Used for models that live only in memory (a model being trained): it is
-    recomputed on every call, so vectors cached before a weight update are
-    never served after it.
-    """
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr(model).encode())
     for name, tensor in sorted(model.state_dict().items()):
         array = tensor.detach().cpu().contiguous()
         digest.update(f"{name}:{tuple(array.shape)}:{array.dtype}\n".encode())
-        digest.update(array.view(-1).view(dtype=_byte_dtype()).numpy().tobytes())
+        digest.update(array.view(-1).view(dtype=torch.uint8).numpy().tobytes())
     onnx_path = getattr(getattr(model[0], "auto_model", None), "model_path", None)
     if onnx_path is not None and Path(onnx_path).is_file():
         digest.update(_file_digest(Path(onnx_path)).encode())
     return "mem:" + digest.hexdigest()
-
-
-def _byte_dtype():
-    import torch
-
-    return torch.uint8
 
 
 def combine(parts: dict[str, Any]) -> str:

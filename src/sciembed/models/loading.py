@@ -1,14 +1,7 @@
-"""Where a model comes from: a local directory, the offline MiniLM package, or the Hugging Face hub.
+"""Where a model comes from (a local directory, the offline MiniLM package, the Hugging Face hub) and `load_encoder`.
 
-`resolve_model_source` turns what the user typed into the path or hub id that
-is actually loaded; `load_sentence_transformer` loads it and, when that fails,
-raises one `ModelLoadError` that lists every place tried and why each failed.
-Plain Hugging Face checkpoints (no ``modules.json``) get mean pooling from
-sentence-transformers. `load_encoder` puts the loaded model behind the
-`Encoder` interface: torch or ONNX backend, optional on-disk vector cache,
-`pooling` ("cls" | "mean", replacing the model's own), `ta_join` (". " or "sep",
-the tokenizer's separator, between title and abstract) and an optional adapter
-(`sciembed.models.adapters`; ``specter2`` is the paper's SPECTER2 set-up).
+A failed load raises one `ModelLoadError` listing every place tried and why each failed. Plain Hugging Face
+checkpoints (no ``modules.json``) get mean pooling from sentence-transformers. See docs/models.md.
 """
 
 from __future__ import annotations
@@ -78,8 +71,6 @@ def run_directory_model(path: Path) -> Path | None:
         return None
     model = path / RUN_MODEL_DIR
     if not ((model / "modules.json").is_file() or (model / "config.json").is_file()):
-        import json
-
         try:
             recipe = json.loads((path / RUN_RECIPE_FILE).read_text(encoding="utf-8")).get("recipe", "?")
         except (ValueError, AttributeError):
@@ -92,11 +83,9 @@ def run_directory_model(path: Path) -> Path | None:
 def resolve_model_source(name: str | None) -> str:
     """The local path or hub id that `name` is loaded from: the one model-spec resolver.
 
-    None, ``"minilm"`` and — in offline mode — ``sentence-transformers/all-MiniLM-L6-v2``
-    resolve to the offline package; a training run directory to its saved ``model/``;
-    another existing directory to its absolute path; anything else shaped like a hub id
-    (``owner/name``) is returned as is. Raises `ModelLoadError` naming every place tried when nothing fits.
-    """
+    None, ``"minilm"`` and (offline) ``sentence-transformers/all-MiniLM-L6-v2``: the offline package; a training
+    run directory: its ``model/``; another directory: its absolute path; a hub id (``owner/name``): as is.
+    Else `ModelLoadError` naming every place tried."""
     attempts: list[Attempt] = []
     if name is not None:
         local = Path(name).expanduser()
@@ -133,13 +122,8 @@ def _short(exc: BaseException, limit: int = 200) -> str:
 
 
 def custom_code(directory: Path) -> list[str]:
-    """What in a model directory would make loading it run Python code it names.
-
-    sentence-transformers imports any module class ``modules.json`` names
-    (from a ``.py`` file in the directory, or any installed package), and
-    transformers follows ``auto_map`` in a config with trust_remote_code; a
-    local directory is trusted implicitly (sentence-transformers < 6).
-    """
+    """What in a model directory would make loading it run Python code it names: a ``modules.json`` class outside
+    sentence-transformers (imported from the directory or any package), a config's ``auto_map``."""
     found = []
     modules = directory / "modules.json"
     if modules.is_file():
@@ -171,9 +155,8 @@ def check_custom_code(source: str, trust_remote_code: bool) -> None:
             "trust whoever wrote it")
 
 
-def load_sentence_transformer(
-    name: str | None, *, device: str | None = None, trust_remote_code: bool = False, **kwargs: Any
-) -> tuple[SentenceTransformer, str]:
+def load_sentence_transformer(name: str | None, *, device: str | None = None, trust_remote_code: bool = False,
+                              **kwargs: Any) -> tuple[SentenceTransformer, str]:
     """Load `name` with sentence-transformers; returns the model and the source actually used.
 
     Custom code in a local directory is refused unless `trust_remote_code` (`check_custom_code`).
@@ -255,52 +238,24 @@ def resolve_ta_join(model: SentenceTransformer, ta_join: str) -> str:
     return sep
 
 
-def load_encoder(
-    name: str | None = None,
-    *,
-    backend: str = "torch",
-    quantize: bool | str = False,
-    max_seq_length: int | None = None,
-    prefix: str = "",
-    metric: str | None = None,
-    cache_dir: Path | None = None,
-    device: str | None = None,
-    pooling: str | None = None,
-    ta_join: str | None = None,
-    adapter: str | None = None,
-    trust_remote_code: bool = False,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    dimensions: int | None = None,
-    timeout_s: float | None = None,
-    max_retries: int | None = None,
-) -> Encoder:
-    """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM).
+def load_encoder(name: str | None = None, *, backend: str = "torch", quantize: bool | str = False,
+                 max_seq_length: int | None = None, prefix: str = "", metric: str | None = None,
+                 cache_dir: Path | None = None, device: str | None = None, pooling: str | None = None,
+                 ta_join: str | None = None, adapter: str | None = None, trust_remote_code: bool = False,
+                 base_url: str | None = None, api_key_env: str | None = None, dimensions: int | None = None,
+                 timeout_s: float | None = None, max_retries: int | None = None) -> Encoder:
+    """An `Encoder` for `name` (path, hub id, or None for the offline MiniLM). See docs/models.md.
 
-    backend "openai": `name` is a model served at `base_url` (an OpenAI-compatible
-    ``/v1/embeddings`` endpoint; `sciembed.models.openai_backend`), the API key read from
-    $`api_key_env` (default OPENAI_API_KEY), `dimensions` sent when given, `timeout_s` bounding each whole
-    request and `max_retries` (defaults: `openai_encoder`'s); `base_url`, `api_key_env` and `dimensions`
-    belong to this backend only (the timeout and retries are ignored by the local backends).
+    backend "openai": `name` is a model served at `base_url` (`openai_backend`); `base_url`, `api_key_env`
+    and `dimensions` belong to it only, `timeout_s` and `max_retries` are ignored by the local backends.
+    backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/`` (int8 with `quantize`).
+    With `cache_dir`, vectors are cached on disk (`CachedEncoder`).
 
-    `trust_remote_code`: allow Python code shipped with the model (a local
-    directory's custom modules, a hub model's modeling code); off, such a
-    model is refused. The choice is part of `describe()`, so indexes record it.
-
-    `metric` None means: the model card's (``sciembed_model.json``, written by
-    recipes that train for Euclidean distance), else the papers' for a known model (SPECTER, SciNCL,
-    SPECTER2: Euclidean on raw vectors, `adapters.paper_metric`), else cosine. The card, if any,
-    is the encoder's `card` attribute.
-
-    backend "onnx" exports the model once to ``<cache_dir or ~/.cache/sciembed>/onnx/``
-    (int8 dynamic quantization with `quantize`: True, or the label an index stored,
-    `onnx_backend.load_onnx_model`). With `cache_dir`, vectors are
-    also cached on disk (`CachedEncoder`), so a text is encoded once per fingerprint.
-    `pooling`: "cls" or "mean" instead of the model's own (None keeps it; plain Hugging
-    Face checkpoints get mean pooling). `ta_join`: ". " (default) or "sep". `adapter`: an
-    adapter hub id or directory (needs the `adapters` extra, torch backend). Aliases such
-    as ``specter2`` (`KNOWN_MODELS`) fill base, adapter, pooling and join; explicit
-    arguments win.
+    `metric` None: the model card's, else the papers' for a known model (`adapters.paper_metric`), else cosine.
+    `trust_remote_code`: allow Python code shipped with the model (else refused); `describe()` records it.
+    `pooling`: "cls" | "mean" instead of the model's own; `ta_join`: ". " (default) or "sep"; `adapter`: hub id
+    or directory (torch backend, `adapters` extra). Aliases such as ``specter2`` (`KNOWN_MODELS`) fill base,
+    adapter, pooling and join; explicit arguments win.
     """
     from sciembed.models.adapters import KNOWN_MODELS, paper_metric
     from sciembed.models.cache import CachedEncoder
@@ -345,14 +300,9 @@ def load_encoder(
         check_custom_code(source, trust_remote_code)
         weights = weights_identity(source)
         try:
-            model, quantization = load_onnx_model(
-                source,
-                weights,
-                quantize=quantize,
-                cache_root=cache_dir,
-                device=device,
-                local_files_only=Path(source).is_dir() or hub_offline(),
-            )
+            model, quantization = load_onnx_model(source, weights, quantize=quantize, cache_root=cache_dir,
+                                                  device=device,
+                                                  local_files_only=Path(source).is_dir() or hub_offline())
         except Exception as exc:
             raise ModelLoadError(_describe(name, [Attempt("onnx export of", source, _short(exc))])) from exc
     adapter_id = None
@@ -367,21 +317,10 @@ def load_encoder(
     if pooling is not None:
         set_pooling(model, pooling)
     _check_length(model, max_seq_length, source)
-    encoder = SentenceTransformerEncoder(
-        model,
-        display,
-        metric=metric,
-        prefix=prefix,
-        weights_id=weights,
-        source=source,
-        quantization=quantization,
-        card=card,
-        pooling=pooling,
-        ta_join=resolve_ta_join(model, ta_join or ". "),
-        adapter=adapter,
-        adapter_id=adapter_id,
-        trust_remote_code=trust_remote_code,
-    )
+    encoder = SentenceTransformerEncoder(model, display, metric=metric, prefix=prefix, weights_id=weights,
+                                         source=source, quantization=quantization, card=card, pooling=pooling,
+                                         ta_join=resolve_ta_join(model, ta_join or ". "), adapter=adapter,
+                                         adapter_id=adapter_id, trust_remote_code=trust_remote_code)
     return CachedEncoder(encoder, cache_dir) if cache_dir is not None else encoder
 
 

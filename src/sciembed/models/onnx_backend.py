@@ -1,25 +1,10 @@
-"""ONNX Runtime backend: export once per weights identity, optionally int8-quantize, reuse.
+"""ONNX Runtime backend: export once per weights identity to ``<cache_root>/onnx/<weights hash>/``, reuse.
 
-The export lives in ``<cache_root>/onnx/<weights hash>/`` as a complete
-sentence-transformers directory (tokenizer, pooling, ``onnx/model.onnx``), so
-later loads skip the export. Quantization is dynamic (no calibration data); the
-int8 file sits next to the float one. Exports are written to a temporary name
-and renamed into place, so a crashed or concurrent export never leaves a half
-file that looks complete.
-
-A quantization is named by a label that the index manifest stores, so an index
-loads the very file it was built with (also on a machine whose CPU would pick another):
-
-- ``o2-<cpu>`` (what ``--quantize`` means): Optimum's O2 graph fusions (attention, layer norm,
-  GELU) first, then int8 per channel with ONNX Runtime's `quantize_dynamic` — reduced range on
-  avx2, where u8 × s8 products can saturate (ONNX Runtime's advice for CPUs without VNNI).
-  sentence-transformers' own quantizer cannot read a fused graph, hence ONNX Runtime's directly.
-  Measured on the quiet 2-core box: 1.07× the plain file's speed on the full-text index's texts,
-  closer to float; the ACL full-text build's encode 590 → 543 s (`benchmarks/onnx_int8.py`,
-  docs/models.md). An architecture Optimum cannot fuse gets the plain file, said in a warning.
-- ``<cpu>`` (``avx2``, ``avx512_vnni``, ``arm64``): sentence-transformers'
-  `export_dynamic_quantized_onnx_model` on the float graph, what indexes built before
-  2026-11-29 hold.
+Exports are complete sentence-transformers directories, written under a temporary name and renamed into
+place (a crashed or concurrent export never leaves a half file). A quantization is named by the label the
+index manifest stores: ``o2-<cpu>`` (what ``--quantize`` means: Optimum's O2 fusions, then int8 per channel
+with ONNX Runtime's `quantize_dynamic`, reduced range on avx2) or ``<cpu>`` (sentence-transformers'
+`export_dynamic_quantized_onnx_model`, indexes before 2026-11-29). Measurements: docs/models.md.
 """
 
 from __future__ import annotations
@@ -144,9 +129,8 @@ def _export_quantized(export_dir: Path, label: str) -> None:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.backend import export_dynamic_quantized_onnx_model
 
-    model = SentenceTransformer(
-        str(export_dir), backend="onnx", device="cpu", local_files_only=True, model_kwargs={"file_name": FLOAT_FILE}
-    )
+    model = SentenceTransformer(str(export_dir), backend="onnx", device="cpu", local_files_only=True,
+                                model_kwargs={"file_name": FLOAT_FILE})
     if not label.startswith(OPTIMIZED):
         export_dynamic_quantized_onnx_model(model, label, str(export_dir))
         return
@@ -181,15 +165,8 @@ def _export_fused_int8(model: SentenceTransformer, export_dir: Path, label: str)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def load_onnx_model(
-    source: str,
-    weights_id: str,
-    *,
-    quantize: bool | str = False,
-    cache_root: Path | None = None,
-    device: str | None = None,
-    local_files_only: bool = True,
-) -> tuple[SentenceTransformer, str | None]:
+def load_onnx_model(source: str, weights_id: str, *, quantize: bool | str = False, cache_root: Path | None = None,
+                    device: str | None = None, local_files_only: bool = True) -> tuple[SentenceTransformer, str | None]:
     """The ONNX model for `source` (exported on first use) and its quantization label (None for float).
 
     `quantize`: False (float), True (`default_quantization`) or a label (an index's stored quantization)."""
@@ -213,11 +190,6 @@ def load_onnx_model(
             file_name = quantized_file(config)
             if not (export_dir / file_name).is_file():
                 _export_quantized(export_dir, config)
-    model = SentenceTransformer(
-        str(export_dir),
-        backend="onnx",
-        device=device,
-        local_files_only=True,
-        model_kwargs={"file_name": file_name, "session_options": _session_options()},
-    )
+    model = SentenceTransformer(str(export_dir), backend="onnx", device=device, local_files_only=True,
+                                model_kwargs={"file_name": file_name, "session_options": _session_options()})
     return model, config

@@ -1,13 +1,9 @@
 """Query vectors for an index built with the ONNX backend, from ONNX Runtime and `tokenizers` alone.
 
-A new `sciembed index search IDX --query TEXT` process spends most of its time importing
-sentence-transformers (with torch and transformers) to encode one short text. The ONNX export the index
-was built with (``<cache>/onnx/<weights hash>/``, `onnx_backend`) already holds everything a query needs:
-``tokenizer.json``, the (quantized) ``model*.onnx``, the pooling config and whether vectors are
-normalised. `onnx_query_encoder` reads those and encodes the way sentence-transformers does (truncate to
-the budget, mean pooling over the attention mask, L2 normalisation); where the export is another shape
-(CLS pooling, a prompt, a module it does not know) it returns None and the caller loads the full encoder.
-`tests/models/test_onnx_query.py` checks its vectors against the full encoder's.
+A new `index search --query TEXT` process would spend most of its time importing sentence-transformers to
+encode one short text. `onnx_query_encoder` reads the index's ONNX export (tokenizer, model file, pooling)
+and encodes as sentence-transformers does (truncation, mean pooling, L2 normalisation); for any other
+shape (CLS pooling, a prompt, an unknown module) it returns None and the caller loads the full encoder.
 """
 
 from __future__ import annotations

@@ -1,30 +1,11 @@
 """The ``openai`` encoder backend: vectors from an OpenAI-compatible ``/v1/embeddings`` server.
 
-PRISM's retrievers include API embedding models; text-embeddings-inference, vLLM, infinity and
-OpenAI all serve this route. `OpenAIEmbeddingEncoder` is an `Encoder` like the local ones, so
-`index`, `encode`, `search` and evaluation use it unchanged; `load_encoder(model, backend="openai",
-base_url=...)` builds it, behind the embedding cache when a cache directory is given.
-
-What differs from a local model, and how it is handled:
-
-* **Identity.** The weights are on the server, so the fingerprint binds the endpoint URL, the
-  model name, the requested ``dimensions``, the token budget, the prefix and the normalisation:
-  another server or model never reuses cached vectors or an index. (A server that swaps the
-  model behind the same name cannot be seen; a dimension change is caught and refused.)
-* **Tokens.** ``max_seq_length`` is the server's input limit: OpenAI's embedding models
-  (text-embedding-3-small/-large, ada-002) read 8,191 cl100k tokens — PRISM embeds segments and
-  whole papers cut at 8,192 tiktoken tokens — so they default to it (`OPENAI_MODELS`); any other
-  model defaults to 512 (text-embeddings-inference's usual). With `tiktoken` and its encoding at
-  hand a text is cut exactly to the limit; otherwise lengths are estimated as words / 0.7 (the
-  views' estimate, `sciembed.views.tokens.approx_tokens`, already above cl100k's ~1.3 tokens a word
-  on English prose) and, for a model with a hard limit known here, cut with a further
-  `ESTIMATE_MARGIN` (symbol-heavy text tokenises densely), so the server never refuses a long view.
-* **Failures.** Behind the cache, vectors are committed every `cache_every` texts: a run that
-  fails half way (the server went away) resumes where it stopped.
-* **Dimension.** Known from ``dimensions``, from the cache file of this fingerprint, or else
-  learned from one short probe request the first time it is needed.
-* **The API key** is read from the environment variable ``api_key_env`` names; only that name is
-  recorded (`describe`), never the key.
+`OpenAIEmbeddingEncoder` is an `Encoder` like the local ones (`load_encoder(model, backend="openai",
+base_url=...)`). Its fingerprint binds URL, model name, ``dimensions``, token budget, prefix and
+normalisation; ``max_seq_length`` is the server's input limit (8,191 for OpenAI's models, else 512), texts
+cut exactly with tiktoken or by the words / 0.7 estimate (× `ESTIMATE_MARGIN` for a hard limit); behind the
+cache, vectors are committed every `cache_every` texts; only the API key's variable name is recorded.
+See docs/models.md.
 """
 
 from __future__ import annotations
@@ -171,10 +152,10 @@ class OpenAIEmbeddingEncoder:
         if self.tokenizer is not None:
             tokens = self.tokenizer.encode(self.prefix + text, disallowed_special=())
             sent = self.tokenizer.decode(tokens[:self.max_seq_length])
-            return sent if sent.strip() else " "
-        words = text.split()
-        budget = self.word_budget()
-        sent = self.prefix + (text if len(words) <= budget else " ".join(words[:budget]))
+        else:
+            words = text.split()
+            budget = self.word_budget()
+            sent = self.prefix + (text if len(words) <= budget else " ".join(words[:budget]))
         return sent if sent.strip() else " "  # servers refuse an empty input
 
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
@@ -205,9 +186,10 @@ def openai_encoder(model: str | None, *, base_url: str | None, api_key_env: str 
     `timeout_s` (the whole request) and `max_retries` are run-time settings, not part of an index: when not
     given they come from $SCIEMBED_EMBEDDINGS_TIMEOUT / $SCIEMBED_EMBEDDINGS_RETRIES, else 60 s and 5.
     """
-    timeout_s = timeout_s if timeout_s is not None else _env_number(EMBEDDINGS_TIMEOUT_ENV, DEFAULT_TIMEOUT_S, float)
-    max_retries = max_retries if max_retries is not None else _env_number(EMBEDDINGS_RETRIES_ENV, DEFAULT_RETRIES,
-                                                                          int)
+    if timeout_s is None:
+        timeout_s = _env_number(EMBEDDINGS_TIMEOUT_ENV, DEFAULT_TIMEOUT_S, float)
+    if max_retries is None:
+        max_retries = _env_number(EMBEDDINGS_RETRIES_ENV, DEFAULT_RETRIES, int)
     config = LLMConfig(base_url=base_url, model=model, api_key_env=api_key_env or DEFAULT_API_KEY_ENV,
                        concurrency=concurrency, timeout_s=timeout_s, max_retries=max_retries)
     return OpenAIEmbeddingEncoder(model or "", config, dimensions=dimensions, max_seq_length=max_seq_length,

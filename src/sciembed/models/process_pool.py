@@ -1,15 +1,11 @@
 """Encoding on the CPU in several processes of fewer threads each: the same vectors, sooner.
 
-A small model on a CPU does not keep two threads busy inside one process (tokenising, pooling and the
-short matrix products between them run on one). On the 2-core box two one-thread processes encoded the
-full-text build's pieces 8% faster than one two-thread process (`benchmarks/encode_throughput.py`,
-``benchmarks/results/encode_throughput.json``), so the full-text `index build` encodes that way
-(`parallel_processes` says when). Each worker loads the encoder again from its spec (`EncoderSpec`) —
-the same ONNX file, the same settings — and the parent checks the workers' fingerprint against its own.
-
-Texts are sorted by length and cut into chunks of whole batches, so the batches are those one process
-would make; vectors come back in input order. Vectors may differ from one process's in the last bits
-(ONNX Runtime's reductions depend on its thread count), never more (tests/models/test_process_pool.py).
+A small model on a CPU does not keep two threads busy in one process; on the 2-core box two one-thread
+processes encoded the full-text build's pieces 8% faster than one two-thread process
+(``benchmarks/results/encode_throughput.json``). Each worker loads the encoder again from its `EncoderSpec`
+and the parent checks the workers' fingerprint. Texts are sorted by length and cut into chunks of whole
+batches; vectors come back in input order, equal to one process's up to the last bits
+(tests/models/test_process_pool.py).
 """
 
 from __future__ import annotations
@@ -24,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from sciembed.models.encoder import EncoderWrapper
 
 PROCESSES = 2  # measured on 2 cores (encode_throughput.json); more cores give each process more threads
 MIN_TEXTS = 2_000  # below this a worker's start (~10 s: imports, loading the model) costs more than it gives
@@ -66,10 +64,9 @@ def _encode_chunk(texts: list[str], batch_size: int | None) -> np.ndarray:
     return _ENCODER.encode(texts, batch_size=batch_size, show_progress=False)
 
 
-class ProcessPoolEncoder:
+class ProcessPoolEncoder(EncoderWrapper):
     """An encoder whose `encode` spreads length-sorted chunks over worker processes (module docstring).
 
-    Everything but `encode` is the wrapped encoder's (name, fingerprint, dim, metric, `describe()`, …).
     Use it through `parallel_encoding`, which starts the workers and always stops them.
     """
 
@@ -90,11 +87,6 @@ class ProcessPoolEncoder:
                       bool(getattr(encoder, "trust_remote_code", False)), threads, started))
         self._ready: list[Future] = [self._pool.submit(_fingerprint) for _ in range(processes)]  # starts them now
 
-    def __getattr__(self, item: str) -> Any:
-        if item == "encoder":
-            raise AttributeError(item)
-        return getattr(self.encoder, item)
-
     def wait_ready(self) -> None:
         """Block until every worker has loaded the encoder; refuse workers whose encoder is not this one."""
         theirs = {future.result() for future in self._ready}
@@ -102,8 +94,7 @@ class ProcessPoolEncoder:
             raise RuntimeError(f"worker processes loaded another encoder (fingerprints {sorted(theirs)}, this "
                                f"process {self.encoder.fingerprint}); encode in one process instead")
 
-    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True
-               ) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = True) -> np.ndarray:
         """Vectors of `texts` in input order, encoded by the workers (a progress bar with ETA unless turned off)."""
         from sciembed.models.progress import progress_bar
 

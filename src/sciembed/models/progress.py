@@ -17,13 +17,8 @@ def progress_bar(description: str, total: int, *, enabled: bool = True) -> Itera
     if not enabled or total <= 0:
         yield lambda n: None
         return
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn())
     with make_progress(*columns, console=Console(stderr=True), transient=False) as progress:  # plain lines in logs
         task = progress.add_task(description, total=total)
         yield lambda n: progress.advance(task, n)

@@ -1,11 +1,7 @@
 """Publishing a trained model: its saved sentence-transformers directory, uploaded whole to the Hugging Face Hub.
 
-`sciembed model push MODEL REPO` and `sciembed train <recipe> --push-to-hub
-REPO` call `push_model`, which goes through huggingface_hub's own client
-(`HfApi.create_repo`, then `HfApi.upload_folder`): the token is the one the
-hub client finds (``HF_TOKEN`` or ``huggingface-cli login``), nothing of it
-passes through sciembed. The card's usage example names the repository before
-the upload, so ``SentenceTransformer("owner/name")`` is what a reader copies.
+`push_model` (`sciembed model push`, `train --push-to-hub`) goes through huggingface_hub's own client and
+token (``HF_TOKEN`` or ``huggingface-cli login``); the card's usage example is given the repository's name.
 """
 
 from __future__ import annotations
@@ -70,10 +66,8 @@ def push_model(model: str | Path, repo_id: str, *, private: bool = False, commit
                api: Any = None) -> str:
     """Create `repo_id` if needed and upload the model directory to it; returns the commit's URL.
 
-    Refused offline (``HF_HUB_OFFLINE``), for a directory that is not a saved
-    model and for a malformed repository id; a hub error (no token, no right
-    to write) becomes a `PushError` with the hub's message.
-    """
+    Refused offline, for a directory that is not a saved model and for a malformed repository id; a hub
+    error (no token, no right to write) becomes a `PushError` with the hub's message."""
     from sciembed.models.loading import hub_offline
 
     folder = model_folder(model)

@@ -1,16 +1,9 @@
 """`EncoderSpec`: everything that decides which vectors an encoder makes, in one frozen value.
 
-The CLI builds it once from its shared encoder options (`cli/encoder_options.py`),
-`Encoder.describe()` stores it in every index and vectors manifest (under ``"spec"``)
-and every consumer (`index search`, `index serve`, the live collection, `encode`'s
-Ray actors, evaluation) loads the encoder from it with `EncoderSpec.load`.
-
-What is *not* in it: where vectors are cached, the device, whether a model's own
-Python code may run (never read back from a manifest someone else can edit), and
-an embeddings server's timeout and retries — run-time choices, not the vectors'.
-
-Manifests written before the spec existed carry the same settings as loose fields
-(``source``, ``backend``, ``quantize``, …); `EncoderSpec.from_described` reads both.
+The CLI builds it from its encoder options, `Encoder.describe()` stores it in every manifest (``"spec"``),
+and every consumer loads the encoder from it (`EncoderSpec.load`). Not in it: the cache, the device,
+trust in a model's code and an embeddings server's timeout and retries (run-time choices). Manifests
+from before the spec hold loose fields (`EncoderSpec.from_described` reads both). See docs/models.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Whether a model's own Python code may run: the user's choice at run time, never a file's.
 
-An index manifest records the `trust_remote_code` its builder chose, but a
-manifest is a file anyone with write access to the index can edit (and its seal
-is an unkeyed checksum that can be recomputed or deleted). Loading the encoder
-an index names therefore asks the person running the command: the
-``--trust-remote-code`` flag (held in `trusting_code` for the command's
-duration) or ``SCIEMBED_TRUST_REMOTE_CODE=1`` in the environment.
+A manifest's recorded `trust_remote_code` is editable by anyone who can write the index, so loading asks
+the person running the command: ``--trust-remote-code`` (held in `trusting_code`) or
+``SCIEMBED_TRUST_REMOTE_CODE=1``.
 """
 
 from __future__ import annotations

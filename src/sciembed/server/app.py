@@ -22,7 +22,7 @@ from sciembed.index.collection import Collection
 from sciembed.index.collection_results import Filters, SearchResult
 from sciembed.ioutil import deadline as deadlines
 from sciembed.models.batching import MicroBatcher, Overloaded
-from sciembed.server import errors
+from sciembed.server import errors, uploads
 from sciembed.server.errors import ApiError
 from sciembed.server.guard import Guard
 from sciembed.server.limits import BodyLimit
@@ -37,7 +37,6 @@ from sciembed.server.schemas import (
     SearchResponse,
 )
 from sciembed.server.settings import ServerSettings
-from sciembed.server.uploads import papers_from_dicts, papers_from_upload, read_upload, remove_abandoned_uploads
 from sciembed.server.write_encoder import second_instance
 
 STATIC = files("sciembed.server") / "static"
@@ -70,7 +69,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     parses in flight (their requests are answered or abandoned by now; a parse must not outlive the server)."""
     from sciembed.papers.pdf.offline import stop_all_parses
 
-    await run_in_threadpool(remove_abandoned_uploads)
+    await run_in_threadpool(uploads.remove_abandoned_uploads)
     try:
         yield
     finally:
@@ -80,12 +79,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(collection: Collection, settings: ServerSettings | None = None) -> FastAPI:
     """A FastAPI app serving `collection` with `settings`' limits."""
     settings = settings or ServerSettings()
-    app = FastAPI(
-        title="sciembed",
-        summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
-        version="1",
-        lifespan=lifespan,
-    )
+    app = FastAPI(title="sciembed",
+                  summary="Search a full-text paper collection by question, by paper id, or by a whole paper.",
+                  version="1", lifespan=lifespan)
     batched(collection, settings)
     app.state.collection = collection
     app.state.settings = settings
@@ -189,10 +185,9 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         return k, offset, notes
 
     def respond(result: SearchResult, notes: list[str], paper: dict[str, Any] | None = None) -> SearchResponse:
-        return SearchResponse(
-            hits=[HitOut(**vars(h)) for h in result.hits], k=result.k, offset=result.offset, more=result.more,
-            took_ms=round(result.took_ms, 2), query_views=result.query_views, notes=notes, paper=paper,
-        )
+        return SearchResponse(hits=[HitOut(**vars(h)) for h in result.hits], k=result.k, offset=result.offset,
+                              more=result.more, took_ms=round(result.took_ms, 2), query_views=result.query_views,
+                              notes=notes, paper=paper)
 
     def filters_of(f: SearchFilters) -> Filters:
         if f.year_min is not None and f.year_max is not None and f.year_min > f.year_max:
@@ -219,16 +214,14 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         k, offset, notes = clamp(body.k, body.offset)
         paper = None
         if body.paper is not None:
-            papers, rejections = await run(papers_from_dicts, [body.paper])
+            papers, rejections = await run(uploads.papers_from_dicts, [body.paper])
             if not papers:
                 raise ApiError(422, f"not a paper: {rejections[0].message}", "not_a_paper")
             paper = papers[0]
         paper_id = None if body.paper_id is None else await run(resolve_paper, collection, body.paper_id)
-        result = await searched(
-            query=body.query, paper_id=paper_id, paper=paper, k=k, offset=offset,
-            filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
-            refine_k_factor=body.refine_k_factor,
-        )
+        result = await searched(query=body.query, paper_id=paper_id, paper=paper, k=k, offset=offset,
+                                filters=filters_of(body.filters), ef_search=body.ef_search, nprobe=body.nprobe,
+                                refine_k_factor=body.refine_k_factor)
         return respond(result, notes)
 
     @app.post("/search/file", response_model=SearchResponse, summary="Search with an uploaded paper file")
@@ -247,7 +240,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         filters = filters_of(SearchFilters(year_min=year_min, year_max=year_max, venue=venue or None,
                                            domain=domain or None))
         data = await file.read()
-        paper = (await run(papers_from_upload, data, file.filename, format, max_papers=1,
+        paper = (await run(uploads.papers_from_upload, data, file.filename, format, max_papers=1,
                            max_expanded_bytes=settings.max_upload_expanded_bytes, paper_id=id))[0]
         notes.append("searched with the file's first paper")
         result = await searched(paper=paper, k=k, offset=offset, filters=filters)
@@ -259,8 +252,7 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
     # ------------------------------------------------------------ writes
 
     async def add(papers, rejections, wait: bool = True) -> AddPapersResponse:
-        if len(papers) > settings.max_batch:
-            raise ApiError(413, f"{len(papers)} papers in one request; the limit is {settings.max_batch}")
+        """`papers` (at most `settings.max_batch`: the routes check) added, or queued without `wait`."""
         if not papers:
             counts = {"added": 0, "replaced": 0, "views": 0, "skipped_no_text": 0}
         elif wait:
@@ -268,15 +260,14 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
         else:  # on disk when answered, searchable once the write queue has indexed it
             counts = {"added": 0, "replaced": 0, **await run_write(collection.queue.enqueue, papers)}
         total = await run(lambda: len(collection.index))
-        return AddPapersResponse(**counts, rejected=len(rejections),
-                                 rejections=[r.to_dict() for r in rejections[:50]], papers=total,
-                                 ids=[{"id": p.id, "title": p.title} for p in papers[:50]])
+        return AddPapersResponse(**counts, rejected=len(rejections), rejections=[r.to_dict() for r in rejections[:50]],
+                                 papers=total, ids=[{"id": p.id, "title": p.title} for p in papers[:50]])
 
     @app.post("/papers", response_model=AddPapersResponse, summary="Add or replace papers (own JSON format)")
     async def add_papers(body: AddPapersRequest) -> AddPapersResponse:
         if len(body.papers) > settings.max_batch:
             raise ApiError(413, f"{len(body.papers)} papers in one request; the limit is {settings.max_batch}")
-        papers, rejections = await run(papers_from_dicts, body.papers)
+        papers, rejections = await run(uploads.papers_from_dicts, body.papers)
         return await add(papers, rejections, body.wait)
 
     @app.post("/papers/file", response_model=AddPapersResponse, summary="Add or replace the papers of a file")
@@ -284,15 +275,12 @@ def create_app(collection: Collection, settings: ServerSettings | None = None) -
             None, description="The paper's id (default: the file name's stem, as ingest gives)"),
             wait: bool = Form(True, description=WAIT)) -> AddPapersResponse:
         data = await file.read()
-        papers, rejections = await run(read_upload, data, file.filename, format, max_papers=settings.max_batch + 1,
+        papers, rejections = await run(uploads.read_upload, data, file.filename, format,
+                                       max_papers=settings.max_batch + 1,
                                        max_expanded_bytes=settings.max_upload_expanded_bytes, paper_id=id)
         if len(papers) > settings.max_batch:
             raise ApiError(413, f"the file holds more than {settings.max_batch} papers (the limit per request)")
-        if not papers:
-            reasons = [str(r) for r in rejections[:5]] or ["no records found"]
-            raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",
-                           {"rejected": len(rejections), "reasons": [r.to_dict() for r in rejections[:20]]})
-        return await add(papers, rejections, wait)
+        return await add(uploads.require_papers(papers, rejections), rejections, wait)
 
     @app.post("/compact", summary="Rewrite the collection without deleted / replaced rows")
     async def compact() -> dict[str, Any]:

@@ -56,5 +56,4 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(_: Request, err: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return error_response(500, f"internal error ({type(err).__name__}); the server log has the details",
-                              "internal")
+        return error_response(500, f"internal error ({type(err).__name__}); the server log has the details", "internal")

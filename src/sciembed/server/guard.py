@@ -1,19 +1,11 @@
 """Who may call what, checked before a request's body is read: Host, API key, Origin; security headers.
 
-One ASGI middleware, so the checks hold for every route (including ones
-added later) and an unauthenticated client never reaches body validation,
-whose 422 details would describe the schema (issue 23, defect 20).
-
-- Host: answered only for `allowed_hosts` (421 otherwise): a DNS-rebinding
-  page that points its own name at 127.0.0.1 sends its own name as Host.
-- Writes (every POST/PUT/PATCH/DELETE but the two search routes): the API key,
-  or 403 when none is configured and `allow_open_writes` is off.
-- Cross-site writes: a browser sends Origin on a cross-site POST; one that is
-  neither this server's own origin (scheme, host and port, as the request
-  reached it) nor an allowed CORS origin gets 403 (a form post needs no CORS
-  preflight, so the CORS setting alone does not stop it). Another port or
-  scheme on the same host is another origin: a page there is not this server's.
-- Every response: nosniff, DENY framing, a same-origin CSP, no referrer.
+One ASGI middleware, so the checks hold for every route and an unauthenticated client never reaches body
+validation, whose 422 details would describe the schema (issue 23, defect 20): Host only `allowed_hosts`
+(421; DNS rebinding), writes (every POST/PUT/PATCH/DELETE but the two search routes) need the API key or
+`allow_open_writes` (403), a cross-site write whose Origin is neither this server's origin (scheme, host,
+port) nor a CORS origin gets 403, and every response gets nosniff, DENY framing, a CSP and no referrer.
+See docs/service.md.
 """
 
 from __future__ import annotations

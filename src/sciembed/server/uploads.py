@@ -1,19 +1,10 @@
 """Papers from request bytes, through the same readers as `sciembed corpus ingest`.
 
-The request's file name is used for two things: choosing among known suffixes
-(.json, .jsonl, .xml, .nxml, .tei.xml, optionally .gz) to help format
-detection, and, as `sciembed corpus ingest` does with a file's name, the id of
-a one-paper file (TEI, JATS, PDF): its stem, so ``P17-2090.pdf`` is
-``P17-2090`` whether ingested or uploaded (`papers/readers/id_policy.py`). The
-name is cut to its base name without control characters and only ever appears in
-messages and ids: the bytes go to a file with a server-chosen name in a
-private temporary directory, which is removed afterwards; no path from a
-request ever reaches the filesystem. Without a usable name a PDF is named
-``upload-<sha256 prefix>.pdf``. An `id` given with the upload replaces the
-id of its (one) paper. XML goes through the readers' safe parser (no DTD, no
-entity expansion, no network). A PDF (``%PDF-`` in its first bytes, whatever
-its name) goes to the PDF reader the server was started with (``serve --grobid
-URL``, else the offline reader, in a bounded child process).
+The client's file name only helps format detection (a known suffix) and names a one-paper file's id as
+ingest does (``P17-2090.pdf`` is ``P17-2090``), cut to a base name without control characters: the bytes
+go to a server-chosen name (a PDF's ``upload-<sha256 prefix>.pdf``) in a private temporary directory, so
+no path from a request reaches the filesystem. An `id` given with the upload replaces its one paper's id.
+PDFs (``%PDF-`` in the first bytes) go to the server's PDF reader (GROBID, else the offline one).
 """
 
 from __future__ import annotations
@@ -46,11 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def remove_abandoned_uploads(root: str | Path | None = None) -> int:
-    """Delete the upload directories of servers that are gone (killed before they could); how many.
-
-    A directory is named ``sciembed-upload-<pid>-…`` after the server process that made it; only those
-    whose process no longer runs are removed.
-    """
+    """Delete the ``sciembed-upload-<pid>-…`` directories whose server process is gone; how many."""
     removed = 0
     for folder in Path(root or tempfile.gettempdir()).glob(f"{UPLOAD_PREFIX}*-*"):
         pid = folder.name[len(UPLOAD_PREFIX):].split("-", 1)[0]
@@ -113,11 +100,8 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_pap
                 ) -> tuple[list[Paper], list[Rejection]]:
     """The records in the bytes: accepted papers and rejections (named after the client's file, `display_name`).
 
-    Records are read one at a time (`bounded_records`): reading stops after
-    `max_papers` papers, and a gzip upload that expands past
-    `max_expanded_bytes` answers 413 before it is parsed further. `paper_id`
-    names the upload's one paper (422 when the file holds more than one).
-    """
+    At most `max_papers` papers; an upload expanding past `max_expanded_bytes` is 413 (`bounded_records`).
+    `paper_id` names the upload's one paper (422 when the file holds more than one)."""
     if fmt != "auto" and fmt not in FORMATS:
         raise ApiError(422, f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
     if not data.strip():
@@ -127,8 +111,7 @@ def read_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_pap
     with tempfile.TemporaryDirectory(prefix=f"{UPLOAD_PREFIX}{os.getpid()}-") as tmp:
         path = Path(tmp) / label
         path.write_bytes(data)
-        papers, rejections = bounded_records(path, fmt, display_name(filename, data), max_papers,
-                                             max_expanded_bytes)
+        papers, rejections = bounded_records(path, fmt, display_name(filename, data), max_papers, max_expanded_bytes)
     if paper_id is not None and papers:
         if len(papers) > 1:
             raise ApiError(422, f"an id names one paper; the file holds {len(papers)} or more (leave id out to "
@@ -158,8 +141,7 @@ def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
                 papers.append(record.paper)
                 if max_papers is not None and len(papers) >= max_papers:
                     break
-            elif record.reason == DECOMPRESSION_LIMIT and max_expanded_bytes \
-                    and "expands past" in record.message:
+            elif record.reason == DECOMPRESSION_LIMIT and max_expanded_bytes and "expands past" in record.message:
                 raise ApiError(413, f"the upload expands past {max_expanded_bytes:,} bytes", "too_large")
             else:
                 rejections.append(record)
@@ -169,21 +151,22 @@ def bounded_records(path: Path, fmt: str, label: str, max_papers: int | None,
 def papers_from_upload(data: bytes, filename: str | None, fmt: str = "auto", *, max_papers: int | None = None,
                        max_expanded_bytes: int | None = None, paper_id: str | None = None) -> list[Paper]:
     """The papers of an upload (at most `max_papers`); 400 with the readers' reasons when none could be read."""
-    papers, rejections = read_upload(data, filename, fmt, max_papers=max_papers,
-                                     max_expanded_bytes=max_expanded_bytes, paper_id=paper_id)
+    return require_papers(*read_upload(data, filename, fmt, max_papers=max_papers,
+                                       max_expanded_bytes=max_expanded_bytes, paper_id=paper_id))
+
+
+def require_papers(papers: list[Paper], rejections: list[Rejection]) -> list[Paper]:
+    """`papers`; 400 with the readers' reasons when there are none."""
     if not papers:
-        reasons = [str(r) for r in rejections[:5]] or ["no records found"]
-        raise ApiError(400, f"not a paper: {reasons[0]}", "not_a_paper",
+        reason = str(rejections[0]) if rejections else "no records found"
+        raise ApiError(400, f"not a paper: {reason}", "not_a_paper",
                        {"rejected": len(rejections), "reasons": [r.to_dict() for r in rejections[:20]]})
     return papers
 
 
 def papers_from_dicts(records: Sequence[dict[str, Any]]) -> tuple[list[Paper], list[Rejection]]:
-    """Papers given as JSON in sciembed's own format, validated by the own-format reader.
-
-    ASCII-escaped, so a lone surrogate in a field reaches the reader as the escape
-    it came in as and becomes one rejection, not an encoding error.
-    """
+    """Papers given as JSON in sciembed's own format, validated by the own-format reader (ASCII-escaped, so a lone
+    surrogate reaches the reader as its escape and becomes one rejection, not an encoding error)."""
     lines = "\n".join(json.dumps(r, ensure_ascii=True) for r in records).encode()
     if not lines:
         return [], []

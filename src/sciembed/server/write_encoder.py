@@ -1,11 +1,6 @@
 """The service's write encoder: a second instance of the collection's encoder, so writes never wait for searches.
 
-`MicroBatcher` encodes searches on one worker thread, one forward pass at a
-time; with `ServerSettings.write_encoder` "separate" (the default) writes are
-encoded by a second worker with this second copy of the model and tokenizer
-(one copy cannot serve two threads: HF fast tokenizers raise "Already
-borrowed"), one write pass at a time, first: the search worker starts no pass
-while one runs.
+One copy cannot serve two threads (HF fast tokenizers raise "Already borrowed"); see `models/batching.py`.
 """
 
 from __future__ import annotations

@@ -7,12 +7,5 @@ from sciembed.synth.generate import SOURCE, SyntheticCorpus, SynthOptions, gener
 from sciembed.synth.graph import paper_id, synthetic_graph
 from sciembed.synth.write import write_synthetic
 
-__all__ = [
-    "SOURCE",
-    "SynthOptions",
-    "SyntheticCorpus",
-    "generate_papers",
-    "paper_id",
-    "synthetic_graph",
-    "write_synthetic",
-]
+__all__ = ["SOURCE", "SynthOptions", "SyntheticCorpus", "generate_papers", "paper_id", "synthetic_graph",
+           "write_synthetic"]

@@ -1,17 +1,11 @@
 """Synthetic full-text papers on top of the synthetic citation graph.
 
-Every paper is a pure function of (seed, options, index): per-paper identity
-(key concepts, method name, title words, missing-metadata flags) is drawn
-once for all papers as numpy arrays, and the text of paper i comes from a
-`random.Random` seeded with (seed, i). So a citing paper can name what it
-cites (titles, concepts, method names) without keeping earlier papers in
-memory, and the same seed always gives the same papers.
-
-Retrieval signal, on purpose: linked papers mostly share a topic, and a citing
-paper inherits some key concepts of the papers it cites (in its abstract and
-body) and names their methods in its body; its own method name and "body
-concepts" appear only in the body. Noise: topic-generic sentences, domain
-words and terms of sibling topics.
+Paper i is a pure function of (seed, options, i): per-paper identity (key concepts, method name, title
+words, missing metadata) is drawn once as numpy arrays and its text from a `random.Random` seeded with
+(seed, i), so a citing paper names what it cites without keeping earlier papers in memory. Signal: linked
+papers mostly share a topic, a citing paper inherits key concepts of what it cites and names their methods
+in its body; its own method name and body concepts appear only in the body. Noise: topic-generic
+sentences, domain words and sibling topics' terms.
 """
 
 from __future__ import annotations
@@ -76,19 +70,16 @@ INTRO_HEADS = ("Introduction",) * 5 + ("Introduction and Motivation",)
 RELATED_HEADS = ("Related Work", "Related Work", "Background", "Background and Related Work", "Prior Work",
                  "Literature Review")
 METHOD_HEADS = ("Method", "Methods", "Approach", "Methodology", "Proposed Method", "Model and Methods")
-METHOD_HEADS_BY_DOMAIN = {
-    "Biology": ("Materials and Methods", "Materials and Methods", "Methods"),
-    "Medicine": ("Materials and Methods", "Methods", "Patients and Methods"),
-    "Chemistry": ("Materials and Methods", "Methods", "Methodology"),
-    "Materials Science": ("Materials and Methods", "Methods", "Methodology"),
-    "Mathematics": ("Framework", "Approach", "Methodology"),
-    "Economics": ("Model", "Methodology", "Theoretical Framework"),
-}
+METHOD_HEADS_BY_DOMAIN = {"Biology": ("Materials and Methods", "Materials and Methods", "Methods"),
+                          "Medicine": ("Materials and Methods", "Methods", "Patients and Methods"),
+                          "Chemistry": ("Materials and Methods", "Methods", "Methodology"),
+                          "Materials Science": ("Materials and Methods", "Methods", "Methodology"),
+                          "Mathematics": ("Framework", "Approach", "Methodology"),
+                          "Economics": ("Model", "Methodology", "Theoretical Framework")}
 EXPERIMENT_HEADS = ("Experiments", "Experimental Setup", "Evaluation", "Experimental Design", "Empirical Evaluation",
                     "Evaluation Protocol")
 RESULT_HEADS = ("Results", "Results", "Results and Discussion", "Findings", "Main Results", "Analysis")
-EXTRA_HEADS = ("Discussion", "Ablation Study", "Limitations", "Case Study", "Sensitivity Analysis",
-               "Robustness Checks")
+EXTRA_HEADS = ("Discussion", "Ablation Study", "Limitations", "Case Study", "Sensitivity Analysis", "Robustness Checks")
 CONCLUSION_HEADS = ("Conclusion", "Conclusion", "Conclusions", "Concluding Remarks", "Summary and Outlook",
                     "Conclusion and Future Work")
 SUBSECTION_HEADS = ("Problem Formulation", "Model Architecture", "Training Objective", "Data Collection",
@@ -416,20 +407,9 @@ class _PaperWriter:
         if not c.missing_field[i]:
             domain = self.topic.domain
             fields = (domain, *self.topic.also[: self.rnd.randint(0, 1)])
-        return Paper(
-            id=paper_id(i),
-            title=title,
-            abstract=abstract,
-            sections=sections,
-            references=self.references,
-            venue=c.venue(i),
-            year=c.year[i],
-            domain=domain,
-            fields_of_study=fields,
-            external_ids=ExternalIds(s2=paper_id(i)),
-            flags=tuple(flags),
-            source=SOURCE,
-        )
+        return Paper(id=paper_id(i), title=title, abstract=abstract, sections=sections, references=self.references,
+                     venue=c.venue(i), year=c.year[i], domain=domain, fields_of_study=fields,
+                     external_ids=ExternalIds(s2=paper_id(i)), flags=tuple(flags), source=SOURCE)
 
 
 def generate_papers(n_papers: int, seed: int = 0, **options: object) -> Iterator[Paper]:

@@ -1,13 +1,9 @@
 """A seeded synthetic citation graph, fully vectorised so it scales to millions of papers.
 
-Papers are indexed in publication order (years ascend with the index), so
-"older" means "lower index". Each citation picks its target among older papers
-of one group (same topic, same domain, or everyone) with probability
-proportional to a Pareto-distributed fitness, inside a look-back window that
-favours recent work. Fitness makes in-degrees heavy-tailed, like preferential
-attachment, without a sequential simulation. Drawing a fitness-weighted older
-paper of a group is one `searchsorted` into the group-sorted cumulative
-fitness, so every step is a numpy array operation over a chunk of edges.
+Papers are indexed in publication order ("older" = lower index). Each citation picks an older paper of
+one group (same topic, same domain, or everyone) with probability proportional to a Pareto fitness,
+inside a look-back window favouring recent work: heavy-tailed in-degrees without a sequential
+simulation, each draw one `searchsorted` into the group-sorted cumulative fitness.
 """
 
 from __future__ import annotations
@@ -170,13 +166,8 @@ def synthetic_graph(n_papers: int, n_edges: int, seed: int = 0, same_topic: floa
     return SyntheticGraph(topic, domain, year, citing, cited)
 
 
-def _draw_chunk(
-    citing: np.ndarray,
-    topic: np.ndarray,
-    same_topic: float,
-    samplers: tuple[_GroupSampler, _GroupSampler, _GroupSampler],
-    rng: np.random.Generator,
-) -> np.ndarray:
+def _draw_chunk(citing: np.ndarray, topic: np.ndarray, same_topic: float,
+                samplers: tuple[_GroupSampler, _GroupSampler, _GroupSampler], rng: np.random.Generator) -> np.ndarray:
     """Targets for one chunk of citing papers; self-loops and repeated references are redrawn."""
     n_papers = topic.shape[0]
     u = rng.random(citing.shape[0])
@@ -200,14 +191,9 @@ def _draw_chunk(
     return cited
 
 
-def _draw_kinds(
-    citing: np.ndarray,
-    kind: np.ndarray,
-    topic: np.ndarray,
-    samplers: tuple[_GroupSampler, _GroupSampler, _GroupSampler],
-    rng: np.random.Generator,
-    newer: bool,
-) -> np.ndarray:
+def _draw_kinds(citing: np.ndarray, kind: np.ndarray, topic: np.ndarray,
+                samplers: tuple[_GroupSampler, _GroupSampler, _GroupSampler], rng: np.random.Generator,
+                newer: bool) -> np.ndarray:
     """kind 0: same topic; 1: same domain, other topic; 2: anywhere, other topic."""
     cited = np.full(citing.shape[0], -1, dtype=np.int64)
     idx = np.flatnonzero(kind == 0)

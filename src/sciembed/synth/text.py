@@ -226,47 +226,37 @@ Understanding {T} with {C}
 """)
 
 # Slot-free endings appended to some body sentences (before the final period).
-CLAUSES: tuple[str, ...] = (
-    ", as discussed in more detail below",
-    ", at least under the assumptions stated above",
-    " in most of the settings we consider",
-    ", which is in line with common practice in the field",
-    ", although the effect is smaller in some cases",
-    " for the range of conditions examined here",
-    ", a point we revisit in the final section",
-    ", unless stated otherwise",
-    " across all of the configurations we tested",
-    ", which simplifies the subsequent analysis considerably",
-    ", and this holds regardless of the particular choice of parameters",
-    " when the available data are sufficiently rich",
-    ", even though this is rarely made explicit in previous studies",
-    ", with only minor differences between the individual runs",
-    " in both the small and the large regime",
-    ", as is common in this line of work",
-    ", which we found to be important in preliminary experiments",
-    " under the standard assumptions of the field",
-    ", although a complete treatment is beyond the scope of this paper",
-    ", as the supplementary analyses confirm",
-    " without any additional tuning",
-    ", which keeps the overall procedure transparent",
-    ", and the same conclusion holds for the other settings we examined",
-    " to a good approximation",
-    ", in agreement with the qualitative picture sketched above",
-)
+CLAUSES: tuple[str, ...] = (", as discussed in more detail below", ", at least under the assumptions stated above",
+                            " in most of the settings we consider",
+                            ", which is in line with common practice in the field",
+                            ", although the effect is smaller in some cases",
+                            " for the range of conditions examined here", ", a point we revisit in the final section",
+                            ", unless stated otherwise", " across all of the configurations we tested",
+                            ", which simplifies the subsequent analysis considerably",
+                            ", and this holds regardless of the particular choice of parameters",
+                            " when the available data are sufficiently rich",
+                            ", even though this is rarely made explicit in previous studies",
+                            ", with only minor differences between the individual runs",
+                            " in both the small and the large regime", ", as is common in this line of work",
+                            ", which we found to be important in preliminary experiments",
+                            " under the standard assumptions of the field",
+                            ", although a complete treatment is beyond the scope of this paper",
+                            ", as the supplementary analyses confirm", " without any additional tuning",
+                            ", which keeps the overall procedure transparent",
+                            ", and the same conclusion holds for the other settings we examined",
+                            " to a good approximation", ", in agreement with the qualitative picture sketched above")
 CLAUSE_RATE = 0.5
 
 # Per-part template mixes: (templates, weight). Weights decide how often each group is drawn.
 Mix = tuple[tuple[tuple[Template, ...], int], ...]
-PART_MIX: dict[str, Mix] = {
-    "introduction": ((CONTEXT, 3), (GAP, 2), (PROPOSAL, 1), (INTRO, 4), (FILLER, 1)),
-    "related": ((RELATED, 6), (CONTEXT, 1), (FILLER, 2)),
-    "method": ((METHOD, 7), (DETAIL, 1), (FILLER, 2)),
-    "experiments": ((EXPERIMENTS, 6), (METHOD, 1), (FILLER, 2)),
-    "results": ((RESULTS, 6), (RESULT, 1), (FILLER, 2)),
-    "extra": ((RESULTS, 3), (METHOD, 2), (FILLER, 2)),
-    "conclusion": ((CONCLUSION, 4), (CLOSING, 2), (FILLER, 1)),
-    "appendix": ((METHOD, 3), (RESULTS, 3), (FILLER, 1)),
-}
+PART_MIX: dict[str, Mix] = {"introduction": ((CONTEXT, 3), (GAP, 2), (PROPOSAL, 1), (INTRO, 4), (FILLER, 1)),
+                            "related": ((RELATED, 6), (CONTEXT, 1), (FILLER, 2)),
+                            "method": ((METHOD, 7), (DETAIL, 1), (FILLER, 2)),
+                            "experiments": ((EXPERIMENTS, 6), (METHOD, 1), (FILLER, 2)),
+                            "results": ((RESULTS, 6), (RESULT, 1), (FILLER, 2)),
+                            "extra": ((RESULTS, 3), (METHOD, 2), (FILLER, 2)),
+                            "conclusion": ((CONCLUSION, 4), (CLOSING, 2), (FILLER, 1)),
+                            "appendix": ((METHOD, 3), (RESULTS, 3), (FILLER, 1))}
 
 
 def expand_mix(mix: Mix) -> tuple[Template, ...]:

@@ -1,11 +1,7 @@
 """Hand-written vocabularies for the synthetic corpus: domains, topics and their terms.
 
-Every topic owns its terms (concepts of the field), methods, data (datasets,
-samples, cohorts, materials) and measures (metrics, quantities). Paper-specific
-"key concepts" are modifier + term pairs, so each topic has a large space of
-them while staying inside its own vocabulary. Nothing here is downloaded or
-copied from a corpus: the word lists live in `data/vocabulary.json` (package
-data, read once at import) so this module holds only their shape.
+Every topic owns terms, methods, data and measures; a paper's "key concepts" are modifier + term pairs
+inside its topic. The word lists live in `data/vocabulary.json` (package data, read once at import).
 """
 
 from __future__ import annotations

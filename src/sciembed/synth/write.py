@@ -49,8 +49,7 @@ class _Tally:
         self.domains[paper.domain or "(missing)"] += 1
 
 
-def write_synthetic(out_dir: Path, n_papers: int, seed: int = 0, *, progress: bool = False,
-                    **options: object) -> Path:
+def write_synthetic(out_dir: Path, n_papers: int, seed: int = 0, *, progress: bool = False, **options: object) -> Path:
     """Write `papers.jsonl.gz`, `edges.csv`, `SYNTHETIC.md` and `synth_manifest.json` into `out_dir`.
 
     Options are `SynthOptions` fields. `progress` shows a rich progress bar.

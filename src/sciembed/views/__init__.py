@@ -7,16 +7,5 @@ from sciembed.views.simple import section_view, ta_text, ta_view
 from sciembed.views.view import View
 from sciembed.views.window import target_words, window_at
 
-__all__ = [
-    "View",
-    "build_paper_log",
-    "chunk_views",
-    "read_paper_log",
-    "section_view",
-    "segment_views",
-    "ta_text",
-    "ta_view",
-    "target_words",
-    "window_at",
-    "write_paper_log",
-]
+__all__ = ["View", "build_paper_log", "chunk_views", "read_paper_log", "section_view", "segment_views", "ta_text",
+           "ta_view", "target_words", "window_at", "write_paper_log"]

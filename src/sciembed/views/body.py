@@ -1,10 +1,5 @@
-"""The paper body as one word sequence, with the offset where each section starts.
-
-Windows and segments are cut from this sequence, so "contiguous body text" and
-"starts at a section header" have one precise meaning: a slice
-``words[start:end]`` with ``start`` in `section_starts`. A section contributes
-its heading words followed by its text words.
-"""
+"""The paper body as one word sequence (each section's heading words, then its text words), with the offset
+where each section starts: windows and segments are slices ``words[start:end]``, `start` in `section_starts`."""
 
 from __future__ import annotations
 

@@ -1,23 +1,15 @@
 """CoSAEmb's section-aware units: class-merged section texts, their chunks, and the TA unit.
 
-CoSAEmb (Contrastive Section-aware Aspect Embeddings) knows five section
-classes — introduction, related work, method, results, conclusion — each with
-its own special token. A section whose heading matches none of them is
-*method* (the paper has no "other" class). By default all sections of one class
-of a paper are merged, in paper order, into one *section text* (the paper's
-counts imply one text per class per paper); ``merge=False`` keeps one text per
-physical section.
-
-A section text is cut at sentence boundaries into chunks of at most `budget`
-tokens counted with the encoder's own tokenizer (510 for a BERT-style model
-with 512 positions: [CLS] and [SEP] take the other two), so no chunk is ever
-truncated by the encoder::
+Five section classes (introduction, related work, method, results, conclusion), each with its special
+token; an unmatched heading is *method*. By default a paper's sections of one class merge into one section
+text (``merge=False``: one per physical section), cut at sentence boundaries into chunks of at most
+`budget` tokens by the encoder's tokenizer (510 for 512 positions), so none is truncated::
 
     first chunk:   [TTL] title [SEP] [INTR] s1 … si        (sep=False drops the [SEP])
     later chunks:  [INTR] si [INTR] si+1 … sj              (carries the previous chunk's last sentence)
 
-Title and abstract form one unit that is never chunked:
-``[TTL] title [SEP] [ABS] abstract``.
+Title and abstract form one unit, never chunked: ``[TTL] title [SEP] [ABS] abstract``. See
+docs/recipes/cosaemb.md.
 """
 
 from __future__ import annotations
@@ -29,20 +21,11 @@ from sciembed.papers.model import Paper, SectionRole
 from sciembed.views.tokens import TokenCounter, count_many
 from sciembed.views.view import View, ViewKind
 
-SECTION_CLASSES: tuple[SectionRole, ...] = (
-    SectionRole.INTRODUCTION,
-    SectionRole.RELATED_WORK,
-    SectionRole.METHOD,
-    SectionRole.RESULTS,
-    SectionRole.CONCLUSION,
-)
-SECTION_TOKENS: dict[SectionRole, str] = {
-    SectionRole.INTRODUCTION: "[INTR]",
-    SectionRole.RELATED_WORK: "[RW]",
-    SectionRole.METHOD: "[MET]",
-    SectionRole.RESULTS: "[RES]",
-    SectionRole.CONCLUSION: "[CONC]",
-}
+SECTION_CLASSES: tuple[SectionRole, ...] = (SectionRole.INTRODUCTION, SectionRole.RELATED_WORK, SectionRole.METHOD,
+                                            SectionRole.RESULTS, SectionRole.CONCLUSION)
+SECTION_TOKENS: dict[SectionRole, str] = {SectionRole.INTRODUCTION: "[INTR]", SectionRole.RELATED_WORK: "[RW]",
+                                          SectionRole.METHOD: "[MET]", SectionRole.RESULTS: "[RES]",
+                                          SectionRole.CONCLUSION: "[CONC]"}
 TITLE_TOKEN = "[TTL]"
 ABSTRACT_TOKEN = "[ABS]"
 SEP_TOKEN = "[SEP]"
@@ -169,8 +152,7 @@ def chunk_text(title: str, text: str, token: str, count: TokenCounter, budget: i
             end += 1
         while True:
             parts = sentences[start:end]
-            text = (" ".join([token, sentences[start - 1], token, *parts]) if carried
-                    else " ".join([head, *parts]))
+            text = (" ".join([token, sentences[start - 1], token, *parts]) if carried else " ".join([head, *parts]))
             if count(text) <= budget or end - start == 1:
                 break
             end -= 1

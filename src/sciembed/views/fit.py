@@ -1,20 +1,11 @@
 """Views that fit the encoder: long texts split into encoder-sized pieces, and truncation counted.
 
-An encoder with `max_seq_length` L reads the first L - 2 tokens of a text
-([CLS] and [SEP] take the other two) and silently drops the rest. Multi-vector
-indexes therefore split a long view before encoding:
-
-- `fit_pieces` keeps a text that fits; a longer one is cut at sentence
-  boundaries (paragraphs are blank-line separated) and its sentences packed
-  greedily into pieces of at most `budget` tokens, a sentence longer than the
-  budget cut into word pieces. Pieces never overlap and hold every word of the
-  text once, in order.
-- `section_pieces` applies it to every non-empty section as
-  ``"heading\\ntext"`` (the shape `full_text` gives a section): one view per
-  piece, kind ``section``, with the section index and body word offsets.
-
-`truncation_report` counts, per view kind, how many views pass the budget and
-how many of their tokens the encoder never reads.
+An encoder with `max_seq_length` L reads the first L - 2 tokens and silently drops the rest, so
+multi-vector indexes split long views first: `fit_pieces` keeps a text that fits and otherwise packs its
+sentences (paragraphs blank-line separated; an over-long sentence cut into word pieces) greedily into
+non-overlapping pieces of at most `budget` tokens holding every word once; `section_pieces` does so per
+section (``"heading\\ntext"``). `truncation_report` counts, per view kind, the views over the budget and
+the tokens the encoder never reads.
 """
 
 from __future__ import annotations
@@ -123,12 +114,8 @@ def _first_pieces(text: str, budget: int, count: TokenCounter, first: int | None
 
 
 def fit_pieces(text: str, budget: int, count: TokenCounter = approx_tokens) -> list[str]:
-    """`text` cut into consecutive pieces of at most `budget` tokens at paragraph / sentence boundaries.
-
-    A text that fits is returned whole (paragraphs re-joined by a blank line). Pieces are packed
-    from units' counts (joining two units can add a token at the seam for sub-word tokenizers; one
-    token of slack is kept per seam).
-    """
+    """`text` cut into consecutive pieces of at most `budget` tokens at paragraph / sentence boundaries (one
+    token of slack per seam: joining two units can add one with sub-word tokenizers)."""
     return fit_pieces_many([text], budget, count)[0]
 
 
@@ -143,18 +130,14 @@ def spread(items: Sequence[T], n: int | None) -> list[T]:
 
 def section_pieces(paper: Paper, budget: int, count: TokenCounter = approx_tokens,
                    per_section: int | None = None, sections: int | None = None) -> list[View]:
-    """Every non-empty section as ``heading\\ntext``, split into pieces of at most `budget` tokens.
+    """Every non-empty section as ``heading\\ntext``, split into pieces of at most `budget` tokens, in reading order.
 
-    Each view records its section index; pieces of one section are in reading order. `per_section`
-    keeps only each section's first pieces, `sections` at most that many sections spread over the
-    paper (first and last kept): a cheaper index that reads less of each paper (`truncation_report`
-    counts what it leaves out).
-    """
+    `per_section` keeps each section's first pieces, `sections` at most that many sections spread over the
+    paper (first and last kept): a cheaper index (`truncation_report` counts what it leaves out)."""
     indexes = spread([i for i, s in enumerate(paper.sections) if s.text.strip()], sections)
     texts = [f"{paper.sections[i].heading.strip()}\n{paper.sections[i].text.strip()}".strip() for i in indexes]
-    return [View(paper.id, ViewKind.SECTION, piece, i)
-            for i, pieces in zip(indexes, fit_pieces_many(texts, budget, count, per_section), strict=True)
-            for piece in pieces]
+    return [View(paper.id, ViewKind.SECTION, piece, i) for i,
+            pieces in zip(indexes, fit_pieces_many(texts, budget, count, per_section), strict=True) for piece in pieces]
 
 
 @dataclass(frozen=True)
@@ -180,7 +163,6 @@ def truncation_row(kind: str, texts: Sequence[str], budget: int, count: TokenCou
                          sum(max(0, n - budget) for n in counts))
 
 
-def truncation_report(views_by_kind: dict[str, Iterable[str]], budget: int,
-                      count: TokenCounter) -> list[TruncationRow]:
+def truncation_report(views_by_kind: dict[str, Iterable[str]], budget: int, count: TokenCounter) -> list[TruncationRow]:
     """One row per view kind: views over `budget`, and tokens the encoder cuts."""
     return [truncation_row(kind, list(texts), budget, count) for kind, texts in views_by_kind.items()]

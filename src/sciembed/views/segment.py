@@ -1,17 +1,10 @@
 """PRISM segments: the whole body cut into non-overlapping pieces of at most N tokens (default 3,000).
 
-PRISM indexes every candidate paper as consecutive ~3,000-token pieces of its
-full text. Here a segment is packed from whole sentences, in paper order and
-across section boundaries (a section heading is a unit of its own), until the
-next unit would pass the token budget. A sentence longer than the budget is cut
-into word pieces that fit. Segments never overlap, and together they hold every
-body word exactly once: ``" ".join(s.text for s in segments).split()`` is the
-paper's body word sequence (`sciembed.views.body.body_words`).
-
-Tokens are counted by a `TokenCounter`: ``approx_tokens`` (words / 0.7) unless
-the caller passes the encoder's own (``encoder.count_tokens``). Counting a
-segment as the sum of its units' counts can differ from counting the joined
-text by a token or two per unit boundary for sub-word tokenizers.
+A segment is packed from whole sentences in paper order, across sections (a heading is a unit of its
+own), until the next unit would pass the budget; an over-long sentence is cut into word pieces. Together
+the segments hold every body word once (`sciembed.views.body.body_words`). Tokens are counted by a
+`TokenCounter` (``approx_tokens`` unless the encoder's own is passed); summing units' counts can differ
+from the joined text's by a token or two per seam for sub-word tokenizers.
 """
 
 from __future__ import annotations
@@ -60,9 +53,8 @@ def _units(paper: Paper, budget: int, count: TokenCounter) -> list[_Unit]:
     return units
 
 
-def segment_views(
-    paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS, count: TokenCounter = approx_tokens
-) -> list[View]:
+def segment_views(paper: Paper, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
+                  count: TokenCounter = approx_tokens) -> list[View]:
     """Consecutive, non-overlapping body segments of at most `segment_tokens` tokens, packed by sentences.
 
     Each view records the section its first unit comes from and its word span

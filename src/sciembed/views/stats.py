@@ -35,36 +35,24 @@ class LengthStats:
 
     def table(self) -> list[dict[str, float | str]]:
         rows = []
-        for name, values in (
-            ("sections per paper", self.sections_per_paper),
-            ("words per section", self.words_per_section),
-            ("words per window", self.words_per_window),
-        ):
+        for name, values in (("sections per paper", self.sections_per_paper),
+                             ("words per section", self.words_per_section),
+                             ("words per window", self.words_per_window)):
             rows.append({"quantity": name, **summarize(values)})
         return rows
 
     def to_dict(self) -> dict:
-        return {
-            "papers": self.papers,
-            "papers_with_body": self.papers_with_body,
-            "window_target_words": self.target_words,
-            "windows_reaching_target": self.window_full_share,
-            "table": self.table(),
-        }
+        return {"papers": self.papers, "papers_with_body": self.papers_with_body,
+                "window_target_words": self.target_words, "windows_reaching_target": self.window_full_share,
+                "table": self.table()}
 
 
 def summarize(values: np.ndarray) -> dict[str, float]:
     if not len(values):
         return {k: 0.0 for k in ("n", "mean", "median", "q25", "q75", "max")}
     q25, median, q75 = np.percentile(values, [25, 50, 75])
-    return {
-        "n": float(len(values)),
-        "mean": float(np.mean(values)),
-        "median": float(median),
-        "q25": float(q25),
-        "q75": float(q75),
-        "max": float(np.max(values)),
-    }
+    return {"n": float(len(values)), "mean": float(np.mean(values)), "median": float(median), "q25": float(q25),
+            "q75": float(q75), "max": float(np.max(values))}
 
 
 def length_stats(papers: Iterable[Paper], target_words: int) -> LengthStats:
@@ -85,25 +73,16 @@ def length_stats(papers: Iterable[Paper], target_words: int) -> LengthStats:
             start = body.section_starts[i]
             if start < total:
                 per_window.append(min(target_words, total - start))
-    return LengthStats(
-        n_papers,
-        with_body,
-        target_words,
-        np.asarray(per_paper, dtype=np.int64),
-        np.asarray(per_section, dtype=np.int64),
-        np.asarray(per_window, dtype=np.int64),
-    )
+    return LengthStats(n_papers, with_body, target_words, np.asarray(per_paper, dtype=np.int64),
+                       np.asarray(per_section, dtype=np.int64), np.asarray(per_window, dtype=np.int64))
 
 
 def plot_lengths(stats: LengthStats, path: Path, title: str = "") -> Path:
     """Histograms of words per section and per window, with the window target marked."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
-    data = (
-        ("sections per paper", stats.sections_per_paper),
-        ("words per section", stats.words_per_section),
-        ("words per window", stats.words_per_window),
-    )
+    data = (("sections per paper", stats.sections_per_paper), ("words per section", stats.words_per_section),
+            ("words per window", stats.words_per_window))
     for ax, (name, values) in zip(axes, data, strict=True):
         if len(values):
             ax.hist(values, bins=40, color="#4472c4")

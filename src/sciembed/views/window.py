@@ -1,10 +1,5 @@
-"""S2Full windows: start at a section header, run forward to a word target.
-
-A window may cross section boundaries; it is shorter than the target only
-when the body ends. The target defaults to ``0.7 × max_seq_length`` words
-(358 for 512 tokens, 716 for 1024), the S2Full rule of thumb for how many
-words fit the encoder's token budget.
-"""
+"""S2Full windows: start at a section header, run forward to a word target (across sections; shorter only
+where the body ends). The target defaults to ``0.7 × max_seq_length`` words (358 for 512 tokens)."""
 
 from __future__ import annotations
 

@@ -155,8 +155,7 @@ def index_memory(index: Any) -> dict[str, int]:
     import faiss
 
     if hasattr(index, "refine_index"):
-        return {"codes": index_bytes(ivf_of(index)),
-                "refine": index_bytes(faiss.downcast_index(index.refine_index))}
+        return {"codes": index_bytes(ivf_of(index)), "refine": index_bytes(faiss.downcast_index(index.refine_index))}
     return {"codes": index_bytes(index), "refine": 0}
 
 

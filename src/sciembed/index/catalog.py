@@ -25,7 +25,8 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,19 +252,25 @@ class Catalog:
 
     # ----------------------------------------------------------------- writes
 
-    def enqueue(self, papers: Sequence[Paper]) -> int:
-        """One transaction: queue the papers to be indexed (durable when it returns); the papers now waiting."""
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the writer connection (``BEGIN IMMEDIATE``), rolled back on any error."""
         con = self._writer
         con.execute("BEGIN IMMEDIATE")
         try:
-            now = time.time()
-            con.executemany("INSERT INTO pending (id, paper, queued_at) VALUES (?, ?, ?)",
-                            [(*_live_row(p), now) for p in papers])
-            waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
+            yield con
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def enqueue(self, papers: Sequence[Paper]) -> int:
+        """One transaction: queue the papers to be indexed (durable when it returns); the papers now waiting."""
+        with self._transaction() as con:
+            now = time.time()
+            con.executemany("INSERT INTO pending (id, paper, queued_at) VALUES (?, ?, ?)",
+                            [(*_live_row(p), now) for p in papers])
+            waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
         return int(waiting)
 
     def fail_pending(self, seqs: Sequence[int], error: str) -> None:
@@ -276,9 +283,7 @@ class Catalog:
         """One transaction: replace the papers (their old views marked removed, those rows returned), insert the
         new views. `queued`: the queue entries these papers came from (only those leave the queue); None, a
         direct add, which leaves no older queued copy of these papers behind to overwrite it later."""
-        con = self._writer
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as con:
             old: list[int] = []
             for paper in papers:
                 old += [r[0] for r in con.execute(
@@ -292,29 +297,18 @@ class Catalog:
                 con.executemany("DELETE FROM pending WHERE id = ?", [(p.id,) for p in papers])
             else:
                 con.executemany("DELETE FROM pending WHERE seq = ?", [(s,) for s in queued])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return old
 
     def delete(self, paper_id: str) -> list[int] | None:
         """One transaction: the paper, its views and its queued copies go; None when none of them was there."""
-        con = self._writer
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as con:
             queued = con.execute("DELETE FROM pending WHERE id = ?", (paper_id,)).rowcount
             if not con.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchall():
-                con.execute("COMMIT" if queued else "ROLLBACK")
-                return [] if queued else None
+                return [] if queued else None  # nothing else changed: committing is rolling back
             rows = [r[0] for r in con.execute("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
             con.execute("UPDATE views SET removed = 1 WHERE paper_id = ?", (paper_id,))
             con.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
             con.execute("DELETE FROM live_papers WHERE id = ?", (paper_id,))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return rows
 
     def close(self) -> None:

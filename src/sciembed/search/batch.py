@@ -28,9 +28,8 @@ def search_batch(index_dirs: list[str | Path], *, papers: list[str] | None = Non
                  notes: list[str] | None = None) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
     """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`.
 
-    Several indexes are fused by `fusion`, whose run names are matched to the indexes' (`runs.run_name`);
-    without one, query papers over exactly a BM25 full-text, a dense TA and a dense late-interaction index
-    use the fusion measured on real papers (`measured_default`), and anything else RRF. What was chosen is
+    Several indexes are fused by `fusion` (its run names matched by `runs.run_name`), else query papers by the
+    measured fusion where the runs are its runs (`measured_default`), anything else by RRF; what was chosen is
     appended to `notes`.
     """
     if (papers is None) == (texts is None):

@@ -77,11 +77,10 @@ class FusionSpec:
                                   f"got {self.params['k']!r}")
             return
         weights = self.params.get("weights")
-        if self.method == "wsum" and (not isinstance(weights, list) or len(weights) != len(self.runs)):
-            raise FusionError(f"wsum needs one weight per run ({len(self.runs)}), got {weights!r}")
         if self.method == "wsum":
-            wrong = [w for w in weights if not _number(w, above=None)]
-            if wrong:
+            if not isinstance(weights, list) or len(weights) != len(self.runs):
+                raise FusionError(f"wsum needs one weight per run ({len(self.runs)}), got {weights!r}")
+            if wrong := [w for w in weights if not _number(w, above=None)]:
                 raise FusionError(f"params.weights: each weight is a finite number >= 0, got {wrong[0]!r}")
             if not any(float(w) > 0 for w in weights):
                 raise FusionError(f"params.weights: at least one weight must be above 0, got {weights!r}")

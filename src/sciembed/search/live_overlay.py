@@ -54,7 +54,7 @@ class BM25Overlay:
         self._ids: list[str] = []  # paper id per row ("" once removed: rows are never reused)
         self._matrix: sparse.csr_matrix | None = None
 
-    def put(self, collection: Collection, papers: list[Paper]) -> None:
+    def put(self, papers: list[Paper]) -> None:
         from scipy import sparse
 
         self.remove([p.id for p in papers])
@@ -112,7 +112,7 @@ class DenseOverlay:
                 return collection.index.dense.vectors(found)
         return collection.encode([v.text for v in views], shed=False)
 
-    def put(self, collection: Collection, papers: list[Paper], vectors: dict[str, np.ndarray | None]) -> None:
+    def put(self, papers: list[Paper], vectors: dict[str, np.ndarray | None]) -> None:
         self.remove([p.id for p in papers])
         ids, rows = [], []
         for paper in papers:

@@ -44,15 +44,8 @@ def _keys(kind: str, value: Any) -> list[str]:
 
 
 def _query_keys(key: str) -> set[str]:
-    text = key.strip()
-    out = {text.lower()}
-    for spell in _SPELL.values():
-        spelled = spell(text)
-        if spelled:
-            out.add(spelled.lower())
-    if acl_id(text):
-        out.add(acl_id(text).lower())
-    return out
+    """The spellings under which `key` may be any kind of external id."""
+    return set().union(*(_keys(kind, key) for kind in (*_SPELL, "acl")))
 
 
 class PaperLookup:

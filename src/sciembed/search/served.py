@@ -89,9 +89,9 @@ class FusedPaperSearch:
         with self._lock:
             for name, overlay in self.overlays.items():
                 if isinstance(overlay, DenseOverlay):
-                    overlay.put(collection, papers, vectors[name])
+                    overlay.put(papers, vectors[name])
                 else:
-                    overlay.put(collection, papers)
+                    overlay.put(papers)
 
     def removed(self, collection: Collection, paper_id: str) -> None:
         with self._lock:

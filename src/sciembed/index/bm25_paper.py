@@ -30,6 +30,7 @@ from sciembed.retrieval.ties import ordered, past_ties
 from sciembed.views.kinds import IndexView, index_view
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 
+Ranking = list[tuple[str, float]]
 BM25_DIR = "bm25s"
 LEGACY_VIEWS = "views.jsonl"
 
@@ -53,17 +54,16 @@ class BM25PaperIndex:
     def __len__(self) -> int:
         return len(self._papers)
 
-    def search_texts(self, texts: list[str], k: int, exclude: list[list[str]] | None = None
-                     ) -> list[list[tuple[str, float]]]:
+    def search_texts(self, texts: list[str], k: int, exclude: list[list[str]] | None = None) -> list[Ranking]:
         """Top-k papers per query text (a paper's best view), `exclude[i]` never among query i's; searched past
         every paper tied with the k-th (`past_ties`), equal scores in seeded-hash order."""
         exclude = exclude or [[] for _ in texts]
 
-        def search(queries: Sequence[int], depth: int) -> list[list[tuple[str, float]]]:
+        def search(queries: Sequence[int], depth: int) -> list[Ranking]:
             rows = (depth + max(len(exclude[i]) for i in queries)) * self._most_views  # `depth` papers within
             out = []
-            for i, hits in zip(queries, self.bm25.search([texts[i] for i in queries], min(len(self.bm25), rows)),
-                               strict=True):
+            found = self.bm25.search([texts[i] for i in queries], min(len(self.bm25), rows))
+            for i, hits in zip(queries, found, strict=True):
                 best: dict[str, float] = {}
                 for pid, score in hits:
                     if pid not in exclude[i]:
@@ -85,8 +85,7 @@ def build_bm25_index(corpus: str | Path, kind: str, out: str | Path, *, target: 
                      segment_tokens: int = DEFAULT_SEGMENT_TOKENS) -> IndexCounts:
     """Write a BM25 index directory (bm25s/, papers.json, manifest.json) for the corpus' views."""
     kind = index_view(kind)
-    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target,
-                                          segment_tokens=segment_tokens)
+    views, titles, counts = collect_views(CorpusDir(corpus).iter_papers(), kind, target, segment_tokens=segment_tokens)
     if not views:
         raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
     save_bm25_index(out, [v.paper_id for v in views], [v.text for v in views], titles, {
@@ -131,8 +130,7 @@ def open_bm25_index(path: str | Path) -> tuple[BM25PaperIndex, dict[str, Any], d
         index = BM25PaperIndex.from_texts(*_legacy_views(path / LEGACY_VIEWS))
     else:
         raise IndexLoadError(f"{path}: not a BM25 index directory (no {BM25_DIR}/)")
-    titles = json.loads((path / "papers.json").read_text())
-    return index, manifest, titles
+    return index, manifest, json.loads((path / "papers.json").read_text())
 
 
 def _legacy_views(file: Path) -> tuple[list[str], list[str]]:

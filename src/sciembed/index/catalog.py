@@ -11,16 +11,10 @@ One file, ``collection.sqlite``, next to an index directory's ``index/``:
                                                     `index/write_queue.py`), in arrival order; queued_at:
                                                     when (Unix time); error: why one could not be indexed
 
-Rows below ``base_rows`` live in the faiss file (vector NULL here); rows added
-by live updates carry their vector, so a restart replays them into the index
-in row order and then hides removed rows. Each add or delete is one SQLite
-transaction in WAL mode with ``synchronous=FULL``: when it returns, it is on
-disk; a process killed in the middle leaves the previous state (SQLite rolls
-the half-written transaction back on the next open). SQLite, not a
+Rows below ``base_rows`` live in the faiss file (vector NULL here); live rows carry their vector, so a restart
+replays them in row order and then hides removed rows. Each add or delete is one SQLite transaction (WAL,
+``synchronous=FULL``): on disk when it returns, rolled back if the process dies in it — SQLite, not a
 hand-written log, because that atomicity is exactly what it is tested for.
-
-The first catalog of an index is written to a temporary file, fsynced and
-renamed into place, so a half-built catalog never passes for a finished one.
 """
 
 from __future__ import annotations
@@ -31,7 +25,8 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,25 +62,15 @@ CREATE INDEX IF NOT EXISTS pending_paper ON pending (id);
 
 def paper_card(paper: Paper) -> dict[str, Any]:
     """What `GET /papers/{id}` shows: metadata and sections with roles (headings and sizes, not full text)."""
-    return {
-        "id": paper.id,
-        "title": paper.title,
-        "abstract": paper.abstract,
-        "year": paper.year,
-        "venue": paper.venue,
-        "venue_short": paper.venue_short,
-        "authors": [{"name": a.name, "affiliation": a.affiliation} for a in paper.authors],
-        "domain": paper.domain,
-        "fields_of_study": list(paper.fields_of_study),
-        "external_ids": {k: v for k, v in paper.external_ids.items()},
-        "sections": [
-            {"heading": s.heading, "number": s.number, "role": str(s.role), "words": count_words(s.text)}
-            for s in paper.sections
-        ],
-        "references": len(paper.references),
-        "flags": list(paper.flags),
-        "source": (paper.source or "").split(":", 1)[0] or None,  # the reader, not the server's file path
-    }
+    return {"id": paper.id, "title": paper.title, "abstract": paper.abstract, "year": paper.year,
+            "venue": paper.venue, "venue_short": paper.venue_short,
+            "authors": [{"name": a.name, "affiliation": a.affiliation} for a in paper.authors],
+            "domain": paper.domain, "fields_of_study": list(paper.fields_of_study),
+            "external_ids": dict(paper.external_ids.items()),
+            "sections": [{"heading": s.heading, "number": s.number, "role": str(s.role), "words": count_words(s.text)}
+                         for s in paper.sections],
+            "references": len(paper.references), "flags": list(paper.flags),
+            "source": (paper.source or "").split(":", 1)[0] or None}  # the reader, not the server's file path
 
 
 def _paper_row(paper: Paper) -> tuple:
@@ -108,6 +93,9 @@ def _view_row(row: int, view: View, vector: np.ndarray | None) -> tuple:
     return (row, view.paper_id, str(view.kind), view.section, view.text[:TEXT_LIMIT], blob)
 
 
+_INSERT_VIEWS = "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)"
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
     con.execute("PRAGMA journal_mode=WAL")
@@ -116,9 +104,9 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) -> int:
-    """Write a new catalog for an index's base rows (papers with their views, in row order).
+    """Write a new catalog for an index's base rows (papers with their views, in row order); returns the rows.
 
-    Temp file, fsync, rename: a crash leaves no catalog rather than half of one. Returns the rows written.
+    Temp file, fsync, rename: a crash leaves no catalog rather than one that passes for finished.
     """
     tmp = path.with_name(path.name + ".tmp")
     tmp.unlink(missing_ok=True)
@@ -128,10 +116,7 @@ def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) 
     with con:
         for paper, views in indexed:
             con.execute("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?, ?)", _paper_row(paper))
-            con.executemany(
-                "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
-                [_view_row(row + i, view, None) for i, view in enumerate(views)],
-            )
+            con.executemany(_INSERT_VIEWS, [_view_row(row + i, view, None) for i, view in enumerate(views)])
             row += len(views)
         con.execute("INSERT INTO meta VALUES ('base_rows', ?)", (str(row),))
     con.close()
@@ -176,6 +161,10 @@ class Catalog:
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         return self._reader().execute(sql, tuple(args)).fetchall()
 
+    def _read_in(self, sql: str, keys: Sequence[Any]) -> list[tuple]:
+        """`sql` with its ``{marks}`` one placeholder per key (no rows for no keys)."""
+        return self._read(sql.format(marks=",".join("?" * len(keys))), keys) if keys else []
+
     # ------------------------------------------------------------------ reads
 
     def count_papers(self) -> int:
@@ -190,19 +179,13 @@ class Catalog:
 
     def summaries(self, ids: Sequence[str]) -> dict[str, tuple[str, int | None, str | None, str | None]]:
         """id -> (title, year, venue, domain) for the given ids."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._read(f"SELECT id, title, year, venue, domain FROM papers WHERE id IN ({marks})", ids)
+        rows = self._read_in("SELECT id, title, year, venue, domain FROM papers WHERE id IN ({marks})", ids)
         return {r[0]: r[1:] for r in rows}
 
     def people(self, ids: Sequence[str]) -> dict[str, tuple[list[str], str | None]]:
         """id -> (author names, venue short name) from the papers' cards (empty for a card written before them)."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._read(f"SELECT id, json_extract(card, '$.authors'), json_extract(card, '$.venue_short') "
-                          f"FROM papers WHERE id IN ({marks})", ids)
+        rows = self._read_in("SELECT id, json_extract(card, '$.authors'), json_extract(card, '$.venue_short') "
+                             "FROM papers WHERE id IN ({marks})", ids)
         return {r[0]: ([a.get("name", "") for a in json.loads(r[1] or "[]")], r[2]) for r in rows}
 
     def titles(self) -> dict[str, str]:
@@ -220,10 +203,7 @@ class Catalog:
         return {r[0]: (r[1], (r[2] or "").lower(), (r[3] or "").lower(), (r[4] or "").lower()) for r in rows}
 
     def views(self, rows: Sequence[int]) -> dict[int, ViewInfo]:
-        if not rows:
-            return {}
-        marks = ",".join("?" * len(rows))
-        found = self._read(f"SELECT row, paper_id, kind, section, text FROM views WHERE row IN ({marks})", rows)
+        found = self._read_in("SELECT row, paper_id, kind, section, text FROM views WHERE row IN ({marks})", rows)
         return {r[0]: ViewInfo(*r) for r in found}
 
     def live_rows(self, paper_id: str) -> list[int]:
@@ -265,29 +245,32 @@ class Catalog:
 
     def alive(self, seqs: Sequence[int]) -> set[int]:
         """Which of these queued papers are still queued (not deleted, not replaced by a direct add since)."""
-        if not seqs:
-            return set()
-        marks = ",".join("?" * len(seqs))
-        return {r[0] for r in self._read(f"SELECT seq FROM pending WHERE seq IN ({marks})", seqs)}
+        return {r[0] for r in self._read_in("SELECT seq FROM pending WHERE seq IN ({marks})", seqs)}
 
     def removed_rows(self) -> list[int]:
         return [r[0] for r in self._read("SELECT row FROM views WHERE removed = 1 ORDER BY row")]
 
     # ----------------------------------------------------------------- writes
 
-    def enqueue(self, papers: Sequence[Paper]) -> int:
-        """One transaction: queue the papers to be indexed (durable when it returns); the papers now waiting."""
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the writer connection (``BEGIN IMMEDIATE``), rolled back on any error."""
         con = self._writer
         con.execute("BEGIN IMMEDIATE")
         try:
-            now = time.time()
-            con.executemany("INSERT INTO pending (id, paper, queued_at) VALUES (?, ?, ?)",
-                            [(*_live_row(p), now) for p in papers])
-            waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
+            yield con
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def enqueue(self, papers: Sequence[Paper]) -> int:
+        """One transaction: queue the papers to be indexed (durable when it returns); the papers now waiting."""
+        with self._transaction() as con:
+            now = time.time()
+            con.executemany("INSERT INTO pending (id, paper, queued_at) VALUES (?, ?, ?)",
+                            [(*_live_row(p), now) for p in papers])
+            waiting = con.execute("SELECT count(*) FROM pending WHERE error IS NULL").fetchone()[0]
         return int(waiting)
 
     def fail_pending(self, seqs: Sequence[int], error: str) -> None:
@@ -297,15 +280,10 @@ class Catalog:
 
     def add(self, papers: Sequence[Paper], views: Sequence[View], vectors: np.ndarray, first_row: int,
             queued: Sequence[int] | None = None) -> list[int]:
-        """One transaction: replace the papers (their old views marked removed), insert the new views.
-
-        `queued`: the queue entries these papers came from (only those leave the queue); None, a direct add,
-        which leaves no older queued copy of these papers behind to overwrite it later.
-        Returns the rows that were removed (replaced papers' old views).
-        """
-        con = self._writer
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        """One transaction: replace the papers (their old views marked removed, those rows returned), insert the
+        new views. `queued`: the queue entries these papers came from (only those leave the queue); None, a
+        direct add, which leaves no older queued copy of these papers behind to overwrite it later."""
+        with self._transaction() as con:
             old: list[int] = []
             for paper in papers:
                 old += [r[0] for r in con.execute(
@@ -314,37 +292,23 @@ class Catalog:
                 con.executemany("UPDATE views SET removed = 1 WHERE row = ?", [(r,) for r in old])
             con.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?, ?)", [_paper_row(p) for p in papers])
             con.executemany("INSERT OR REPLACE INTO live_papers VALUES (?, ?)", [_live_row(p) for p in papers])
-            con.executemany(
-                "INSERT INTO views (row, paper_id, kind, section, text, vector) VALUES (?, ?, ?, ?, ?, ?)",
-                [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)],
-            )
+            con.executemany(_INSERT_VIEWS, [_view_row(first_row + i, v, vectors[i]) for i, v in enumerate(views)])
             if queued is None:
                 con.executemany("DELETE FROM pending WHERE id = ?", [(p.id,) for p in papers])
             else:
                 con.executemany("DELETE FROM pending WHERE seq = ?", [(s,) for s in queued])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return old
 
     def delete(self, paper_id: str) -> list[int] | None:
         """One transaction: the paper, its views and its queued copies go; None when none of them was there."""
-        con = self._writer
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as con:
             queued = con.execute("DELETE FROM pending WHERE id = ?", (paper_id,)).rowcount
             if not con.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchall():
-                con.execute("COMMIT" if queued else "ROLLBACK")
-                return [] if queued else None
+                return [] if queued else None  # nothing else changed: committing is rolling back
             rows = [r[0] for r in con.execute("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
             con.execute("UPDATE views SET removed = 1 WHERE paper_id = ?", (paper_id,))
             con.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
             con.execute("DELETE FROM live_papers WHERE id = ?", (paper_id,))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return rows
 
     def close(self) -> None:

@@ -1,24 +1,12 @@
 """A served collection: an index directory opened once for search and live updates.
 
-`Collection.open(INDEX_DIR)` loads the encoder the index was built with (or
-checks the one given against the index's fingerprint and refuses another),
-the faiss index of any kind, and the SQLite catalog (`index/catalog.py`),
-replaying live updates made since the index was built.
-
-Searches run concurrently; a write (add / replace / delete) encodes its papers
-first, commits them to the catalog (durable from then on), and only then
-takes the index's write lock for the in-memory add, so searches wait at most
-for that short step. Writers are serialised.
-
-Paper-to-paper search (a paper of the collection, or a whole new paper) goes
-through one function, `Collection.paper_search` (default:
-`multiview_paper_search`, the paper's TA and windows as queries, a
-candidate's score its best over them; the service's fused search plugs in
-there). It never returns the paper or its title twins (`Collection.excluded`).
-
-Deletes and replacements leave hidden rows behind; `Collection.compact`
-(``POST /compact``, or ``auto_compact`` past a share of hidden rows) rewrites
-the collection without them (`index/compaction.py`).
+`Collection.open` loads the encoder the index was built with (or refuses one with another fingerprint), the
+faiss index and the SQLite catalog (`index/catalog.py`), replaying live updates. Searches run concurrently; a
+write encodes its papers, commits them to the catalog (durable from then on) and only then takes the index's
+write lock for the in-memory add, so searches wait at most for that step. Paper-to-paper search goes through
+`Collection.paper_search` (default `multiview_paper_search`; the service's fused search plugs in there) and
+never returns the paper or its title twins. `compact` (``POST /compact``, or ``auto_compact``) rewrites the
+collection without the rows deletes and replacements hid (`index/compaction.py`).
 """
 
 from __future__ import annotations
@@ -64,14 +52,10 @@ def query_views(paper: Paper, target: int) -> list[View]:
     return views + [window_at(paper, i, target, body) for i in eligible_sections(paper, body)]
 
 
-def multiview_paper_search(
-    collection: Collection, paper: Paper, depth: int, accept: Accept | None, knobs: dict[str, Any]
-) -> PaperHits:
+def multiview_paper_search(collection: Collection, paper: Paper, depth: int, accept: Accept | None,
+                           knobs: dict[str, Any]) -> PaperHits:
     """Default paper-to-paper search: every query view searched, a candidate scores its best over them;
-    the paper and its title twins never returned (`Collection.excluded`).
-
-    This is the one place PRISM's fused aspect search replaces (same signature).
-    """
+    the paper and its title twins never returned (`Collection.excluded`)."""
     views = query_views(paper, collection.target)
     if not views:
         raise ValueError(f"paper {paper.id!r} has no title, abstract or body text to search with")
@@ -84,18 +68,9 @@ def multiview_paper_search(
 class Collection:
     """Search and live updates over one index directory (see the module docstring)."""
 
-    def __init__(
-        self,
-        path: Path,
-        index: MultiVectorIndex,
-        catalog: Catalog,
-        encoder: Any,
-        manifest: dict[str, Any],
-        paper_search: PaperSearch | None = None,
-        lock_fd: int | None = None,
-        auto_compact: float = 0.0,
-        writer_fd: int | None = None,
-    ) -> None:
+    def __init__(self, path: Path, index: MultiVectorIndex, catalog: Catalog, encoder: Any, manifest: dict[str, Any],
+                 paper_search: PaperSearch | None = None, lock_fd: int | None = None, auto_compact: float = 0.0,
+                 writer_fd: int | None = None) -> None:
         self.path, self.index, self.catalog, self.encoder, self.manifest = path, index, catalog, encoder, manifest
         self._lock_fd = lock_fd
         self._writer_fd = writer_fd  # held while open for writing: one writer per collection (None: read-only)
@@ -120,17 +95,13 @@ class Collection:
             hook(self, *args)
 
     @classmethod
-    def open(
-        cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None, auto_compact: float = 0.0,
-        read_only: bool = False,
-    ) -> Collection:
+    def open(cls, path: str | Path, encoder: Any = None, paper_search: PaperSearch | None = None,
+             auto_compact: float = 0.0, read_only: bool = False) -> Collection:
         """Open an index directory; with `encoder`, refuse an index built by another model.
 
-        An interrupted compaction is finished or undone first (`compaction.recover`).
-        Opened for writing (the default), the collection is this process's
-        alone: a second writer (another `serve`) is refused, since its view of
-        the catalog would diverge from the first one's. `read_only` opens
-        beside a writer and refuses adds, deletes and compaction.
+        An interrupted compaction is settled first (`compaction.recover`). Opened for writing (the default), the
+        collection is this process's alone: a second writer's view of the catalog would diverge from the
+        first's. `read_only` opens beside a writer and refuses adds, deletes and compaction.
         """
         path = Path(path)
         lock_fd = open_lock(path)
@@ -150,11 +121,10 @@ class Collection:
         manifest = read_manifest(path)
         built = manifest["encoder"]["fingerprint"]
         if encoder is not None and encoder.fingerprint != built:
-            raise IndexLoadError(
-                f"{path}: built with {manifest['encoder'].get('name')} (fingerprint {built}), but the configured "
-                f"model is {getattr(encoder, 'name', '?')} (fingerprint {encoder.fingerprint}); queries would be "
-                "compared with vectors of another model — serve it with the model it was built with, or rebuild it"
-            )
+            raise IndexLoadError(f"{path}: built with {manifest['encoder'].get('name')} (fingerprint {built}), but "
+                                 f"the configured model is {getattr(encoder, 'name', '?')} (fingerprint "
+                                 f"{encoder.fingerprint}); queries would be compared with vectors of another model — "
+                                 "serve it with the model it was built with, or rebuild it")
         encoder = encoder or encoder_from_manifest(manifest)
         index = MultiVectorIndex.load(path / "index", expected_fingerprint=encoder.fingerprint)
         catalog = Catalog(ensure_catalog(path, index, manifest))
@@ -170,21 +140,12 @@ class Collection:
     def stats(self) -> dict[str, Any]:
         with self._lock.read():
             dense = self.index.dense
-            return {
-                "papers": len(self.index),
-                "vectors": dense.live_count,
-                "rows": len(dense),
-                "view": self.view_kind,
-                "index": dense.params.to_dict(),
-                "metric": dense.metric,
-                "dim": dense.dim,
-                "model": {k: self.manifest["encoder"].get(k) for k in ("name", "backend", "max_seq_length")},
-                "fingerprint": self.encoder.fingerprint,
-                "live_rows": len(dense) - self.catalog.base_rows,
-                "hidden_rows": len(dense) - dense.live_count,
-                "hidden_share": round(self.hidden_share(), 4),
-                "queue": self.queue.stats(),
-            }
+            return {"papers": len(self.index), "vectors": dense.live_count, "rows": len(dense), "view": self.view_kind,
+                    "index": dense.params.to_dict(), "metric": dense.metric, "dim": dense.dim,
+                    "model": {k: self.manifest["encoder"].get(k) for k in ("name", "backend", "max_seq_length")},
+                    "fingerprint": self.encoder.fingerprint, "live_rows": len(dense) - self.catalog.base_rows,
+                    "hidden_rows": len(dense) - dense.live_count, "hidden_share": round(self.hidden_share(), 4),
+                    "queue": self.queue.stats()}
 
     def hidden_share(self) -> float:
         """Share of the index's rows that deletes and replacements left hidden (what compaction removes)."""
@@ -243,11 +204,10 @@ class Collection:
         are not safe to share across threads).
         """
         texts = list(texts)
-        turn = WRITE_ENCODE_TURN
         parts = []
-        for start in range(0, len(texts), turn):
+        for start in range(0, len(texts), WRITE_ENCODE_TURN):
             deadlines.check("encoding")
-            chunk = texts[start : start + turn]
+            chunk = texts[start : start + WRITE_ENCODE_TURN]
             if isinstance(self.encoder, MicroBatcher):
                 parts.append(self.encoder.encode(chunk, shed=shed))
             else:
@@ -255,11 +215,10 @@ class Collection:
                     parts.append(self.encoder.encode(chunk, show_progress=False))
         return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
 
-    def encode_in_turns(self, texts: Sequence[str], turn: int = WRITE_ENCODE_TURN) -> np.ndarray:
-        """Encode a write's texts `turn` at a time, letting queries (which wait on the same encoder) in between
-        turns; never shed. One call per batch held every search for seconds (benchmarks/results/serve.json)."""
-        parts = [self.encode(texts[i : i + turn], shed=False) for i in range(0, len(texts), turn)]
-        return np.concatenate(parts) if parts else np.zeros((0, self.index.dim), np.float32)
+    def encode_in_turns(self, texts: Sequence[str]) -> np.ndarray:
+        """A write's texts encoded `WRITE_ENCODE_TURN` at a time, letting queries use the encoder between turns;
+        never shed. One call per batch held every search for seconds (benchmarks/results/serve.json)."""
+        return self.encode(texts, shed=False)
 
     def excluded(self, paper: Paper) -> list[str]:
         """What a search for `paper` must not return: the paper and the papers with its normalised title (as
@@ -272,25 +231,14 @@ class Collection:
             rows = self.index.dense.rows_of(paper_id)
             return self.index.dense.vectors(rows) if rows else None
 
-    def search_vectors(
-        self,
-        vectors: np.ndarray,
-        depth: int,
-        *,
-        exclude: Sequence[str] = (),
-        accept: Accept | None = None,
-        knobs: dict[str, Any] | None = None,
-    ) -> PaperHits:
-        """Top-`depth` papers over several query vectors: a paper's score is its best over them (max).
-
-        In the service (`gather_searches`), unfiltered searches of concurrent
-        requests are gathered into one index search (`_search_gathered`).
-        """
+    def search_vectors(self, vectors: np.ndarray, depth: int, *, exclude: Sequence[str] = (),
+                       accept: Accept | None = None, knobs: dict[str, Any] | None = None) -> PaperHits:
+        """Top-`depth` papers over several query vectors, a paper's score its best over them (max); in the
+        service (`gather_searches`), unfiltered searches of concurrent requests are gathered into one."""
         if self._gatherer is not None and accept is None:
             return self._gatherer((vectors, depth, tuple(exclude), tuple(sorted((knobs or {}).items()))))
         with self._lock.read():
-            return self.index.search_views(vectors, depth, "max_sim", exclude=exclude,
-                                           accept=accept, **(knobs or {}))
+            return self.index.search_views(vectors, depth, "max_sim", exclude=exclude, accept=accept, **(knobs or {}))
 
     def gather_searches(self, max_batch: int = 32, max_wait_ms: float = 1.0) -> None:
         """From now on, search concurrent callers' query vectors together (see `ioutil/gather.py`)."""
@@ -315,25 +263,14 @@ class Collection:
             for knobs, members in groups.items():
                 depth = max(items[i][1] for i in members)
                 found = self.index.search_sets([items[i][0] for i in members], depth,
-                                               [set(items[i][2]) for i in members],
-                                               knobs=dict(knobs))
+                                               [set(items[i][2]) for i in members], knobs=dict(knobs))
                 for i, hits in zip(members, found, strict=True):
                     out[i] = hits[: items[i][1]]
         return out
 
-    def search(
-        self,
-        *,
-        query: str | None = None,
-        paper_id: str | None = None,
-        paper: Paper | None = None,
-        k: int = 10,
-        offset: int = 0,
-        filters: Filters | None = None,
-        ef_search: int | None = None,
-        nprobe: int | None = None,
-        refine_k_factor: int | None = None,
-    ) -> SearchResult:
+    def search(self, *, query: str | None = None, paper_id: str | None = None, paper: Paper | None = None,
+               k: int = 10, offset: int = 0, filters: Filters | None = None, ef_search: int | None = None,
+               nprobe: int | None = None, refine_k_factor: int | None = None) -> SearchResult:
         """One of: a free-text `query`, a `paper_id` of the collection ("more like this"), or a whole `paper`."""
         if sum(x is not None for x in (query, paper_id, paper)) != 1:
             raise ValueError("give exactly one of query, paper_id or paper")
@@ -359,8 +296,7 @@ class Collection:
             found = self.paper_search(self, paper, depth, accept, knobs)
             views = max(1, len(query_views(paper, self.target))) if paper_id is None else len(
                 self.index.dense.rows_of(paper_id))
-        page = found[offset : offset + k]
-        hits = self._hits(page, query)
+        hits = self._hits(found[offset : offset + k], query)
         return SearchResult(hits, offset, k, (time.perf_counter() - started) * 1000, views, len(found) > offset + k)
 
     def _hits(self, page: PaperHits, query: str | None) -> list[Hit]:
@@ -373,11 +309,9 @@ class Collection:
             title, year, venue, domain = summaries.get(pid, ("", None, None, None))
             authors, short = people.get(pid, ([], None))
             view = views.get(row)
-            hits.append(Hit(
-                id=pid, title=title, score=round(float(score), 6), year=year, venue=venue, domain=domain,
-                view=view.kind if view else "", section=view.section if view else None,
-                snippet=snippet(view.text, query) if view else "", authors=authors, venue_short=short,
-            ))
+            hits.append(Hit(id=pid, title=title, score=round(float(score), 6), year=year, venue=venue, domain=domain,
+                            view=view.kind if view else "", section=view.section if view else None,
+                            snippet=snippet(view.text, query) if view else "", authors=authors, venue_short=short))
         return hits
 
     # ---------------------------------------------------------------- writing
@@ -412,8 +346,8 @@ class Collection:
             if pairs:
                 self._tell_search("added", [p for p, _ in pairs])
             self._maybe_compact()
-        added = len(pairs) - replaced
-        return {"added": added, "replaced": replaced, "views": len(all_views), "skipped_no_text": skipped}
+        return {"added": len(pairs) - replaced, "replaced": replaced, "views": len(all_views),
+                "skipped_no_text": skipped}
 
     def views_to_index(self, papers: Iterable[Paper]) -> tuple[list[tuple[Paper, list[View]]], int]:
         """(paper, its views) for the papers with text to index, and how many had none."""

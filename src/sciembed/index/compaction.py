@@ -1,22 +1,13 @@
 """Compaction of a served collection: drop the rows that deletes and replacements left behind.
 
-Live updates never rewrite the faiss index: a deleted or replaced paper's views
-stay in it, hidden by a selector, and added views carry their vectors in the
-catalog (replayed on every start). Compaction writes the live state afresh —
-an index of the live rows only (renumbered in order, same kind and training),
-a catalog whose rows all live in that index — and swaps it in.
+Live updates never rewrite the faiss index (removed views stay hidden by a selector, added ones are replayed
+from the catalog on every start). Compaction writes the live state afresh — an index of the live rows only
+(renumbered in order, same kind and training) and a catalog whose rows all live in it — and swaps it in.
 
-Durability: the new files are written beside the old ones (``index.compact/``,
-``collection.sqlite.compact``, ``papers.json.compact``, ``manifest.json.compact``)
-and fsynced; then a journal (``compact.journal``) is written and fsynced: that
-is the commit point. The renames that follow are redone from the journal by the
-next `recover` (every `Collection.open` runs it) if the process dies among
-them. A process killed before the journal exists leaves the previous state (the
-``.compact`` leftovers are removed); killed after, the compacted state. Never a
-mix: the journal is the only thing that decides.
-
-A lock (``collection.lock``, `fcntl.flock`) keeps compaction from running under
-a server: every open `Collection` holds it shared, compaction exclusive.
+The new files are written and fsynced beside the old ones (``*.compact``), then the journal
+(``compact.journal``): the commit point. `recover` (run by every `Collection.open`) redoes the renames from a
+journal, or removes ``.compact`` leftovers without one: never a mix. Every open `Collection` holds
+``collection.lock`` shared, compaction exclusive.
 """
 
 from __future__ import annotations
@@ -68,10 +59,8 @@ def lock_collection(path: Path, exclusive: bool) -> int:
         fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
     except BlockingIOError as err:
         os.close(fd)
-        raise CollectionBusy(
-            f"{path}: the collection is open in another process (a running `sciembed index serve`?); "
-            "compact it through that server (POST /compact) or stop it first"
-        ) from err
+        raise CollectionBusy(f"{path}: the collection is open in another process (a running `sciembed index "
+                             "serve`?); compact it through that server (POST /compact) or stop it first") from err
     return fd
 
 
@@ -149,11 +138,9 @@ def _write_catalog(old: Path, new: Path, live_rows: int) -> int:
             con.execute("INSERT INTO papers SELECT * FROM old.papers")
             con.execute("INSERT INTO live_papers SELECT * FROM old.live_papers")  # still live for the companions
             con.execute("INSERT INTO pending SELECT * FROM old.pending")  # queued adds stay queued
-            con.execute(
-                "INSERT INTO views (row, paper_id, kind, section, text, vector, removed) "
-                "SELECT ROW_NUMBER() OVER (ORDER BY row) - 1, paper_id, kind, section, text, NULL, 0 "
-                "FROM old.views WHERE removed = 0"
-            )
+            con.execute("INSERT INTO views (row, paper_id, kind, section, text, vector, removed) "
+                        "SELECT ROW_NUMBER() OVER (ORDER BY row) - 1, paper_id, kind, section, text, NULL, 0 "
+                        "FROM old.views WHERE removed = 0")
             rows = int(con.execute("SELECT count(*) FROM views").fetchone()[0])
             if rows != live_rows:
                 raise IndexLoadError(f"{old}: catalog has {rows} live views, the index {live_rows}; not compacting")
@@ -165,14 +152,10 @@ def _write_catalog(old: Path, new: Path, live_rows: int) -> int:
     return rows
 
 
-def compact_collection(
-    path: str | Path, index: MultiVectorIndex, *, step: Step | None = None
-) -> tuple[MultiVectorIndex, CompactionResult]:
-    """Compact the collection at `path` whose live index (live updates replayed) is `index`.
-
-    The caller holds the collection lock exclusively and has closed every catalog connection.
-    Returns the compacted index (rows renumbered) and what changed.
-    """
+def compact_collection(path: str | Path, index: MultiVectorIndex, *, step: Step | None = None
+                       ) -> tuple[MultiVectorIndex, CompactionResult]:
+    """The compacted index (rows renumbered) of the collection at `path` whose live index is `index`, and what
+    changed. The caller holds the collection lock exclusively and has closed every catalog connection."""
     path = Path(path)
     started = time.perf_counter()
     recover(path)
@@ -222,8 +205,6 @@ def compact_dir(path: str | Path, step: Step | None = None) -> CompactionResult:
     fd = lock_collection(path, exclusive=True)
     try:
         recover(path)
-        index = load_live_index(path)
-        _, result = compact_collection(path, index, step=step)
-        return result
+        return compact_collection(path, load_live_index(path), step=step)[1]
     finally:
         os.close(fd)

@@ -1,11 +1,8 @@
-"""A paper index built from a vectors directory (`sciembed encode`), in bounded memory.
+"""A paper index of one view kind built from a vectors directory (`sciembed encode`), in bounded memory.
 
-The vectors are read shard by shard, three times: once for the paper ids and kinds (which rows the
-index takes, and the counts), once for a seeded training sample (IVF-PQ, SQ8), once to add them.
-Memory holds one shard, the sample and the index itself, never every vector at once.
-
-The index takes one view kind. A paper without views of that kind is indexed by its title+abstract
-vector when ``ta`` was encoded (``ta_fallback``), as `sciembed index build` does from a corpus.
+The shards are read three times (ids and kinds, a seeded training sample, the vectors to add), so memory holds
+one shard, the sample and the index, never every vector. A paper without views of the kind is indexed by its
+title+abstract vector when ``ta`` was encoded (``ta_fallback``), as `sciembed index build` does.
 """
 
 from __future__ import annotations
@@ -48,8 +45,8 @@ def choose_view(manifest: dict[str, Any], view: str | None) -> str:
 
 
 def index_from_vectors(vectors: Path, view: str, *, index_kind: str = "flat", ann: dict[str, Any] | None = None,
-                       aggregate: str = "max", metric: str | None = None, seed: int = 0
-                       ) -> tuple[MultiVectorIndex, IndexCounts, dict[str, str]]:
+                       aggregate: str = "max", metric: str | None = None,
+                       seed: int = 0) -> tuple[MultiVectorIndex, IndexCounts, dict[str, str]]:
     """The `view` rows of a finished vectors directory in a `MultiVectorIndex` of `index_kind` (trained on a
     seeded sample), the papers' counts and the indexed papers' titles."""
     manifest = read_vectors_manifest(vectors)

@@ -28,7 +28,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.index.bm25_paper import save_bm25_index
 from sciembed.index.indexed_views import IndexCounts
-from sciembed.index.paper_index import MANIFEST, save_paper_index
+from sciembed.index.paper_index import MANIFEST, describe_encoder, save_paper_index
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal
 from sciembed.models.process_pool import parallel_encoding, parallel_processes
@@ -46,11 +46,8 @@ SAMPLE, SAMPLE_GROUPS = 64, 4  # texts encoded first to estimate the whole encod
 
 def is_fulltext_index(path: str | Path) -> bool:
     """True for a directory `build_fulltext_index` wrote."""
-    manifest = Path(path) / MANIFEST
-    if not manifest.is_file():
-        return False
     try:
-        return json.loads(manifest.read_text()).get("kind") == KIND
+        return json.loads((Path(path) / MANIFEST).read_text()).get("kind") == KIND
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -65,11 +62,9 @@ def expand_index_dirs(index_dirs: list[str | Path]) -> tuple[list[Path], bool]:
     out: list[Path] = []
     found = False
     for path in map(Path, index_dirs):
-        if is_fulltext_index(path):
-            out.extend(fulltext_parts(path).values())
-            found = True
-        else:
-            out.append(path)
+        full = is_fulltext_index(path)
+        out.extend(fulltext_parts(path).values() if full else [path])
+        found |= full
     return out, found
 
 
@@ -82,12 +77,11 @@ def _token_counter(encoder: Any) -> Callable[[list[str]], list[int]] | Callable[
 
 def encode_with_estimate(encoder: Any, texts: list[str], *, batch_size: int | None, show_progress: bool,
                          say: Callable[[str], None]) -> tuple[np.ndarray, float]:
-    """Encode `texts`, first a sample of `SAMPLE` of them timed to `say` an estimate of the rest.
+    """The vectors of `texts` (input order) and the estimated seconds (0 when they fit in the sample): a sample
+    of `SAMPLE` is encoded first, timed, and the estimate of the rest told to `say`.
 
-    The sample is `SAMPLE_GROUPS` runs of neighbours in length order, at evenly spaced lengths, each run one
-    batch: batches of near-equal lengths, as the whole encode makes them (a sample of mixed lengths pads
-    every batch to its longest text and over-estimated the ACL build by 39%).
-    Returns the vectors (input order) and the estimated seconds (0 when the texts fit in the sample).
+    The sample is `SAMPLE_GROUPS` runs of length-order neighbours at evenly spaced lengths, each one batch, as
+    the whole encode batches (a sample of mixed lengths over-estimated the ACL build by 39%).
     """
     if len(texts) <= 2 * SAMPLE:
         return encoder.encode(texts, batch_size=batch_size, show_progress=show_progress), 0.0
@@ -121,10 +115,8 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
                          ann: dict[str, Any] | None = None, processes: int | None = None) -> IndexCounts:
     """Write the full-text index of the corpus' papers to `out` (see the module docstring); counts of papers.
 
-    `late_index` (flat, hnsw, ivf-pq or auto: from each part's number of vectors) and `ann` (`default_params`
-    overrides) are the kind of both dense parts' indexes: the title+abstract one (``a2a``) and the late part's
-    view index, over which late interaction scores its candidates exactly (`retrieval.approximate_late`).
-    `processes`: encode in that many processes (`models.process_pool`); None: `parallel_processes`' choice.
+    `late_index` (flat, hnsw, ivf-pq or auto) and `ann` (`default_params` overrides) set both dense parts'
+    index kind. `processes`: encode in that many processes (`models.process_pool`; None: its choice).
     """
     out = Path(out)
     check_writable(out)
@@ -140,10 +132,7 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
                                                  show_progress=show_progress, say=say)
     encode_s = time.perf_counter() - started - read_s
     counts, titles, ta_ids, piece_ids = read.counts, read.titles, read.ta_ids, read.piece_ids
-    describe = getattr(encoder, "describe", None)
-    common = {"corpus": str(Path(corpus).resolve()), "counts": asdict(counts),
-              "encoder": describe() if callable(describe) else {"name": encoder.name,
-                                                               "fingerprint": encoder.fingerprint},
+    common = {"corpus": str(Path(corpus).resolve()), "counts": asdict(counts), "encoder": describe_encoder(encoder),
               **(extra or {})}
     ta_vectors = vectors[: len(ta_ids)]
     _save_dense(out / PARTS["a2a"], encoder, ta_ids, ta_vectors, titles, {**common, "view": IndexView.TA},

@@ -1,16 +1,9 @@
 """Where `sciembed index build` writes: a fresh directory, a resumed sharded run, or a replaced index.
 
-An existing index directory (its ``manifest.json``, or the files a killed
-build left) is refused unless `overwrite`, as `corpus ingest` and `train`
-refuse theirs. With `overwrite`, the new index is built under a hidden staged
-name beside the old one and swapped in only when it is finished
-(`ioutil.atomic.staged_dir`): the old index answers queries until then, a
-failed build leaves it untouched, and none of its files (faiss files,
-``bm25s/``, ``shards/``, a tuned ``fusion.json``) survive the swap.
-
-The one build that writes in place is a sharded one (``--shard-papers``) into
-a new directory or into the ``shards/`` a killed run of it left: that is what
-makes it resumable.
+An existing index directory is refused unless `overwrite`; then the new index is built under a hidden staged
+name and swapped in only when finished (`ioutil.atomic.staged_dir`): the old one answers until then, survives
+a failed build, and leaves no file behind after the swap. Only a sharded build (``--shard-papers``) writes in
+place, into a new directory or the ``shards/`` a killed run of it left: that makes it resumable.
 """
 
 from __future__ import annotations
@@ -39,10 +32,8 @@ def _is_index_dir(out: Path, entries: list[str]) -> bool:
 def check_index_out(out: Path, *, overwrite: bool = False, resumable: bool = False) -> bool:
     """Refuse what `index_out_dir` would refuse, before any model is loaded; True when the build runs in place.
 
-    Raises `OutputError` (an input error: the CLI prints it and exits 2) for an
-    existing index without `overwrite`, for a non-empty directory that holds
-    other files than an index's (even with `overwrite`), for a path that is a
-    file, and for symbolic links inside `out`.
+    `OutputError` (the CLI exits 2) for an existing index without `overwrite`, a directory holding other files
+    than an index's (even with `overwrite`), a file, and symbolic links inside `out`.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -64,12 +55,8 @@ def check_index_out(out: Path, *, overwrite: bool = False, resumable: bool = Fal
 
 @contextmanager
 def index_out_dir(out: Path, *, overwrite: bool = False, resumable: bool = False) -> Iterator[Path]:
-    """Yield the directory to build the index in: `out` itself (a resumable sharded build) or a staged one.
-
-    A staged directory is published as `out` when the block ends without an
-    error, replacing what `out` held; on an error it is removed and `out` is
-    untouched. Refusals are `check_index_out`'s.
-    """
+    """Yield the directory to build the index in: `out` itself (a resumable sharded build) or a staged one,
+    published as `out` when the block ends without an error (removed on an error, `out` untouched)."""
     out = Path(out)
     if check_index_out(out, overwrite=overwrite, resumable=resumable):
         with output_lock(out):

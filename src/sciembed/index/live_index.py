@@ -43,10 +43,8 @@ def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -
 
 def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str | None = None,
                     manifest: dict[str, Any] | None = None) -> MultiVectorIndex:
-    """The index of a served collection as it stands (base index + live updates), without an encoder.
-
-    `manifest`: the directory's manifest when the caller has read it already (it is verified on read).
-    """
+    """The index of a served collection as it stands (base index + live updates), without an encoder;
+    `manifest`: the directory's manifest when the caller has read it already."""
     manifest = manifest if manifest is not None else read_manifest(path)
     index = MultiVectorIndex.load(path / "index", expected_fingerprint=fingerprint, aggregate=aggregate)
     catalog = Catalog(ensure_catalog(path, index, manifest))
@@ -75,10 +73,8 @@ def ensure_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]
             if not views:
                 continue
             if ids[row : row + len(views)] != [v.paper_id for v in views]:
-                raise IndexLoadError(
-                    f"{path}: the corpus {manifest['corpus']} no longer matches the index at row {row} "
-                    f"(paper {paper.id!r}); rebuild the index"
-                )
+                raise IndexLoadError(f"{path}: the corpus {manifest['corpus']} no longer matches the index at row "
+                                     f"{row} (paper {paper.id!r}); rebuild the index")
             row += len(views)
             yield paper, views
 

@@ -6,9 +6,7 @@ Layout of an index directory::
     papers.json     paper id -> title, for showing results
     manifest.json   encoder settings (to load the same encoder for queries), view kind, counts
 
-Every paper read is accounted for (`indexed_views.IndexCounts`): indexed by the requested view, indexed by
-title+abstract because it has no body (``ta_fallback``), or rejected because
-it has no text at all.
+Every paper read is accounted for (`indexed_views.IndexCounts`).
 """
 
 from __future__ import annotations
@@ -34,23 +32,11 @@ from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
 MANIFEST = "manifest.json"
 
 
-def build_paper_index(
-    corpus: str | Path,
-    encoder: Any,
-    kind: str,
-    out: str | Path,
-    *,
-    target: int | None = None,
-    batch_size: int | None = None,
-    aggregate: str = "max",
-    show_progress: bool = True,
-    extra: dict[str, Any] | None = None,
-    segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
-    index_kind: str = "flat",
-    ann: dict[str, Any] | None = None,
-    shard_papers: int | None = None,
-    seed: int = 0,
-) -> IndexCounts:
+def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Path, *, target: int | None = None,
+                      batch_size: int | None = None, aggregate: str = "max", show_progress: bool = True,
+                      extra: dict[str, Any] | None = None, segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
+                      index_kind: str = "flat", ann: dict[str, Any] | None = None, shard_papers: int | None = None,
+                      seed: int = 0) -> IndexCounts:
     """Encode the corpus' views with `encoder` (an `Encoder`) and write an index directory to `out`.
 
     `index_kind` is flat (exact), hnsw, ivf-pq or auto (from the number of views), with `ann` overriding
@@ -91,32 +77,24 @@ def build_paper_index(
             sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
             index.dense.train(vectors[np.sort(sample)])
         index.add([v.paper_id for v in views], vectors)
-    describe = getattr(encoder, "describe", None)
     save_paper_index(out, index, encoder.fingerprint, titles, {
-        "corpus": str(Path(corpus).resolve()),
-        "view": kind,
+        "corpus": str(Path(corpus).resolve()), "view": kind,
         "target_words": target if kind == IndexView.WINDOW else None,
         "segment_tokens": segment_tokens if kind == IndexView.SEGMENT else None,
-        "piece_tokens": piece_tokens,
-        "truncation": truncation,
-        "encoder": describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint},
-        "counts": asdict(counts),
-        **(extra or {}),
-    })
+        "piece_tokens": piece_tokens, "truncation": truncation, "encoder": describe_encoder(encoder),
+        "counts": asdict(counts), **(extra or {})})
     return counts
 
 
-def build_index_from_vectors(
-    vectors: str | Path,
-    out: str | Path,
-    *,
-    view: str | None = None,
-    index_kind: str = "flat",
-    ann: dict[str, Any] | None = None,
-    aggregate: str = "max",
-    metric: str | None = None,
-    seed: int = 0,
-) -> IndexCounts:
+def describe_encoder(encoder: Any) -> dict[str, Any]:
+    """What a manifest records of the encoder: its `describe()`, else its name and fingerprint."""
+    describe = getattr(encoder, "describe", None)
+    return describe() if callable(describe) else {"name": encoder.name, "fingerprint": encoder.fingerprint}
+
+
+def build_index_from_vectors(vectors: str | Path, out: str | Path, *, view: str | None = None,
+                             index_kind: str = "flat", ann: dict[str, Any] | None = None, aggregate: str = "max",
+                             metric: str | None = None, seed: int = 0) -> IndexCounts:
     """Write an index directory (as `build_paper_index` does) from the shards of a vectors directory."""
     from sciembed.index.encode.store import read_vectors_manifest
     from sciembed.index.from_vectors import choose_view, index_from_vectors
@@ -129,15 +107,10 @@ def build_index_from_vectors(
                                                metric=metric, seed=seed)
     out.mkdir(parents=True, exist_ok=True)
     save_paper_index(out, index, manifest["fingerprint"], titles, {
-        "corpus": manifest["corpus"],
-        "vectors": str(vectors.resolve()),
-        "view": view,
+        "corpus": manifest["corpus"], "vectors": str(vectors.resolve()), "view": view,
         "target_words": manifest["target_words"] if view == IndexView.WINDOW else None,
         "segment_tokens": manifest["segment_tokens"] if view == IndexView.SEGMENT else None,
-        "encoder": manifest["encoder"],
-        "counts": asdict(counts),
-        "seed": seed,
-    })
+        "encoder": manifest["encoder"], "counts": asdict(counts), "seed": seed})
     return counts
 
 
@@ -181,15 +154,13 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
         raise IndexLoadError(f"{path / MANIFEST}: unreadable ({exc})") from exc
     if not isinstance(manifest, dict):
         raise IndexLoadError(f"{path / MANIFEST}: not a JSON object")
-    problem = seal_problem(manifest, str(path / MANIFEST)) or files_problem(path, manifest.get("sha256") or {})
-    if problem:
+    if problem := seal_problem(manifest, str(path / MANIFEST)) or files_problem(path, manifest.get("sha256") or {}):
         raise IndexLoadError(problem)
     return manifest
 
 
-def open_paper_index(
-    path: str | Path, *, expected_fingerprint: str | None = None, aggregate: str | None = None
-) -> PaperIndex:
+def open_paper_index(path: str | Path, *, expected_fingerprint: str | None = None,
+                     aggregate: str | None = None) -> PaperIndex:
     """Load an index directory; with `expected_fingerprint`, refuse one built by another encoder."""
     path = Path(path)
     manifest = read_manifest(path)

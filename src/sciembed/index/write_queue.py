@@ -1,18 +1,10 @@
 """Queued adds: a paper acknowledged once it is on disk, indexed by one background thread soon after.
 
-A direct add (`Collection.add_papers`) answers after its views are encoded — under 32 searching clients
-on 2 cores that is seconds, since the encode shares the cores with the searches (docs/service.md,
-"Writes under load"). A queued add (`WriteQueue.enqueue`, ``POST /papers`` with ``"wait": false``)
-answers after one SQLite transaction has put the papers in the catalog's ``pending`` table
-(`index/catalog.py`), and this module's thread indexes them in arrival order through the same
-`add_papers`, which takes each paper out of the queue in the transaction that indexes it.
-
-So nothing acknowledged is lost: a process killed with papers queued indexes them when the collection is
-next served (`WriteQueue.resume`). A paper deleted, or added directly, while a copy of it waits is not indexed from
-that copy. A paper that cannot be indexed (its encode fails) stays in the queue with the error, counted in
-`Collection.stats` and shown by ``GET /papers/{id}``; the others go on. The time from acknowledgement to
-searchable (from each entry's ``queued_at``, so also for papers an earlier process acknowledged) is kept for
-the last `RECENT` papers indexed (``stats()["queue"]``).
+A queued add (``POST /papers`` with ``"wait": false``) answers after one SQLite transaction has put the papers
+in the catalog's ``pending`` table; this module's thread indexes them in arrival order through
+`Collection.add_papers`, which takes each paper out of the queue in the transaction that indexes it. What that
+promises (nothing acknowledged lost, nothing superseded indexed, failures kept with their error) and what it
+measured: docs/service.md, "Queued adds".
 """
 
 from __future__ import annotations
@@ -52,8 +44,7 @@ class WriteQueue:
     """The background indexer of one writable collection (started on the first queued paper, or by `resume`
     when papers were left queued)."""
 
-    def __init__(self, collection: Any) -> None:
-        """`collection`: the `retrieval.collection.Collection` whose queue this is (not imported: it imports this)."""
+    def __init__(self, collection: Any) -> None:  # a `Collection` (not imported: it imports this)
         self.collection = collection
         self._wake = threading.Condition()
         self._stop = False

@@ -1,25 +1,13 @@
 """Approximate faiss indexes next to the exact one: kinds, defaults from the collection size, search knobs.
 
-Three kinds, all behind `DenseIndex`:
+Kinds, all behind `DenseIndex`: ``flat`` (exact: the reference for every recall); ``hnsw``, a graph over the
+full vectors, or with ``hnsw_storage="sq8"`` over 8-bit scalar-quantized ones (a quarter of the memory);
+``ivf-pq``, inverted lists of product-quantized codes trained on a sample, with ``refine="flat" | "sq8"``
+re-ranking ``refine_k_factor × k`` candidates over a second copy of the vectors (PQ alone cannot tell close
+neighbours apart: its recall@10 stalls whatever ``nprobe`` is; `index_memory` gives the cost).
 
-- ``flat``: exact inner product / L2 (the reference every recall is measured against);
-- ``hnsw``: a graph over the full vectors (`IndexHNSWFlat`): fast and accurate,
-  memory a bit above flat (the links);
-- ``hnsw`` with ``hnsw_storage="sq8"``: the same graph over 8-bit scalar-quantized
-  vectors (`IndexHNSWSQ`): a quarter of the vector memory, cheaper distances while building;
-- ``ivf-pq``: an inverted file whose lists hold product-quantized codes
-  (`IndexIVFPQ`): memory a fraction of flat, trained on a sample.
-- ``ivf-pq`` with ``refine="flat" | "sq8"``: faiss `IndexRefine`: the IVF-PQ
-  search returns ``refine_k_factor × k`` candidates, re-ranked by exact
-  distances over a second copy of the vectors (full float32, or 8-bit scalar
-  quantized: near-exact at a quarter of the memory). PQ alone cannot tell close
-  neighbours apart (its recall@10 stalls whatever ``nprobe`` is); the re-rank
-  restores it, and costs the refine storage in memory (see `index_memory`).
-
-Search-time knobs (`ef_search`, `nprobe`) go per call as faiss
-`SearchParameters`, so concurrent searches with different knobs never touch
-the index object's own settings. The same parameters carry an id selector
-that hides removed rows (live deletes) from every kind.
+Search-time knobs go per call as faiss `SearchParameters` (concurrent searches never touch the index's own
+settings), with an id selector that hides removed rows (live deletes) from every kind.
 """
 
 from __future__ import annotations
@@ -57,9 +45,7 @@ class AnnParams:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> AnnParams:
-        data = data or {}
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in (data or {}).items() if k in cls.__dataclass_fields__})
 
 
 def check_kind(kind: str) -> str:
@@ -85,10 +71,7 @@ def auto_refine(n_vectors: int) -> str:
 
 def default_params(kind: str, n_vectors: int, dim: int, **overrides: Any) -> AnnParams:
     """Sensible settings for `n_vectors` of `dim`: nlist ≈ 4·√n, 4 dimensions per PQ byte, 64 points per centroid,
-    IVF-PQ re-ranked over SQ8 vectors (`auto_refine`).
-
-    Overrides of 0 / None / "" keep the default.
-    """
+    IVF-PQ re-ranked over SQ8 vectors (`auto_refine`). Overrides of 0 / None / "" keep the default."""
     kind = auto_kind(n_vectors) if kind == "auto" else check_kind(kind)
     params = AnnParams(kind=kind)
     if kind == "ivf-pq":
@@ -172,20 +155,12 @@ def index_memory(index: Any) -> dict[str, int]:
     import faiss
 
     if hasattr(index, "refine_index"):
-        return {"codes": index_bytes(ivf_of(index)),
-                "refine": index_bytes(faiss.downcast_index(index.refine_index))}
+        return {"codes": index_bytes(ivf_of(index)), "refine": index_bytes(faiss.downcast_index(index.refine_index))}
     return {"codes": index_bytes(index), "refine": 0}
 
 
-def search_parameters(
-    index: Any,
-    kind: str,
-    *,
-    ef_search: int | None = None,
-    nprobe: int | None = None,
-    refine_k_factor: int | None = None,
-    hidden: Any = None,
-) -> Any:
+def search_parameters(index: Any, kind: str, *, ef_search: int | None = None, nprobe: int | None = None,
+                      refine_k_factor: int | None = None, hidden: Any = None) -> Any:
     """Per-call faiss SearchParameters: the kind's knobs and an optional selector of rows to hide."""
     import faiss
 

@@ -1,20 +1,10 @@
 """Late interaction over an approximate view index (HNSW, IVF-PQ): candidates from the index, scores exact.
 
-``late`` scores a paper by the mean, over the query's vectors, of each vector's best view of that paper.
-Exact, that needs every view's score: a matrix product over the whole collection (~300 ms per query
-paper at 100k papers and 500k views on one core). Over an approximate index sciembed does what
-ColBERTv2 / PLAID do:
-
-- candidates: the papers of each query vector's top-n views (the index's view ranking; n starts at
-  2k / the number of query vectors and grows until k papers are candidates);
-- scores: every view of every candidate, scored with its stored vector (reconstructed from the index),
-  so a candidate's score is its exact ``late`` score — exact over HNSW's full vectors and IVF-PQ's flat
-  re-rank copy; over 8-bit or PQ codes, the decoded vectors' score.
-
-A paper with no view in any query vector's top n is not returned: that is the one approximation,
-measured against exact ``late`` in `benchmarks/p2p_latency.py` (overlap of the top k, and the fused
-NDCG on real papers). Rankings page consistently (`paging.stable_prefix`) from a first tier of
-`FIRST_TIER` papers: one candidate search serves every page within it, the fused search's 300 included.
+Exact ``late`` (per query vector its best view of a paper, averaged) needs every view's score (~300 ms per
+query paper at 500k views on one core). As ColBERTv2 / PLAID do, the candidates are the papers of each query
+vector's top-n views (n grows until k papers are found) and each is scored exactly over its stored vectors
+(decoded ones over 8-bit or PQ codes). A paper with no view in any top n is missed: the one approximation,
+measured in `benchmarks/p2p_latency.py`. Pages are consistent (`paging.stable_prefix`) from `FIRST_TIER`.
 """
 
 from __future__ import annotations
@@ -32,7 +22,6 @@ from sciembed.retrieval.ties import top_positions
 # Citations 45.43 vs 45.29; `benchmarks/results/p2p_first_tier.json`) for a candidate search 1.6x shorter.
 FIRST_TIER = 320
 MIN_VIEWS_PER_VECTOR = 32
-
 
 
 class ViewIndex(Protocol):

@@ -1,21 +1,13 @@
 """BM25 lexical baseline (bm25s), with the same `search` contract as the dense indexes.
 
-bm25s builds its sparse score matrix in one pass, so documents are collected
-by `add` and indexed on the first search after a change. Only documents that
-share at least one term with the query are hits (score > 0): padding a ranking
-with arbitrary zero-score documents would flatter recall.
+Documents are collected by `add` and indexed on the first search after a change (bm25s builds its score
+matrix in one pass). Only documents sharing a term with the query are hits (score > 0): zero-score padding
+would flatter recall. `save` / `load` keep bm25s's own format (score matrix, vocabularies, the texts as a
+memory-mapped ``corpus.jsonl``) plus ``ids.json``, so a loaded index never re-tokenises the collection.
 
-`save` / `load` keep the built index in bm25s's own format (its score matrix,
-vocabulary and parameters, the tokenizer's vocabulary and stopwords, and the
-texts as bm25s's ``corpus.jsonl``, read lazily through its memory map), plus
-``ids.json``: a loaded index answers without tokenising or scoring the
-collection again.
-
-Scores are bm25s's (a query word counts once per occurrence), computed here with each distinct query
-word's postings read once (`scores`): a paper query repeats its common words many times. With
-``query_terms=N`` a query with more than N distinct words keeps only its N best, by their BM25 weight
-in the query itself (idf × saturated term frequency), as Lucene's MoreLikeThis does; off by default,
-as on the ACL paper-to-paper benchmark it lost References NDCG@10 at every N up to 400 (docs/p2p.md).
+Scores are bm25s's (a query word counts once per occurrence), each distinct word's postings read once.
+``query_terms=N`` keeps a query's N words of highest BM25 weight (as Lucene's MoreLikeThis); off by default:
+on ACL paper-to-paper it lost References NDCG@10 at every N up to 400 (docs/p2p.md).
 """
 
 from __future__ import annotations
@@ -44,22 +36,13 @@ def english_stemmer() -> Callable[[str], str]:
 class BM25Index:
     """Okapi BM25 over string-identified texts (Lucene variant, English stopwords by default)."""
 
-    def __init__(
-        self,
-        *,
-        k1: float = 1.5,
-        b: float = 0.75,
-        method: str = "lucene",
-        stopwords: str | list[str] | None = "en",
-        stemmer: Callable[[str], str] | None = None,
-        query_terms: int | None = PAPER_QUERY_TERMS,
-    ) -> None:
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene",
+                 stopwords: str | list[str] | None = "en", stemmer: Callable[[str], str] | None = None,
+                 query_terms: int | None = PAPER_QUERY_TERMS) -> None:
         if query_terms is not None and query_terms < 1:
             raise ValueError(f"query_terms must be positive or None, got {query_terms}")
         self.k1, self.b, self.method = k1, b, method
-        self.query_terms = query_terms
-        self.stopwords = stopwords
-        self.stemmer = stemmer
+        self.query_terms, self.stopwords, self.stemmer = query_terms, stopwords, stemmer
         self._ids: list[str] = []
         self._texts: list[str] = []
         self._rows_of: dict[str, list[int]] = {}
@@ -254,9 +237,7 @@ class BM25Index:
 
     def scores(self, query_ids: Sequence[int]) -> np.ndarray:
         """Every document's BM25 score for a tokenised query, as bm25s's `get_scores_from_ids` sums it (a word
-        once per occurrence in the query), as one sparse product: bm25s adds a word's postings once per
-        occurrence, and a paper query repeats its common words, whose posting lists are the longest, many
-        times."""
+        once per occurrence), in one sparse product: each distinct word's postings are read once."""
         retriever = self._retriever
         if self._postings is None:  # bm25s's score matrix (word -> documents) as scipy CSR, its arrays shared
             indptr = retriever.scores["indptr"]

@@ -1,29 +1,15 @@
 """Dense search with faiss (exact, or HNSW / IVF-PQ), string ids, query-paper exclusion, checked save/load.
 
-Cosine is inner product over L2-normalised vectors (`IndexFlatIP`); l2 is
-`IndexFlatL2`, reported as negative Euclidean distance so that every index
-in sciembed ranks "higher is better". Ids need not be unique (a paper can own
-several vectors); excluding an id removes all of its rows while still
-returning k hits.
+Cosine is inner product over L2-normalised vectors; l2 is reported as negative Euclidean distance, so every
+index ranks "higher is better". Ids need not be unique (a paper can own several vectors); excluding an id
+removes all of its rows while still returning k hits. Up to `SMALL_BATCH` queries over the flat kind take one
+BLAS product over faiss' own storage (zero-copy): faiss' flat scan was 2-4× slower for one query on 2 cores
+(top-100 over 100k × 384: p50 33 ms against 12 ms; benchmarks/search.py). The approximate kinds
+(`retrieval/ann.py`) always search through faiss and cannot give all scores at once. Removed rows (live
+deletes) stay in faiss, hidden by an id selector, and keep their row numbers.
 
-Vectors live in a faiss flat index (storage, serialisation, batched search).
-A handful of queries is answered by one BLAS matrix product over that same
-storage (zero-copy) plus `argpartition`: for a single query faiss' flat
-scan was 2-4× slower on the 2-core reference machine under load (top-100 over
-100k × 384, interleaved: p50 33 ms against 12 ms; benchmarks/search.py,
-results/search.json). Both paths are exact and give the same ranking (equal
-scores: row order in the matrix path, faiss order otherwise).
-
-The same class holds the approximate kinds of `retrieval/ann.py` (``kind`` =
-hnsw | ivf-pq): those always search through faiss, take per-call knobs
-(``ef_search``, ``nprobe``, ``refine_k_factor``) and cannot give all scores at once (so no mean /
-sum aggregation over them). Rows can be removed (live deletes): they stay in
-faiss, hidden from every search by an id selector, and keep their row numbers.
-
-On disk an index is a directory: ``index.faiss``, ``ids.json`` and
-``meta.json`` (dim, metric, count, encoder fingerprint, sha256 of the two
-data files). Loading verifies all of it, so a truncated file or an index
-built by another encoder is refused instead of returning wrong neighbours.
+On disk: ``index.faiss``, ``ids.json`` and a sealed ``meta.json`` (dim, metric, count, encoder fingerprint,
+sha256 of the two files); loading verifies all of it, so a damaged or foreign index is refused.
 """
 
 from __future__ import annotations
@@ -226,28 +212,15 @@ class DenseIndex:
     def _scores(self, prepared: np.ndarray) -> np.ndarray:
         """Scores against every row; removed rows score -inf."""
         stored = self.matrix()
-        dots = prepared @ stored.T
-        if self.metric == "cosine":
-            scores = dots
-        else:
-            sqnorms = self._sqnorms
-            if sqnorms is None or len(sqnorms) != len(stored):
-                sqnorms = self._sqnorms = np.einsum("ij,ij->i", stored, stored)
-            sq = np.einsum("ij,ij->i", prepared, prepared)[:, None] + sqnorms[None, :] - 2 * dots
-            scores = -np.sqrt(np.maximum(sq, 0.0))
+        if self.metric == "l2" and (self._sqnorms is None or len(self._sqnorms) != len(stored)):
+            self._sqnorms = np.einsum("ij,ij->i", stored, stored)
+        scores = self._scored(prepared, stored, self._sqnorms)
         if self._removed:
             scores[:, sorted(self._removed)] = -np.inf
         return scores
 
-    def search_rows(
-        self,
-        queries: np.ndarray,
-        k: int,
-        *,
-        ef_search: int | None = None,
-        nprobe: int | None = None,
-        refine_k_factor: int | None = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def search_rows(self, queries: np.ndarray, k: int, *, ef_search: int | None = None, nprobe: int | None = None,
+                    refine_k_factor: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Scores (higher is better) and row numbers, best first, shape (n, min(k, len)); row -1 pads.
 
         `ef_search` (HNSW), `nprobe` and `refine_k_factor` (IVF-PQ) override the index's defaults for this call.
@@ -285,13 +258,17 @@ class DenseIndex:
 
     def scores_of_rows(self, queries: np.ndarray, rows: Sequence[int]) -> np.ndarray:
         """(n_queries, len(rows)) scores against given rows' stored vectors (same scale as `search`)."""
-        stored = self.vectors(rows)
-        prepared = self._prepare(queries, "scores_of_rows()")
+        return self._scored(self._prepare(queries, "scores_of_rows()"), self.vectors(rows))
+
+    def _scored(self, prepared: np.ndarray, stored: np.ndarray, sqnorms: np.ndarray | None = None) -> np.ndarray:
+        """Inner products (cosine), or negative Euclidean distances from `stored`'s squared norms (l2)."""
+        dots = prepared @ stored.T
         if self.metric == "cosine":
-            return prepared @ stored.T
-        sq = (np.einsum("ij,ij->i", prepared, prepared)[:, None] + np.einsum("ij,ij->i", stored, stored)[None, :]
-              - 2 * prepared @ stored.T)
-        return -np.sqrt(np.maximum(sq, 0.0))
+            return dots
+        if sqnorms is None:
+            sqnorms = np.einsum("ij,ij->i", stored, stored)
+        return -np.sqrt(np.maximum(np.einsum("ij,ij->i", prepared, prepared)[:, None] + sqnorms[None, :] - 2 * dots,
+                                   0.0))
 
     def search(self, queries: np.ndarray, k: int, exclude: Sequence[str | None] | None = None) -> Hits:
         """Top-k (id, score) per query, best first; `exclude[i]` (e.g. the query's own paper) never appears."""
@@ -301,39 +278,22 @@ class DenseIndex:
         exclude = check_exclude(exclude, n)
         extra = max((len(self._rows_of.get(x, ())) for x in exclude if x is not None), default=0)
         scores, rows = self.search_rows(queries, k + extra)
-        results: Hits = []
-        for i in range(n):
-            hits = [
-                (self._ids[r], float(s))
-                for s, r in zip(scores[i], rows[i], strict=True)
-                if r >= 0 and self._ids[r] != exclude[i]
-            ]
-            results.append(hits[:k])
-        return results
+        return [[(self._ids[r], float(s)) for s, r in zip(scores[i], rows[i], strict=True)
+                 if r >= 0 and self._ids[r] != exclude[i]][:k] for i in range(n)]
 
     def save(self, path: str | Path, fingerprint: str, extra: dict[str, Any] | None = None) -> None:
-        """Write the index directory; `fingerprint` is the encoder's, checked again on load.
-
-        `extra` adds keys to meta.json (an index kind's own settings).
-        """
+        """Write the index directory; `fingerprint` is the encoder's, checked on load; `extra` adds meta.json keys."""
         import faiss
 
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         faiss.write_index(self._index, str(path / "index.faiss"))
-        extra = {"index": self.params.to_dict(), **({"removed_rows": self.removed_rows()} if self._removed else {}),
-                 **(extra or {})}
         (path / "ids.json").write_text(json.dumps(self._ids))
-        meta = {
-            "format": FORMAT_VERSION,
-            "kind": "dense",
-            "dim": self.dim,
-            "metric": self.metric,
-            "count": len(self),
-            "fingerprint": fingerprint,
-            "sha256": {name: sha256_file(path / name) for name in ("index.faiss", "ids.json")},
-            **(extra or {}),
-        }
+        meta = {"format": FORMAT_VERSION, "kind": "dense", "dim": self.dim, "metric": self.metric, "count": len(self),
+                "fingerprint": fingerprint,
+                "sha256": {name: sha256_file(path / name) for name in ("index.faiss", "ids.json")},
+                "index": self.params.to_dict(), **({"removed_rows": self.removed_rows()} if self._removed else {}),
+                **(extra or {})}
         (path / "meta.json").write_text(json.dumps(seal(meta), indent=2))  # edits to meta.json are noticed
         self.fingerprint = fingerprint
 
@@ -347,26 +307,21 @@ class DenseIndex:
         for name, digest in meta["sha256"].items():
             if not (path / name).is_file():
                 raise IndexLoadError(f"{path / name}: missing (index directory incomplete)")
-            actual = sha256_file(path / name)
-            if actual != digest:
-                raise IndexLoadError(
-                    f"{path / name}: checksum mismatch (meta.json says {digest[:12]}…, file is {actual[:12]}…); "
-                    "the file is truncated or was changed after saving — rebuild the index"
-                )
+            if (actual := sha256_file(path / name)) != digest:
+                raise IndexLoadError(f"{path / name}: checksum mismatch (meta.json says {digest[:12]}…, file is "
+                                     f"{actual[:12]}…); the file is truncated or was changed after saving — rebuild "
+                                     "the index")
         if expected_fingerprint is not None and meta["fingerprint"] != expected_fingerprint:
-            raise IndexLoadError(
-                f"{path}: built with encoder fingerprint {meta['fingerprint']}, but the query encoder has "
-                f"{expected_fingerprint} (another model, backend, max_seq_length, prefix or normalisation); "
-                "rebuild the index with this encoder or query with the one that built it"
-            )
+            raise IndexLoadError(f"{path}: built with encoder fingerprint {meta['fingerprint']}, but the query encoder "
+                                 f"has {expected_fingerprint} (another model, backend, max_seq_length, prefix or "
+                                 "normalisation); rebuild the index with this encoder or query with the one that "
+                                 "built it")
         index = cls(meta["dim"], meta["metric"], AnnParams.from_dict(meta.get("index")))
         index._index = faiss.read_index(str(path / "index.faiss"))
         ids = json.loads((path / "ids.json").read_text())
         if index._index.ntotal != len(ids) or len(ids) != meta["count"] or index._index.d != meta["dim"]:
-            raise IndexLoadError(
-                f"{path}: inconsistent index ({index._index.ntotal} vectors of dim {index._index.d}, {len(ids)} ids, "
-                f"meta says {meta['count']} of dim {meta['dim']})"
-            )
+            raise IndexLoadError(f"{path}: inconsistent index ({index._index.ntotal} vectors of dim {index._index.d}, "
+                                 f"{len(ids)} ids, meta says {meta['count']} of dim {meta['dim']})")
         index._ids = ids
         removed = set(meta.get("removed_rows", ()))
         for row, key in enumerate(ids):
@@ -400,11 +355,9 @@ def read_meta(path: Path) -> dict[str, Any]:
         raise IndexLoadError(f"{meta_path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
     if not isinstance(meta, dict):
         raise IndexLoadError(f"{meta_path}: not a JSON object")
-    problem = seal_problem(meta, str(meta_path))
-    if problem:
+    if problem := seal_problem(meta, str(meta_path)):
         raise IndexLoadError(problem)
-    missing = [k for k in ("format", "dim", "metric", "count", "fingerprint", "sha256") if k not in meta]
-    if missing:
+    if missing := [k for k in ("format", "dim", "metric", "count", "fingerprint", "sha256") if k not in meta]:
         raise IndexLoadError(f"{meta_path}: missing keys {', '.join(missing)}")
     if meta["format"] != FORMAT_VERSION:
         raise IndexLoadError(f"{meta_path}: format {meta['format']}, this sciembed reads {FORMAT_VERSION}")

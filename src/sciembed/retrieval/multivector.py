@@ -1,23 +1,11 @@
 """Paper retrieval over several vectors per paper (windows, sections, chunks).
 
-A paper's score for a query aggregates its views' scores: ``max`` (default),
-``mean`` or ``sum``. All three are exact over the whole collection:
-
-- max: the first k distinct papers in the view ranking are the top-k papers
-  by max, so a faiss top-n view search is deepened until k papers (not
-  counting the excluded one) are found;
-- mean / sum need every view's score, so they score all views (one matrix
-  product per block of queries) and reduce per paper (exact kind only).
-
-Over an approximate `DenseIndex` (HNSW, IVF-PQ) the max path is the same,
-with the view ranking approximate. Papers can be removed (`remove`) and
-re-added under the same id (a replacement); `accept` filters papers (year,
+A paper's score for one query vector aggregates its views' scores by ``max`` (default: the first k distinct
+papers of a view search deepened until found, exact over the view ranking), ``mean`` or ``sum`` (every view
+scored, flat kind only). `search_views` is the one search for a *set* of query vectors (a paper's views,
+PRISM's aspect queries) by any of `PAPER_METHODS`, each paper returned with the row of its best-matching view
+(the service's snippet). Papers can be removed and re-added under the same id; `accept` filters papers (year,
 venue, …) inside the deepening loop, so k accepted papers come back.
-
-`search_views` is the one search for a *set* of query vectors (a query's
-vector, a paper's views, PRISM's aspect queries): it aggregates by any of
-`PAPER_METHODS` and returns, with each paper, the row of its best-matching
-view (the service shows that view's snippet).
 """
 
 from __future__ import annotations
@@ -66,9 +54,8 @@ def check_aggregate(aggregate: str) -> str:
 class MultiVectorIndex:
     """Views in, paper ids out: `add(paper_ids, vectors)` with one paper id per view."""
 
-    def __init__(
-        self, dim: int, metric: str = "cosine", aggregate: str = "max", params: AnnParams | None = None
-    ) -> None:
+    def __init__(self, dim: int, metric: str = "cosine", aggregate: str = "max",
+                 params: AnnParams | None = None) -> None:
         self.dense = DenseIndex(dim, metric, params)
         self.aggregate = check_aggregate(aggregate)
         self.late_first_tier = LATE_FIRST_TIER  # papers one approximate `late` candidate search ranks (paging)
@@ -147,13 +134,8 @@ class MultiVectorIndex:
             raise KeyError(f"paper {paper_id!r} is not in this index ({len(self)} papers)")
         return self.dense.vectors(rows)
 
-    def search(
-        self,
-        queries: np.ndarray,
-        k: int,
-        exclude: Sequence[str | None] | None = None,
-        aggregate: str | None = None,
-    ) -> Hits:
+    def search(self, queries: np.ndarray, k: int, exclude: Sequence[str | None] | None = None,
+               aggregate: str | None = None) -> Hits:
         """Top-k (paper id, aggregated score) per query; `exclude[i]` (a paper id) never appears."""
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
@@ -164,9 +146,8 @@ class MultiVectorIndex:
             excluded = [{x} if x is not None else set() for x in exclude]
             return [[(p, s) for p, s, _ in hits] for hits in self._search_max(array, k, excluded)]
         if not self.dense.exact:
-            raise ValueError(
-                f"{aggregate} aggregation needs every view's score: use max over a {self.dense.kind} index"
-            )
+            raise ValueError(f"{aggregate} aggregation needs every view's score: use max over a {self.dense.kind} "
+                             "index")
         return self._search_reduce(array, k, exclude, aggregate)
 
     def search_paper(self, paper_id: str, k: int, aggregate: str | None = None) -> list[tuple[str, float]]:
@@ -176,11 +157,8 @@ class MultiVectorIndex:
     def search_best_over_queries(self, queries: np.ndarray, k: int, exclude: Sequence[str] = (),
                                  aggregate: str | None = None) -> list[tuple[str, float]]:
         """Top-k papers for a set of query vectors: a candidate scores `aggregate` over its views per query
-        vector, and its best over the query vectors; `exclude` never returned.
-
-        That combination is exact: a paper's best-over-queries score is reached at
-        some query vector, where it ranks within that vector's own top-k.
-        """
+        vector, and its best over the query vectors (exact: that best ranks within its vector's own top-k);
+        `exclude` never returned."""
         skip = set(exclude)
         best: dict[str, float] = {}
         for hits in self.search(queries, k + len(skip), aggregate=aggregate):
@@ -189,29 +167,15 @@ class MultiVectorIndex:
                     best[pid] = max(score, best.get(pid, -np.inf))
         return ordered(best.items())[:k]
 
-    def search_views(
-        self,
-        queries: np.ndarray,
-        k: int,
-        method: str = "max_sim",
-        *,
-        exclude: Sequence[str] = (),
-        accept: Callable[[str], bool] | None = None,
-        ef_search: int | None = None,
-        nprobe: int | None = None,
-        refine_k_factor: int | None = None,
-    ) -> ViewHitList:
-        """Top-k papers for one *set* of query vectors, aggregated by `method` (see `PAPER_METHODS`).
+    def search_views(self, queries: np.ndarray, k: int, method: str = "max_sim", *, exclude: Sequence[str] = (),
+                     accept: Callable[[str], bool] | None = None, ef_search: int | None = None,
+                     nprobe: int | None = None, refine_k_factor: int | None = None) -> ViewHitList:
+        """Top-k (paper id, score, row of its best-matching view) for one *set* of query vectors, by `method`.
 
-        The one search behind paper-to-paper retrieval, PRISM's query sets and the service: each hit is
-        (paper id, score, row of the paper's best-matching view — for its snippet). `exclude` holds paper
-        ids never returned (the query paper, papers sharing its title); `accept` filters papers (year,
-        venue, …) while k are collected; the knobs go to an approximate index.
-
-        Over the exact (flat) kind every candidate view is scored (one matrix product), for any method.
-        Over HNSW / IVF-PQ ``max`` is each query vector's top views, deepened until k papers are found,
-        merged by their best score (exact over the view rankings the index returns); ``late`` scores the
-        union of those papers exactly (`approximate_late`); the other methods need the flat kind.
+        `exclude`: paper ids never returned (the query paper, its title twins); the knobs go to an approximate
+        index. The flat kind scores every view (one matrix product), for any method; over HNSW / IVF-PQ
+        ``max_sim`` merges each query vector's deepened view ranking, ``late`` scores those candidates exactly
+        (`approximate_late`), and the other methods need the flat kind.
         """
         method = paper_method(method)
         if k <= 0:
@@ -230,22 +194,12 @@ class MultiVectorIndex:
                              "late only")
         return self.search_sets([array], k, [set(exclude)], accept, knobs)[0]
 
-    def search_sets(
-        self,
-        query_sets: Sequence[np.ndarray],
-        k: int,
-        excludes: Sequence[set[str]],
-        accept: Callable[[str], bool] | None = None,
-        knobs: dict | None = None,
-    ) -> list[ViewHitList]:
+    def search_sets(self, query_sets: Sequence[np.ndarray], k: int, excludes: Sequence[set[str]],
+                    accept: Callable[[str], bool] | None = None, knobs: dict | None = None) -> list[ViewHitList]:
         """`search_views(..., "max_sim")` for several query sets at once: every vector in one index search.
 
-        A paper's score is its best over the set's vectors; the merge of each
-        vector's top-k distinct papers is exact for ``max`` (a paper of the true
-        top k is among the top k of the vector that gives its best score). Over
-        the flat kind this costs one matrix product for all sets, where
-        `search_views` scores every view of every paper for each set; equal
-        scores come in `retrieval.ties`'s seeded-hash order in both.
+        Merging each vector's top-k distinct papers is exact for ``max`` (a paper of the true top k is among
+        the top k of the vector giving its best score); equal scores in `retrieval.ties`'s seeded-hash order.
         """
         if not self.dense.exact:  # approximate: pages must agree at their boundaries (`paging.stable_prefix`)
             return stable_prefix(lambda depth: self._search_sets_once(query_sets, depth, excludes, accept, knobs), k,
@@ -289,9 +243,8 @@ class MultiVectorIndex:
         self._groups = (None if np.array_equal(order, np.arange(len(order))) else order, starts, self.num_views)
         return self._groups[:2]
 
-    def _search_all_views(
-        self, array: np.ndarray, k: int, method: str, exclude: set[str], accept: Callable[[str], bool] | None
-    ) -> ViewHitList:
+    def _search_all_views(self, array: np.ndarray, k: int, method: str, exclude: set[str],
+                          accept: Callable[[str], bool] | None) -> ViewHitList:
         by_row = self.dense.all_scores(array)  # (queries, rows) float32; removed rows -inf
         order, starts = self._grouped_rows()
         scores = by_row if order is None else by_row[:, order]  # views grouped by paper (no copy when they are)
@@ -333,14 +286,8 @@ class MultiVectorIndex:
                 return ranked[:k]
             wanted *= 4
 
-    def _search_max(
-        self,
-        array: np.ndarray,
-        k: int,
-        exclude: list[set[str]],
-        accept: Callable[[str], bool] | None = None,
-        knobs: dict | None = None,
-    ) -> ViewHits:
+    def _search_max(self, array: np.ndarray, k: int, exclude: list[set[str]],
+                    accept: Callable[[str], bool] | None = None, knobs: dict | None = None) -> ViewHits:
         """Per query vector: the first k distinct papers of its view ranking, deepened until found."""
         views_per_paper = self.num_views / max(len(self._papers), 1)
         depth0 = int(np.ceil(2 * k * views_per_paper))
@@ -362,26 +309,15 @@ class MultiVectorIndex:
         return [found[i] for i in range(len(array))]
 
     def _deepened(self, knobs: dict | None, depth: int) -> dict:
-        """The knobs with HNSW's search breadth raised to the depth asked for.
-
-        HNSW's candidate list (efSearch, default 64) caps what one search can
-        reach: paging a 430-paper collection with the default stopped after
-        ~300 papers with ``more: false``. A page at offset o needs a list of at
-        least o + k views, so the breadth grows with the offset.
-        """
+        """The knobs with HNSW's search breadth (efSearch) raised to the depth asked for: with the default 64,
+        paging a 430-paper collection stopped after ~300 papers with ``more: false``."""
         knobs = dict(knobs or {})
         if self.dense.kind == "hnsw":
             knobs["ef_search"] = max(knobs.get("ef_search") or 0, self.dense.params.ef_search or 0, depth)
         return knobs
 
-    def _first_per_paper(
-        self,
-        scores: np.ndarray,
-        rows: np.ndarray,
-        excluded: set[str],
-        k: int,
-        accept: Callable[[str], bool] | None = None,
-    ) -> list[tuple[str, float, int]]:
+    def _first_per_paper(self, scores: np.ndarray, rows: np.ndarray, excluded: set[str], k: int,
+                         accept: Callable[[str], bool] | None = None) -> ViewHitList:
         hits: list[tuple[str, float, int]] = []
         seen: set[int] = set()
         for score, row in zip(scores, rows, strict=True):
@@ -429,9 +365,8 @@ class MultiVectorIndex:
         self.dense.save(path, fingerprint, extra={"kind": "multivector", "aggregate": self.aggregate})
 
     @classmethod
-    def load(
-        cls, path: str | Path, expected_fingerprint: str | None = None, aggregate: str | None = None
-    ) -> MultiVectorIndex:
+    def load(cls, path: str | Path, expected_fingerprint: str | None = None, aggregate: str | None = None
+             ) -> MultiVectorIndex:
         """Read a saved index (checksums and encoder fingerprint verified by `DenseIndex.load`)."""
         meta = read_meta(Path(path))
         if meta.get("kind") != "multivector":

@@ -1,18 +1,10 @@
 """Rankings that page consistently over an approximate index (HNSW, IVF-PQ).
 
-An approximate search for the top d is not the prefix of one for the top
-d' > d: a deeper search (a wider HNSW candidate list) finds papers the
-shallower one missed and places them among the others. Pages cut from
-searches of different depths then disagree at their boundaries: one paper is
-shown twice and another never (issue 33: 3 of 16 paging runs).
-
-`stable_prefix` builds every ranking from the same fixed tiers of depth
-(16, 32, 64, ...): the first 16 places are always the 16-deep search's top
-16, the next 16 the 32-deep search's best not yet placed, and so on. The
-ranking of any depth is then a prefix of every deeper one, so consecutive
-pages never overlap or skip; a paper the shallow search missed still appears,
-a little lower than an exact search would place it. A page deep in the list
-costs the searches of every tier up to it (at most twice the deepest).
+An approximate top d is not a prefix of a deeper top d' (a wider search finds papers the shallower one
+missed), so pages cut from searches of different depths show one paper twice and another never (issue 33).
+`stable_prefix` fills places from fixed tiers of depth (16, 32, 64, ...): the first 16 from the 16-deep search,
+the next 16 from the 32-deep search's best not yet placed, and so on, so any ranking is a prefix of every
+deeper one. A page costs the searches of every tier up to it (at most twice the deepest).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The one order of equal scores, and cuts that never split a group of ties by accident.
 
-Sorting equal scores by id let a constant scorer reach NDCG@10 = 100 whenever the
-relevant document had the smallest id; leaving them in faiss row order (or
-`argpartition`'s) makes the top k depend on how the index was filled. Equal scores
-are ordered by a seeded hash of the id instead: a fixed, reproducible order that is
-unrelated to ids' spelling and to relevance. A list cut at k is cut only after
-every candidate tied with the k-th one has been seen (`past_ties`, `top_positions`),
-so the hash, not the index, decides which of them make the cut.
+Equal scores are ordered by a seeded hash of the id: sorting them by id let a constant scorer reach
+NDCG@10 = 100 whenever the relevant document had the smallest id, and faiss or `argpartition` order depends
+on how the index was filled. A list is cut at k only after every candidate tied with the k-th has been seen
+(`past_ties`, `top_positions`), so the hash decides which of them make the cut.
 """
 
 from __future__ import annotations
@@ -40,11 +37,8 @@ def _tied_runs(values: np.ndarray) -> list[tuple[int, int]]:
 
 
 def tied_at_cut(scores: Sequence[float], k: int, asked: int) -> bool:
-    """Whether a best-first list of `scores`, `asked` long, may hide candidates tied with its k-th score.
-
-    A list shorter than asked is complete; otherwise it is safe only when its last score is strictly
-    below its k-th (the next candidate, unseen, scores at most the last one).
-    """
+    """Whether a best-first list of `scores`, `asked` long, may hide candidates tied with its k-th score (a
+    shorter list is complete; a full one is safe only when its last score is strictly below its k-th)."""
     return k > 0 and len(scores) >= asked > k and not scores[-1] < scores[k - 1]
 
 
@@ -52,9 +46,8 @@ def past_ties(search: Callable[[Sequence[int], int], list[list[tuple[str, float]
               k: int, limit: int) -> list[list[tuple[str, float]]]:
     """`search(queries, depth)` deepened per query until no candidate tied with its k-th hit is left unseen.
 
-    Starts at depth k + 1 and doubles for the queries whose last hit still ties the k-th, up to `limit`
-    (the number of candidates). Best-first order within a list is whatever `search` gives; callers sort
-    with `ordered` before cutting to k.
+    The depth starts at k + 1 and doubles, up to `limit` (the number of candidates); callers sort the
+    lists with `ordered` before cutting to k.
     """
     queries = list(queries)
     depth = min(k + 1, limit)
@@ -73,11 +66,8 @@ def past_ties(search: Callable[[Sequence[int], int], list[list[tuple[str, float]
 
 
 def top_positions(scores: np.ndarray, k: int, ids: Sequence[str]) -> list[int]:
-    """Positions of the k best finite `scores`, best first, ties in seeded-hash order of `ids`.
-
-    Every position tied with the k-th score is considered before the cut (`argpartition` alone would pick
-    among them by memory layout).
-    """
+    """Positions of the k best finite `scores`, best first, ties in seeded-hash order of `ids` (every position
+    tied with the k-th is considered before the cut: `argpartition` alone picks among them by memory layout)."""
     finite = np.flatnonzero(np.isfinite(scores))
     if k <= 0 or not len(finite):
         return []

@@ -1,18 +1,9 @@
-"""Batch search: many query papers or query texts against one or more index directories, in one process.
+"""Batch search (``sciembed index search``): many query papers or texts against one or more index directories.
 
-Every index directory written by `sciembed index build` works (dense or BM25, any view). With several
-index directories, each one is a run of one `PaperSearch` and the lists are fused by a learned fusion
-(`FusionSpec`, ``fusion.json`` from `sciembed eval run --kind paper_to_paper --set tune_fusion=true`), by
-the fusion measured on real papers where the runs are its runs, or by RRF: a BM25 full-text index, a dense
-TA index and a dense ``ta+section`` index searched with ``--method late`` give the tuned full-text method
-in one command. A collection `sciembed index serve` has updated is searched as it stands.
-
-A full-text index (`sciembed index build` without ``--view``: `retrieval.fulltext_index`) is its three
-parts, searched as those three directories with ``--method late`` for query papers.
-
-Query papers are never retrieved for themselves, by id or by normalised title; with a paper method
-(`late`, `max_sim`, `naive_sum`, `max_sim_prism_code`) a dense index compares all of the query paper's views with all
-of every candidate's views (`MultiVectorIndex.search_views`).
+Each index directory (dense or BM25, any view; a served collection as it stands; a full-text index as its three
+parts, searched with ``--method late``) is a run of one `PaperSearch`; several are fused by a tuned
+``fusion.json``, the fusion measured on real papers where the runs are its runs, or RRF. Query papers are never
+retrieved for themselves, by id or by normalised title.
 """
 
 from __future__ import annotations
@@ -31,23 +22,14 @@ from sciembed.search.paper_search import PaperSearch
 from sciembed.search.runs import Query, Ranking, Run
 
 
-def search_batch(
-    index_dirs: list[str | Path],
-    *,
-    papers: list[str] | None = None,
-    texts: list[tuple[str, str]] | None = None,
-    k: int = 10,
-    method: str | None = None,
-    aggregate: str | None = None,
-    rrf_k: int = 60,
-    fusion: FusionSpec | None = None,
-    notes: list[str] | None = None,
-) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
+def search_batch(index_dirs: list[str | Path], *, papers: list[str] | None = None,
+                 texts: list[tuple[str, str]] | None = None, k: int = 10, method: str | None = None,
+                 aggregate: str | None = None, rrf_k: int = 60, fusion: FusionSpec | None = None,
+                 notes: list[str] | None = None) -> tuple[list[tuple[str, Ranking]], dict[str, str]]:
     """(query id, ranking) per query paper or text, and paper titles. Exactly one of `papers` / `texts`.
 
-    Several indexes are fused by `fusion`, whose run names are matched to the indexes' (`runs.run_name`);
-    without one, query papers over exactly a BM25 full-text, a dense TA and a dense late-interaction index
-    use the fusion measured on real papers (`measured_default`), and anything else RRF. What was chosen is
+    Several indexes are fused by `fusion` (its run names matched by `runs.run_name`), else query papers by the
+    measured fusion where the runs are its runs (`measured_default`), anything else by RRF; what was chosen is
     appended to `notes`.
     """
     if (papers is None) == (texts is None):

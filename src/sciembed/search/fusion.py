@@ -1,19 +1,11 @@
 """Reciprocal rank fusion (RRF) of ranked lists, remembering which list found each hit.
 
-score(paper) = Σ over lists, Σ over the paper's entries in that list, 1 / (k + rank),
-with rank counted from 1 and k = 60 (Cormack et al. 2009; PRISM's code).
+score(paper) = Σ over lists, Σ over the paper's entries in that list, 1 / (k + rank), rank from 1, k = 60
+(Cormack et al. 2009; PRISM's code). A list may name a paper several times: PRISM maps segment hits to papers
+and keeps every entry (``dedupe=False``); ``dedupe=True`` keeps a paper's best rank per list.
 
-A list may name a paper several times: PRISM searches a *segment* index, maps
-each segment hit to its paper and keeps every entry, so a paper with three
-matching segments in one aspect's top 300 collects three terms (``dedupe=False``,
-PRISM's behaviour). ``dedupe=True`` keeps only a paper's best rank per list.
-
-Hand-written rather than ``ranx.fuse(method="rrf")``: a ranx `Run` is a
-query -> {doc: score} dict, so it cannot hold a paper twice in one list, which
-rules it out for PRISM's duplicate-counting fusion; ranx also re-ranks each run
-by score and compiles numba kernels on first use (tens of seconds), too slow for
-one interactive query. For the de-duplicated variant the scores equal ranx's
-(checked in tests/search/test_fusion.py).
+Not ``ranx.fuse``: a ranx `Run` cannot hold a paper twice in one list, and ranx compiles numba kernels on
+first use (tens of seconds). The de-duplicated scores equal ranx's (tests/search/test_fusion.py).
 """
 
 from __future__ import annotations
@@ -44,13 +36,10 @@ class FusedHit:
                          for name, ranks in self.found_by.items())
 
 
-def rrf(
-    lists: Mapping[str, Sequence[str]], k: int = RRF_K, *, dedupe: bool = False, depth: int | None = None
-) -> list[FusedHit]:
-    """Fuse named ranked lists of paper ids (best first); result sorted by score, ties in seeded-hash order.
-
-    `depth` cuts the fused list (PRISM keeps 300).
-    """
+def rrf(lists: Mapping[str, Sequence[str]], k: int = RRF_K, *, dedupe: bool = False,
+        depth: int | None = None) -> list[FusedHit]:
+    """Fuse named ranked lists of paper ids (best first); result sorted by score, ties in seeded-hash order,
+    cut to `depth` (PRISM keeps 300)."""
     if k < 0:
         raise ValueError(f"RRF k must be non-negative, got {k}")
     fused: dict[str, FusedHit] = {}

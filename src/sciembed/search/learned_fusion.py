@@ -11,13 +11,9 @@ combsum    min-max | zmuv  Σ norm(score)
 wsum       min-max | zmuv  Σ w_i · norm_i(score)  (weights tuned on a 0.1 grid)
 =========  ==============  ============================================================
 
-`tune_fusion` runs ranx's `optimize_fusion` for every (method, norm) on the
-validation qrels and keeps the best by the target metric. `fuse_one` applies a
-spec to the rankings of *one* query: it is written out here rather than calling
-``ranx.fuse`` because ranx compiles numba kernels on first use (tens of
-seconds), which an interactive search or the service must not pay; it gives
-ranx's scores (min-max / z-score with ranx's 1e-9 floor, missing = 0; checked
-against ``ranx.fuse`` in tests/search/test_learned_fusion.py).
+`tune_fusion` runs ranx's `optimize_fusion` for every (method, norm) and keeps the best. `fuse_one` applies a
+spec to *one* query without ranx (whose numba kernels take tens of seconds to compile), with ranx's scores
+(1e-9 floor, missing = 0; checked in tests/search/test_learned_fusion.py).
 """
 
 from __future__ import annotations
@@ -81,11 +77,10 @@ class FusionSpec:
                                   f"got {self.params['k']!r}")
             return
         weights = self.params.get("weights")
-        if self.method == "wsum" and (not isinstance(weights, list) or len(weights) != len(self.runs)):
-            raise FusionError(f"wsum needs one weight per run ({len(self.runs)}), got {weights!r}")
         if self.method == "wsum":
-            wrong = [w for w in weights if not _number(w, above=None)]
-            if wrong:
+            if not isinstance(weights, list) or len(weights) != len(self.runs):
+                raise FusionError(f"wsum needs one weight per run ({len(self.runs)}), got {weights!r}")
+            if wrong := [w for w in weights if not _number(w, above=None)]:
                 raise FusionError(f"params.weights: each weight is a finite number >= 0, got {wrong[0]!r}")
             if not any(float(w) > 0 for w in weights):
                 raise FusionError(f"params.weights: at least one weight must be above 0, got {weights!r}")
@@ -108,11 +103,10 @@ class FusionSpec:
             return
         other = sorted({f for f in fingerprints if f is not None and f != self.model})
         if other:
-            raise FusionError(
-                f"{where + ': ' if where else ''}the fusion {self.label} was tuned on the scores of encoder "
-                f"{self.model}; these scores come from {', '.join(other)}: tune a fusion for this model "
-                "(`sciembed eval run --kind paper_to_paper --set tune_fusion=true`) instead of reusing another model's"
-            )
+            raise FusionError(f"{where + ': ' if where else ''}the fusion {self.label} was tuned on the scores of "
+                              f"encoder {self.model}; these scores come from {', '.join(other)}: tune a fusion for "
+                              "this model (`sciembed eval run --kind paper_to_paper --set tune_fusion=true`) instead "
+                              "of reusing another model's")
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -146,20 +140,15 @@ def _number(value: Any, above: float | None) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     try:
-        if not math.isfinite(value):
-            return False
+        finite = math.isfinite(value)
     except OverflowError:  # an integer beyond any float
         return False
-    return value > above if above is not None else value >= 0
+    return finite and (value > above if above is not None else value >= 0)
 
 
 def measured_default(runs: Sequence[str]) -> FusionSpec | None:
-    """The fusion measured best on real full-text papers, when `runs` are exactly its runs (else None).
-
-    Tuned on the ACL paper-to-paper val split with MiniLM (BM25 full text, a2a, late; provenance in the
-    file's ``tuned.measured_on``): the default for paper queries over a BM25 full-text, a dense TA and a
-    dense section index that carry no tuned ``fusion.json`` of their own.
-    """
+    """The fusion measured best on real full-text papers (ACL val split, MiniLM; provenance in the file's
+    ``tuned.measured_on``), when `runs` are exactly its runs (else None)."""
     spec = FusionSpec.load(MEASURED_FUSION)
     return spec if sorted(runs) == sorted(spec.runs) else None
 
@@ -197,8 +186,8 @@ def fuse_one(spec: FusionSpec, rankings: Mapping[str, Ranking], depth: int | Non
     return ordered[:depth] if depth is not None else ordered
 
 
-def fuse_all(spec: FusionSpec, runs: Mapping[str, Mapping[str, Ranking]], depth: int | None = None
-             ) -> dict[str, Ranking]:
+def fuse_all(spec: FusionSpec, runs: Mapping[str, Mapping[str, Ranking]],
+             depth: int | None = None) -> dict[str, Ranking]:
     """`fuse_one` for every query of the first run."""
     queries = runs[spec.runs[0]]
     return {q: fuse_one(spec, {r: runs[r].get(q, []) for r in spec.runs}, depth) for q in queries}
@@ -208,8 +197,7 @@ def _ranx_run(rankings: Mapping[str, Ranking], queries: Sequence[str], name: str
     from ranx import Run
 
     # ranx needs at least one document per query: an empty ranking gets a sentinel that is never relevant
-    return Run({q: ({d: float(s) for d, s in rankings.get(q, [])} or {"__none__": 0.0}) for q in queries},
-               name=name)
+    return Run({q: ({d: float(s) for d, s in rankings.get(q, [])} or {"__none__": 0.0}) for q in queries}, name=name)
 
 
 def tune_fusion(qrels: Mapping[str, Mapping[str, int]], runs: Mapping[str, Mapping[str, Ranking]],

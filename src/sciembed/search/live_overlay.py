@@ -1,21 +1,9 @@
 """Papers added to a served collection after its fusion companions were built: scored beside each snapshot.
 
-A companion index (BM25 over full texts, a dense TA index, …) is a snapshot of the corpus it was built
-from; `FusedPaperSearch` keeps one small overlay per companion for the papers added live since (the
-catalog keeps their text: `Catalog.live_papers`), scores it with the same function as the snapshot and
-merges the two lists by score:
-
-- BM25: the live paper's views weighted with the *snapshot's* statistics (documents, document
-  frequencies, mean length; `BM25Index.term_weights`). Live papers do not change those statistics, and
-  a word no snapshot paper has scores nothing. A verbatim copy of a snapshot paper scores exactly as the
-  original; scores drift from a rebuilt index's only as far as the live share shifts the statistics.
-- dense: the live paper's views for that companion, their vectors taken from the served collection
-  where it holds the same views (the TA of a ``ta`` or ``ta+section`` collection) and encoded by the
-  served encoder otherwise, in a small exact index searched with the companion's method. Exact: the
-  same vectors a rebuilt companion would hold. A companion built with another encoder cannot place a
-  live paper and gives it nothing.
-
-A live paper replaces its snapshot entry (a paper re-added with new text is scored by the new text).
+`FusedPaperSearch` keeps one overlay per companion for the live papers (their text: `Catalog.live_papers`),
+scored as the snapshot scores (BM25 weights under the snapshot's statistics; dense vectors in a small exact
+index) and merged with the snapshot's list by score; a live paper replaces its snapshot entry. See
+docs/service.md, "Live papers and the fusion companions".
 """
 
 from __future__ import annotations
@@ -38,7 +26,6 @@ if TYPE_CHECKING:
 
     from sciembed.index.collection import Collection
     from sciembed.search.runs import Run
-
 
 
 def companion_views(one: Run, paper: Paper) -> list[View]:
@@ -67,7 +54,7 @@ class BM25Overlay:
         self._ids: list[str] = []  # paper id per row ("" once removed: rows are never reused)
         self._matrix: sparse.csr_matrix | None = None
 
-    def put(self, collection: Collection, papers: list[Paper]) -> None:
+    def put(self, papers: list[Paper]) -> None:
         from scipy import sparse
 
         self.remove([p.id for p in papers])
@@ -125,8 +112,7 @@ class DenseOverlay:
                 return collection.index.dense.vectors(found)
         return collection.encode([v.text for v in views], shed=False)
 
-    def put(self, collection: Collection, papers: list[Paper],
-            vectors: dict[str, np.ndarray | None]) -> None:
+    def put(self, papers: list[Paper], vectors: dict[str, np.ndarray | None]) -> None:
         self.remove([p.id for p in papers])
         ids, rows = [], []
         for paper in papers:
@@ -146,5 +132,4 @@ class DenseOverlay:
     def search(self, vectors: np.ndarray, depth: int, method: str, exclude: Sequence[str]) -> Ranking:
         if not self.papers or vectors is None or not len(vectors):
             return []
-        hits = self.index.search_views(vectors, depth, method, exclude=exclude)
-        return [(pid, score) for pid, score, _ in hits]
+        return [(pid, score) for pid, score, _ in self.index.search_views(vectors, depth, method, exclude=exclude)]

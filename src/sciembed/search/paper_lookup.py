@@ -1,16 +1,9 @@
 """A paper named the way people name it: its id, any of its external ids, or else near ids and titles as hints.
 
-`index search --paper X`, `corpus inspect --paper X`, `prism search CORPUS --paper X`,
-the server's ``GET`` / ``DELETE /papers/{id}`` and ``/search`` with a
-``paper_id`` all go through `PaperLookup.resolve`: the id as given; the id in
-another letter case when only one paper has it (``p17-2090``); an external id
-(DOI with or without its resolver prefix, arXiv id without its version, ACL
-Anthology, PMC, PubMed, Semantic Scholar, OpenAlex id) held by exactly one
-paper. Failing that, `UnknownPaperError` says so and suggests the nearest ids
-(with their titles) and the papers whose titles share the most words with
-what was given. External ids are loaded only on a miss: from a served
-collection's catalog, else from the ``papers.parquet`` of the corpus the
-index's manifest names (an index whose corpus is gone resolves ids only).
+Every ``--paper X`` and the server's ``/papers/{id}`` and ``/search`` go through `PaperLookup.resolve`: the id
+as given, in another letter case when only one paper has it, or an external id (DOI, arXiv without version,
+ACL, PMC, PubMed, S2, OpenAlex) held by exactly one paper; else `UnknownPaperError` suggests near ids and
+titles. External ids are loaded on a miss only, from a served collection's catalog or the index's corpus.
 """
 
 from __future__ import annotations
@@ -27,8 +20,7 @@ from sciembed.papers.readers.id_policy import acl_id
 
 MAX_SUGGESTIONS = 5
 _WORDS = re.compile(r"[a-z0-9]{3,}")
-_SPELL = {"doi": id_spelling.doi, "arxiv": id_spelling.arxiv, "pmc": id_spelling.pmc,
-          "openalex": id_spelling.openalex}
+_SPELL = {"doi": id_spelling.doi, "arxiv": id_spelling.arxiv, "pmc": id_spelling.pmc, "openalex": id_spelling.openalex}
 ExternalRows = Iterable[tuple[str, Mapping[str, Any]]]  # (paper id, {kind: value})
 
 
@@ -52,15 +44,8 @@ def _keys(kind: str, value: Any) -> list[str]:
 
 
 def _query_keys(key: str) -> set[str]:
-    text = key.strip()
-    out = {text.lower()}
-    for spell in _SPELL.values():
-        spelled = spell(text)
-        if spelled:
-            out.add(spelled.lower())
-    if acl_id(text):
-        out.add(acl_id(text).lower())
-    return out
+    """The spellings under which `key` may be any kind of external id."""
+    return set().union(*(_keys(kind, key) for kind in (*_SPELL, "acl")))
 
 
 class PaperLookup:
@@ -68,10 +53,8 @@ class PaperLookup:
 
     def __init__(self, titles: Mapping[str, str], external: Callable[[], ExternalRows] | None = None,
                  where: str = "the index") -> None:
-        self.titles = titles
-        self._external = external
+        self.titles, self._external, self.where = titles, external, where
         self._by_external: dict[str, set[str]] | None = None
-        self.where = where
 
     def _external_index(self) -> dict[str, set[str]]:
         if self._by_external is None:

@@ -1,9 +1,6 @@
 """`PaperSearch`: query papers ranked by one run, or by several fused — the one search behind the CLI, the
-service's fused similar papers and paper-to-paper evaluation.
-
-With several runs each is searched `FUSION_DEPTH` deep and the lists are fused by a `FusionSpec` (tuned on
-validation queries: its run names must be among the runs, and its dense scores must come from the encoder
-it was tuned on) or, without one, by RRF (k = 60, a paper counted once per list), then cut to k.
+service's fused similar papers and paper-to-paper evaluation. Several runs are each searched `FUSION_DEPTH`
+deep and fused by a `FusionSpec` (its runs among them, tuned on the same encoder) or RRF, then cut to k.
 """
 
 from __future__ import annotations
@@ -42,8 +39,8 @@ class PaperSearch:
                 for i in range(len(queries))]
 
 
-def fuse(rankings: Mapping[str, Ranking], k: int | None, fusion: FusionSpec | None = None, rrf_k: int = RRF_K
-         ) -> Ranking:
+def fuse(rankings: Mapping[str, Ranking], k: int | None, fusion: FusionSpec | None = None,
+         rrf_k: int = RRF_K) -> Ranking:
     """One query's fused top `k` (None: all) from its rankings by run name: by `fusion`, or by RRF (a paper once
     per list)."""
     if fusion is not None:

@@ -1,12 +1,8 @@
 """One ranked list of a paper search: an index and the way a query paper is put to it.
 
-A run is named as `sciembed eval run --kind paper_to_paper` names its methods: ``bm25`` (BM25 over full
-texts), ``a2a`` (a dense title+abstract index), ``late`` (late interaction over a multi-view index), a
-PRISM variant (a `PrismIndex`: the query's aspect vectors, RRF over their lists); any other is named by its
-kind, view and method. The same `Run.rank` answers the CLI (the query's inputs read
-from the index), the server (from the collection or encoded) and evaluation (encoded query views), so a
-query paper gets the same list wherever it is asked: at most k distinct papers, none of its exclusions,
-equal scores in `retrieval.ties`'s seeded-hash order, ties at the cut resolved before it.
+A run is named as `sciembed eval run --kind paper_to_paper` names its methods (`run_name`). The same `Run.rank`
+answers the CLI, the server and evaluation, so a query paper gets the same list wherever it is asked: at most
+k distinct papers, none of its exclusions, equal scores in `retrieval.ties`'s seeded-hash order.
 """
 
 from __future__ import annotations
@@ -72,11 +68,10 @@ class Run:
     def rank(self, queries: list[Query], k: int, **knobs: Any) -> list[Ranking]:
         """The top `k` papers of each query (empty for a query without an input for this run)."""
         if self.kind == "bm25":
-            asked = [i for i, q in enumerate(queries) if isinstance(q.inputs.get(self.name), str)]
-            found = iter(self.index.search_texts([queries[i].inputs[self.name] for i in asked], k,
-                                                 [queries[i].exclude for i in asked]) if asked else [])
-            keep = set(asked)
-            return [next(found) if i in keep else [] for i in range(len(queries))]
+            asked = [q for q in queries if isinstance(q.inputs.get(self.name), str)]
+            found = iter(self.index.search_texts([q.inputs[self.name] for q in asked], k,
+                                                 [q.exclude for q in asked]) if asked else [])
+            return [next(found) if isinstance(q.inputs.get(self.name), str) else [] for q in queries]
         if self.kind == "prism":
             return [self._prism(q, k) for q in queries]
         return [self._dense(q, k, knobs) for q in queries]

@@ -1,19 +1,10 @@
 """The service's "similar papers" through a learned fusion: the served collection plus companion indexes.
 
-`sciembed eval run --kind paper_to_paper --set tune_fusion=true` saves a `FusionSpec` of runs such as ``bm25``
-(BM25 over full texts), ``a2a`` (dense title+abstract) and ``late`` (late interaction over TA +
-section pieces). `sciembed index search IDX… --fusion` applies it over several index directories; here
-the served collection answers one of those runs (named as `runs.run_name` names index directories: a
-``ta`` index is ``a2a``, a ``section`` / ``ta+section`` one ``late``) and read-only companion index
-directories answer the others, each a `runs.Run` ranked as `PaperSearch` ranks it, so ``POST /search``
-with a ``paper_id`` ranks exactly as ``sciembed index search SERVED COMPANION… --paper ID --method late
---fusion FILE`` does.
-
-The companions are snapshots: a paper added to the served collection after they were built takes part
-in every companion's run through a live overlay (`search/live_overlay.py`: BM25 weights under the
-snapshot's statistics, dense vectors in a small exact index), as a candidate and as a query; the
-collection tells this search of every add and delete (`attach`, `added`, `removed`). Papers deleted
-from the collection are never returned, whatever a companion still holds.
+The served collection answers one run of a `FusionSpec` (named as `runs.run_name` names index directories),
+read-only companion index directories the others, each ranked as `PaperSearch` ranks it, so ``POST /search``
+with a ``paper_id`` ranks as ``sciembed index search SERVED COMPANION… --paper ID --method late --fusion FILE``
+does (docs/p2p.md, "Similar papers in the service"). Papers added live take part through the companions'
+overlays (`search/live_overlay.py`); papers deleted from the collection are never returned.
 """
 
 from __future__ import annotations
@@ -34,6 +25,7 @@ from sciembed.search.runs import Query, Ranking, Run, run_name, view_method
 if TYPE_CHECKING:
     from sciembed.index.collection import Collection
     from sciembed.index.collection_results import Accept, PaperHits
+
 
 def served_run_name(view: str) -> str:
     """The run a served collection of this view kind answers (the name `run_name` gives an index directory)."""
@@ -97,9 +89,9 @@ class FusedPaperSearch:
         with self._lock:
             for name, overlay in self.overlays.items():
                 if isinstance(overlay, DenseOverlay):
-                    overlay.put(collection, papers, vectors[name])
+                    overlay.put(papers, vectors[name])
                 else:
-                    overlay.put(collection, papers)
+                    overlay.put(papers)
 
     def removed(self, collection: Collection, paper_id: str) -> None:
         with self._lock:
@@ -146,8 +138,7 @@ class FusedPaperSearch:
         with collection._lock.read():
             return collection.index.search_views(vectors, depth, self.served_method, exclude=excluded, **knobs)
 
-    def _companion(self, collection: Collection, run: Run, paper: Paper, depth: int, excluded: list[str]
-                   ) -> Ranking:
+    def _companion(self, collection: Collection, run: Run, paper: Paper, depth: int, excluded: list[str]) -> Ranking:
         """The companion's ranking for `paper`, its snapshot and its overlay of live papers merged."""
         overlay = self.overlays[run.name]
         live = paper.id in overlay.papers

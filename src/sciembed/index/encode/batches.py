@@ -1,9 +1,5 @@
-"""What one shard encodes: its views (kinds in the order asked), cut into batches sorted by text length.
-
-Batches of texts of similar length waste little on padding. The batches are a function of the shard
-alone (longest first, ties in view order), so one process and a Ray actor pool run the very same
-forward passes and write bit-identical vectors.
-"""
+"""What one shard encodes: its views (kinds in the order asked), cut into batches sorted by text length (little
+padding; a function of the shard alone, so one process and a Ray actor pool write the same vectors)."""
 
 from __future__ import annotations
 

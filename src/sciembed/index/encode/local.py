@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,8 @@ def encode_batch(encoder: Any, batch: list[ViewRow]) -> np.ndarray:
 
 def shard_info(views: Any, base: dict[str, Any]) -> dict[str, Any]:
     """What a shard's file records about it: its papers and its views by kind."""
-    by_kind: dict[str, int] = {}
-    for row in views.rows:
-        by_kind[row.kind] = by_kind.get(row.kind, 0) + 1
-    return {**base, "papers": views.papers, "papers_with_views": views.papers_with_views, "by_kind": by_kind}
+    return {**base, "papers": views.papers, "papers_with_views": views.papers_with_views,
+            "by_kind": dict(Counter(row.kind for row in views.rows))}
 
 
 def run_local(papers_path: Path, out: Path, shards: list[Shard], spec: ViewSpec, encoder: Any, batch_size: int,

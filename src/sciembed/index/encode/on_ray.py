@@ -1,22 +1,6 @@
-"""Encoding shards on a Ray cluster with Ray Data.
-
-The pipeline, one row per unit of work::
-
-    from_items(shards)                    one row per unfinished shard
-      flat_map(cut_shard)                 Ray Data tasks: read the shard's rows of papers.parquet (pyarrow,
-                                          only the row groups it touches), cut its views, sort them by
-                                          length into batches: one row per batch
-      map_batches(EncodeActor, …)         an actor pool: one actor per GPU, or N CPU actors; each loads
-                                          the encoder once and runs one forward pass per batch
-      iter_batches() on the driver        a shard is written (`store.write_shard`) once all its batches
-                                          are back
-
-A worker that dies mid-batch is replaced and its batch run again by Ray Data (actor restarts and task
-retries), and the driver writes a shard only when it holds every batch of it exactly once, so a
-killed worker costs its batch, never a lost or duplicated view. A killed driver leaves finished shard
-files; the next run skips them. Every node needs sciembed installed and the corpus at the same path
-(a shared file system).
-"""
+"""Encoding shards on a Ray cluster with Ray Data: tasks cut each shard's views into batches, an actor pool
+encodes them, the driver writes a shard once it holds each of its batches exactly once. See docs/encode.md,
+"On a Ray cluster"."""
 
 from __future__ import annotations
 
@@ -121,13 +105,11 @@ def run_on_ray(address: str, papers_path: Path, out: Path, shards: list[Shard], 
             dataset = ray.data.from_items(items, override_num_blocks=len(items))
             cut = functools.partial(cut_shard, papers_path=str(papers_path), spec=spec, batch_size=batch_size)
             dataset = dataset.flat_map(cut, num_cpus=0)  # light: must never wait behind actors that hold every CPU
-            dataset = dataset.map_batches(
-                EncodeActor, batch_size=BATCHES_PER_CALL, batch_format="numpy",
-                compute=ray.data.ActorPoolStrategy(size=count),
-                fn_constructor_kwargs={"load": load, "fingerprint": fingerprint,
-                                       "threads": max(1, int(cpus_per_actor)), "crash": crash},
-                **resources,
-            )
+            dataset = dataset.map_batches(EncodeActor, batch_size=BATCHES_PER_CALL, batch_format="numpy",
+                                          compute=ray.data.ActorPoolStrategy(size=count),
+                                          fn_constructor_kwargs={"load": load, "fingerprint": fingerprint,
+                                                                 "threads": max(1, int(cpus_per_actor)),
+                                                                 "crash": crash}, **resources)
             _write_as_complete(dataset, out, dim, base, advance)
         return {"address": address, "actors": count, "gpu": use_gpu,
                 "cpus_per_actor": None if use_gpu else cpus_per_actor}
@@ -136,8 +118,7 @@ def run_on_ray(address: str, papers_path: Path, out: Path, shards: list[Shard], 
             ray.shutdown()
 
 
-def _write_as_complete(dataset: Any, out: Path, dim: int, base: dict[str, Any],
-                       advance: Callable[[int], None]) -> None:
+def _write_as_complete(dataset: Any, out: Path, dim: int, base: dict[str, Any], advance: Callable[[int], None]) -> None:
     """Collect encoded batches per shard; write each shard when all of its batches are back, exactly once."""
     pending: dict[int, dict[int, tuple[list[ViewRow], np.ndarray]]] = {}
     for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
@@ -152,8 +133,7 @@ def _write_as_complete(dataset: Any, out: Path, dim: int, base: dict[str, Any],
             if len(parts) == int(batch["batches"][i]):
                 shard = Shard(number, int(batch["start"][i]), int(batch["end"][i]))
                 ordered = [parts[k] for k in sorted(parts)]
-                all_rows = [r for rs, _ in ordered for r in rs]
-                write_shard(out, shard, all_rows, np.concatenate([v for _, v in ordered]),
+                write_shard(out, shard, [r for rs, _ in ordered for r in rs], np.concatenate([v for _, v in ordered]),
                             {**base, **pickle.loads(batch["info"][i])})
                 del pending[number]
                 advance(shard.end - shard.start)

@@ -1,8 +1,5 @@
-"""Shards of a corpus: consecutive row ranges of ``papers.parquet``, read back with pyarrow.
-
-A shard is fixed by its number alone (rows ``[n × shard_papers, (n + 1) × shard_papers)``), so a
-resumed run, another process or another machine cuts exactly the same shards.
-"""
+"""Shards of a corpus: consecutive row ranges of ``papers.parquet`` fixed by their number alone (so every run,
+process or machine cuts the same shards), read back with pyarrow."""
 
 from __future__ import annotations
 

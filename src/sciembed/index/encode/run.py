@@ -38,25 +38,12 @@ class EncodeResult:
         return self.shards - self.resumed
 
 
-def encode_corpus(
-    corpus: str | Path,
-    out: str | Path,
-    *,
-    kinds: list[str] | tuple[str, ...] = ("ta",),
-    load: dict[str, Any] | None = None,
-    target: int | None = None,
-    segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
-    batch_size: int = 32,
-    shard_papers: int = DEFAULT_SHARD_PAPERS,
-    ray: str | None = None,
-    actors: int = 0,
-    cpus_per_actor: float = 1.0,
-    show_progress: bool = True,
-    crash: Any = None,
-    piece_tokens: int | None = None,
-    ta_fallback: bool = False,
-    encoder: Any = None,
-) -> EncodeResult:
+def encode_corpus(corpus: str | Path, out: str | Path, *, kinds: list[str] | tuple[str, ...] = ("ta",),
+                  load: dict[str, Any] | None = None, target: int | None = None,
+                  segment_tokens: int = DEFAULT_SEGMENT_TOKENS, batch_size: int = 32,
+                  shard_papers: int = DEFAULT_SHARD_PAPERS, ray: str | None = None, actors: int = 0,
+                  cpus_per_actor: float = 1.0, show_progress: bool = True, crash: Any = None,
+                  piece_tokens: int | None = None, ta_fallback: bool = False, encoder: Any = None) -> EncodeResult:
     """Encode every `kinds` view of every paper of `corpus` into shards under `out` (resuming a killed run).
 
     `load`: keyword arguments of `sciembed.models.load_encoder` (name, backend, max_seq_length, …); every
@@ -87,20 +74,13 @@ def encode_corpus(
     papers_path = source.papers_path.resolve()
     total = pq.ParquetFile(papers_path).metadata.num_rows
     shards = plan_shards(total, shard_papers)
-    settings = {
-        "papers_rows": total,
-        "papers_bytes": papers_path.stat().st_size,
-        "fingerprint": encoder.fingerprint,
-        "dim": encoder.dim,
-        "views": list(kinds),
-        "target_words": spec.target,
-        "segment_tokens": segment_tokens,
-        "shard_papers": shard_papers,
-        # only when used, so the settings of vectors encoded before they existed still match
-        **({"piece_tokens": piece_tokens} if piece_tokens is not None else {}),
-        **({"chunk_tokens": spec.chunk_tokens} if "chunk" in kinds else {}),
-        **({"ta_fallback": True} if ta_fallback else {}),
-    }
+    settings = {"papers_rows": total, "papers_bytes": papers_path.stat().st_size, "fingerprint": encoder.fingerprint,
+                "dim": encoder.dim, "views": list(kinds), "target_words": spec.target,
+                "segment_tokens": segment_tokens, "shard_papers": shard_papers,
+                # only when used, so the settings of vectors encoded before they existed still match
+                **({"piece_tokens": piece_tokens} if piece_tokens is not None else {}),
+                **({"chunk_tokens": spec.chunk_tokens} if "chunk" in kinds else {}),
+                **({"ta_fallback": True} if ta_fallback else {})}
     out = Path(out)
     base = {"fingerprint": encoder.fingerprint, "dim": encoder.dim}
     with output_lock(out):
@@ -128,12 +108,10 @@ def encode_corpus(
             result.views.update(info["by_kind"])
         result.seconds = time.perf_counter() - began
         write_manifest(out, {
-            **settings,
-            "corpus": str(source.root.resolve()),
+            **settings, "corpus": str(source.root.resolve()),
             "encoder": encoder.describe() if hasattr(encoder, "describe") else {"name": encoder.name},
             "load": {k: v for k, v in load.items() if k != "device"},
             "counts": {"papers": result.papers, "papers_with_views": result.papers_with_views,
                        "views": dict(result.views), "shards": len(shards)},
-            "shards": [s.name for s in shards],
-        })
+            "shards": [s.name for s in shards]})
     return result

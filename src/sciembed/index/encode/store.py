@@ -1,17 +1,6 @@
-"""A vectors directory: Parquet shards of view vectors, written whole or not at all.
-
-Layout::
-
-    encode.json            settings (corpus, encoder, views, shard size): a resumed run must match them
-    shard-00000.parquet    paper_id, view_id, kind, section, start, end, vector (float32 × dim)
-    …
-    manifest.json          written last, when every shard is there: counts by kind, the shards
-
-Each shard is written to a hidden temporary sibling, fsynced and renamed, so a shard file that
-exists is finished; its Parquet key-value metadata repeats its row range and the encoder
-fingerprint, and a file that does not open or does not match is encoded again. Temporary files of
-a killed run are removed when the next run starts.
-"""
+"""A vectors directory: ``encode.json`` (settings a resumed run must match), Parquet shards of view vectors
+written whole or not at all (their row range and encoder fingerprint in their metadata), and ``manifest.json``
+written last. See docs/encode.md for the layout and how a run resumes."""
 
 from __future__ import annotations
 
@@ -40,15 +29,9 @@ class VectorsError(SciembedInputError, ValueError):
 
 
 def vector_schema(dim: int) -> pa.Schema:
-    return pa.schema([
-        ("paper_id", pa.string()),
-        ("view_id", pa.string()),
-        ("kind", pa.string()),
-        ("section", pa.int32()),
-        ("start", pa.int32()),
-        ("end", pa.int32()),
-        ("vector", pa.list_(pa.float32(), dim)),
-    ])
+    return pa.schema([("paper_id", pa.string()), ("view_id", pa.string()), ("kind", pa.string()),
+                      ("section", pa.int32()), ("start", pa.int32()), ("end", pa.int32()),
+                      ("vector", pa.list_(pa.float32(), dim))])
 
 
 def shard_path(out: Path, shard: Shard) -> Path:
@@ -95,16 +78,8 @@ def write_shard(out: Path, shard: Shard, rows: list[ViewRow], vectors: np.ndarra
     rows = [rows[i] for i in order]
     vectors = np.ascontiguousarray(vectors[order], dtype=np.float32).reshape(len(rows), -1)
     dim = int(info["dim"])
-    columns = {
-        "paper_id": [r.paper_id for r in rows],
-        "view_id": [r.view_id for r in rows],
-        "kind": [r.kind for r in rows],
-        "section": [r.section for r in rows],
-        "start": [r.start for r in rows],
-        "end": [r.end for r in rows],
-    }
     schema = vector_schema(dim)
-    arrays = [pa.array(columns[f.name], f.type) for f in schema if f.name != "vector"]
+    arrays = [pa.array([getattr(r, f.name) for r in rows], f.type) for f in schema if f.name != "vector"]
     arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), dim))
     record = {**info, "shard": shard.number, "start": shard.start, "end": shard.end, "views": len(rows)}
     table = pa.Table.from_arrays(arrays, schema=schema.with_metadata({SHARD_KEY: json.dumps(record).encode()}))

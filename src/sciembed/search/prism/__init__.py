@@ -9,11 +9,4 @@ from sciembed.search.prism.aspects import Aspect, QuerySet, extractive_queries
 from sciembed.search.prism.index import PrismIndex
 from sciembed.search.prism.queries import read_query_sets, write_query_sets
 
-__all__ = [
-    "Aspect",
-    "PrismIndex",
-    "QuerySet",
-    "extractive_queries",
-    "read_query_sets",
-    "write_query_sets",
-]
+__all__ = ["Aspect", "PrismIndex", "QuerySet", "extractive_queries", "read_query_sets", "write_query_sets"]

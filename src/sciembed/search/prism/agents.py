@@ -1,19 +1,10 @@
 """PRISM's LLM aspect agents over the shared LLM layer (`sciembed.llm`): cached, retried, replayable.
 
-Multi-agent (PRISM's default): one chat call per aspect; system = the aspect's
-instruction, user = the whole paper. The prompts (``llm/prompts/prism_<aspect>.v2.yaml``,
-``prism_single_agent.v2.yaml``) are PRISM's own, verbatim: psw0021/PRISM
-``QueryOptimizer/Prompts/*_query_optimizer_agent_prompt_3.yaml`` and
-``base_query_optimizer_agent_prompt.yaml``; v1 is sciembed's earlier paraphrase, kept for replaying old caches
-(``load_prompt(name, 1)``). The paper is the cleaned `Paper` text, or a given raw text per paper (SciFullBench's
-``.mmd`` files, read whole as PRISM's agents read them). Single agent: one call answering JSON
-with ``research_question_query``, ``method_query`` and ``experiment_query``;
-with ``structured=True`` the request asks for a JSON schema
-(``response_format``, where the server supports it), and the reply is parsed
-tolerantly (a markdown fence or prose around one JSON object is fine); a reply
-with no parseable object or a missing field is a `SingleAgentParseError` naming
-the paper. Every query records ``llm:<model>`` or, replayed from the cache,
-``cache:<model>``; a paper without body text gets only its abstract query (noted).
+Multi-agent (PRISM's default): one chat call per aspect, the aspect's instruction as system, the whole paper as
+user. The v2 prompts are PRISM's own, verbatim (provenance: docs/fidelity.md, item 7); v1 is sciembed's earlier
+paraphrase, kept for replaying old caches. Single agent: one call answering JSON with the three queries
+(``structured=True`` asks for a JSON schema), parsed tolerantly; an unusable reply is a
+`SingleAgentParseError` naming the paper. Every query records ``llm:<model>`` or ``cache:<model>``.
 """
 
 from __future__ import annotations
@@ -28,11 +19,8 @@ from sciembed.llm import LLMClient, LLMRequest, LLMResponseError, Sampling, load
 from sciembed.papers.model import Paper
 from sciembed.search.prism.aspects import AGENT_ASPECTS, Aspect, QuerySet
 
-AGENT_PROMPTS = {
-    Aspect.RESEARCH_QUESTION: "prism_research_question",
-    Aspect.METHOD: "prism_method",
-    Aspect.EXPERIMENT: "prism_experiment",
-}
+AGENT_PROMPTS = {Aspect.RESEARCH_QUESTION: "prism_research_question", Aspect.METHOD: "prism_method",
+                 Aspect.EXPERIMENT: "prism_experiment"}
 SINGLE_AGENT_PROMPT = "prism_single_agent"
 JSON_FIELDS = {"research_question_query": Aspect.RESEARCH_QUESTION, "method_query": Aspect.METHOD,
                "experiment_query": Aspect.EXPERIMENT}
@@ -107,17 +95,10 @@ def parse_single_agent(text: str, where: str = "reply") -> dict[str, str]:
     raise SingleAgentParseError(f"{where}: the single agent's reply is not parseable JSON: {text[:200]!r}")
 
 
-def llm_query_sets(
-    papers: Sequence[Paper],
-    client: LLMClient,
-    *,
-    aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS),
-    samples: int = 1,
-    single_agent: bool = False,
-    structured: bool = False,
-    sampling: Sampling | None = None,
-    texts: Mapping[str, str] | None = None,
-) -> list[QuerySet]:
+def llm_query_sets(papers: Sequence[Paper], client: LLMClient, *,
+                   aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS), samples: int = 1,
+                   single_agent: bool = False, structured: bool = False, sampling: Sampling | None = None,
+                   texts: Mapping[str, str] | None = None) -> list[QuerySet]:
     """One `QuerySet` per (paper, sample), abstract query included; all calls of one aspect in one batch.
     `texts`: paper id -> the text the agents read (default `paper_text`)."""
     if samples < 1:

@@ -32,19 +32,10 @@ def generate_queries(corpus: str | Path, paper_ids: Iterable[str] | None = None,
     return paper_queries([papers[p] for p in ids], **options)
 
 
-def paper_queries(
-    papers: Sequence[Paper],
-    *,
-    llm: Any = None,
-    texts: Mapping[str, str] | None = None,
-    samples: int = 1,
-    single_agent: bool = False,
-    structured: bool = False,
-    aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS),
-    words: int = DEFAULT_WORDS,
-    progress: bool = True,
-    sampling: Any = None,
-) -> list[QuerySet]:
+def paper_queries(papers: Sequence[Paper], *, llm: Any = None, texts: Mapping[str, str] | None = None,
+                  samples: int = 1, single_agent: bool = False, structured: bool = False,
+                  aspects: Sequence[str] = tuple(a.value for a in AGENT_ASPECTS), words: int = DEFAULT_WORDS,
+                  progress: bool = True, sampling: Any = None) -> list[QuerySet]:
     """Aspect queries for papers in hand (a benchmark's query papers): LLM agents when `llm` (an `LLMConfig`) is
     given, with `sampling` (a `Sampling`; default PRISM's greedy decoding for one sample, seeded sampling for
     repeated samples: `agents.default_sampling`), else extractive. `texts` (paper id -> text) replaces the text
@@ -64,21 +55,10 @@ def corpus_candidates(papers: Iterable[Paper], segment_tokens: int = DEFAULT_SEG
             for p in papers]
 
 
-def prism_search(
-    corpus: str | Path,
-    paper_id: str,
-    *,
-    encoder: Any = None,
-    queries: Sequence[QuerySet] | None = None,
-    sample: int = 0,
-    top_k: int = TOP_K,
-    dedupe: bool = False,
-    aspects: Sequence[str] | None = None,
-    use_abstract: bool = True,
-    segment_tokens: int = DEFAULT_SEGMENT_TOKENS,
-    abstract_format: str = "ta",
-    show_progress: bool = False,
-) -> tuple[PrismResult, dict[str, str]]:
+def prism_search(corpus: str | Path, paper_id: str, *, encoder: Any = None, queries: Sequence[QuerySet] | None = None,
+                 sample: int = 0, top_k: int = TOP_K, dedupe: bool = False, aspects: Sequence[str] | None = None,
+                 use_abstract: bool = True, segment_tokens: int = DEFAULT_SEGMENT_TOKENS, abstract_format: str = "ta",
+                 show_progress: bool = False) -> tuple[PrismResult, dict[str, str]]:
     """PRISM's fused ranking for one corpus paper against the whole corpus (itself excluded).
 
     `queries`: query sets from `generate_queries` / a queries file (the one for `paper_id` and `sample`
@@ -101,6 +81,5 @@ def prism_search(
         query_set.with_abstract(papers[paper_id])
     index = PrismIndex.build(corpus_candidates(papers.values(), segment_tokens), encoder,
                              abstract_format=abstract_format, show_progress=show_progress)
-    result = index.search(query_set, encoder, top_k=top_k, dedupe=dedupe, aspects=aspects,
-                          use_abstract=use_abstract)
+    result = index.search(query_set, encoder, top_k=top_k, dedupe=dedupe, aspects=aspects, use_abstract=use_abstract)
     return result, {p.id: p.title for p in papers.values()}

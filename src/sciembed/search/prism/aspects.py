@@ -1,9 +1,7 @@
 """PRISM's query aspects, the query set of one paper, and offline extractive aspect queries.
 
-PRISM asks three LLM agents for one retrieval query each (research question,
-method, experiment) and adds the abstract as a fourth query. Without an LLM,
-`extractive_queries` cuts the same three aspects out of the paper's own text by
-section role, to a word budget:
+PRISM asks three LLM agents for one query each (research question, method, experiment) and adds the abstract.
+Without an LLM, `extractive_queries` cuts the three aspects out of the paper's text by section role:
 
 ==================  =======================================  ==========================================
 aspect              sections (role)                          fallback when the role is missing
@@ -17,11 +15,8 @@ experiment          every results section, in order          SciJEPA's results/c
 abstract            the abstract                             the title
 ==================  =======================================  ==========================================
 
-An aspect with no text at all is left out and noted; a paper with no body gets
-only the abstract query. Every query records its `source` ("extractive:…",
-"llm:<model>", "cache:<model>"), so extractive numbers are never mistaken for
-PRISM's LLM queries: extractive queries are *copies of the paper's sentences*,
-not the paper's LLM-written aspect summaries.
+An aspect with no text is left out and noted. Every query records its `source` ("extractive:…", "llm:<model>",
+"cache:<model>"), so extractive queries (*copies of the paper's sentences*) are never mistaken for PRISM's.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """PRISM's two candidate indexes and its fused search.
 
-- abstract index: one vector per paper, sciembed's title+abstract text (``ta``)
-  or PRISM's ``Title: …\\nAbstract: …`` (``prism``);
-- segment index: every paper's ~3,000-token body segments (`views.segment_views`),
-  a `MultiVectorIndex`; a paper without body text is indexed by its abstract text
-  there too (counted in `counts["segment_ta_fallback"]`).
-
-A search runs every aspect query against the segment index and the abstract
-query against the abstract index, each for its top `top_k` (300) entries, maps
-segments to papers *keeping duplicates* (PRISM's code; ``dedupe=True`` keeps a
-paper's best rank per list), fuses with RRF (k = 60) and cuts to `top_k`
-papers. The query paper is never retrieved, by id or by normalised title.
-Distances follow the encoder's metric (Euclidean for models whose card says l2,
-as PRISM's `IndexFlatL2`; cosine otherwise).
+The abstract index holds one vector per paper (sciembed's ``ta`` text or PRISM's ``Title: …\\nAbstract: …``);
+the segment index every paper's ~3,000-token body segments (the abstract text for a paper without body). Each
+aspect query searches the segments, the abstract query the abstracts, each for its top `top_k` (300); segment
+hits map to papers *keeping duplicates* (PRISM's code), fused by RRF (k = 60) and cut to `top_k`. The query
+paper is never retrieved, by id or normalised title. Distances follow the encoder's metric (l2 as PRISM's).
 """
 
 from __future__ import annotations
@@ -98,8 +90,8 @@ class PrismIndex:
             seg_ids.extend([c.id] * len(segments))
             seg_texts.extend(segments)
         abstracts = DenseIndex(encoder.dim, encoder.metric)
-        abstracts.add([c.id for c in candidates], encoder.encode(ta, batch_size=batch_size,
-                                                                 show_progress=show_progress))
+        abstracts.add([c.id for c in candidates],
+                      encoder.encode(ta, batch_size=batch_size, show_progress=show_progress))
         segments_index = MultiVectorIndex(encoder.dim, encoder.metric, "max")
         segments_index.add(seg_ids, encoder.encode(seg_texts, batch_size=batch_size, show_progress=show_progress))
         counts = {"papers": len(candidates), "segments": len(seg_texts), "segment_ta_fallback": fallback}
@@ -115,20 +107,10 @@ class PrismIndex:
         return self.search_vectors(query_set.paper_id, dict(zip(aspects, vectors, strict=True)),
                                    title=query_set.title or None, sources=query_set.sources, **options)
 
-    def search_vectors(
-        self,
-        paper_id: str,
-        vectors: dict[str, np.ndarray],
-        *,
-        title: str | None = None,
-        exclude: Sequence[str] | None = None,
-        top_k: int = TOP_K,
-        rrf_k: int = RRF_K,
-        dedupe: bool = False,
-        aspects: Sequence[str] | None = None,
-        use_abstract: bool = True,
-        sources: dict[str, str] | None = None,
-    ) -> PrismResult:
+    def search_vectors(self, paper_id: str, vectors: dict[str, np.ndarray], *, title: str | None = None,
+                       exclude: Sequence[str] | None = None, top_k: int = TOP_K, rrf_k: int = RRF_K,
+                       dedupe: bool = False, aspects: Sequence[str] | None = None, use_abstract: bool = True,
+                       sources: dict[str, str] | None = None) -> PrismResult:
         """Fused ranking for one query paper from its encoded aspect queries (aspect -> vector); `exclude`
         (default: the paper and its title twins) is never returned."""
         excluded = list(exclude) if exclude is not None else self.excluded(paper_id, title)
@@ -136,8 +118,7 @@ class PrismIndex:
         segment_aspects = [a for a in vectors if a != Aspect.ABSTRACT and (aspects is None or a in aspects)]
         if segment_aspects:  # one matrix product for all aspect queries: the scan is memory-bound
             stacked = np.stack([np.asarray(vectors[a], dtype=np.float32).reshape(-1) for a in segment_aspects])
-            for aspect, ranked in zip(segment_aspects, self._segment_lists(stacked, top_k, excluded), strict=True):
-                lists[aspect] = ranked
+            lists.update(zip(segment_aspects, self._segment_lists(stacked, top_k, excluded), strict=True))
         if use_abstract and Aspect.ABSTRACT in vectors:
             lists[Aspect.ABSTRACT.value] = self._abstract_list(vectors[Aspect.ABSTRACT], top_k, excluded)
         hits = rrf(lists, rrf_k, dedupe=dedupe, depth=top_k)
@@ -148,11 +129,8 @@ class PrismIndex:
         spare = sum(len(self.segments.dense.rows_of(p)) for p in excluded)
         _, rows = self.segments.dense.search_rows(vectors, top_k + spare)
         skip = set(excluded)
-        out = []
-        for row in rows:
-            papers = [self._paper_of_segment_row[r] for r in row if r >= 0]
-            out.append([p for p in papers if p not in skip][:top_k])
-        return out
+        return [[p for p in (self._paper_of_segment_row[r] for r in row if r >= 0) if p not in skip][:top_k]
+                for row in rows]
 
     def _abstract_list(self, vector: np.ndarray, top_k: int, excluded: list[str]) -> list[str]:
         spare = sum(len(self.abstracts.rows_of(p)) for p in excluded)

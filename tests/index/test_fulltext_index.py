@@ -230,3 +230,20 @@ def test_the_build_encodes_through_the_process_pool_it_is_given(fulltext_index, 
     one, two = (open_paper_index(root / "late").index for root in (fulltext_index, tmp_path / "two"))
     for paper in one.papers[:5]:
         np.testing.assert_allclose(two.views_of(paper), one.views_of(paper), atol=1e-6)
+
+
+def test_the_full_text_build_trains_an_index_that_needs_training(corpus_and_model, tmp_path):
+    """SQ8 storage and IVF-PQ learn from the vectors before any is added: the full-text build trains both dense
+    parts on a seeded sample (it trained none and failed with faiss's "not trained yet")."""
+    corpus, model = corpus_and_model
+    out = tmp_path / "sq8"
+    built = runner.invoke(app, ["index", "build", str(corpus), "--out", str(out), "--model", str(model),
+                                "--index", "HNSW32,SQ8"])
+    assert built.exit_code == 0, built.output
+    pid = sorted(json.loads((out / "ta" / "papers.json").read_text()))[5]
+    found, _ = search_batch([out / "bm25", out / "ta", out / "late"], papers=[pid], k=5, method="late")
+    assert len(found[0][1]) == 5 and pid not in [d for d, _ in found[0][1]]
+    # IVF-PQ is trained too: 49 title+abstract vectors are too few for its 256 centroids, and it says so
+    small = runner.invoke(app, ["index", "build", str(corpus), "--out", str(tmp_path / "pq"), "--model", str(model),
+                                "--index", "IVF4,PQ4"])
+    assert small.exit_code != 0 and "49 vectors cannot train" in " ".join(small.output.split())

@@ -28,7 +28,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.index.bm25_paper import save_bm25_index
 from sciembed.index.indexed_views import IndexCounts
-from sciembed.index.paper_index import MANIFEST, describe_encoder, save_paper_index
+from sciembed.index.paper_index import MANIFEST, describe_encoder, save_paper_index, train_on_sample
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal
 from sciembed.models.process_pool import parallel_encoding, parallel_processes
@@ -207,6 +207,8 @@ def _save_dense(out: Path, encoder: Any, ids: list[str], vectors: np.ndarray, ti
                 fields: dict[str, Any], params: AnnParams | None = None) -> None:
     """One dense index directory of `vectors` (rows of papers `ids`): exact (flat) unless `params` say otherwise."""
     index = MultiVectorIndex(encoder.dim, encoder.metric, "max", params)
+    if params is not None:
+        train_on_sample(index, vectors, params)
     index.add(ids, vectors)
     out.mkdir(parents=True, exist_ok=True)
     save_paper_index(out, index, encoder.fingerprint, {p: titles[p] for p in dict.fromkeys(ids)}, fields)

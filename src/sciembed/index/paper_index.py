@@ -22,6 +22,7 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.index.indexed_views import IndexCounts, collect_views
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
+from sciembed.retrieval.ann import AnnParams
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import target_words
@@ -72,10 +73,7 @@ def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Pa
         vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
         params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
         index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
-        if not index.dense.is_trained:
-            size = min(len(vectors), params.train_size or len(vectors))
-            sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
-            index.dense.train(vectors[np.sort(sample)])
+        train_on_sample(index, vectors, params, seed)
         index.add([v.paper_id for v in views], vectors)
     save_paper_index(out, index, encoder.fingerprint, titles, {
         "corpus": str(Path(corpus).resolve()), "view": kind,
@@ -84,6 +82,15 @@ def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Pa
         "piece_tokens": piece_tokens, "truncation": truncation, "encoder": describe_encoder(encoder),
         "counts": asdict(counts), **(extra or {})})
     return counts
+
+
+def train_on_sample(index: MultiVectorIndex, vectors: np.ndarray, params: AnnParams, seed: int = 0) -> None:
+    """Train an index that learns from its vectors (IVF-PQ, SQ8 storage) on a seeded sample of `params.train_size`
+    rows (all when 0); an index that needs no training is left as it is."""
+    if not index.dense.is_trained:
+        size = min(len(vectors), params.train_size or len(vectors))
+        sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
+        index.dense.train(vectors[np.sort(sample)])
 
 
 def describe_encoder(encoder: Any) -> dict[str, Any]:

@@ -43,12 +43,9 @@ def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Non
                 writer.write_table(pa.Table.from_arrays(columns, schema=CITATIONS_SCHEMA))
     finally:
         run(con, "SET preserve_insertion_order = false")
-    run(
-        con,
-        f"""COPY (SELECT p.id AS paper_id, s.split, x.domain, s.anchor
+    run(con, f"""COPY (SELECT p.id AS paper_id, s.split, x.domain, s.anchor
                   FROM paper_split s JOIN alive x USING (pk) JOIN papers p USING (pk) ORDER BY s.pk)
-            TO {sql_str(out_dir / "splits.parquet")} (FORMAT parquet, COMPRESSION zstd)""",
-    )
+            TO {sql_str(out_dir / "splits.parquet")} (FORMAT parquet, COMPRESSION zstd)""")
 
 
 def write_papers(con: duckdb.DuckDBPyConnection, source: Path, target: Path,

@@ -35,9 +35,7 @@ _VISIBLE = r"[^\s\pZ]"  # a section counts when its text has a visible character
 
 def load_papers(con: duckdb.DuckDBPyConnection, papers_path: Path) -> PaperLoad:
     """Create table `papers` (one row per distinct id, first occurrence in file order wins)."""
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE paper_rows AS
         SELECT file_row_number AS row_no, id,
                nullif(trim(venue), '') AS venue,
@@ -59,8 +57,7 @@ def load_papers(con: duckdb.DuckDBPyConnection, papers_path: Path) -> PaperLoad:
         SELECT row_number() OVER (ORDER BY id) AS pk, *
         FROM (SELECT * FROM paper_rows WHERE id IS NOT NULL AND trim(id) <> ''
               QUALIFY row_number() OVER (PARTITION BY id ORDER BY row_no) = 1)
-        """,
-    )
+        """)
     run(con, "DROP TABLE paper_rows")
     accepted = int(scalar(con, "SELECT count(*) FROM papers"))
     rejected = {k: v for k, v in (("duplicate_id", read - empty - accepted), ("empty_id", empty)) if v}

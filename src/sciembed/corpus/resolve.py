@@ -49,17 +49,14 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
     if total == 0:
         return ReferenceStats()
     install_macros(con)
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE refs AS
         SELECT row_number() OVER () AS ref_uid, p.pk AS citing,
                r.ref.paper_id AS paper_id, r.ref.title AS title, r.ref.external_ids AS external_ids
         FROM (SELECT file_row_number AS row_no, unnest("references") AS ref
               FROM read_parquet({sql_str(papers_path)}, file_row_number = true)) r
         JOIN papers p USING (row_no)
-        """,
-    )
+        """)
     run(
         con,
         "CREATE TEMP TABLE key_index AS SELECT kind, value, min(uid) AS pk, count(DISTINCT uid) AS n FROM ("
@@ -68,9 +65,7 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
     )
     run(con, "CREATE TEMP TABLE ref_keys AS " + _key_union("refs", "ref_uid", "paper_id", "external_ids", "title"))
     kinds = "[" + ", ".join(f"'{k}'" for k in KEY_KINDS) + "]"
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE ref_outcome AS
         WITH m AS (
             SELECT k.uid AS ref_uid, k.kind, i.pk, i.n, list_position({kinds}, k.kind) AS prio
@@ -90,8 +85,7 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
                     WHEN kd.ref_uid IS NOT NULL THEN 'not_in_corpus'
                     ELSE 'no_key' END AS outcome
         FROM refs r LEFT JOIN agg a USING (ref_uid) LEFT JOIN keyed kd USING (ref_uid)
-        """,
-    )
+        """)
     outcomes = counts(con, "SELECT outcome, count(*) FROM ref_outcome GROUP BY outcome")
     run(con, "INSERT INTO raw_edges SELECT 0, citing, cited FROM ref_outcome WHERE cited IS NOT NULL")
     for table in ("refs", "key_index", "ref_keys", "ref_outcome"):

@@ -1,10 +1,5 @@
-"""Load the per-paper facts the funnel needs from an ingested `papers.parquet`.
-
-Only ids, venue, primary field, body size and matching keys enter DuckDB; the
-section texts stay in the Parquet file until the survivors are copied out.
-Each paper gets an integer key `pk` assigned in lexicographic id order, so that
-every later join runs on integers and `pk_a < pk_b` means `id_a < id_b`.
-"""
+"""Load the per-paper facts the funnel needs (ids, venue, primary field, body size, matching keys; no texts)
+from an ingested `papers.parquet`. The integer key `pk` follows id order, so `pk_a < pk_b` means `id_a < id_b`."""
 
 from __future__ import annotations
 
@@ -28,8 +23,6 @@ class PaperLoad:
 _PRIMARY_FIELD = """coalesce(
     list_filter(list_transform(coalesce(fields_of_study, []), lambda f: trim(f)), lambda f: f <> '')[1],
     nullif(trim(domain), ''))"""
-
-
 _VISIBLE = r"[^\s\pZ]"  # a section counts when its text has a visible character (regexp: no copy, unlike trim)
 
 
@@ -46,13 +39,10 @@ def load_papers(con: duckdb.DuckDBPyConnection, papers_path: Path) -> PaperLoad:
                title, external_ids,
                coalesce(len("references"), 0) AS n_refs
         FROM read_parquet({sql_str(papers_path)}, file_row_number = true)
-        """
-    )
+        """)
     read = int(scalar(con, "SELECT count(*) FROM paper_rows"))
     empty = int(scalar(con, "SELECT count(*) FROM paper_rows WHERE id IS NULL OR trim(id) = ''"))
-    run(
-        con,
-        """
+    run(con, """
         CREATE TEMP TABLE papers AS
         SELECT row_number() OVER (ORDER BY id) AS pk, *
         FROM (SELECT * FROM paper_rows WHERE id IS NOT NULL AND trim(id) <> ''

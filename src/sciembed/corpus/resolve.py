@@ -1,11 +1,8 @@
 """Citation edges from the references inside ingested papers.
 
-A reference is resolved to a corpus paper by the first key, in `KEY_KINDS`
-order, that matches exactly one paper: its own `paper_id`, then the external
-ids (DOI, arXiv, S2, PMID, PMC, OpenAlex, ACL), then the normalized title.
-A key shared by several corpus papers resolves nothing (an ambiguous title is
-left unresolved and counted, it is never guessed). Every reference ends in one
-outcome, so resolved + unresolved = references read.
+A reference resolves by the first key in `KEY_KINDS` order (its `paper_id`, the external ids, the normalized
+title) that matches exactly one corpus paper; a key shared by several resolves nothing and is counted, never
+guessed. Every reference ends in one outcome: resolved + unresolved = references read.
 """
 
 from __future__ import annotations
@@ -57,12 +54,8 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
               FROM read_parquet({sql_str(papers_path)}, file_row_number = true)) r
         JOIN papers p USING (row_no)
         """)
-    run(
-        con,
-        "CREATE TEMP TABLE key_index AS SELECT kind, value, min(uid) AS pk, count(DISTINCT uid) AS n FROM ("
-        + _key_union("papers", "pk", "id", "external_ids", "title")
-        + ") GROUP BY kind, value",
-    )
+    run(con, "CREATE TEMP TABLE key_index AS SELECT kind, value, min(uid) AS pk, count(DISTINCT uid) AS n FROM ("
+        + _key_union("papers", "pk", "id", "external_ids", "title") + ") GROUP BY kind, value")
     run(con, "CREATE TEMP TABLE ref_keys AS " + _key_union("refs", "ref_uid", "paper_id", "external_ids", "title"))
     kinds = "[" + ", ".join(f"'{k}'" for k in KEY_KINDS) + "]"
     run(con, f"""
@@ -90,8 +83,5 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
     run(con, "INSERT INTO raw_edges SELECT 0, citing, cited FROM ref_outcome WHERE cited IS NOT NULL")
     for table in ("refs", "key_index", "ref_keys", "ref_outcome"):
         run(con, f"DROP TABLE {table}")
-    return ReferenceStats(
-        read=total,
-        resolved={k: v for k, v in outcomes.items() if k in KEY_KINDS},
-        unresolved={k: v for k, v in outcomes.items() if k in UNRESOLVED_REASONS},
-    )
+    return ReferenceStats(read=total, resolved={k: v for k, v in outcomes.items() if k in KEY_KINDS},
+                          unresolved={k: v for k, v in outcomes.items() if k in UNRESOLVED_REASONS})

@@ -1,8 +1,6 @@
 """`build_corpus`: ingested corpus + edge files -> built corpus (funnel, zero-overlap splits, reports).
 
-Output layout is the one `corpus/layout.py` documents for a built corpus. The
-files are byte-for-byte reproducible from the same input, config and seed:
-rows are written in a fixed order and nothing time-dependent is stored.
+The layout is `corpus/layout.py`'s; the files are byte-for-byte reproducible from the same input, config and seed.
 """
 
 from __future__ import annotations
@@ -10,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -71,14 +70,8 @@ class BuildResult:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per step (not written to disk)
 
 
-def build_corpus(
-    corpus_dir: Path,
-    out_dir: Path,
-    config: FunnelConfig,
-    edge_files: Sequence[Path] = (),
-    show_progress: bool = False,
-    overwrite: bool = False,
-) -> BuildResult:
+def build_corpus(corpus_dir: Path, out_dir: Path, config: FunnelConfig, edge_files: Sequence[Path] = (),
+                 show_progress: bool = False, overwrite: bool = False) -> BuildResult:
     """Run the funnel and the splits over an ingested corpus and write a built corpus to `out_dir`."""
     source = CorpusDir(corpus_dir)
     source.require("papers.parquet")
@@ -110,14 +103,9 @@ def build_corpus(
     return BuildResult(out_dir, outcome.report, refs, files, split_stats, manifest, timings)
 
 
-def _run(
-    con: duckdb.DuckDBPyConnection,
-    step: _Steps,
-    source: CorpusDir,
-    out_dir: Path,
-    config: FunnelConfig,
-    edge_files: Sequence[Path],
-) -> tuple[PaperLoad, ReferenceStats, list[EdgeFileStats], FunnelOutcome, SplitStats]:
+def _run(con: duckdb.DuckDBPyConnection, step: _Steps, source: CorpusDir, out_dir: Path, config: FunnelConfig,
+         edge_files: Sequence[Path]
+         ) -> tuple[PaperLoad, ReferenceStats, list[EdgeFileStats], FunnelOutcome, SplitStats]:
     """Load, resolve, filter, split, and write the Parquet outputs."""
     with step("load papers"):
         load = load_papers(con, source.papers_path)
@@ -167,11 +155,8 @@ def require_pairs(report: FunnelReport) -> None:
 
 
 def require_queries(stats: SplitStats, config: FunnelConfig) -> None:
-    """Raise `EmptyBuildError` when train has no pair or a requested test split no anchor query.
-
-    A requested val split left without a query is not fatal (small dense graphs, where the test
-    zone covers every paper): `split_notes` prints it under the split table.
-    """
+    """Raise `EmptyBuildError` when train has no pair or a requested test split no anchor query (a val split
+    without a query is not fatal: `split_notes` prints it under the split table)."""
     problems = []
     if not stats.splits["train"]["pairs"]:
         problems.append("train has no citation pair left to train on")
@@ -193,11 +178,10 @@ def _prepare_out_dir(source: Path, out_dir: Path, overwrite: bool) -> None:
 
 def _input_pair_rejects(refs: ReferenceStats, files: list[EdgeFileStats]) -> dict[str, int]:
     """Citation records read that never became a raw edge: unresolved references and rejected edge lines."""
-    out: dict[str, int] = {f"ref_{reason}": n for reason, n in refs.unresolved.items()}
+    out: Counter[str] = Counter({f"ref_{reason}": n for reason, n in refs.unresolved.items()})
     for stat in files:
-        for reason, n in stat.rejected.items():
-            out[reason] = out.get(reason, 0) + n
-    return out
+        out.update(stat.rejected)
+    return dict(out)
 
 
 class _Steps:
@@ -242,33 +226,19 @@ class _Steps:
             self.progress.update(self.task, description=f"write papers ({done:,}/{total:,} rows)")
 
 
-def _manifest(
-    source: CorpusDir,
-    input_manifest: dict[str, Any] | None,
-    edge_files: list[Path],
-    config: FunnelConfig,
-    load: PaperLoad,
-    outcome: FunnelOutcome,
-    refs: ReferenceStats,
-    files: list[EdgeFileStats],
-    split_stats: SplitStats,
-) -> dict[str, Any]:
+def _manifest(source: CorpusDir, input_manifest: dict[str, Any] | None, edge_files: list[Path], config: FunnelConfig,
+              load: PaperLoad, outcome: FunnelOutcome, refs: ReferenceStats, files: list[EdgeFileStats],
+              split_stats: SplitStats) -> dict[str, Any]:
     final = outcome.report.stages[-1]
     return {
         "created_by": "sciembed corpus build",
-        "input": {
-            "corpus": str(source.root),
-            "edge_files": [str(p) for p in edge_files],
-            "manifest_schema_version": (input_manifest or {}).get("schema_version"),
-        },
+        "input": {"corpus": str(source.root), "edge_files": [str(p) for p in edge_files],
+                  "manifest_schema_version": (input_manifest or {}).get("schema_version")},
         "synthetic": bool((input_manifest or {}).get("synthetic", False)),
         "seed": config.seed,
         "config": config.model_dump(mode="json"),
         "counts": {
-            "papers_read": load.read,
-            "papers": final.papers,
-            "pairs": final.pairs,
-            "citations": final.citations,
+            "papers_read": load.read, "papers": final.papers, "pairs": final.pairs, "citations": final.citations,
             "papers_by_split": {s: split_stats.splits[s]["papers"] for s in SPLITS},
             "pairs_by_split": {s: split_stats.splits[s]["pairs"] for s in SPLITS},
             "citations_by_split": {s: split_stats.splits[s]["citations"] for s in SPLITS},
@@ -286,10 +256,7 @@ def _manifest(
 
 def _write_reports(out_dir: Path, manifest: dict[str, Any], outcome: FunnelOutcome) -> None:
     funnel = {
-        "funnel": manifest["funnel"],
-        "references": manifest["references"],
-        "edge_files": manifest["edge_files"],
-        "splits": manifest["splits"],
+        **{key: manifest[key] for key in ("funnel", "references", "edge_files", "splits")},
         "degree_histogram": outcome.degree_histogram,
         "domain_pairs": {"before_cap": outcome.domain_pairs_before_cap, "after_cap": outcome.domain_pairs_after_cap},
         "rules": manifest["rules"],

@@ -42,10 +42,8 @@ class FunnelConfig(BaseModel):
     # S2Full's test split: 63,095 of about 2.6M papers after the funnel (~2.4%)
     test_size: SplitSize = Field(0.024, description="fraction (0 < x < 1) of pair papers, or a paper count")
     val_size: SplitSize = Field(0.1, description="fraction (0 < x < 1) of pair papers, or a paper count")
-    # A fractional test_size is a floor, not the whole rule: 2.4% of a few thousand papers holds a few dozen
-    # anchor queries, too few for a paired test to see anything. The test split keeps seeding citation balls
-    # (same hash order) until it has this many anchors or holds MAX_TEST_SHARE of the papers (splits.py).
-    # On S2ORC-sized corpora 2.4% already gives thousands of anchors and this never applies.
+    # 2.4% of a few thousand papers holds a few dozen anchor queries, too few for a paired test: the test split
+    # grows until it has min_test_anchors (splits.py); on S2ORC-sized corpora this never applies.
     min_test_anchors: int = Field(200, ge=0, description="with a fractional test_size: grow the test split to at "
                                                          "least this many anchor queries (0: off)")
     strict_edges: bool = Field(False, description="stop at the first malformed edge-file line instead of counting")

@@ -1,11 +1,8 @@
 """Line-exact CSV/TSV edge reading, used when DuckDB's reader did not account for every line.
 
-DuckDB's CSV reader lets a quoted field run across newlines: one unterminated
-`"` swallowed the rest of a file and its edges vanished uncounted. An edge
-file holds ids, never multi-line values, so after DuckDB's pass the physical
-lines are counted; when they do not add up, the file is read again here one
-physical line at a time (Python's `csv` in strict mode on each line alone),
-so a broken quote costs exactly its own line, rejected as malformed_line.
+In DuckDB's reader one unterminated `"` swallows the rest of a file uncounted; edge files never hold multi-line
+values, so when the physical lines do not add up the file is read again one line at a time (strict `csv`), and
+a broken quote costs exactly its own line (malformed_line).
 """
 
 from __future__ import annotations
@@ -49,9 +46,8 @@ def _rows(stream: IO[bytes], delim: str, a: int, b: int) -> Iterator[tuple[int, 
         yield line_no, fields[a], fields[b], None
 
 
-def load_line_by_line(
-    con: duckdb.DuckDBPyConnection, stream: IO[bytes], delim: str, a: int, b: int
-) -> list[tuple[int, str]]:
+def load_line_by_line(con: duckdb.DuckDBPyConnection, stream: IO[bytes], delim: str, a: int, b: int
+                      ) -> list[tuple[int, str]]:
     """Rebuild table `edge_lines` from physical lines; returns the malformed (line, why) pairs."""
     con.execute("""CREATE OR REPLACE TEMP TABLE edge_lines
                    (line_no BIGINT, citing VARCHAR, citing_t VARCHAR, cited VARCHAR, cited_t VARCHAR)""")

@@ -1,11 +1,5 @@
-"""Directed citations (citing, cited) of an *ingested* corpus, over all its papers.
-
-`sciembed corpus build` resolves references too, but then filters and splits
-the corpus (S2Full's funnel); a paper-to-paper benchmark over a whole
-collection needs the resolved citations of every paper and nothing dropped.
-This runs the same resolution (`resolve_references`: paper id, external ids,
-then an unambiguous normalised title) on the ingested ``papers.parquet``.
-"""
+"""Directed citations (citing, cited) of an *ingested* corpus, over all its papers: `resolve_references` as
+`corpus build` runs it, without the funnel and splits (a paper-to-paper benchmark needs every citation)."""
 
 from __future__ import annotations
 
@@ -25,11 +19,7 @@ def directed_citations(papers_path: str | Path, threads: int = 1,
         load_papers(con, Path(papers_path))
         con.execute("CREATE TEMP TABLE raw_edges (src INTEGER, citing BIGINT, cited BIGINT)")
         stats = resolve_references(con, Path(papers_path))
-        rows = con.execute(
-            """
-            SELECT DISTINCT a.id, b.id FROM raw_edges e
-            JOIN papers a ON a.pk = e.citing JOIN papers b ON b.pk = e.cited
-            WHERE a.id <> b.id ORDER BY 1, 2
-            """
-        ).fetchall()
+        rows = con.execute("""SELECT DISTINCT a.id, b.id FROM raw_edges e
+                              JOIN papers a ON a.pk = e.citing JOIN papers b ON b.pk = e.cited
+                              WHERE a.id <> b.id ORDER BY 1, 2""").fetchall()
     return [(str(a), str(b)) for a, b in rows], stats

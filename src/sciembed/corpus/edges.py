@@ -5,12 +5,9 @@ citing_paper_id | source, cited = cited_id | cited | citedcorpusid | cited_paper
 `citingcorpusid` / `citedcorpusid` (the S2 dump's names) hold S2 corpus ids and must be
 integers. An id names a corpus paper by its `id`, failing that by its S2 external id.
 
-Every line is accounted for: accepted, or rejected as malformed_line (with
-file:line), missing_id/empty_id, non_numeric_id or invalid_id (a JSON value that is
-neither a string nor an integer). Blank lines are not records and only counted.
-Unknown endpoints stay in the edge table as NULL and are counted by the funnel
-("dangling_endpoint"). DuckDB parses the CSV; JSONL lines are cut by numpy (to know
-their line numbers) and parsed by DuckDB in batches.
+Every line is accepted or rejected (malformed_line with file:line, missing_id / empty_id, non_numeric_id,
+invalid_id); blank lines are only counted. Unknown endpoints stay as NULL, for the funnel's "dangling_endpoint".
+DuckDB parses the CSV; JSONL lines are cut by numpy (to know their line numbers) and parsed by DuckDB in batches.
 """
 
 from __future__ import annotations
@@ -54,31 +51,24 @@ class EdgeFileStats:
     examples: list[str] = field(default_factory=list)  # "file:line: why" for the first malformed lines
 
     def to_dict(self) -> dict:
-        return {
-            "path": self.path,
-            "format": self.format,
-            "columns": list(self.columns),
-            "lines": self.lines,
-            "accepted": self.accepted,
-            "rejected": self.rejected,
-            "blank_lines": self.blank_lines,
-            "malformed_examples": self.examples,
-        }
+        return {"path": self.path, "format": self.format, "columns": list(self.columns), "lines": self.lines,
+                "accepted": self.accepted, "rejected": self.rejected, "blank_lines": self.blank_lines,
+                "malformed_examples": self.examples}
 
 
 def edge_format(path: Path) -> str:
     name = path.name.lower().removesuffix(".gz")
-    for suffix, fmt in _FORMATS:
-        if name.endswith(suffix):
-            return fmt
-    raise EdgeFileError(f"{path}: unknown edge file format (expected .csv, .tsv, .jsonl, .ndjson, optionally .gz)")
+    found = next((fmt for suffix, fmt in _FORMATS if name.endswith(suffix)), None)
+    if found is None:
+        raise EdgeFileError(f"{path}: unknown edge file format (expected .csv, .tsv, .jsonl, .ndjson, optionally .gz)")
+    return found
 
 
 def _pick(names: list[str], wanted: tuple[str, ...], where: str) -> str:
     lowered = [n.strip().lower() for n in names]
-    for key in wanted:
-        if key in lowered:
-            return key
+    found = next((key for key in wanted if key in lowered), None)
+    if found is not None:
+        return found
     raise EdgeFileError(f"{where}: no column naming the {'citing' if wanted is CITING_KEYS else 'cited'} paper "
                         f"(expected one of {', '.join(wanted)}; found {', '.join(names) or 'nothing'})")
 
@@ -97,9 +87,7 @@ _ID_PROBLEM = r"""CASE
     WHEN t NOT IN ('VARCHAR', 'UBIGINT', 'BIGINT') THEN 'invalid_id' END"""
 
 
-def read_edge_files(
-    con: duckdb.DuckDBPyConnection, paths: list[Path], strict: bool = False
-) -> list[EdgeFileStats]:
+def read_edge_files(con: duckdb.DuckDBPyConnection, paths: list[Path], strict: bool = False) -> list[EdgeFileStats]:
     """Append every accepted edge to `raw_edges` (src = 1-based file index); needs table `papers`."""
     if not paths:
         return []
@@ -144,9 +132,7 @@ def _load_csv(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats, d
     run(con, "DROP TABLE IF EXISTS edge_rejects")
     run(con, "DROP TABLE IF EXISTS edge_reject_scans")
     try:
-        run(
-            con,
-            f"""
+        run(con, f"""
             CREATE OR REPLACE TEMP TABLE edge_lines AS
             SELECT CAST(NULL AS BIGINT) AS line_no,
                    c{lowered.index(citing)} AS citing, 'VARCHAR' AS citing_t,
@@ -154,11 +140,9 @@ def _load_csv(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats, d
             FROM read_csv({sql_str(path)}, header = true, auto_detect = false, columns = {columns},
                           delim = {sql_str(delim)}, quote = '"', escape = '"', store_rejects = true,
                           rejects_table = 'edge_rejects', rejects_scan = 'edge_reject_scans')
-            """,
-        )
-        rows = con.execute(
-            "SELECT line, min(error_type || ': ' || error_message) FROM edge_rejects GROUP BY line ORDER BY line"
-        ).fetchall()
+            """)
+        rows = con.execute("SELECT line, min(error_type || ': ' || error_message) FROM edge_rejects GROUP BY line "
+                           "ORDER BY line").fetchall()
         malformed = [(int(line), msg) for line, msg in rows]
         duckdb_failed = False
     except duckdb.Error:  # DuckDB's parser gave up on the file: read it line by line below
@@ -170,12 +154,8 @@ def _load_csv(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats, d
 
 
 def _line_batches(path: Path) -> Iterator[tuple[int, pa.Array]]:
-    """(number of the first line, its lines with their newline) per chunk of whole lines.
-
-    The Arrow array is built on the chunk's own bytes with newline offsets found by
-    numpy: no Python object per line. A chunk that is valid UTF-8 becomes a string
-    array, otherwise a binary one (then each line is decoded on its own).
-    """
+    """(number of the first line, its lines with their newline) per chunk of whole lines: an Arrow array on the
+    chunk's own bytes, newline offsets found by numpy (no Python object per line); binary when not UTF-8."""
     first = 1
     rest = b""
     with _open_binary(path) as fh:
@@ -204,38 +184,28 @@ def _line_batches(path: Path) -> Iterator[tuple[int, pa.Array]]:
 
 def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats) -> None:
     """Table `edge_lines` from a JSONL file; line numbers come from cutting the bytes here."""
-    run(
-        con,
-        """CREATE OR REPLACE TEMP TABLE jsonl_lines
-           (line_no BIGINT, text VARCHAR, problem VARCHAR)""",
-    )
+    run(con, """CREATE OR REPLACE TEMP TABLE jsonl_lines
+           (line_no BIGINT, text VARCHAR, problem VARCHAR)""")
     for first_line, lines in _line_batches(path):
         text = "rtrim(raw, chr(13) || chr(10))"
         if lines.type == pa.binary():  # the chunk is not valid UTF-8: decode line by line, NULL where invalid
             text = "rtrim(try(decode(raw)), chr(13) || chr(10))"
         batch = pa.table({"line_no": pa.array(np.arange(first_line, first_line + len(lines))), "raw": lines})
         con.register("jsonl_batch", batch)
-        run(
-            con,
-            f"""INSERT INTO jsonl_lines
+        run(con, f"""INSERT INTO jsonl_lines
                 SELECT line_no, text,
                        CASE WHEN text IS NULL THEN 'invalid UTF-8'
                             WHEN trim(text) = '' THEN NULL
                             WHEN kind IS NULL THEN 'invalid JSON'
                             WHEN kind <> 'OBJECT' THEN 'not a JSON object' END
                 FROM (SELECT line_no, text, try(json_type(text)) AS kind  -- one parse: NULL when invalid
-                      FROM (SELECT line_no, {text} AS text FROM jsonl_batch))""",
-        )
+                      FROM (SELECT line_no, {text} AS text FROM jsonl_batch))""")
         con.unregister("jsonl_batch")
     stat.blank_lines = int(scalar(con, "SELECT count(*) FROM jsonl_lines WHERE problem IS NULL AND trim(text) = ''"))
-    rows = con.execute(
-        "SELECT line_no, problem FROM jsonl_lines WHERE problem IS NOT NULL ORDER BY line_no"
-    ).fetchall()
+    rows = con.execute("SELECT line_no, problem FROM jsonl_lines WHERE problem IS NOT NULL ORDER BY line_no").fetchall()
     _note_malformed(stat, path, [(int(n), p) for n, p in rows])
-    keys = con.execute(
-        "SELECT line_no, json_keys(text) FROM jsonl_lines WHERE problem IS NULL AND trim(text) <> '' "
-        "ORDER BY line_no LIMIT 1"
-    ).fetchall()
+    keys = con.execute("SELECT line_no, json_keys(text) FROM jsonl_lines WHERE problem IS NULL AND trim(text) <> '' "
+                       "ORDER BY line_no LIMIT 1").fetchall()
     if not keys:
         run(con, """CREATE OR REPLACE TEMP TABLE edge_lines AS SELECT CAST(NULL AS BIGINT) AS line_no,
                     '' AS citing, '' AS citing_t, '' AS cited, '' AS cited_t LIMIT 0""")
@@ -244,16 +214,13 @@ def _load_jsonl(con: duckdb.DuckDBPyConnection, path: Path, stat: EdgeFileStats)
     where = f"{path}:{first_line} (first record)"
     citing, cited = _pick(list(names), CITING_KEYS, where), _pick(list(names), CITED_KEYS, where)
     stat.columns = (citing, cited)
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE OR REPLACE TEMP TABLE edge_lines AS
         SELECT line_no, j[1] ->> '$' AS citing, json_type(j[1]) AS citing_t,
                j[2] ->> '$' AS cited, json_type(j[2]) AS cited_t
         FROM (SELECT line_no, json_extract(text, ['$."{citing}"', '$."{cited}"']) AS j  -- one parse per line
               FROM jsonl_lines WHERE problem IS NULL AND trim(text) <> '')
-        """,
-    )
+        """)
     run(con, "DROP TABLE jsonl_lines")
 
 

@@ -1,9 +1,5 @@
-"""The DuckDB connection the corpus builder runs on.
-
-All joins, group-bys and degree counts happen inside DuckDB so that a corpus
-larger than memory spills to `temp_dir` instead of failing; Python only sees
-aggregate counts.
-"""
+"""The DuckDB connection the corpus builder runs on: all joins and counts happen inside DuckDB, so a corpus
+larger than memory spills to `temp_dir` instead of failing; Python only sees aggregate counts."""
 
 from __future__ import annotations
 
@@ -29,15 +25,8 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
 def connect(threads: int, memory_limit: str, temp_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory database that spills to `temp_dir` beyond `memory_limit`."""
     temp_dir.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(
-        ":memory:",
-        config={
-            "threads": threads,
-            "memory_limit": memory_limit,
-            "temp_directory": str(temp_dir),
-            "preserve_insertion_order": False,
-        },
-    )
+    con = duckdb.connect(":memory:", config={"threads": threads, "memory_limit": memory_limit,
+                                             "temp_directory": str(temp_dir), "preserve_insertion_order": False})
     run(con, "SET enable_progress_bar = false")
     try:
         yield con

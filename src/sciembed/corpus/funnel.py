@@ -106,11 +106,8 @@ class _Funnel:
                 f"{self.count('alive'):,}; it is skipped instead")
 
     def paper_filters(self) -> None:
-        """Stages 1-2: venue and primary field; the edges they orphan go in stage 3, under their reason.
-
-        A stage whose metadata no paper has is skipped with a note rather than run: on real parser
-        output (GROBID TEI has no field of study) it would otherwise empty the corpus.
-        """
+        """Stages 1-2: venue and primary field; the edges they orphan go in stage 3, under their reason. A stage
+        whose metadata no paper has (GROBID TEI has no field of study) is skipped with a note, not run."""
         removed, skipped = {}, None
         if self.config.venue_filter:
             skipped = self.missing_everywhere("p.venue", "a venue")
@@ -130,16 +127,13 @@ class _Funnel:
 
     def valid_edges(self) -> None:
         """Stage 3: raw edges whose endpoints both exist and survived stages 1-2 (reason: the earlier stage)."""
-        run(
-            self.con,
-            """CREATE TEMP TABLE edge_fate AS
+        run(self.con, """CREATE TEMP TABLE edge_fate AS
                SELECT e.citing, e.cited,
                       CASE WHEN e.citing IS NULL OR e.cited IS NULL THEN 'dangling_endpoint'
                            WHEN least(ra.stage, rb.stage) = 1 THEN 'endpoint_missing_venue'
                            WHEN least(ra.stage, rb.stage) = 2 THEN 'endpoint_missing_field' END AS reason
                FROM raw_edges e LEFT JOIN removals ra ON ra.pk = e.citing
-               LEFT JOIN removals rb ON rb.pk = e.cited""",
-        )
+               LEFT JOIN removals rb ON rb.pk = e.cited""")
         dropped = counts(self.con, "SELECT reason, count(*) FROM edge_fate WHERE reason IS NOT NULL GROUP BY reason")
         run(self.con, "CREATE TEMP TABLE edges AS SELECT citing, cited FROM edge_fate WHERE reason IS NULL")
         run(self.con, "DROP TABLE edge_fate")
@@ -149,16 +143,12 @@ class _Funnel:
     def dedup(self) -> None:
         """Stage 4: one undirected pair per paper pair (a < b); self-citations dropped."""
         self_loops = self.count("edges WHERE citing = cited")
-        run(
-            self.con,
-            """CREATE TEMP TABLE pair_groups AS
+        run(self.con, """CREATE TEMP TABLE pair_groups AS
                SELECT least(citing, cited) AS a, greatest(citing, cited) AS b, count(*) AS n,
                       CASE WHEN min(citing) = max(citing) THEN 1 ELSE 2 END AS directions
-               FROM edges WHERE citing <> cited GROUP BY ALL""",
-        )
-        dup, rev = self.con.execute(
-            "SELECT coalesce(sum(n - directions), 0), coalesce(sum(directions - 1), 0) FROM pair_groups"
-        ).fetchall()[0]
+               FROM edges WHERE citing <> cited GROUP BY ALL""")
+        dup, rev = self.con.execute("SELECT coalesce(sum(n - directions), 0), coalesce(sum(directions - 1), 0) "
+                                    "FROM pair_groups").fetchall()[0]
         run(self.con, "CREATE TEMP TABLE pairs AS SELECT a, b FROM pair_groups")
         run(self.con, """CREATE TEMP TABLE citations AS
                          SELECT DISTINCT citing, cited, least(citing, cited) AS a, greatest(citing, cited) AS b
@@ -195,25 +185,17 @@ class _Funnel:
         chars, sections = self.config.min_body_chars, self.config.min_body_sections
         removed, dropped = {}, {}
         if self.config.text_filter:
-            removed = self.remove_papers(
-                6,
-                f"""SELECT pk, CASE WHEN p.body_chars < {chars} THEN 'short_body' ELSE 'few_body_sections' END
-                           AS reason
-                    FROM alive JOIN papers p USING (pk)
-                    WHERE p.body_chars < {chars} OR p.body_sections < {sections}""",
-            )
+            removed = self.remove_papers(6, f"""
+                SELECT pk, CASE WHEN p.body_chars < {chars} THEN 'short_body' ELSE 'few_body_sections' END AS reason
+                FROM alive JOIN papers p USING (pk) WHERE p.body_chars < {chars} OR p.body_sections < {sections}""")
             dropped = self.drop_pairs_of_removed("low_text_quality_endpoint")
             removed.update(self.drop_unpaired(6))
         self.add("text", f"Text quality (≥ {chars:,} chars, ≥ {sections} sections)", self.config.text_filter,
                  removed, dropped)
 
     def domain_cap(self) -> None:
-        """Stage 7: at most `domain_cap` pairs per (anchor) domain.
-
-        Kept: the pairs with the smallest md5 of "{seed}:{id_a}:{id_b}" read as a
-        little-endian 128-bit integer (DuckDB's `md5_number`), ties by a, then b,
-        so the choice can be recomputed anywhere from the ids and the seed.
-        """
+        """Stage 7: at most `domain_cap` pairs per (anchor) domain: those with the smallest md5 of
+        "{seed}:{id_a}:{id_b}" as a little-endian 128-bit integer, ties by a, then b (recomputable anywhere)."""
         cap = self.config.domain_cap
         run(self.con, "CREATE OR REPLACE TEMP TABLE pairs AS SELECT p.a, p.b, x.domain FROM pairs p "
                       "JOIN alive x ON x.pk = p.a")
@@ -223,9 +205,7 @@ class _Funnel:
         if self.config.domain_cap_filter and over:
             n_before = self.count("pairs")
             run(self.con, "CREATE OR REPLACE TEMP TABLE over_cap AS SELECT unnest(?::VARCHAR[]) AS domain", [over])
-            run(
-                self.con,
-                f"""CREATE OR REPLACE TEMP TABLE pairs AS
+            run(self.con, f"""CREATE OR REPLACE TEMP TABLE pairs AS
                     SELECT a, b, domain FROM pairs ANTI JOIN over_cap USING (domain)
                     UNION ALL
                     SELECT a, b, domain FROM (
@@ -235,9 +215,7 @@ class _Funnel:
                                    AS rk
                         FROM pairs p SEMI JOIN over_cap USING (domain)
                         JOIN papers pa ON pa.pk = p.a JOIN papers pb ON pb.pk = p.b)
-                    WHERE rk <= {cap}""",
-                [str(self.config.seed)],
-            )
+                    WHERE rk <= {cap}""", [str(self.config.seed)])
             run(self.con, "DROP TABLE over_cap")
             dropped = {"domain_cap": n_before - self.count("pairs")}
             removed = self.drop_unpaired(7)
@@ -246,12 +224,8 @@ class _Funnel:
         self.add("cap", f"Domain cap (≤ {cap:,} per domain)", self.config.domain_cap_filter, removed, dropped)
 
 
-def run_funnel(
-    con: duckdb.DuckDBPyConnection,
-    config: FunnelConfig,
-    input_removed_papers: dict[str, int],
-    input_removed_pairs: dict[str, int],
-) -> FunnelOutcome:
+def run_funnel(con: duckdb.DuckDBPyConnection, config: FunnelConfig, input_removed_papers: dict[str, int],
+               input_removed_pairs: dict[str, int]) -> FunnelOutcome:
     """Run stages 1-7 over `papers` and `raw_edges`; the input row records what loading rejected."""
     funnel = _Funnel(con, config)
     run(con, "CREATE TEMP TABLE removals (pk BIGINT, stage INTEGER, reason VARCHAR)")

@@ -1,10 +1,5 @@
-"""Matching keys for citation resolution: normalized external ids and titles.
-
-Defined once, as DuckDB macros, so that corpus papers and their references are
-normalized by the same expression. Normalization folds what differs between
-sources for the same work: DOI/arXiv/OpenAlex URL prefixes, arXiv versions,
-letter case; for titles also accents, punctuation and whitespace.
-"""
+"""Matching keys for citation resolution: normalized external ids and titles, as DuckDB macros, so papers and
+references are normalized by the same expression (URL prefixes, arXiv versions, case; accents and punctuation)."""
 
 from __future__ import annotations
 

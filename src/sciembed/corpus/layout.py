@@ -80,9 +80,8 @@ class CorpusDir(RootDir):
         return self.split_id_array(split).to_pylist()
 
     def split_id_array(self, split: str) -> pa.Array:
-        """`split_ids` as one Arrow string array: a million ids stay ~40 MB instead of ~70 MB of `str`s.
-
-        Sorted by UTF-8 bytes, which is code point order, i.e. Python's `sorted`."""
+        """`split_ids` as one Arrow string array (a million ids: ~40 MB, not ~70 MB of `str`s), sorted by UTF-8
+        bytes, which is code point order, i.e. Python's `sorted`."""
         self._require_split(split)
         table = pq.read_table(self.splits_path, columns=["paper_id", "split"])
         ids = table.filter(pc.equal(table["split"], split))["paper_id"].combine_chunks()
@@ -113,15 +112,8 @@ class CorpusDir(RootDir):
         return self.citations_path.exists()
 
     def citations(self, split: str | None = None) -> list[tuple[str, str]]:
-        """Directed citations (citing, cited), sorted; with `split`, only those inside that split.
-
-        A citation's split is the split that its citing and its cited paper share:
-        splits have zero paper overlap, so a citation between papers of different
-        splits is dropped by `sciembed corpus build` and counted in the funnel as
-        `cross_split` (like the undirected pairs). Every citation is behind one row
-        of `pairs.parquet`; a mutual citation is one pair and two citations. `None`
-        gives the citations of all three splits.
-        """
+        """Directed citations (citing, cited), sorted; with `split`, only those inside that split (the split its
+        citing and cited paper share; see docs/corpus.md "Directed citations")."""
         if split is not None and split not in SPLITS:
             raise CorpusError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
         if not self.has_citations():
@@ -135,6 +127,5 @@ class CorpusDir(RootDir):
         if split not in SPLITS:
             raise CorpusError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
         if not self.has_splits():
-            raise CorpusError(
-                f"{self.root}: no splits (pairs.parquet / splits.parquet); run `sciembed corpus build` first"
-            )
+            raise CorpusError(f"{self.root}: no splits (pairs.parquet / splits.parquet); run `sciembed corpus build` "
+                              "first")

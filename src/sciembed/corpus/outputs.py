@@ -19,12 +19,8 @@ CITATIONS_SCHEMA = pa.schema([("citing", pa.string()), ("cited", pa.string()), (
 
 
 def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> None:
-    """Pairs sorted by (paper_a, paper_b), citations by (citing, cited), splits by paper id: the same input
-    gives the same bytes.
-
-    Edges are sorted on their integer keys (`pk` follows id order) and mapped back to
-    ids with an Arrow `take`; sorting with the id strings as payload is twice as slow.
-    """
+    """Pairs sorted by (paper_a, paper_b), citations by (citing, cited), splits by paper id. Edges are sorted on
+    their integer keys (`pk` follows id order) and mapped back to ids with an Arrow `take` (twice as fast)."""
     ids = con.sql("SELECT id FROM papers ORDER BY pk").to_arrow_table().column("id").combine_chunks()
     run(con, "SET preserve_insertion_order = true")
     try:
@@ -43,28 +39,22 @@ def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Non
                 writer.write_table(pa.Table.from_arrays(columns, schema=CITATIONS_SCHEMA))
     finally:
         run(con, "SET preserve_insertion_order = false")
-    run(
-        con,
-        f"""COPY (SELECT p.id AS paper_id, s.split, x.domain, s.anchor
+    run(con, f"""COPY (SELECT p.id AS paper_id, s.split, x.domain, s.anchor
                   FROM paper_split s JOIN alive x USING (pk) JOIN papers p USING (pk) ORDER BY s.pk)
-            TO {sql_str(out_dir / "splits.parquet")} (FORMAT parquet, COMPRESSION zstd)""",
-    )
+            TO {sql_str(out_dir / "splits.parquet")} (FORMAT parquet, COMPRESSION zstd)""")
 
 
 def write_papers(con: duckdb.DuckDBPyConnection, source: Path, target: Path,
                  on_rows: Callable[[int, int], None] | None = None) -> int:
-    """Copy the surviving papers (input order, PAPER_SCHEMA) with `domain` set, one record batch at a time.
-
-    `on_rows(done, total)` is called after each batch with the input rows read so far.
-    """
+    """Copy the surviving papers (input order, PAPER_SCHEMA) with `domain` set, one record batch at a time;
+    `on_rows(done, total)` is called after each batch with the input rows read so far."""
     kept = con.sql("SELECT p.row_no, x.domain FROM alive x JOIN papers p USING (pk) ORDER BY p.row_no").to_arrow_table()
     rows = kept.column("row_no").to_numpy()
     domains = kept.column("domain").cast(pa.string())
     parquet = pq.ParquetFile(source)
     domain_index = PAPER_SCHEMA.get_field_index("domain")
     total = parquet.metadata.num_rows
-    written = 0
-    start = 0
+    written = start = 0
     with pq.ParquetWriter(target, PAPER_SCHEMA, compression="zstd") as writer:
         for batch in parquet.iter_batches(batch_size=8192):
             lo, hi = np.searchsorted(rows, [start, start + batch.num_rows])

@@ -1,17 +1,10 @@
 """Papers by row number from a memory-mapped Arrow file: what training reads texts through.
 
-A corpus's ``papers.parquet`` is compressed in large row groups, so reading one paper from it means
-decompressing thousands; training needs random papers batch by batch. The store is the same papers
-(only the columns a training text is cut from: id, title, abstract, sections) written once, streamed
-row group by row group, as an *uncompressed* Arrow IPC file read through
-`sciembed.ioutil.mapped_rows` (memory-mapped, zero-copy rows, pages released as it goes, shared by
-workers and ranks). Plans hold row numbers (numpy), never `Paper` objects. The price is disk: the
-store is the uncompressed size of those columns (~20 KB a synthetic paper, ~3x the Parquet file).
-
-Where the file lives: ``<corpus>/.cache/papers.arrow`` when the corpus directory is writable, else
-under ``$SCIEMBED_CACHE_DIR`` (default ``~/.cache/sciembed``) keyed by the corpus path. A sidecar
-records the size and mtime of the ``papers.parquet`` it was made from; a changed corpus is rebuilt.
-Building takes a file lock, so ranks that start together build it once.
+Reading one paper from ``papers.parquet`` decompresses a whole row group, and training needs random papers, so
+the store columns are written once as an *uncompressed* Arrow IPC file read through `sciembed.ioutil.mapped_rows`
+(zero-copy, shared by workers and ranks); plans hold row numbers, never `Paper`s. The price is disk (~20 KB a
+synthetic paper, ~3x the Parquet file). It lives in ``<corpus>/.cache`` when writable, else under
+``$SCIEMBED_CACHE_DIR``; a sidecar stamp makes a changed corpus rebuild it, under a file lock.
 """
 
 from __future__ import annotations
@@ -61,18 +54,14 @@ def store_dir(corpus_root: Path) -> Path:
 
 
 def build_store(parquet: Path, target: Path) -> Path:
-    """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically.
-
-    A damaged Parquet file (a bad row group, a cut-off footer) is a `DamagedCorpusError` naming it and the
-    fix; the partial store is removed.
-    """
+    """Stream `parquet`'s store columns into `target` (uncompressed Arrow IPC), atomically; a damaged Parquet
+    file is a `DamagedCorpusError` naming it and the fix, and the partial store is removed."""
     # pre_buffer=False: pyarrow's read coalescing keeps buffered row groups while iter_batches walks them
     # (a first store build of 930,730 papers peaked at 2.7 GB with it, 354 MB without, same speed)
     try:
         source = pq.ParquetFile(parquet, pre_buffer=False)
         schema = pa.schema([source.schema_arrow.field(c) for c in STORE_COLUMNS])
-        return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS,
-                                                              columns=list(STORE_COLUMNS)))
+        return write_rows(target, schema, source.iter_batches(batch_size=STORE_BATCH_ROWS, columns=list(STORE_COLUMNS)))
     except (pa.ArrowException, OSError) as err:
         if not is_arrow_read_error(err):
             raise  # a disk or path error: the CLI's guard names it
@@ -87,12 +76,8 @@ def _store_stamp(target: Path) -> dict[str, int]:
 
 
 def _usable(target: Path, sidecar: Path, stamp: dict[str, int | str]) -> bool:
-    """Whether the store on disk is the one built for `stamp`, unchanged since, and opens whole.
-
-    The size, mtime and inode recorded after the build catch a store rewritten, truncated or swapped
-    since (a full checksum would read the whole, ~20 KB a paper, at every start); opening it reads the
-    Arrow footer, which a file cut short lacks.
-    """
+    """Whether the store on disk is the one built for `stamp`, unchanged since (size, mtime, inode: a checksum
+    would read it all at every start), and opens whole (the Arrow footer a file cut short lacks)."""
     try:
         recorded = json.loads(sidecar.read_text())
         if recorded != {**stamp, **_store_stamp(target)}:
@@ -103,10 +88,8 @@ def _usable(target: Path, sidecar: Path, stamp: dict[str, int | str]) -> bool:
 
 
 def open_store(corpus_root: Path, papers_file: str = "papers.parquet") -> PaperStore:
-    """The corpus's store, (re)built when missing, older than its ``papers.parquet``, changed or damaged.
-
-    Hidden partial files that killed builds left behind are removed first (`remove_stale_partials`).
-    """
+    """The corpus's store, (re)built when missing, older than its ``papers.parquet``, changed or damaged (partial
+    files of killed builds are removed first)."""
     parquet = corpus_root / papers_file
     folder = store_dir(corpus_root)
     target = folder / STORE_FILE

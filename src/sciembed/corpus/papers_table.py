@@ -1,10 +1,5 @@
-"""Load the per-paper facts the funnel needs from an ingested `papers.parquet`.
-
-Only ids, venue, primary field, body size and matching keys enter DuckDB; the
-section texts stay in the Parquet file until the survivors are copied out.
-Each paper gets an integer key `pk` assigned in lexicographic id order, so that
-every later join runs on integers and `pk_a < pk_b` means `id_a < id_b`.
-"""
+"""Load the per-paper facts the funnel needs (ids, venue, primary field, body size, matching keys; no texts)
+from an ingested `papers.parquet`. The integer key `pk` follows id order, so `pk_a < pk_b` means `id_a < id_b`."""
 
 from __future__ import annotations
 
@@ -28,16 +23,12 @@ class PaperLoad:
 _PRIMARY_FIELD = """coalesce(
     list_filter(list_transform(coalesce(fields_of_study, []), lambda f: trim(f)), lambda f: f <> '')[1],
     nullif(trim(domain), ''))"""
-
-
 _VISIBLE = r"[^\s\pZ]"  # a section counts when its text has a visible character (regexp: no copy, unlike trim)
 
 
 def load_papers(con: duckdb.DuckDBPyConnection, papers_path: Path) -> PaperLoad:
     """Create table `papers` (one row per distinct id, first occurrence in file order wins)."""
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE paper_rows AS
         SELECT file_row_number AS row_no, id,
                nullif(trim(venue), '') AS venue,
@@ -48,19 +39,15 @@ def load_papers(con: duckdb.DuckDBPyConnection, papers_path: Path) -> PaperLoad:
                title, external_ids,
                coalesce(len("references"), 0) AS n_refs
         FROM read_parquet({sql_str(papers_path)}, file_row_number = true)
-        """
-    )
+        """)
     read = int(scalar(con, "SELECT count(*) FROM paper_rows"))
     empty = int(scalar(con, "SELECT count(*) FROM paper_rows WHERE id IS NULL OR trim(id) = ''"))
-    run(
-        con,
-        """
+    run(con, """
         CREATE TEMP TABLE papers AS
         SELECT row_number() OVER (ORDER BY id) AS pk, *
         FROM (SELECT * FROM paper_rows WHERE id IS NOT NULL AND trim(id) <> ''
               QUALIFY row_number() OVER (PARTITION BY id ORDER BY row_no) = 1)
-        """,
-    )
+        """)
     run(con, "DROP TABLE paper_rows")
     accepted = int(scalar(con, "SELECT count(*) FROM papers"))
     rejected = {k: v for k, v in (("duplicate_id", read - empty - accepted), ("empty_id", empty)) if v}

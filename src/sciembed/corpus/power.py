@@ -1,19 +1,12 @@
 """How small a difference a split's queries can show: the minimum detectable effect of a paired t-test.
 
-For n paired per-query scores whose differences have standard deviation sd,
-a two-sided paired t-test at level alpha detects a true mean difference of
+For n paired per-query scores whose differences have standard deviation sd, a two-sided paired t-test at level
+alpha detects ``mde = (z[1 - alpha/2] + z[power]) * sd / sqrt(n)`` with the given power (the normal
+approximation; t quantiles give 2% more at 48 queries, under 0.5% from 200 on).
 
-    mde = (z[1 - alpha/2] + z[power]) * sd / sqrt(n)
-
-with the given power (the normal approximation; with t quantiles the figure
-is 2% larger at 48 queries and under 0.5% larger from 200 on).
-
-`PAIRED_SD_NDCG10` is measured, not assumed from the literature: the per-query
-NDCG@10 differences between base MiniLM and BM25 on the validation split of the
-real ACL corpus (299 queries; `sciembed eval`, 256 tokens) have SD 0.265
-(TA→TA), 0.300 (Body→TA) and 0.300 (Body→Body). The larger is used. Two
-close models (a fine-tuned encoder against its base) differ less per query, so
-the printed figure is a conservative bound for them.
+`PAIRED_SD_NDCG10` is measured: per-query NDCG@10 differences between base MiniLM and BM25 on the real ACL
+corpus's val split (299 queries, 256 tokens) have SD 0.265 (TA→TA), 0.300 (Body→TA) and 0.300 (Body→Body); the
+larger is used, a conservative bound for two close models.
 """
 
 from __future__ import annotations

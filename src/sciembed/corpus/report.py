@@ -1,12 +1,8 @@
 """The funnel table (papers, pairs and directed citations after each stage, what each stage removed, by
 reason) and funnel.md.
 
-The rows obey one invariant, checked when a row is added: the previous row's
-papers (pairs, citations) minus this row's removed papers (pairs, citations)
-equals this row's papers (pairs, citations). Nothing leaves the corpus without a
-reason. Until the dedup stage a raw edge is both a pair and a citation; dedup
-folds the two directions of a mutual citation into one pair but keeps both
-citations, so from then on citations = pairs + mutual pairs.
+Invariant, checked as each row is added: the previous row's count minus this row's removed equals this row's
+count, for papers, pairs and citations; nothing leaves without a reason.
 """
 
 from __future__ import annotations
@@ -51,17 +47,16 @@ class FunnelReport:
                 checks.append(("citations", prev.citations, stage.removed_citations, stage.citations))
             for what, before, removed, after in checks:
                 if before - sum(removed.values()) != after:
-                    raise FunnelInvariantError(
-                        f"stage {stage.name}: {what} {before} - removed {sum(removed.values())} != {after}"
-                    )
+                    raise FunnelInvariantError(f"stage {stage.name}: {what} {before} - removed "
+                                               f"{sum(removed.values())} != {after}")
         self.stages.append(stage)
         return stage
 
     def stage(self, name: str) -> StageCount:
-        for s in self.stages:
-            if s.name == name:
-                return s
-        raise KeyError(name)
+        found = next((s for s in self.stages if s.name == name), None)
+        if found is None:
+            raise KeyError(name)
+        return found
 
     def removed_by_reason(self) -> dict[str, dict[str, int]]:
         """All reject reasons: {'papers': {stage/reason: n}, 'pairs': {...}, 'citations': {...}}."""
@@ -129,8 +124,7 @@ def funnel_markdown(manifest: dict[str, Any]) -> str:
     lines += ["## References", "",
               f"{refs['read']:,} references read; resolved by key: "
               + (", ".join(f"{k} {v:,}" for k, v in refs["resolved"].items()) or "none")
-              + "; unresolved: " + (", ".join(f"{k} {v:,}" for k, v in refs["unresolved"].items()) or "none") + ".",
-              ""]
+              + "; unresolved: " + (", ".join(f"{k} {v:,}" for k, v in refs["unresolved"].items()) or "none") + ".", ""]
     if manifest["edge_files"]:
         lines += ["## Edge files", "", "| file | lines | accepted | rejected | blank lines |",
                   "|---|---:|---:|---|---:|"]
@@ -156,8 +150,8 @@ def funnel_markdown(manifest: dict[str, Any]) -> str:
                          f"{d['queries']:,} | {d['mean_relevant_per_query']:.2f} |")
         lines.append(f"| **{split}** | all | {s['papers']:,} | {s['pairs']:,} | {s.get('citations', 0):,} | "
                      f"{s['queries']:,} | {s['mean_relevant_per_query']:.2f} |")
-    lines += ["", *split_notes(manifest)]
-    lines += ["", f"Rules: {manifest['rules']['pair_domain']}; domain cap: {manifest['rules']['domain_cap']}.", ""]
+    lines += ["", *split_notes(manifest),
+              "", f"Rules: {manifest['rules']['pair_domain']}; domain cap: {manifest['rules']['domain_cap']}.", ""]
     return "\n".join(lines)
 
 

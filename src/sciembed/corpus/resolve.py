@@ -1,11 +1,8 @@
 """Citation edges from the references inside ingested papers.
 
-A reference is resolved to a corpus paper by the first key, in `KEY_KINDS`
-order, that matches exactly one paper: its own `paper_id`, then the external
-ids (DOI, arXiv, S2, PMID, PMC, OpenAlex, ACL), then the normalized title.
-A key shared by several corpus papers resolves nothing (an ambiguous title is
-left unresolved and counted, it is never guessed). Every reference ends in one
-outcome, so resolved + unresolved = references read.
+A reference resolves by the first key in `KEY_KINDS` order (its `paper_id`, the external ids, the normalized
+title) that matches exactly one corpus paper; a key shared by several resolves nothing and is counted, never
+guessed. Every reference ends in one outcome: resolved + unresolved = references read.
 """
 
 from __future__ import annotations
@@ -49,28 +46,19 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
     if total == 0:
         return ReferenceStats()
     install_macros(con)
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE refs AS
         SELECT row_number() OVER () AS ref_uid, p.pk AS citing,
                r.ref.paper_id AS paper_id, r.ref.title AS title, r.ref.external_ids AS external_ids
         FROM (SELECT file_row_number AS row_no, unnest("references") AS ref
               FROM read_parquet({sql_str(papers_path)}, file_row_number = true)) r
         JOIN papers p USING (row_no)
-        """,
-    )
-    run(
-        con,
-        "CREATE TEMP TABLE key_index AS SELECT kind, value, min(uid) AS pk, count(DISTINCT uid) AS n FROM ("
-        + _key_union("papers", "pk", "id", "external_ids", "title")
-        + ") GROUP BY kind, value",
-    )
+        """)
+    run(con, "CREATE TEMP TABLE key_index AS SELECT kind, value, min(uid) AS pk, count(DISTINCT uid) AS n FROM ("
+        + _key_union("papers", "pk", "id", "external_ids", "title") + ") GROUP BY kind, value")
     run(con, "CREATE TEMP TABLE ref_keys AS " + _key_union("refs", "ref_uid", "paper_id", "external_ids", "title"))
     kinds = "[" + ", ".join(f"'{k}'" for k in KEY_KINDS) + "]"
-    run(
-        con,
-        f"""
+    run(con, f"""
         CREATE TEMP TABLE ref_outcome AS
         WITH m AS (
             SELECT k.uid AS ref_uid, k.kind, i.pk, i.n, list_position({kinds}, k.kind) AS prio
@@ -90,14 +78,10 @@ def resolve_references(con: duckdb.DuckDBPyConnection, papers_path: Path) -> Ref
                     WHEN kd.ref_uid IS NOT NULL THEN 'not_in_corpus'
                     ELSE 'no_key' END AS outcome
         FROM refs r LEFT JOIN agg a USING (ref_uid) LEFT JOIN keyed kd USING (ref_uid)
-        """,
-    )
+        """)
     outcomes = counts(con, "SELECT outcome, count(*) FROM ref_outcome GROUP BY outcome")
     run(con, "INSERT INTO raw_edges SELECT 0, citing, cited FROM ref_outcome WHERE cited IS NOT NULL")
     for table in ("refs", "key_index", "ref_keys", "ref_outcome"):
         run(con, f"DROP TABLE {table}")
-    return ReferenceStats(
-        read=total,
-        resolved={k: v for k, v in outcomes.items() if k in KEY_KINDS},
-        unresolved={k: v for k, v in outcomes.items() if k in UNRESOLVED_REASONS},
-    )
+    return ReferenceStats(read=total, resolved={k: v for k, v in outcomes.items() if k in KEY_KINDS},
+                          unresolved={k: v for k, v in outcomes.items() if k in UNRESOLVED_REASONS})

@@ -1,32 +1,17 @@
 """Zero-overlap train / val / test splits over the funnel's pairs.
 
-Papers, not pairs, are assigned to splits, so no test paper can appear in a
-training pair, as query or as neighbor; a pair whose endpoints land in
-different splits is dropped (`cross_split`), and so is a directed citation
-whose two papers land in different splits: a citation's split is the split its
-citing and cited paper share. A random paper split would leave
-most test papers without a single test neighbor, so held-out papers are taken
-as *citation balls*: seed papers, drawn per domain in seeded-hash order (md5 of
-"{seed}:split:{paper_id}" as a little-endian 128-bit integer), join
-the split together with all their pair partners, until the domain's share of
-the requested size is reached. Every seed then keeps all of its relevant
-documents, and every other member keeps at least its seed. Validation seeds are
-drawn only from papers neither in nor next to the test set, so val balls are
-whole as well. Everything else is training.
+Papers, not pairs, are assigned to splits; a pair or citation whose papers land in different splits is dropped
+(`cross_split`). A random paper split would leave most test papers without a test neighbor, so held-out papers
+are taken as *citation balls*: seeds, drawn per domain in seeded-hash order (md5 of "{seed}:split:{paper_id}" as
+a little-endian 128-bit integer), join with all their pair partners until the domain's share is reached, so
+every seed keeps all its relevant documents. Val seeds are drawn only from papers neither in nor next to the test
+set. Everything else is training. The seeds are the benchmark's *anchors* (S2Full: 10,022 among 63,095 test
+candidates), marked in `splits.parquet`; the citation benchmark asks one query per anchor.
 
-The seeds are the benchmark's *anchors* (S2Full: 10,022 anchor queries among
-63,095 test candidates): `splits.parquet` marks them (`anchor`), and the
-citation benchmark asks one query per anchor, relevant = its in-split links.
-
-Scale: S2Full's 2.4% test share gives thousands of anchors on S2ORC, but a
-few dozen on a corpus of a few thousand papers (48 on the 2,940 ACL papers at
-10%). With a fractional `test_size`, the test split therefore keeps taking
-balls, in the same key order over all domains, until it has
-`min_test_anchors` anchors, as long as it holds at most `MAX_TEST_SHARE` of
-the pair papers and leaves `VAL_ROOM` times the val target outside the test
-zone (test papers and their neighbors), where val seeds are drawn (`SplitStats` records
-the limits and the seeds added). A test size given as a paper count is taken
-as it is.
+S2Full's 2.4% test share gives only a few dozen anchors on a few thousand papers (48 on the 2,940 ACL papers at
+10%), so with a fractional `test_size` the test split keeps taking balls until it has `min_test_anchors`, while
+it holds at most `MAX_TEST_SHARE` of the pair papers and leaves `VAL_ROOM` times the val target outside the test
+zone (`SplitStats` records the limits and seeds added). A test size given as a paper count is taken as it is.
 """
 
 from __future__ import annotations
@@ -85,45 +70,32 @@ class SplitStats:
 
 def _seeds(con: duckdb.DuckDBPyConnection, table: str, candidates: str, targets: dict[str, int],
            first_always: bool) -> None:
-    """Seeds: per domain, the prefix of the key order whose ball sizes (1 + degree) sum nearest the target.
-
-    A seed is taken while the balls before it hold fewer papers than the target and
-    taking it overshoots by no more than stopping short would undershoot; with
-    `first_always`, the first seed is taken whenever the target is positive.
-    """
+    """Seeds: per domain, the prefix of the key order whose ball sizes (1 + degree) sum nearest the target
+    (with `first_always`, the first seed is taken whenever the target is positive)."""
     first = "s.taken = 0 OR" if first_always else ""
     run(con, "CREATE OR REPLACE TEMP TABLE targets (domain VARCHAR, target BIGINT)")
     if targets:
         con.executemany("INSERT INTO targets VALUES (?, ?)", list(targets.items()))
-    run(
-        con,
-        f"""CREATE OR REPLACE TEMP TABLE {table} AS
+    run(con, f"""CREATE OR REPLACE TEMP TABLE {table} AS
             SELECT pk FROM (
                 SELECT c.pk, c.domain, 1 + c.deg AS ball,
                        sum(1 + c.deg) OVER (PARTITION BY c.domain ORDER BY c.key, c.pk
                                             ROWS UNBOUNDED PRECEDING) - (1 + c.deg) AS taken
                 FROM split_candidates c {candidates}) s
             JOIN targets t USING (domain)
-            WHERE s.taken < t.target AND ({first} 2 * s.taken + s.ball <= 2 * t.target)""",
-    )
+            WHERE s.taken < t.target AND ({first} 2 * s.taken + s.ball <= 2 * t.target)""")
 
 
 def _ball(con: duckdb.DuckDBPyConnection, table: str, seeds: str) -> None:
-    run(
-        con,
-        f"""CREATE OR REPLACE TEMP TABLE {table} AS
+    run(con, f"""CREATE OR REPLACE TEMP TABLE {table} AS
             SELECT pk FROM {seeds}
             UNION SELECT p.b FROM pairs p JOIN {seeds} s ON s.pk = p.a
-            UNION SELECT p.a FROM pairs p JOIN {seeds} s ON s.pk = p.b""",
-    )
+            UNION SELECT p.a FROM pairs p JOIN {seeds} s ON s.pk = p.b""")
 
 
 def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict[str, int]) -> int:
     """Fill `{name}_papers` with whole balls until each domain is nearest its target; returns the seed count.
-
-    Balls overlap, so one pass falls short: each further round (at most ROUNDS)
-    seeds only the remaining per-domain deficit, counted on member papers.
-    """
+    Balls overlap, so each further round (at most ROUNDS) seeds only the remaining per-domain deficit."""
     run(con, f"CREATE OR REPLACE TEMP TABLE {name}_papers (pk BIGINT)")
     run(con, f"CREATE OR REPLACE TEMP TABLE {name}_anchors (pk BIGINT)")
     seeds = 0
@@ -148,10 +120,8 @@ def _grow(con: duckdb.DuckDBPyConnection, name: str, exclude: str, targets: dict
 def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, val_target: int) -> int:
     """More test balls until the split has `wanted` anchors; returns the seeds added.
 
-    The new seeds are the longest prefix of the key order (over all domains, papers not yet in
-    test) that keeps the test split within `max_test` papers and leaves at least `VAL_ROOM` times
-    the val target outside the test zone (test papers and their neighbors, where no val seed may
-    fall). Both only get harder as the prefix grows, so a binary search finds it.
+    The new seeds are the longest prefix of the key order (all domains, papers not yet in test) within both
+    limits of the module docstring; both only get harder as the prefix grows, so a binary search finds it.
     """
     need = wanted - int(scalar(con, "SELECT count(*) FROM test_anchors"))
     if need <= 0:
@@ -192,15 +162,11 @@ def _top_up_anchors(con: duckdb.DuckDBPyConnection, wanted: int, max_test: int, 
 
 def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> SplitStats:
     """Create `paper_split(pk, split)` over `alive` and set `pairs.split` (NULL for cross-split pairs, then dropped)."""
-    run(
-        con,
-        """CREATE OR REPLACE TEMP TABLE split_candidates AS
+    run(con, """CREATE OR REPLACE TEMP TABLE split_candidates AS
            SELECT x.pk, x.domain, d.deg, md5_number(concat(?, ':split:', p.id)) AS key
            FROM alive x JOIN papers p USING (pk)
            JOIN (SELECT pk, count(*) AS deg FROM (SELECT a AS pk FROM pairs UNION ALL SELECT b FROM pairs)
-                 GROUP BY pk) d USING (pk)""",
-        [str(config.seed)],
-    )
+                 GROUP BY pk) d USING (pk)""", [str(config.seed)])
     domain_papers = counts(con, "SELECT domain, count(*) FROM split_candidates GROUP BY domain")
     total = sum(domain_papers.values())
     test_t = split_targets(domain_papers, config.test_size)
@@ -217,29 +183,20 @@ def assign_splits(con: duckdb.DuckDBPyConnection, config: FunnelConfig) -> Split
         seeds["test"] += top_up["seeds_added"]
     _ball(con, "test_zone", "test_papers")  # test papers and their neighbors: no val seed here
     seeds["val"] = _grow(con, "val", "ANTI JOIN test_zone USING (pk)", val_t)
-    run(
-        con,
-        """CREATE OR REPLACE TEMP TABLE paper_split AS
+    run(con, """CREATE OR REPLACE TEMP TABLE paper_split AS
            SELECT x.pk, CASE WHEN t.pk IS NOT NULL THEN 'test' WHEN v.pk IS NOT NULL THEN 'val' ELSE 'train' END
                   AS split,
                   (ta.pk IS NOT NULL OR va.pk IS NOT NULL) AS anchor
            FROM alive x LEFT JOIN test_papers t USING (pk) LEFT JOIN val_papers v USING (pk)
-           LEFT JOIN test_anchors ta USING (pk) LEFT JOIN val_anchors va USING (pk)""",
-    )
-    run(
-        con,
-        """CREATE OR REPLACE TEMP TABLE pairs AS
+           LEFT JOIN test_anchors ta USING (pk) LEFT JOIN val_anchors va USING (pk)""")
+    run(con, """CREATE OR REPLACE TEMP TABLE pairs AS
            SELECT p.a, p.b, p.domain, CASE WHEN sa.split = sb.split THEN sa.split END AS split
-           FROM pairs p JOIN paper_split sa ON sa.pk = p.a JOIN paper_split sb ON sb.pk = p.b""",
-    )
+           FROM pairs p JOIN paper_split sa ON sa.pk = p.a JOIN paper_split sb ON sb.pk = p.b""")
     cross = int(scalar(con, "SELECT count(*) FROM pairs WHERE split IS NULL"))
     run(con, "DELETE FROM pairs WHERE split IS NULL")
-    run(
-        con,
-        """CREATE OR REPLACE TEMP TABLE citations AS
+    run(con, """CREATE OR REPLACE TEMP TABLE citations AS
            SELECT c.citing, c.cited, CASE WHEN sa.split = sb.split THEN sa.split END AS split
-           FROM citations c JOIN paper_split sa ON sa.pk = c.citing JOIN paper_split sb ON sb.pk = c.cited""",
-    )
+           FROM citations c JOIN paper_split sa ON sa.pk = c.citing JOIN paper_split sb ON sb.pk = c.cited""")
     cross_citations = int(scalar(con, "SELECT count(*) FROM citations WHERE split IS NULL"))
     run(con, "DELETE FROM citations WHERE split IS NULL")
     stats = SplitStats(cross_split_pairs=cross, cross_split_citations=cross_citations, anchor_top_up=top_up)
@@ -270,26 +227,16 @@ def _split_stats(con: duckdb.DuckDBPyConnection, split: str, targets: dict[str, 
     relevant_total = 0
     for domain, papers, queries, relevant in rows:
         relevant_total += int(relevant or 0)
-        domains[domain] = {
-            "papers": int(papers),
-            "pairs": pairs.get(domain, 0),
-            "citations": citations.get(domain, 0),
-            "queries": int(queries),
-            "mean_relevant_per_query": round(float(relevant or 0) / queries, 4) if queries else 0.0,
-        }
+        domains[domain] = {"papers": int(papers), "pairs": pairs.get(domain, 0), "citations": citations.get(domain, 0),
+                           "queries": int(queries),
+                           "mean_relevant_per_query": round(float(relevant or 0) / queries, 4) if queries else 0.0}
         if targets is not None:
             domains[domain]["target_papers"] = targets.get(domain, 0)
     papers = sum(d["papers"] for d in domains.values())
     queries = sum(d["queries"] for d in domains.values())
-    out = {
-        "papers": papers,
-        "pairs": sum(pairs.values()),
-        "citations": sum(citations.values()),
-        "queries": queries,
-        "papers_without_in_split_pair": papers - queries,
-        "mean_relevant_per_query": round(relevant_total / queries, 4) if queries else 0.0,
-        "domains": domains,
-    }
+    out = {"papers": papers, "pairs": sum(pairs.values()), "citations": sum(citations.values()), "queries": queries,
+           "papers_without_in_split_pair": papers - queries,
+           "mean_relevant_per_query": round(relevant_total / queries, 4) if queries else 0.0, "domains": domains}
     if targets is not None:
         out["target_papers"] = sum(targets.values())
         out["seeds"] = seeds

@@ -1,9 +1,7 @@
 """Authors as the readers find them: a name from its parts, affiliations joined, values made safe to store.
 
-Readers build `Author`s from what their format holds (TEI ``persName``, JATS
-``contrib``, S2ORC name parts, a JSONL list of names or objects); `clean_authors`
-(called by `sections.finalize`) normalises the text and drops what no table
-could store, so an author never turns an accepted paper into a rejected one.
+`clean_authors` (called by `sections.finalize`) drops what no table could store, so an author never turns an
+accepted paper into a rejected one.
 """
 
 from __future__ import annotations

@@ -40,11 +40,8 @@ _RUN_IN_LOCAL = re.compile(r"^(?:ethics statement|ethical approval)", re.IGNOREC
 
 
 def _has_run_in_back_matter(text: str) -> bool:
-    """`_RUN_IN_BACK_MATTER.search(text)`, trying only the line starts where its ``^`` can match.
-
-    `re` has no shortcut for a MULTILINE ``^``: a search tries the pattern at every
-    character of a 50k-character section; `str.find` jumps from line to line in C.
-    """
+    """`_RUN_IN_BACK_MATTER.search(text)`, trying only line starts (`re` tries a MULTILINE ``^`` at every
+    character of a 50k-character section; `str.find` jumps from line to line in C)."""
     start = 0
     while start >= 0:
         if _RUN_IN_BACK_MATTER.match(text, start):
@@ -66,22 +63,17 @@ def _is_local_back_matter(heading: str) -> bool:
 
 
 def cut_back_matter(sections: list[Section], run_in: str = "to_end") -> list[Section]:
-    """The S2Full rule: from the first back-matter heading, or the first paragraph that opens with a
-    run-in back-matter heading ("Acknowledgments: …", "Ethics statement: …"), everything to the end
-    of the paper leaves the body.
+    """The S2Full rule: from the first back-matter heading, or the first paragraph that opens with a run-in
+    one ("Acknowledgments: …"), everything to the end of the paper leaves the body.
 
-    Ethics / abbreviations / consent sections are back matter too, except inside Methods — by
-    structure, not by the word: a section whose role comes from a Methods parent (the reader's
-    hint, a numbered parent, or a heading-only "Methods" before it) is dropped alone, and so is an
-    "Ethics statement: …" paragraph inside a Methods section.
+    Ethics / abbreviations / consent sections are back matter too, except inside Methods (by structure: a
+    section whose role comes from a Methods parent), where that section or paragraph alone is dropped.
     """
     roles = [sec.role for sec in assign_roles(sections)]  # own heading first, else the structure's
     out: list[Section] = []
     seen_arabic = False
     for sec, role in zip(sections, roles, strict=True):
-        if sec.heading and is_back_matter(sec.heading):
-            return out
-        if is_appendix_number(sec.number, seen_arabic):
+        if (sec.heading and is_back_matter(sec.heading)) or is_appendix_number(sec.number, seen_arabic):
             return out
         seen_arabic = seen_arabic or top_arabic(sec.number) is not None
         inside_methods = role is SectionRole.METHOD

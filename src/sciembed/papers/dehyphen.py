@@ -1,8 +1,7 @@
 """GROBID's line-end hyphens joined: "represen- tation" -> "representation", "pre- trained" -> "pre-trained".
 
-GROBID keeps a word broken at a line end as ``left- right``. Whether the hyphen
-was the typesetter's (drop it and join) or the author's (keep it, drop the
-space) is decided on the paper's own words, offline, first rule that applies:
+Whether the hyphen of a ``left- right`` was the typesetter's (join) or the author's (keep it, drop the space) is
+decided on the paper's own words, offline, first rule that applies (measured on ACL: docs/ingest.md):
 
 1. the joined word occurs unbroken in the paper, or is a closed compound (`CLOSED_COMPOUNDS`: "out- side")
    -> joined ("represen- tation", "representation" elsewhere);
@@ -19,9 +18,8 @@ space) is decided on the paper's own words, offline, first rule that applies:
    (`COMPOUND_HEADS`) or a word of the paper too -> hyphen kept ("domain- specific");
 8. otherwise -> joined ("en- sembles": "en" is no word of the paper).
 
-Words of the paper are its abstract's and sections' words outside the broken ones.
-Only a lower-case word on the right and a lower-case letter before the hyphen
-qualify: "BERT- Large" and "1- 2" stay as they are.
+Words of the paper are its abstract's and sections' words outside the broken ones. Only a lower-case word on the
+right and a lower-case letter before the hyphen qualify: "BERT- Large" and "1- 2" stay as they are.
 """
 
 from __future__ import annotations
@@ -59,8 +57,6 @@ CLOSED_COMPOUNDS = frozenset({"outside", "inside", "without", "within", "cannot"
                               "overall", "throughout", "another", "whatever", "meanwhile", "otherwise", "likewise"})
 SUFFIXES = frozenset({"ing", "ed", "tion", "tions", "ment", "ments", "ness", "ly", "er", "ers", "al", "ity", "ive"})
 _STATS: ContextVar[Counter[str] | None] = ContextVar("sciembed_dehyphen_stats", default=None)
-
-
 Break = tuple[int, int, str, str]  # start, end, left, right of one "left- right"
 
 

@@ -50,29 +50,18 @@ def is_appendix_number(number: str | None, seen_arabic: bool) -> bool:
 
 
 _SENTENCE_END = re.compile(r"[.!?;,:]$")
-_STOPWORDS = frozenset(
-    {
-        "a", "an", "the", "of", "and", "or", "for", "in", "on", "to", "with", "by", "at", "from", "via", "vs",
-        "versus", "as", "into", "over", "under", "between", "about", "through", "within", "without", "per", "its",
-        "their", "our", "de", "la", "le", "et", "und", "der", "die", "das"
-    }
-)
+_STOPWORDS = frozenset({
+    "a", "an", "the", "of", "and", "or", "for", "in", "on", "to", "with", "by", "at", "from", "via", "vs",
+    "versus", "as", "into", "over", "under", "between", "about", "through", "within", "without", "per", "its",
+    "their", "our", "de", "la", "le", "et", "und", "der", "die", "das"})
 # Words that make a short line a sentence rather than a heading ("We thank them", "See Table 2").
-_SENTENCE_MARKERS = frozenset(
-    {
-        "we", "i", "our", "us", "you", "they", "it", "this", "these", "those", "is", "are", "was", "were", "be",
-        "been", "being", "has", "have", "had", "do", "does", "did", "see", "shown", "shows", "show", "thank",
-        "thanks", "can", "will", "would", "should", "could", "may", "might", "must"
-    }
-)
+_SENTENCE_MARKERS = frozenset({
+    "we", "i", "our", "us", "you", "they", "it", "this", "these", "those", "is", "are", "was", "were", "be",
+    "been", "being", "has", "have", "had", "do", "does", "did", "see", "shown", "shows", "show", "thank",
+    "thanks", "can", "will", "would", "should", "could", "may", "might", "must"})
 _FIRST_PERSON = frozenset({"we", "our", "us", "i"})
-_WH_START = frozenset(
-    {
-        "what", "why", "how", "when", "where", "which", "who", "whom", "whose", "does", "do", "is", "are", "can"
-    }
-)
-
-
+_WH_START = frozenset({"what", "why", "how", "when", "where", "which", "who", "whom", "whose", "does", "do", "is",
+                       "are", "can"})
 _NOT_LETTER = re.compile(r"[\W\d_]+")
 _ASCII_LETTER_BYTES = string.ascii_letters.encode("ascii")
 
@@ -105,16 +94,12 @@ def is_trash(text: str, min_letter_share: float = 0.5) -> bool:
     return letters < 2 or letters / visible < min_letter_share
 
 
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
 def _is_all_caps(text: str) -> bool:
     return _letters(text) >= 2 and text.upper() == text
 
 
 def _is_title_case(text: str) -> bool:
-    content = [w for w in _words(text) if w[0].isalpha() and w.lower() not in _STOPWORDS]
+    content = [w for w in text.split() if w[0].isalpha() and w.lower() not in _STOPWORDS]
     return bool(content) and all(w[0].isupper() for w in content)
 
 
@@ -123,22 +108,17 @@ def _is_numbered(text: str) -> bool:
 
 
 def _marker_words(text: str) -> set[str]:
-    return {w.strip(".,;:!?()[]\"'").lower() for w in _words(text)}
+    return {w.strip(".,;:!?()[]\"'").lower() for w in text.split()}
 
 
 def is_header_paragraph(text: str, *, sentence_veto: bool = True) -> bool:
     """S2Full rule: is this paragraph (from a sequence without section names) a heading?
 
-    The paper's rule: trash is filtered first; then a heading is at most 150
-    characters, starts with an uppercase letter or a digit, has no trailing
-    sentence punctuation, and is ALL CAPS, numbered, Title Case or at most six
-    words. `sentence_veto` (sciembed's addition, on by default) also rejects
-    short lines holding a verb/pronoun marker of a sentence ("See Table 2", "We
-    thank them", but also "What Is Machine Learning"): on the real samples in
-    ``shared/data`` it keeps 22 running-text lines ("This implies that",
-    "Similarly, we have") from becoming headings and loses 3 real headings
-    ("Path Kernel is a Mercer Kernel"); `benchmarks/header_rule.py` measures it.
-    ``sentence_veto=False`` is the paper's rule exactly.
+    The paper's rule: not trash, at most 150 characters, starting uppercase or with a digit, no trailing sentence
+    punctuation, and ALL CAPS, numbered, Title Case or at most six words. `sentence_veto` (sciembed's addition;
+    False is the paper's rule exactly) also rejects short lines holding a sentence marker ("See Table 2"): on
+    ``shared/data`` it keeps 22 running-text lines from becoming headings and loses 3 real ones
+    (`benchmarks/header_rule.py`).
     """
     text = text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or is_trash(text):
@@ -149,17 +129,16 @@ def is_header_paragraph(text: str, *, sentence_veto: bool = True) -> bool:
         return True
     if sentence_veto and _marker_words(text) & _SENTENCE_MARKERS:
         return False
-    return _is_title_case(text) or len(_words(text)) <= 6
+    return _is_title_case(text) or len(text.split()) <= 6
 
 
 def looks_like_sentence(heading: str) -> bool:
     """A heading slot that holds running text (GROBID / science-parse put sentences there).
 
-    Biology headings are often full clauses ("spalt is required for rh5
-    expression"), so only long lines, long lines ending like a sentence, or
-    first-person lines count; questions are headings.
+    Biology headings are often full clauses ("spalt is required for rh5 expression"), so only long lines, long
+    lines ending like a sentence, or first-person lines count; questions are headings.
     """
-    words = _words(heading)
+    words = heading.split()
     if len(heading) > MAX_HEADER_CHARS or len(words) > 25:
         return True
     if not words or heading.endswith("?") or words[0].lower() in _WH_START:
@@ -179,8 +158,5 @@ MAX_HEADING_PERIODS = 4
 
 def malformed_heading(heading: str) -> bool:
     """Longer than 120 characters, more than four periods, or a sentence-like phrase (SciJEPA's rule)."""
-    return (
-        len(heading) > MAX_HEADING_CHARS
-        or heading.count(".") > MAX_HEADING_PERIODS
-        or bool(_SENTENCE_LIKE_HEADING.search(heading))
-    )
+    return (len(heading) > MAX_HEADING_CHARS or heading.count(".") > MAX_HEADING_PERIODS
+            or bool(_SENTENCE_LIKE_HEADING.search(heading)))

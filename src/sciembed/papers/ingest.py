@@ -19,13 +19,7 @@ from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.ingest_report import render_report
-from sciembed.papers.ingest_result import (
-    MAX_REJECT_DETAILS,
-    REJECTS_FILE,
-    REPORT_FILE,
-    FileCounts,
-    IngestResult,
-)
+from sciembed.papers.ingest_result import MAX_REJECT_DETAILS, REJECTS_FILE, REPORT_FILE, FileCounts, IngestResult
 from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.paragraph_sections import using_header_rule
@@ -76,21 +70,14 @@ def ingest(
 ) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
-    Raises `IngestError` at the first rejected record when `strict`, and
-    `TooManyErrors` at the `max_errors`-th rejection. Everything is written
-    to a temporary directory that replaces `out` only at the end (see
-    `sciembed.ioutil.atomic`): an interrupted or failed run leaves the
-    previous `out` (or none), never a directory that passes for a corpus.
-    An existing `out` is replaced only with `overwrite`. Files inside `out`
-    are never read as input. `rejects.jsonl` holds the first
-    `max_reject_details` rejections; the manifest's counts are always exact.
-    `metadata`: Semantic Scholar ``papers`` JSONL joined onto every accepted paper
-    (`sciembed.papers.metadata`); its counts go to the manifest's ``metadata``.
-    `header_rule`: how headings are found in paragraph sequences without section names (S2ORC
-    2019, peS2o): ``sciembed`` (the S2Full rule plus a sentence veto) or ``s2full`` (the paper's rule
-    exactly, ``sentence_veto=False``); recorded in the manifest.
-    `ray`: read the files in parallel tasks on the Ray cluster at this address ("auto", "local", host:port);
-    the corpus written is the same (`sciembed.papers.parallel_read`).
+    Raises `IngestError` at the first rejection when `strict`, `TooManyErrors` at the `max_errors`-th.
+    Written to a staged directory that replaces `out` (only with `overwrite`) at the end, so a failed run
+    leaves the previous `out` or none; files inside `out` are never read as input. `rejects.jsonl` holds the
+    first `max_reject_details` rejections; the manifest's counts are always exact. `metadata`: Semantic
+    Scholar ``papers`` JSONL joined onto every accepted paper (`sciembed.papers.metadata`). `header_rule`:
+    headings in paragraph-only inputs (S2ORC 2019, peS2o) by ``sciembed`` (S2Full's rule plus a sentence
+    veto) or ``s2full`` (the paper's rule exactly). `ray`: read files in parallel Ray tasks at this address
+    ("auto", "local", host:port); the corpus written is the same (`sciembed.papers.parallel_read`).
     """
 
     join = MetadataJoin.load(metadata) if metadata is not None else None  # bad metadata fails before any work
@@ -148,18 +135,8 @@ def _inside(path: Path, out: Path) -> bool:
     )
 
 
-def _read_all(
-    result: IngestResult,
-    data_files: list[Path],
-    stage: Path,
-    fmt: str,
-    strict: bool,
-    progress: bool,
-    keep_untitled: bool,
-    max_errors: int | None,
-    join: MetadataJoin | None = None,
-    ray: str | None = None,
-) -> None:
+def _read_all(result: IngestResult, data_files: list[Path], stage: Path, fmt: str, strict: bool, progress: bool,
+              keep_untitled: bool, max_errors: int | None, join: MetadataJoin | None, ray: str | None) -> None:
     seen: set[str] = set()
     formats = [fmt if fmt != "auto" else detect_format(path) for path in data_files]
     with (
@@ -175,12 +152,8 @@ def _read_all(
                 counts.read += 1
                 result.read += 1
                 if isinstance(record, Accepted) and record.paper.id in seen:
-                    record = Rejection(
-                        record.loc,
-                        DUPLICATE_ID,
-                        f"duplicate id {record.paper.id!r}: the first record with this id was kept",
-                        record.paper.id,
-                    )
+                    record = Rejection(record.loc, DUPLICATE_ID, f"duplicate id {record.paper.id!r}: the first "
+                                       "record with this id was kept", record.paper.id)
                 if isinstance(record, Rejection):
                     counts.rejected += 1
                     _reject(result, record, rejects)
@@ -222,14 +195,10 @@ def _record_source(files: list[Path], formats: list[str | None], keep_untitled: 
 
 def _unique(paths: list[Path]) -> list[Path]:
     """A file named twice (or also found inside a named directory) is read once, where first met."""
-    seen: set[Path] = set()
-    out = []
+    first: dict[Path, Path] = {}
     for path in paths:
-        resolved = path.resolve()
-        if resolved not in seen:
-            seen.add(resolved)
-            out.append(path)
-    return out
+        first.setdefault(path.resolve(), path)
+    return list(first.values())
 
 
 def _label(fmt: str | None) -> str:
@@ -269,8 +238,6 @@ def _reject(result: IngestResult, rejection: Rejection, rejects: TextIO) -> None
 class _Progress:
     """A rich progress bar over files, with a running record count (refreshed every 100 records)."""
 
-    PLAIN_EVERY_S: float | None = None  # None: SCIEMBED_PROGRESS_EVERY_S (default 10 s)
-
     def __init__(self, total_files: int, enabled: bool) -> None:
         self.enabled = enabled
         self.total = total_files
@@ -280,17 +247,13 @@ class _Progress:
 
     def __enter__(self) -> _Progress:
         if self.enabled and not is_terminal():  # redirected to a log: a bar would print nothing
-            self._plain = PlainProgress("ingest", self.PLAIN_EVERY_S)
+            self._plain = PlainProgress("ingest")
         elif self.enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._bar = Progress(
-                TextColumn("[bold]ingest[/bold] {task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("files · {task.fields[records]}"),
-                TimeElapsedColumn(),
-            )
+            self._bar = Progress(TextColumn("[bold]ingest[/bold] {task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn("files · {task.fields[records]}"),
+                                 TimeElapsedColumn())
             self._bar.__enter__()
             self._task = self._bar.add_task("", total=self.total, records="0 records")
         return self

@@ -20,49 +20,27 @@ def untitled_note(result: IngestResult) -> str | None:
 def render_report(result: IngestResult) -> str:
     """The manifest's numbers as Markdown, for people."""
     lines = [
-        "# Ingest report",
-        "",
-        f"**{result.summary()}**" + (" — synthetic corpus" if result.synthetic else ""),
-        "",
+        "# Ingest report", "", f"**{result.summary()}**" + (" — synthetic corpus" if result.synthetic else ""), "",
         f"Inputs: {', '.join(f'`{i}`' for i in result.inputs)} (format: {result.fmt}). "
         f"Body: {result.sections} sections, {result.body_words} words.",
         *(["", _pdf_line(result.pdf)] if result.pdf else []),
-        "",
-        "## Per file",
-        "",
-        "| file | format | read | accepted | rejected |",
-        "| --- | --- | ---: | ---: | ---: |",
+        "", "## Per file", "", "| file | format | read | accepted | rejected |", "| --- | --- | ---: | ---: | ---: |",
         *(f"| `{n}` | {c.format} | {c.read} | {c.accepted} | {c.rejected} |" for n, c in result.files.items()),
-        "",
-        "## Rejected, by reason",
-        "",
-        "| reason | records |",
-        "| --- | ---: |",
+        "", "## Rejected, by reason", "", "| reason | records |", "| --- | ---: |",
         *(f"| {r} | {n} |" for r, n in sorted(result.reasons.items())),
         *(["| (none) | 0 |"] if not result.reasons else []),
         *(["", untitled_note(result) + "."] if untitled_note(result) else []),
-        "",
-        "## Metadata on accepted papers",
-        "",
-        "| field | papers |",
-        "| --- | ---: |",
+        "", "## Metadata on accepted papers", "", "| field | papers |", "| --- | ---: |",
         *(f"| {name.replace('_', ' ')} | {result.coverage.get(name, 0)} |" for name in METADATA_FIELDS),
-        "",
-        result.coverage_line() + ".",
-        "",
-        "## Flags on accepted papers",
-        "",
-        "| flag | papers |",
-        "| --- | ---: |",
+        "", result.coverage_line() + ".",
+        "", "## Flags on accepted papers", "", "| flag | papers |", "| --- | ---: |",
         *(f"| {f} | {n} |" for f, n in sorted(result.flags.items())),
         *(["| (none) | 0 |"] if not result.flags else []),
     ]
     if result.examples:
-        lines += ["", f"## First rejections (all in `{REJECTS_FILE}`)", ""]
-        lines += [f"- `{r}`" for r in result.examples]
+        lines += ["", f"## First rejections (all in `{REJECTS_FILE}`)", "", *(f"- `{r}`" for r in result.examples)]
     if result.skipped_files:
-        lines += ["", "## Skipped files (not JSON / XML)", ""]
-        lines += [f"- `{s}`" for s in result.skipped_files]
+        lines += ["", "## Skipped files (not JSON / XML)", "", *(f"- `{s}`" for s in result.skipped_files)]
     return "\n".join(lines) + "\n"
 
 

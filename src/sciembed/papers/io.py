@@ -1,8 +1,5 @@
-"""Lossless JSONL and Parquet serialisation of `Paper` records.
-
-Parquet uses an explicit nested schema (lists of structs) so that the corpus
-tables can be queried with DuckDB without unpacking JSON strings.
-"""
+"""Lossless JSONL and Parquet serialisation of `Paper` records (Parquet with a nested schema, so DuckDB queries
+the corpus tables without unpacking JSON strings)."""
 
 from __future__ import annotations
 
@@ -22,10 +19,8 @@ from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.papers.model import Paper
 from sciembed.papers.schema import arrow_schema
 
-# The corpus directory's shared files (its layout: `corpus/layout.py`), named here, in the lowest stage, because
-# ingest (papers/) writes them first and every later stage reads them.
-# Of a corpus directory: papers.parquet's PAPER_SCHEMA and manifest.json. 2 added `authors` and `venue_short`
-# (columns after the others); a version-1 corpus still reads, its papers without authors or short venue.
+# The corpus directory's shared files (layout: `corpus/layout.py`), named here because ingest writes them first.
+# SCHEMA_VERSION 2 added `authors` and `venue_short`; a version-1 corpus still reads, without them.
 SCHEMA_VERSION = 2
 GZIP_LEVEL = 3  # written .gz: level 6 costs 2.5x the CPU for 20% smaller files; writing speed matters more here
 PAPERS_FILE = "papers.parquet"
@@ -35,13 +30,9 @@ PAPER_SCHEMA = arrow_schema(Paper)  # derived from the dataclass: one definition
 
 
 def write_manifest(directory: str | Path, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """The one writer of a corpus directory's ``manifest.json`` (ingest, build, SciTLDR import, SemCSE mix).
-
-    Every manifest starts with the schema version, its `kind` (``ingested`` or
-    ``built``) and the sciembed version; `fields` follow in the caller's order.
-    Where the counts name read, accepted and rejected they must add up. Written
-    atomically (old or new, never half) and last, so its presence means finished.
-    """
+    """The one writer of a corpus directory's ``manifest.json``: schema version, `kind` (``ingested`` or
+    ``built``), sciembed version, then `fields`; read = accepted + rejected is checked. Written atomically and
+    last, so its presence means finished."""
     counts = fields.get("counts") or {}
     if {"read", "accepted", "rejected"} <= counts.keys() and counts["read"] != counts["accepted"] + counts["rejected"]:
         raise ValueError(f"manifest counts do not add up: {counts}")
@@ -95,8 +86,7 @@ class ParquetPaperWriter:
             self._flush()
 
     def _flush(self) -> None:
-        if self._buffer:
-            # One typed array per column: about 5x faster than Table.from_pylist over the row dicts.
+        if self._buffer:  # one typed array per column: about 5x faster than Table.from_pylist over the row dicts
             columns = [pa.array([row[f.name] for row in self._buffer], type=f.type) for f in PAPER_SCHEMA]
             self._writer.write_table(pa.Table.from_arrays(columns, schema=PAPER_SCHEMA))
             self.count += len(self._buffer)

@@ -1,29 +1,14 @@
 """Semantic Scholar metadata joined onto full-text records at ingest (`sciembed corpus ingest … --metadata FILE`).
 
-peS2o and S2ORC full text carry no venue and no fields of study, so the
-funnel's venue and field stages would drop every real paper. The Semantic
-Scholar Datasets ``papers`` release has them: one JSON record per line
-(JSONL, optionally gzipped) with ``corpusid``, ``venue`` / ``publicationvenue``,
-``s2fieldsofstudy`` (``[{"category", "source"}]``), ``year`` and
-``externalids`` (``DOI``, ``ArXiv``, ``PubMed``, ``PubMedCentral``, ``ACL``, …).
+peS2o and S2ORC full text carry no venue and no fields of study, so the funnel's venue and field stages would
+drop every real paper. The Semantic Scholar Datasets ``papers`` release (JSONL, optionally gzipped) has them.
+A paper matches a record when its id or S2 id is the record's ``corpusid``; the record fills venue, year,
+external ids and fields of study, and wins over a different venue or year in the full text (counted
+``conflicting``). Records matching no paper are counted, never an error; of two for one id the first is kept.
 
-A full-text paper matches a record when its id or its S2 id equals the
-record's ``corpusid``. The record fills venue, year, external ids and fields of
-study; where the full text already has a different venue or year the
-metadata's value is used (Semantic Scholar's record is the curated one) and
-the paper is counted as ``conflicting``. Counts: ``joined``, ``missing`` (no
-record for the paper), ``conflicting``, ``unmatched_records`` (records whose id
-matches no paper: counted, never an error) and ``duplicate_records`` (a second
-record for one id: the first is kept).
-
-Field of study follows the S2Full paper's choice of the 19 MAG-style fields
-(`MAG_FIELDS`). A paper with several fields gets as its primary field (the
-funnel's domain) the first listed one among the 19, taking ``external``
-(publisher / MAG) entries before ``s2-fos-model`` predictions; the others
-follow it in ``fields_of_study``. Categories outside the 19 (Education, Law,
-Linguistics, Agricultural and Food Sciences) are left out, so a paper with none
-of the 19 gets no field from its record and leaves the corpus at the funnel's
-field stage (unless its full text brought one).
+Fields of study are the S2Full paper's 19 MAG-style fields (`MAG_FIELDS`); the primary one (the funnel's domain)
+is the first listed, ``external`` (publisher / MAG) entries before ``s2-fos-model`` predictions. Other
+categories (Education, Law, …) are left out, so a paper with none of the 19 leaves at the funnel's field stage.
 """
 
 from __future__ import annotations
@@ -80,7 +65,7 @@ class JoinCounts:
             shown.append(example)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items()}
+        return dict(vars(self))
 
 
 def primary_fields(entries: Any) -> tuple[str, ...]:
@@ -115,13 +100,11 @@ def parse_record(record: Any) -> Metadata:
     year = record.get("year")
     ids = record.get("externalids") or record.get("externalIds") or {}
     return Metadata(
-        corpusid=str(corpusid).strip(),
-        venue=_venue(record),
+        corpusid=str(corpusid).strip(), venue=_venue(record),
         year=int(year) if isinstance(year, int | float) or (isinstance(year, str) and year.isdigit()) else None,
         fields=primary_fields(record.get("s2fieldsofstudy") or record.get("fieldsOfStudy")),
         external_ids={_ID_KEYS[k]: str(v) for k, v in (ids.items() if isinstance(ids, dict) else ())
-                      if k in _ID_KEYS and v not in (None, "")},
-    )
+                      if k in _ID_KEYS and v not in (None, "")})
 
 
 def _lines(path: Path) -> Iterator[str]:
@@ -194,14 +177,10 @@ class MetadataJoin:
         ids = {k: v for k, v in meta.external_ids.items() if not getattr(paper.external_ids, k)}
         fields = meta.fields + tuple(f for f in paper.fields_of_study if f not in meta.fields)
         return replace(
-            paper,
-            venue=meta.venue or paper.venue,
-            year=meta.year if meta.year is not None else paper.year,
-            fields_of_study=fields,
-            domain=meta.fields[0] if meta.fields else paper.domain,
+            paper, venue=meta.venue or paper.venue, year=meta.year if meta.year is not None else paper.year,
+            fields_of_study=fields, domain=meta.fields[0] if meta.fields else paper.domain,
             external_ids=replace(paper.external_ids, s2=paper.external_ids.s2 or meta.corpusid, **ids)
-            if isinstance(paper.external_ids, ExternalIds) else paper.external_ids,
-        )
+            if isinstance(paper.external_ids, ExternalIds) else paper.external_ids)
 
     def finish(self) -> dict[str, Any]:
         """Counts after the last paper: records that matched nothing are counted, not errors."""

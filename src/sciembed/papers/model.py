@@ -1,10 +1,5 @@
-"""The one definition of a paper and its parts.
-
-Everything downstream (corpus tables, views, training, retrieval) reads these
-immutable types; readers are the only code that builds them from raw files.
-The Parquet schema and the JSONL validator are derived from these field types
-(`papers/schema.py`): add a field here and both follow.
-"""
+"""The one definition of a paper and its parts: immutable types everything downstream reads and only readers
+build. The Parquet schema and the JSONL validator are derived from them (`papers/schema.py`)."""
 
 from __future__ import annotations
 
@@ -72,12 +67,8 @@ class Section:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Section:
-        return cls(
-            heading=data.get("heading") or "",
-            text=data.get("text") or "",
-            role=SectionRole(data.get("role") or "other"),
-            number=data.get("number"),
-        )
+        return cls(heading=data.get("heading") or "", text=data.get("text") or "",
+                   role=SectionRole(data.get("role") or "other"), number=data.get("number"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,13 +95,8 @@ class Reference:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Reference:
-        return cls(
-            title=data.get("title"),
-            paper_id=data.get("paper_id"),
-            year=data.get("year"),
-            raw=data.get("raw"),
-            external_ids=ExternalIds.from_dict(data.get("external_ids")),
-        )
+        return cls(title=data.get("title"), paper_id=data.get("paper_id"), year=data.get("year"), raw=data.get("raw"),
+                   external_ids=ExternalIds.from_dict(data.get("external_ids")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,15 +119,9 @@ class RawSections:
 class Paper:
     """A full-text paper. Immutable; build a changed copy with `dataclasses.replace`.
 
-    `flags` records conditions that keep a paper but limit its use
-    (``empty_abstract``, ``no_body``); `source` names the reader and file it
-    came from (``synthetic`` for generated papers); `raw_sections` counts the
-    source's own sections (set by the readers; None where unknown).
-
-    `venue` is the source's own venue text, kept as it was read; `venue_short`
-    the proceedings' short name (ACL, EMNLP, NAACL, …: `papers/venues.py`)
-    where the source's venue text or its ACL Anthology id says it. `authors`
-    are in the source's order (empty where the source names none).
+    `flags`: conditions that keep a paper but limit its use (``empty_abstract``, ``no_body``); `source`: the
+    reader and file (``synthetic`` for generated papers); `raw_sections`: the source's own section counts.
+    `venue` is the source's text as read, `venue_short` the proceedings' short name (`papers/venues.py`).
     """
 
     id: str = field(metadata={"key": True})  # required and non-empty in JSONL (papers/schema.py)
@@ -172,11 +152,8 @@ class Paper:
         return replace(self, flags=tuple(dict.fromkeys((*self.flags, *new))))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict (enums as strings, tuples as lists).
-
-        Written out by hand: `dataclasses.asdict` deep-copies and costs twice
-        as much, which shows in ingest throughput.
-        """
+        """Plain JSON-able dict (enums as strings, tuples as lists); by hand, as `dataclasses.asdict` deep-copies
+        and costs twice as much, which shows in ingest throughput."""
         return {
             "id": self.id,
             "title": self.title,
@@ -205,11 +182,8 @@ class Paper:
         }
 
     def strings(self) -> Iterator[Any]:
-        """Every string value `to_dict` writes (None where a field is empty), without building the dict.
-
-        For checks over all text (`readers.checks.value_problem`) that need no field names
-        until one fails; kept next to `to_dict` so that the two list the same fields.
-        """
+        """Every string value `to_dict` writes (None where a field is empty), without building the dict (for
+        `readers.checks.value_problem`); kept next to `to_dict` so that the two list the same fields."""
         yield from (self.id, self.title, self.abstract, self.venue, self.domain, self.source, self.venue_short)
         for a in self.authors:
             yield from (a.name, a.affiliation)

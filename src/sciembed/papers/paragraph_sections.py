@@ -15,12 +15,8 @@ from sciembed.papers.text_cleaning import clean_inline
 
 @dataclass(frozen=True, slots=True)
 class Paragraph:
-    """One body paragraph from a paragraph-sequence format.
-
-    `section` is the section name the source gives ("" for "no name"), or
-    None when the source lost it; `role` is a reader's structural hint (e.g.
-    the role of the enclosing LaTeX section), kept where the heading says nothing.
-    """
+    """One body paragraph: `section` is the source's section name ("" for none, None when the source lost it);
+    `role` a reader's structural hint (the enclosing LaTeX section's), kept where the heading says nothing."""
 
     text: str
     section: str | None = None

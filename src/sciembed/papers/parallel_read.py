@@ -1,11 +1,7 @@
 """`sciembed corpus ingest --ray`: input files read in parallel Ray tasks, their records handed back in file order.
 
-Each file is read by one task with the same reader, limits and options as in one process; the task
-streams its records back in chunks (a Ray generator task), and the driver feeds them, file after
-file, to the very loop that ingests in one process (duplicate ids, rejects, counts, the Parquet
-writer). So the corpus is the same, byte for byte, whatever the number of workers; only reading
-and parsing run in parallel. Up to `ahead` files are being read at once, so memory stays bounded
-by those files' records (Ray spills to disk past its object store).
+Each task streams one file's records back in chunks; the driver feeds them, file after file, to the loop that
+ingests in one process, so the corpus is the same byte for byte. Up to `ahead` files are read at once.
 """
 
 from __future__ import annotations

@@ -15,42 +15,26 @@ _NUMBERING = re.compile(r"^\s*(?:(?:[0-9]+|[IVXLC]+|[A-Z])(?:\.[0-9]+)*\.?|§)\s
 # Discussion" is results, "Conclusions and Future Work" is conclusion).
 _ROLE_PATTERNS: list[tuple[SectionRole, re.Pattern[str]]] = [
     (SectionRole.INTRODUCTION, re.compile(r"\b(introductions?|motivations?|overview|preliminar(y|ies))\b")),
-    (
-        SectionRole.RELATED_WORK,
-        re.compile(r"\b(related (works?|research|literature)|prior (works?|art|research)|previous works?"
-                   r"|literature reviews?|backgrounds?|state of the art)\b"),
-    ),
-    (
-        SectionRole.CONCLUSION,
-        re.compile(r"\b(conclusions?|concluding|summary|future (work|directions)|final remarks|closing remarks"
-                   r"|outlooks?)\b"),
-    ),
-    (
-        SectionRole.RESULTS,
-        re.compile(r"\b(results?|experiments?|experimental|evaluations?|discussions?|findings|analys[ie]s"
-                   r"|ablations?|benchmarks?|case stud(y|ies)|empirical)\b"),
-    ),
-    (
-        SectionRole.METHOD,
-        re.compile(r"\b(methods?|methodology|methodologies|approach(es)?|framework|model|models|architecture"
-                   r"|materials|procedures?|technical|problem (formulation|statement|setting|definition)"
-                   r"|algorithms?|proposed|formulation|design|implementation|setup|data ?sets?|data)\b"),
-    ),
+    (SectionRole.RELATED_WORK, re.compile(r"\b(related (works?|research|literature)|prior (works?|art|research)"
+                                          r"|previous works?|literature reviews?|backgrounds?|state of the art)\b")),
+    (SectionRole.CONCLUSION, re.compile(r"\b(conclusions?|concluding|summary|future (work|directions)"
+                                        r"|final remarks|closing remarks|outlooks?)\b")),
+    (SectionRole.RESULTS, re.compile(r"\b(results?|experiments?|experimental|evaluations?|discussions?|findings"
+                                     r"|analys[ie]s|ablations?|benchmarks?|case stud(y|ies)|empirical)\b")),
+    (SectionRole.METHOD, re.compile(
+        r"\b(methods?|methodology|methodologies|approach(es)?|framework|model|models|architecture"
+        r"|materials|procedures?|technical|problem (formulation|statement|setting|definition)"
+        r"|algorithms?|proposed|formulation|design|implementation|setup|data ?sets?|data)\b")),
 ]
 
-_METHOD_HEADING = re.compile(
-    r"\b(methods?|methodology|approach(es)?|framework|model architecture|technical approach"
-    r"|problem formulation|materials and methods)\b"
-)
+_METHOD_HEADING = re.compile(r"\b(methods?|methodology|approach(es)?|framework|model architecture|technical approach"
+                             r"|problem formulation|materials and methods)\b")
 # The fallback anchors on a heading that *is* an introduction; "Motivation", "Overview" or
 # "Preliminaries" get the introduction role but are not the section the SciJEPA rule means.
 _INTRODUCTION_HEADING = re.compile(r"\bintroductions?\b")
 _CONCLUSION_HEADING = re.compile(r"\b(conclusions?|concluding|results?|discussions?|summary|findings)\b")
 SUBSTANTIAL_CHARS = 50
-
-
 _PUNCTUATION = re.compile(r"[^\w\s]")
-
 
 # Headings repeat across papers ("Introduction", "Results") and `finalize` asks about each one
 # several times, so short ones are memoised; a long one (running text in a heading slot) is
@@ -99,19 +83,14 @@ def _substantial(section: Section) -> bool:
 
 
 def method_section_index(paper: Paper) -> int | None:
-    """Index of the method section (SciJEPA rule), or None.
-
-    Heading match on method-like terms (the first matching substantial
-    section); else the first substantial section after a section headed
-    "Introduction"; else the second substantial section.
-    """
+    """Index of the method section (SciJEPA rule), or None: the first substantial section with a method-like
+    heading; else the first substantial one after "Introduction"; else the second substantial one."""
     sections = paper.sections
     for i, sec in enumerate(sections):
         if _substantial(sec) and _METHOD_HEADING.search(normalize_heading(sec.heading)):
             return i
-    intro = next(
-        (i for i, s in enumerate(sections) if _INTRODUCTION_HEADING.search(normalize_heading(s.heading))), None
-    )
+    intro = next((i for i, s in enumerate(sections) if _INTRODUCTION_HEADING.search(normalize_heading(s.heading))),
+                 None)
     if intro is not None:
         for i in range(intro + 1, len(sections)):
             if _substantial(sections[i]):
@@ -123,13 +102,8 @@ def method_section_index(paper: Paper) -> int | None:
 def conclusion_section_index(paper: Paper) -> int | None:
     """Index of the conclusion section (SciJEPA rule), or None.
 
-    After the method section: heading match on conclusion / results /
-    discussion / summary / findings; else the last substantial section after
-    the method. When several headings after the method match (e.g.
-    "Results", then "Discussion", then "Conclusion"), the first one wins:
-    the rule takes the nearest outcome section after the method, so a paper
-    whose results and conclusion are separate pairs its method with its
-    results, and a paper with only a conclusion pairs it with that.
+    After the method section: the first substantial one headed conclusion / results / discussion / summary /
+    findings (the nearest outcome: "Results" wins over a later "Conclusion"); else the last substantial one.
     """
     method = method_section_index(paper)
     if method is None:

@@ -1,9 +1,5 @@
-"""The Paper schema, derived: Arrow table schema and JSONL validator from the dataclasses in `model.py`.
-
-`papers/model.py` is the one definition of a paper. The Parquet schema of
-`papers.parquet` and the pydantic model that checks the project's own JSONL
-are built here from its field types, so a field added to the dataclass shows
-up in both (tests/papers/test_schema.py ties the three together).
+"""The Paper schema, derived: Arrow table schema and JSONL validator from the dataclasses in `model.py`, so a
+field added to the dataclass shows up in both (tests/papers/test_schema.py ties the three together).
 
 Rules, from a field's type hint:
 
@@ -33,10 +29,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 KEY = {"key": True}  # dataclass field metadata: the record's identifier
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
 def _strip_optional(annotation: Any) -> tuple[Any, bool]:
     """(the type inside ``X | None``, whether None was allowed)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
@@ -54,9 +46,7 @@ def arrow_type(annotation: Any) -> pa.DataType:
         return pa.list_(arrow_type(typing.get_args(inner)[0]))
     if dataclasses.is_dataclass(inner):
         return pa.struct([pa.field(f.name, arrow_type(hint)) for f, hint in _fields(inner)])
-    if isinstance(inner, type) and issubclass(inner, Enum):
-        return pa.string()
-    if inner is str:
+    if inner is str or (isinstance(inner, type) and issubclass(inner, Enum)):
         return pa.string()
     if inner is int:
         return pa.int32()
@@ -64,7 +54,7 @@ def arrow_type(annotation: Any) -> pa.DataType:
 
 
 def _fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
-    hints = _hints(cls)
+    hints = typing.get_type_hints(cls)
     return [(f, hints[f.name]) for f in dataclasses.fields(cls)]
 
 

@@ -9,17 +9,11 @@ The Hugging Face dataset ``allenai/scirepeval``, one folder per config, in eithe
                                                                   --repo-type dataset --local-dir <root>/scirepeval``)
     <root>/scirepeval/<config>/<split>/0000.parquet …             the hub's ``refs/convert/parquet`` branch
 
-Several configs exist there only as an ``evaluation`` split (e.g. ``biomimicry``: one
-``evaluation-00000-of-00001.parquet``), others also as ``train`` shards (``mesh_descriptors``).
+Some configs exist only as an ``evaluation`` split (``biomimicry``), others also as ``train`` shards.
 
-Its records come in the shapes of allenai/scirepeval's training and evaluation code: a paper
-(``fos``, ``mesh_descriptors``: ``doc_id``, ``title``, ``abstract``, labels); a query paper with
-candidate papers (``same_author``, ``high_influence_cite``: ``query``, ``candidates``; ``search``:
-a text ``query`` and candidate papers); a citation triplet (``cite_prediction_new``: ``query``,
-``pos``, ``neg``, ids in ``corpus_id``). Every paper object in a record (the record itself, its
-``query``, ``pos``, ``neg`` and ``candidates``) with an id, a title and an abstract is a paper; the
-first occurrence of an id wins. Lines (Parquet: rows) are counted: read = lines with papers + lines without +
-bad lines.
+Every paper object in a record (the record itself, its ``query``, ``pos``, ``neg`` and ``candidates``: the
+shapes of allenai/scirepeval's code) with an id, a title and an abstract is a paper; the first occurrence of an
+id wins. Lines (Parquet: rows) are counted: read = lines with papers + lines without + bad lines.
 """
 
 from __future__ import annotations
@@ -100,12 +94,10 @@ def _records(root: str | Path, config: str, split: str, tally: LineTally) -> Ite
 
         try:
             batches = pq.ParquetFile(path).iter_batches(batch_size=4096)
-            row = 0
-            for batch in batches:
-                for record in batch.to_pylist():
-                    tally.read += 1
-                    yield f"{path}#{row}", record
-                    row += 1
+            rows = (record for batch in batches for record in batch.to_pylist())
+            for row, record in enumerate(rows):
+                tally.read += 1
+                yield f"{path}#{row}", record
         except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             raise SciRepEvalDataError(f"{path}: not a readable Parquet file ({exc})") from exc
 

@@ -1,11 +1,7 @@
 """SciTLDR's JSONL (Cachola et al., 2020; Apache-2.0): real abstracts, as sentence lists, with human TLDRs.
 
-One record per line: ``paper_id``, ``title``, ``source`` (the abstract's
-sentences) and ``target`` (the TLDRs; the first is the author's). The one
-reader both users share — the real-text BEIR benchmark
-(`sciembed.evaluation.scitldr`) and the corpus + summaries importer
-(`sciembed.summaries.scitldr`) — so both see the same records; every line is
-accepted or rejected with its reason and first place (read = accepted + rejected).
+One record per line: ``paper_id``, ``title``, ``source`` (the abstract's sentences) and ``target`` (the TLDRs;
+the first is the author's). The one reader of `sciembed.evaluation.scitldr` and `sciembed.summaries.scitldr`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Section extraction, applied the same way after every reader (`finalize`).
 
-Readers hand over either ready sections (TEI, JATS, science-parse, own JSONL)
-or a paragraph sequence with section names (S2ORC, unarXive), which
-`paragraph_sections.sections_from_paragraphs` groups; where the names are missing (S2ORC
-2019-09-28 writes ``"section": null`` everywhere) the S2Full header detector
-decides which paragraphs are headings. `finalize` then normalises text,
-demotes headings that are not headings, cuts back matter, assigns roles and
-sets the ``empty_abstract`` / ``no_body`` flags. Boundaries that a structured
-format gives are kept; only headings that cannot be headings are merged into
-the section before them (their words stay in the text).
+`finalize` normalises text, demotes headings that are not headings, cuts back matter, assigns roles and sets
+the ``empty_abstract`` / ``no_body`` flags. Boundaries a structured format gives are kept; only headings that
+cannot be headings are merged into the section before them (their words stay in the text).
 """
 
 from __future__ import annotations
@@ -127,10 +121,9 @@ def _short_venue(paper: Paper) -> str | None:
 def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_end") -> Paper:
     """Normalise a reader's paper and extract its body sections (see the module docstring).
 
-    `noisy_headings` marks headings that a PDF parser guessed (GROBID,
-    science-parse, S2ORC PDF parses), which get the stricter heading checks.
-    `run_in`: "to_end" (the paper's rule) or "alone" (a run-in back-matter paragraph
-    such as "Acknowledgments. …" at the end of a mathematician's introduction goes alone).
+    `noisy_headings`: headings a PDF parser guessed (GROBID, science-parse, S2ORC), checked more strictly.
+    `run_in`: "to_end" (the paper's rule) or "alone" (a run-in back-matter paragraph such as "Acknowledgments. …"
+    at the end of a mathematician's introduction goes alone).
     """
     if run_in not in ("to_end", "alone"):
         raise ValueError(f"run_in must be 'to_end' or 'alone', got {run_in!r}")
@@ -147,16 +140,9 @@ def finalize(paper: Paper, *, noisy_headings: bool = False, run_in: str = "to_en
     if not sections:
         flags.append(NO_BODY)
     return replace(
-        paper,
-        raw_sections=paper.raw_sections or raw_section_stats(paper.sections),
-        id=clean_inline(paper.id),
-        title=clean_inline(paper.title),
-        abstract=abstract,
-        sections=tuple(sections),
-        venue=clean_inline(paper.venue) or None,
-        venue_short=paper.venue_short or _short_venue(paper),
-        authors=clean_authors(paper.authors) if paper.authors else (),
-        domain=clean_inline(paper.domain) or None,
+        paper, raw_sections=paper.raw_sections or raw_section_stats(paper.sections), id=clean_inline(paper.id),
+        title=clean_inline(paper.title), abstract=abstract, sections=tuple(sections),
+        venue=clean_inline(paper.venue) or None, venue_short=paper.venue_short or _short_venue(paper),
+        authors=clean_authors(paper.authors) if paper.authors else (), domain=clean_inline(paper.domain) or None,
         fields_of_study=tuple(dict.fromkeys(f for f in (clean_inline(x) for x in paper.fields_of_study) if f)),
-        flags=tuple(dict.fromkeys(flags)),
-    )
+        flags=tuple(dict.fromkeys(flags)))

@@ -1,11 +1,5 @@
-"""A DOI several papers of one ingest claim is trusted for none of them (`id_policy.SHARED_DOI`).
-
-Which of them, if any, owns it cannot be told offline; GROBID gives one DOI to
-many papers when it reads it from a shared footer or reference. Known only
-after every file is read, so `papers/ingest.py` calls this on the written
-``papers.parquet``: the DOI column is read alone, and the file is rewritten
-(row group by row group) only when some DOI is shared.
-"""
+"""A DOI several papers of one ingest claim is trusted for none of them (`id_policy.SHARED_DOI`): which owns it
+cannot be told offline. Run by ingest on the written ``papers.parquet``, rewritten only when some DOI is shared."""
 
 from __future__ import annotations
 

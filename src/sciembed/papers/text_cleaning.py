@@ -1,7 +1,6 @@
 """Text normalisation shared by every reader: NFC, control characters dropped, whitespace collapsed.
 
-Paragraphs stay separated by one blank line ("\n\n") so that back-matter and
-header rules can still see paragraph boundaries; all other whitespace
+Paragraphs stay separated by one blank line ("\n\n") for the back-matter and header rules; all other whitespace
 collapses to single spaces. Hyphenation ("provid- ing") is left as printed.
 """
 
@@ -27,12 +26,10 @@ _ASCII_CONTROL = bytes(c for c in range(128) if _CONTROL.match(chr(c)))
 def is_clean_line(text: str) -> bool:
     """True only where `clean_inline` would return `text` unchanged (checked in C, without a copy).
 
-    `str.isprintable` is False for every control character and for every whitespace
-    character but the ASCII space, so a printable, NFC line without leading, trailing or
-    doubled spaces is already clean. Most parser output is: the check is several times
-    cheaper than the cleaning. ASCII text (always NFC) is checked over its bytes, where
-    `bytes.translate` finds a control character at a third of `isprintable`'s cost.
-    False can also mean "not sure" (a lone surrogate is not printable): the caller cleans.
+    A printable NFC line without leading, trailing or doubled spaces is clean (`isprintable` refuses every
+    control and whitespace character but the space); most parser output is, and the check costs a fraction of
+    the cleaning. ASCII is checked over its bytes (`bytes.translate`: a third of `isprintable`'s cost). False
+    can also mean "not sure" (a lone surrogate): the caller cleans.
     """
     if not text or text[0] == " " or text[-1] == " " or "  " in text:
         return False
@@ -60,13 +57,8 @@ def _drop_controls(text: str) -> str:
 
 
 class CleanText(str):
-    """Paragraphs that `clean_paragraphs` joined and found clean: `clean_text` returns them unchanged.
-
-    Readers build section text with `clean_paragraphs`, and `finalize` cleans every
-    section again (it cannot know which reader did): the mark turns that second scan of
-    every character into a copy. It is given only when each paragraph is a checked
-    clean line, and any operation on the text (slicing, joining) gives a plain `str`.
-    """
+    """Paragraphs that `clean_paragraphs` joined and found clean: `finalize`'s `clean_text` returns them unchanged
+    instead of scanning every character again. Any operation on the text (slicing, joining) gives a plain `str`."""
 
     __slots__ = ()
 
@@ -90,11 +82,8 @@ def clean_paragraphs(paragraphs: Iterable[str | None]) -> str:
 
 
 def clean_text(text: str | None) -> str:
-    """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses.
-
-    Text that is clean already (clean lines joined by single blank lines: what
-    `clean_paragraphs` writes) comes back as it is, as a plain `str`.
-    """
+    """Multi-paragraph text: blank lines separate paragraphs, other whitespace collapses (clean text comes back
+    as it is, as a plain `str`)."""
     if not text:
         return ""
     if type(text) is CleanText:

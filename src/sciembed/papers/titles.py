@@ -1,10 +1,6 @@
-"""Title keys for query self-exclusion and benchmark matching.
-
-The same folding as the `norm_title` DuckDB macro of `sciembed.corpus.keys`
-(lower case, accents stripped, punctuation and symbols to spaces, whitespace
-collapsed), in plain Python: exclusion runs per query, where opening a DuckDB
-connection per title would dominate the search time.
-"""
+"""Title keys for query self-exclusion and benchmark matching: the `norm_title` DuckDB macro of
+`sciembed.corpus.keys` in plain Python (exclusion runs per query, where a DuckDB connection per title would
+dominate the search time)."""
 
 from __future__ import annotations
 
@@ -29,10 +25,8 @@ def title_key(title: str | None) -> str:
 
 
 class TitleTwins:
-    """Papers sharing a normalised title: a query paper must not retrieve any of them.
-
-    A live collection keeps it current with `add` and `remove`.
-    """
+    """Papers sharing a normalised title: a query paper must not retrieve any of them (`add` / `remove` keep
+    a live collection's current)."""
 
     def __init__(self, titles: Iterable[tuple[str, str]] = ()) -> None:
         self._key_of: dict[str, str] = {}

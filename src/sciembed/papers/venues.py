@@ -1,19 +1,8 @@
 """A venue's short name (ACL, EMNLP, NAACL, …) from the source's venue text or an ACL Anthology id.
 
-GROBID's venue text is whatever the first page said: "Proceedings of the 2014
-Conference on Empirical Methods in Natural Language Processing (EMNLP)", a
-meeting name cut short to "Natural Language Processing", or the publisher. A
-filter for "EMNLP" matched none of them. `short_venue` names the proceedings:
-
-1. an ACL Anthology id (the file stem, the paper id or its ``acl`` external id)
-   says it exactly: ``D14-1030`` is EMNLP, ``P17-2090`` ACL, ``2020.acl-main.207``
-   ACL, ``2020.findings-emnlp.12`` Findings of EMNLP; workshop volumes (``W…``,
-   ``2020.nlpcovid19-acl.1``) are no main venue and name none;
-2. else the venue text, by the full name or the acronym that comes first in it
-   (the "EMNLP-IJCNLP" joint proceedings are EMNLP); a workshop's proceedings
-   name none, except the machine-translation ones (WMT).
-
-None when neither says it: the raw text stays in `Paper.venue` either way.
+GROBID's venue text is whatever the first page said ("Natural Language Processing" for EMNLP), so an Anthology
+id (``D14-1030`` is EMNLP; workshop volumes name none) is asked first, then the full name or acronym that comes
+first in the venue text (a workshop's names none, except WMT). The raw text stays in `Paper.venue` either way.
 """
 
 from __future__ import annotations
@@ -105,15 +94,8 @@ def from_text(text: str | None) -> str | None:
 
 def short_venue(texts: Iterable[str | None], anthology_ids: Iterable[str | None] = ()) -> str | None:
     """The short name from the first Anthology id that names one, else the first venue text that does."""
-    for value in anthology_ids:
-        found = from_anthology_id(value)
-        if found:
-            return found
-    for text in texts:
-        found = from_text(text)
-        if found:
-            return found
-    return None
+    return (next(filter(None, map(from_anthology_id, anthology_ids)), None)
+            or next(filter(None, map(from_text, texts)), None))
 
 
 _SOURCE_SUFFIXES = (".gz", ".xml", ".nxml", ".tei", ".json", ".jsonl", ".pdf")

@@ -1,11 +1,6 @@
-"""What every PDF must pass before anything parses it, and the reasons a PDF is rejected.
-
-Cheap checks on the bytes, shared by the offline reader and the GROBID client
-(a file that fails them is never sent): not empty, not larger than the limit,
-starts with ``%PDF-`` (within the first 1,024 bytes, as readers allow), ends
-with ``%%EOF`` (within the last 1,024 bytes, as Acrobat looks for it: a
-download cut short fails here).
-"""
+"""Cheap byte checks every PDF passes before the offline reader parses it or GROBID is sent it, and the
+reasons a PDF is rejected. ``%PDF-`` is looked for in the first 1,024 bytes (as readers allow), ``%%EOF`` in
+the last 1,024 (as Acrobat does: a download cut short fails here)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,9 @@
 """PDFs through a GROBID server's ``/api/processFulltextDocument``, the TEI cached by the PDF's SHA-256.
 
-The request is the one grobid-client-python sends: a multipart form with the
-PDF in the ``input`` field (``application/pdf``), the switches
-``consolidateHeader``, ``consolidateCitations``, ``includeRawCitations``,
-``segmentSentences``, ``generateIDs`` as ``"1"`` when on, ``teiCoordinates``
-repeated once per element name, and ``Accept: text/plain``. GROBID answers
-200 with TEI, 204 when it extracted nothing, 503 when all its threads are busy
-(grobid-client sleeps 5 s and tries again, forever; here the wait doubles up to
-60 s and gives up after `retries`), other codes on errors. `workers` requests
-run at once (grobid-client's ``n``, 10 by default; GROBID's own pool is 10).
-
-The TEI of every PDF that GROBID parsed is kept in ``cache_dir`` as
-``<sha256>.tei.xml`` (written whole, then renamed), so a re-run, or the same
-PDF under another name, sends nothing twice; ``grobid-options.json`` there
-records the options the cache was made with, and other options are refused.
-TEI that does not parse is never cached. The cached TEI is read by the TEI reader.
-
-What GROBID may cost is bounded like any outside call: ``timeout_s`` (``--set pdf_timeout=S``)
-bounds the whole request, from connect to the reply's last byte, so a server that
-trickles its answer cannot hold a worker (`sciembed.ioutil.http_deadline`); the reply
-is read up to ``max_tei_bytes`` (the TEI reader's own limit on one file) and a longer
-one is refused before it is parsed or cached, so a later run asks GROBID again.
+The request is grobid-client-python's; busy answers (503) are retried with a doubling wait; the cache and
+its ``grobid-options.json`` are described in docs/pdf.md. ``timeout_s`` bounds the whole request, connect
+to last byte (`sciembed.ioutil.http_deadline`), and a reply over ``max_tei_bytes`` is refused before it is
+parsed or cached.
 """
 
 from __future__ import annotations
@@ -82,19 +65,17 @@ class GrobidOptions:
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"--grobid must be an http(s) URL, got {self.url!r}")
-        if self.workers < 1 or self.timeout_s <= 0 or self.retries < 0 or self.backoff_s < 0 or \
-                self.max_tei_bytes < 1:
+        if min(self.workers, self.max_tei_bytes) < 1 or self.timeout_s <= 0 or min(self.retries, self.backoff_s) < 0:
             raise ValueError(f"GROBID options must be positive: {self}")
 
     def form(self) -> dict[str, Any]:
         """The form fields besides ``input``, as grobid-client-python sets them."""
-        data: dict[str, Any] = {}
-        for name, on in (("generateIDs", self.generate_ids), ("consolidateHeader", self.consolidate_header),
-                         ("consolidateCitations", self.consolidate_citations),
-                         ("includeRawCitations", self.include_raw_citations),
-                         ("segmentSentences", self.segment_sentences)):
-            if on:
-                data[name] = "1"
+        data: dict[str, Any] = {
+            name: "1" for name, on in (
+                ("generateIDs", self.generate_ids), ("consolidateHeader", self.consolidate_header),
+                ("consolidateCitations", self.consolidate_citations),
+                ("includeRawCitations", self.include_raw_citations), ("segmentSentences", self.segment_sentences))
+            if on}
         if self.tei_coordinates:
             data["teiCoordinates"] = list(self.tei_coordinates)
         return data
@@ -111,21 +92,18 @@ class GrobidClient:
         import httpx
 
         self.options = options
+        self._base = options.url.rstrip("/")
         self.cache_dir = Path(cache_dir)
         self._http = bounded_client(timeout=httpx.Timeout(options.timeout_s, connect=min(10.0, options.timeout_s)))
         self._lock = threading.Lock()
         self.counts: Counter[str] = Counter()
-
-    @property
-    def endpoint(self) -> str:
-        return f"{self.options.url.rstrip('/')}/api/{SERVICE}"
 
     def check(self) -> None:
         """The server answers /api/isalive, and the cache was made with the same options (else raise)."""
         import httpx
 
         try:
-            answer = self._http.get(f"{self.options.url.rstrip('/')}/api/isalive", timeout=10)
+            answer = self._http.get(f"{self._base}/api/isalive", timeout=10)
         except httpx.HTTPError as err:
             raise GrobidUnavailable(f"GROBID at {self.options.url} does not answer: {err}") from err
         if answer.status_code != 200:
@@ -198,8 +176,8 @@ class GrobidClient:
         """POST the PDF; (status, reply) read within `timeout_s` in all and `max_tei_bytes` at most."""
         limit = self.options.max_tei_bytes
         with within(self.options.timeout_s), open(path, "rb") as pdf, self._http.stream(
-                "POST", self.endpoint, files={"input": (path.name, pdf, "application/pdf", {"Expires": "0"})},
-                data=self.options.form(), headers={"Accept": "text/plain"}) as answer:
+                "POST", f"{self._base}/api/{SERVICE}", data=self.options.form(), headers={"Accept": "text/plain"},
+                files={"input": (path.name, pdf, "application/pdf", {"Expires": "0"})}) as answer:
             declared = answer.headers.get("content-length", "")
             if answer.status_code == 200 and declared.isdigit() and int(declared) > limit:
                 raise self._too_large(f"announced {int(declared):,} bytes")

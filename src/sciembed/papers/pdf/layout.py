@@ -1,20 +1,6 @@
 """PDF pages -> text lines in reading order, with font size and weight (pdfminer.six's layout analysis).
 
-pdfminer.six (MIT, pure Python) is used rather than pypdfium2 because it hands
-out exactly what a heading / title heuristic needs without raw C calls: every
-character's font name and size, grouped into text lines by its layout analysis
-(`LAParams(all_texts=True)` also looks inside Form XObjects, where some ACL
-PDFs keep their whole page). Being pure Python it cannot crash the process on
-a hostile file; it is slower than PDFium (about 0.05 s a page here), and
-`isolate.py` bounds its time and memory per file. PyMuPDF is AGPL and not used.
-
-Reading order: pdfminer's line fragments are assigned to the left column, the
-right column or "spanning" (a title, a one-column page); fragments on one
-baseline in one column are joined (justified text and "1  Introduction" come
-as several fragments); spanning lines cut a page into bands, read top to
-bottom, each band left column first. Running heads, footers and page numbers
-(lines in the top / bottom margin that are page numbers, smaller than the
-body, or repeated on several pages) are dropped.
+Why pdfminer.six, the reading order and the margin rules: docs/pdf.md ("Offline").
 """
 
 from __future__ import annotations
@@ -105,12 +91,9 @@ def _join(frags: list[_Fragment], page: int, column: int) -> Line:
     sizes = Counter(round(size * 2) / 2 for text, size, _ in chars if text.strip())
     visible = [bold for text, _, bold in chars if text.strip()]
     text = " ".join(_CID.sub("", "".join(c[0] for c in chars)).translate(_LIGATURES).split())
-    return Line(
-        page=page, x0=frags[0].x0, x1=max(f.x1 for f in frags), y0=min(f.y0 for f in frags),
-        y1=max(f.y1 for f in frags), size=sizes.most_common(1)[0][0] if sizes else 0.0,
-        bold=sum(visible) / max(len(visible), 1),
-        text=text, column=column,
-    )
+    return Line(page=page, x0=frags[0].x0, x1=max(f.x1 for f in frags), y0=min(f.y0 for f in frags),
+                y1=max(f.y1 for f in frags), size=sizes.most_common(1)[0][0] if sizes else 0.0,
+                bold=sum(visible) / max(len(visible), 1), text=text, column=column)
 
 
 def _lines(frags: list[_Fragment], page: int, width: float) -> list[Line]:
@@ -176,16 +159,11 @@ def _margin_key(text: str) -> str:
 
 def drop_margins(pages: list[Page], size: float) -> list[Page]:
     """Without page numbers, running heads and footers: margin lines that are numbers, small or repeated."""
-    in_margin = [
-        [ln for ln in p.lines if ln.y1 < p.height * MARGIN or ln.y0 > p.height * (1 - MARGIN)] for p in pages
-    ]
+    in_margin = [[ln for ln in p.lines if ln.y1 < p.height * MARGIN or ln.y0 > p.height * (1 - MARGIN)] for p in pages]
     repeats = Counter(key for lines in in_margin for key in {_margin_key(ln.text) for ln in lines})
     out = []
     for page, margin in zip(pages, in_margin, strict=True):
-        drop = {
-            id(ln) for ln in margin
-            if _PAGE_NUMBER.match(ln.text) or ln.size < size - 0.4
-            or (len(pages) > 2 and repeats[_margin_key(ln.text)] > 1)
-        }
+        drop = {id(ln) for ln in margin if _PAGE_NUMBER.match(ln.text) or ln.size < size - 0.4
+                or (len(pages) > 2 and repeats[_margin_key(ln.text)] > 1)}
         out.append(Page(page.number, page.width, page.height, tuple(ln for ln in page.lines if id(ln) not in drop)))
     return out

@@ -1,19 +1,9 @@
 """The offline PDF reader, run in a child process with a time limit and an address-space limit.
 
-A hostile or broken PDF (a page tree claiming millions of pages, a compressed
-stream that inflates to gigabytes, a parser loop) must cost one rejection, not
-the run: each file is parsed in a process forked from a small fork server
-(started once, with pdfminer.six imported), under ``RLIMIT_AS`` and a
-wall-clock limit after which it is killed. The page count the catalogue
-declares is checked before any page is laid out. The child returns the
-(not yet finalised) `Paper`, or a reason code and message.
-
-The child is killed at the file's limit or at the caller's deadline, whichever
-comes first (a server request that timed out stops its parse), and when the
-server stops (`stop_all_parses`). It also cannot outlive its process tree
-(the kernel kills it when the fork server exits: ``PR_SET_PDEATHSIG``) or use
-more CPU seconds than its limit allows (``RLIMIT_CPU``), should the process
-that waits for it be killed first.
+A hostile or broken PDF (millions of declared pages, a stream inflating to gigabytes, a parser loop) must cost
+one rejection, not the run: each file is parsed in a process forked from a fork server (pdfminer.six preloaded)
+under ``RLIMIT_AS``, killed at the file's time limit, the caller's deadline or `stop_all_parses`, whichever
+comes first. ``PR_SET_PDEATHSIG`` and ``RLIMIT_CPU`` stop it should the process waiting for it die first.
 """
 
 from __future__ import annotations
@@ -149,9 +139,7 @@ def stop_all_parses() -> int:
 
 
 def _answered(receive: Any, limits: PdfLimits) -> bool:
-    """Wait for the child's answer up to the file's limit or this thread's deadline; whether it came.
-
-    `DeadlineExceeded` when the deadline ended the wait (the caller no longer wants the answer)."""
+    """Whether the child answered within the file's limit; `DeadlineExceeded` when this thread's deadline ends first."""
     give_up = time.monotonic() + limits.timeout_s
     while True:
         left = deadline.remaining()
@@ -200,16 +188,14 @@ def read_pdf(path: Path, paper_id: str, name: str, limits: PdfLimits) -> Paper:
 
 
 def probe(path: Path, limits: PdfLimits) -> str:
-    """The SHA-256 of a PDF that opens without a password and within the page limit (checked in a
-    bounded child process, before a file is sent to GROBID); raises `PdfProblem`."""
+    """The SHA-256 of a PDF that opens without a password within the page limit (before GROBID gets it)."""
     digest = check_bytes(path, limits)
     _bounded("pages", path, "", str(path), limits)
     return digest
 
 
 class OfflineBackend:
-    """The PDF reader when no GROBID server is given: layout heuristics, one child process per file,
-    `workers` files parsed at once (each in its own bounded child)."""
+    """The PDF reader when no GROBID server is given: layout heuristics, `workers` files at once, each in a child."""
 
     label = "offline"
     cache_dir = None

@@ -1,15 +1,8 @@
-"""Work on the next files while the current one is read: `workers` threads, a bounded window, input order.
+"""Work on the next files while the current one is read: `workers` threads, at most 2 x `workers` ahead, input order.
 
-Both PDF readers wait on something outside the process (a GROBID server, a
-child process parsing one file), so threads are enough to keep several files
-in flight; the readers' records still come out one file at a time, in the
-order ingest asks for them. At most 2 x `workers` files are started ahead.
-
-A path that was not announced (a server's upload) is worked on in the calling
-thread, under that thread's deadline (`sciembed.ioutil.deadline`: a request's
-budget reaches the parse and the GROBID call), after waiting for one of
-`workers` slots no longer than that deadline allows. Uploads therefore never
-queue behind abandoned ones in a pool thread the deadline cannot reach.
+Both PDF readers wait on something outside the process (GROBID, a child parser), so threads suffice. A path not
+announced (a server's upload) is worked on in the calling thread under its deadline (`sciembed.ioutil.deadline`),
+so uploads never queue behind abandoned ones in a pool thread the deadline cannot reach.
 """
 
 from __future__ import annotations
@@ -55,8 +48,7 @@ class Prefetch(Generic[T]):
             self._futures[path] = self._started().submit(self.work, path)
 
     def get(self, path: Path) -> T:
-        """The result for `path` (raising what `work` raised); worked on now, in this thread, when it was
-        not announced (`DeadlineExceeded` when no slot frees up within this thread's deadline)."""
+        """`work(path)`'s result; worked on in this thread when not announced (`DeadlineExceeded` if no slot frees)."""
         with self._lock:
             future = self._futures.pop(path, None)
             self._fill()

@@ -1,18 +1,6 @@
 """Lines in reading order -> a `Paper`: title, abstract, numbered sections, no references.
 
-The rules, all from the layout (no model):
-
-- title: the first page's largest text (the first run of lines in that size);
-- abstract: the lines after an "Abstract" heading (or run-in "Abstract—…") up to the first
-  section heading or "Keywords", in the abstract's own font size;
-- headings: short lines, bold or larger than the body font, that are numbered ("2.1 Node
-  Types", "A Appendix", "IV. RESULTS") or carry a well-known section name; unnumbered bold
-  lines in body size are headings only in papers that do not number their sections;
-- body: body-size lines only (footnotes, table cells and figure labels are smaller),
-  figure / table captions skipped, paragraphs split at indents and vertical gaps, line-end
-  hyphenation repaired ("litera-" + "ture" -> "literature", but "state-of-the-" + "art" keeps it);
-- everything from "References" / "Bibliography" on is cut (back matter further up is cut by
-  `sections.finalize`, as for every reader).
+The rules, all from the layout (no model), are listed in docs/pdf.md ("Offline").
 """
 
 from __future__ import annotations
@@ -57,10 +45,8 @@ def _heading_style(line: Line, size: float) -> bool:
 
 def _heading_shape(line: Line) -> bool:
     text = line.text
-    return (
-        line.words <= 14 and len(text) <= 120 and _letters(text) >= 2 and not _CAPTION.match(text)
-        and not text.endswith((",", ";")) and (text[0].isupper() or text[0].isdigit())
-    )
+    return (line.words <= 14 and len(text) <= 120 and _letters(text) >= 2 and not _CAPTION.match(text)
+            and not text.endswith((",", ";")) and (text[0].isupper() or text[0].isdigit()))
 
 
 class _Headings:
@@ -74,9 +60,7 @@ class _Headings:
     def __call__(self, line: Line) -> bool:
         if not (_heading_style(line, self.size) and _heading_shape(line)):
             return False
-        if _NUMBERED.match(line.text):
-            return True
-        if _KNOWN.match(normalize_heading(line.text)):
+        if _NUMBERED.match(line.text) or _KNOWN.match(normalize_heading(line.text)):
             return True
         if line.text.endswith("."):
             return False
@@ -101,11 +85,8 @@ def title_of(first: Page, size: float) -> str:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Lines of one paragraph as one string, line-end hyphenation repaired.
-
-    "litera-" + "ture" -> "literature"; "state-of-the-" + "art" -> "state-of-the-art" (a word that
-    already has a hyphen keeps the one at the line end); "Fig-" + "Ure" or "-" alone stay apart.
-    """
+    """Lines of one paragraph as one string, line-end hyphens repaired ("litera-" + "ture" -> "literature";
+    a word already holding a hyphen keeps it: "state-of-the-art"; "Fig-" + "Ure" or "-" alone stay apart)."""
     out = ""
     for line in lines:
         if not out:
@@ -124,11 +105,8 @@ def _line_end_hyphen(before: str, after: str) -> bool:
 
 def _abstract(lines: list[Line], is_heading: _Headings) -> tuple[str, int]:
     """The abstract's text and the index of the first line after it (0 and "" when there is none)."""
-    start = next(
-        (i for i, ln in enumerate(lines) if (ln.page <= 1 and _ABSTRACT.match(ln.text) and len(ln.text) >= 8)
-         or (ln.page <= 1 and normalize_heading(ln.text) == "abstract")),
-        None,
-    )
+    start = next((i for i, ln in enumerate(lines) if ln.page <= 1 and (
+        (_ABSTRACT.match(ln.text) and len(ln.text) >= 8) or normalize_heading(ln.text) == "abstract")), None)
     if start is None:
         return "", 0
     first = lines[start]
@@ -207,17 +185,10 @@ def paper_from_pages(pages: list[Page], size: float, paper_id: str, source: str)
     abstract, body_start = _abstract(lines, is_heading)
     if not abstract:  # skip the title / author block: the body starts at the first heading
         body_start = next((i for i, ln in enumerate(lines) if is_heading(ln)), 0)
-    sections = _sections(lines[body_start:], size, is_heading)
     first_page = " ".join(ln.text for ln in pages[0].lines) if pages else ""
     doi_match = _DOI.search(first_page)
     doi = ids.doi(doi_match.group(1).rstrip(".,;)")) if doi_match else None
-    return Paper(
-        id=paper_id,
-        title=title,
-        abstract=abstract,
-        sections=tuple(
-            Section(s.heading, "\n\n".join(join_lines(p) for p in s.paragraphs), number=s.number) for s in sections
-        ),
-        external_ids=ExternalIds(doi=doi),
-        source=source,
-    )
+    sections = tuple(Section(s.heading, "\n\n".join(join_lines(p) for p in s.paragraphs), number=s.number)
+                     for s in _sections(lines[body_start:], size, is_heading))
+    return Paper(id=paper_id, title=title, abstract=abstract, sections=sections, external_ids=ExternalIds(doi=doi),
+                 source=source)

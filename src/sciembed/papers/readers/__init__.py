@@ -1,10 +1,5 @@
-"""Streaming readers for every supported full-text format.
-
-`read_papers(path)` yields, one record at a time, either an `Accepted`
-(location + finalised `Paper`: sections extracted, text normalised, flags
-set) or a `Rejection` with the file, line or element path, and the reason.
-Formats are auto-detected (`detect_format`) unless named (`FORMAT_NAMES`).
-"""
+"""Streaming readers for every supported full-text format: `read_papers(path)` yields `Accepted` (finalised)
+papers and `Rejection`s; formats are auto-detected (`detect_format`) unless named (`FORMAT_NAMES`)."""
 
 from __future__ import annotations
 
@@ -28,26 +23,15 @@ from sciembed.papers.readers.records import (
 from sciembed.papers.readers.registry import FORMAT_NAMES, FORMATS
 from sciembed.papers.sections import finalize
 
-__all__ = [
-    "FORMATS",
-    "FORMAT_NAMES",
-    "Accepted",
-    "Record",
-    "Rejection",
-    "detect_format",
-    "read_papers",
-    "walk_inputs",
-]
+__all__ = ["FORMATS", "FORMAT_NAMES", "Accepted", "Record", "Rejection", "detect_format", "read_papers", "walk_inputs"]
 
 
-def read_papers(
-    path: Path, fmt: str = "auto", name: str | None = None, keep_untitled: bool = False
-) -> Iterator[Record]:
+def read_papers(path: Path, fmt: str = "auto", name: str | None = None,
+                keep_untitled: bool = False) -> Iterator[Record]:
     """Finalised papers and rejections from one file; `name` is how the file is named in messages.
 
-    `keep_untitled` keeps papers without a title, flagged `missing_title`, with the
-    abstract's first sentence (else the file stem) as their display title. Proceedings
-    front matter is rejected as `front_matter` (`front_matter.py`).
+    `keep_untitled` keeps untitled papers, flagged `missing_title`, with a display title (`checks.display_title`).
+    Proceedings front matter is rejected as `front_matter` (`front_matter.py`).
     """
     name = name or str(path)
     if fmt == "auto":

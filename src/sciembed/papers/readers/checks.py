@@ -1,9 +1,7 @@
 """Checks every reader's output gets after `finalize`: usable ids, a display title, typed scalar fields.
 
-Ids are checked once they are normalised (NFC, control characters dropped,
-whitespace trimmed), so "\\x00" or "   " cannot pass as the empty id. An id
-with whitespace inside is refused: TREC run files and qrels split columns on
-whitespace, so such an id could forge a column downstream.
+Ids are checked once normalised, so "\\x00" or "   " cannot pass as the empty id; whitespace inside an id is
+refused, since TREC runs and qrels split columns on it.
 """
 
 from __future__ import annotations
@@ -39,9 +37,7 @@ def id_problem(clean: str, raw: Any) -> tuple[str, str] | None:
 def value_problem(paper: Paper) -> tuple[str, str] | None:
     """(reason, message) when a paper holds a value no table can store: a lone surrogate, an absurd year.
 
-    JSON allows ``"\\ud800"``, but such a string cannot be written as UTF-8
-    (Parquet, SQLite and HTTP responses all fail on it), so the record is
-    rejected here, with its line, rather than aborting the whole write later.
+    JSON allows ``"\\ud800"``, which no UTF-8 writer takes: rejected here, with its line, not at the write.
     """
     if paper.year is not None and not -MAX_ABS_YEAR <= paper.year <= MAX_ABS_YEAR:
         return INVALID_YEAR, f"year {str(paper.year)[:30]} is outside -{MAX_ABS_YEAR}..{MAX_ABS_YEAR}"
@@ -54,11 +50,8 @@ def value_problem(paper: Paper) -> tuple[str, str] | None:
 
 
 def _encodable(paper: Paper) -> bool:
-    """Whether all of a paper's text encodes as UTF-8: one `str.encode` of its strings joined, in C.
-
-    The usual answer is yes, for the price of one copy; only a paper that fails (or holds
-    a value that is no string) is walked field by field to name the field.
-    """
+    """Whether all of a paper's text encodes as UTF-8: one `str.encode` of its strings joined, in C (one copy;
+    only a paper that fails is walked field by field to name the field)."""
     try:
         "".join(filter(None, paper.strings())).encode("utf-8")
     except (UnicodeEncodeError, TypeError):
@@ -78,15 +71,10 @@ def _surrogate_field(value: Any, where: str) -> str | None:
 
 
 def display_title(paper: Paper, file_name: str, max_chars: int = 200) -> Paper:
-    """A stand-in title for an untitled paper: the abstract's first sentence, else the file stem.
-
-    A sentence longer than `max_chars` is cut at the last word boundary within it and ends in "…"
-    (a single word longer than that is cut where it must be).
-    """
+    """A stand-in title for an untitled paper: the abstract's first sentence (`shorten`ed), else the file stem."""
     first = _SENTENCE_END.split(paper.abstract, maxsplit=1)[0].strip() if paper.abstract else ""
-    title = shorten(first, max_chars) or file_stem(file_name, (".gz", ".jsonl", ".json", ".xml", ".nxml", ".tei",
-                                                               ".pdf"))
-    return replace(paper, title=title)
+    stem = file_stem(file_name, (".gz", ".jsonl", ".json", ".xml", ".nxml", ".tei", ".pdf"))
+    return replace(paper, title=shorten(first, max_chars) or stem)
 
 
 def shorten(text: str, max_chars: int) -> str:
@@ -115,10 +103,7 @@ def id_text(value: Any, field: str) -> str:
 
 
 def strings(values: Any, field: str) -> tuple[str, ...]:
-    """A list of strings (e.g. fields of study); a non-list or a non-string item is a `FieldTypeError`.
-
-    S2 Datasets' `s2fieldsofstudy` ({"category": …} objects) is unpacked by its reader before this.
-    """
+    """A list of strings (e.g. fields of study); a non-list or a non-string item is a `FieldTypeError`."""
     if values in (None, ""):
         return ()
     if not isinstance(values, list):
@@ -130,11 +115,8 @@ def strings(values: Any, field: str) -> tuple[str, ...]:
 
 
 def dict_items(entries: Any, field: str) -> list[dict[str, Any]]:
-    """Reference entries (a list, or a dict's values); an entry that is no object is a `FieldTypeError`.
-
-    Dropping such entries quietly would make a paper's reference list shorter
-    than its source without a word; rejecting the record names the field.
-    """
+    """Reference entries (a list, or a dict's values); an entry that is no object is a `FieldTypeError`
+    (dropping it quietly would shorten the reference list without a word)."""
     if entries in (None, "", [], {}):
         return []
     items = list(entries.values()) if isinstance(entries, dict) else entries

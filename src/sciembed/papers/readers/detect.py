@@ -43,11 +43,8 @@ def detect_format(path: Path) -> str | None:
 
 
 def walk_inputs(inputs: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
-    """Every file under the inputs in sorted order, with whether it is a data file.
-
-    Files named explicitly are always data files; inside directories only
-    JSON / XML names (optionally .gz) are, the rest are reported as skipped.
-    """
+    """Every file under the inputs in sorted order, with whether it is a data file (files named explicitly
+    always are; inside directories `is_data_file` decides)."""
     for item in inputs:
         if item.is_dir():
             for path in sorted(p for p in item.rglob("*") if p.is_file()):

@@ -1,16 +1,7 @@
 """Proceedings front matter (prefaces, committees, tables of contents, indexes) is no paper: rejected as `FRONT_MATTER`.
 
-A folder of conference PDFs (or their GROBID TEI) holds each volume's front
-matter next to its papers. Read as a paper it is noise that ranks: GROBID
-strings a table of contents into one 4,940-character "title". It is told by
-
-- its ACL Anthology id: paper number 0 of a volume (``P17-1000``, ``W17-5400``, ``2020.acl-main.0``);
-- a title no paper has: longer than `MAX_TITLE_CHARS` (a table of contents read as a title), or opening
-  with "Preface", "Table of Contents", "Foreword", "Author Index", "Organizing/Program Committee";
-- at least two front-matter headings ("Program Committee Co-Chairs", "Primary Reviewers", "Invited
-  Speaker", "Sponsors", …).
-
-A title that opens with "Proceedings of the …" alone is not enough: GROBID gives
+The evidence (paper 0 of an ACL volume, a front-matter or over-long title, two front-matter headings) is listed
+in docs/ingest.md ("Front matter"). A title opening "Proceedings of the …" alone is not enough: GROBID gives
 that title to real papers whose first line is the running header.
 """
 

@@ -1,23 +1,9 @@
 """The paper id policy: the source's own id is the id; a DOI is an external id, and only a trusted one.
 
-A paper's id is what its source calls it: the file stem for one-paper files
-(``P17-2090.tei.xml.gz`` and ``P17-2090.pdf`` are both ``P17-2090``), the
-record's own id in JSON formats, the PMC id of a JATS article. Where the stem
-is an ACL Anthology, arXiv or PMC id it is also kept as that external id.
-DOIs never become ids: GROBID writes into the header a DOI it found anywhere
-on the first page (a footnote's dataset, a cited work) or got from a wrong
-CrossRef match, so a header DOI is kept in `external_ids` only when nothing
-speaks against it, offline (no lookups). A DOI that is not ``10.<digits>/…``
-is dropped (`UNPARSEABLE`); one that is untrustworthy is left out of
-`external_ids` and recorded in the paper's flags as
-``untrusted_doi:<reason>:<doi>``, for these reasons:
-
-- `TRAILING_PUNCTUATION`: ends in ``)`` ``.`` ``,`` ``;`` or ``:`` it does not balance: cut from running text;
-- `ACL_ID_MISMATCH`: an ACL Anthology DOI ``10.18653/v1/<X>`` whose ``<X>`` is not the file's ACL id;
-- `NOT_ANTHOLOGY_DOI`: another registrant's DOI on an ACL paper whose volume has Anthology DOIs (2016 on);
-- `CITED_BY_PAPER`: the DOI of one of the paper's own references;
-- `YEAR_MISMATCH`: the DOI names a year and month (``j.clinph.2006.07.316``) more than 2 years off the paper's;
-- `SHARED_DOI`: several papers of one ingest claim it (`papers/ingest.py` applies this one, after reading).
+DOIs never become ids: GROBID writes into the header a DOI found anywhere on the first page or from a wrong
+CrossRef match, so a header DOI is kept only when nothing speaks against it, offline; an untrusted one is
+flagged ``untrusted_doi:<reason>:<doi>`` instead. The rules and reasons: docs/ingest.md ("Paper ids").
+`SHARED_DOI` is applied by `papers/shared_dois.py`, after reading.
 """
 
 from __future__ import annotations
@@ -103,7 +89,7 @@ def _unbalanced_end(doi: str) -> bool:
 
 def doi_problem(doi: str, *, acl: str | None = None, year: int | None = None,
                 cited: frozenset[str] | set[str] = frozenset()) -> str | None:
-    """Why a (normalised) DOI read for a paper is not to be trusted, else None (see the module docstring)."""
+    """Why a (normalised) DOI read for a paper is not to be trusted, else None (see docs/ingest.md)."""
     if not _DOI.match(doi):
         return UNPARSEABLE
     if _unbalanced_end(doi):
@@ -133,12 +119,9 @@ def flag_kind(flag: str) -> str:
 
 def untrusted_dois(paper: Paper) -> list[tuple[str, str]]:
     """(reason, doi) for each DOI the paper's flags record as untrusted."""
-    out = []
-    for flag in paper.flags:
-        if flag.startswith(UNTRUSTED_FLAG + ":"):
-            reason, _, doi = flag[len(UNTRUSTED_FLAG) + 1:].partition(":")
-            out.append((reason, doi))
-    return out
+    parts = (flag[len(UNTRUSTED_FLAG) + 1:].partition(":") for flag in paper.flags
+             if flag.startswith(UNTRUSTED_FLAG + ":"))
+    return [(reason, doi) for reason, _, doi in parts]
 
 
 def distrust(paper: Paper, reason: str) -> Paper:

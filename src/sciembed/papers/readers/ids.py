@@ -1,9 +1,6 @@
-"""One spelling per identifier kind, so references resolve across formats.
-
-DOIs are lower-cased without resolver prefixes, arXiv ids lose "arXiv:" and
-the version, PMC ids always carry the "PMC" prefix, OpenAlex ids are the bare
-W-id. The corpus builder matches references to papers on these exact strings.
-"""
+"""One spelling per identifier kind, so references resolve across formats (the corpus builder matches on these
+exact strings): DOIs lower-cased without resolver prefix, arXiv ids without "arXiv:" and version, PMC ids with
+"PMC", OpenAlex ids the bare W-id."""
 
 from __future__ import annotations
 
@@ -32,9 +29,7 @@ def _first(value: Any) -> str | None:
 
 def doi(value: Any) -> str | None:
     text = _first(value)
-    if not text:
-        return None
-    return _DOI_PREFIX.sub("", text).strip().lower() or None
+    return (_DOI_PREFIX.sub("", text).strip().lower() or None) if text else None
 
 
 def arxiv(value: Any) -> str | None:
@@ -68,35 +63,19 @@ def plain(value: Any) -> str | None:
     return _first(value)
 
 
-def external_ids(
-    *,
-    doi_: Any = None,
-    arxiv_: Any = None,
-    s2: Any = None,
-    pmid_: Any = None,
-    pmc_: Any = None,
-    openalex_: Any = None,
-    acl: Any = None,
-) -> ExternalIds:
+def external_ids(*, doi_: Any = None, arxiv_: Any = None, s2: Any = None, pmid_: Any = None, pmc_: Any = None,
+                 openalex_: Any = None, acl: Any = None) -> ExternalIds:
     """Build `ExternalIds` from raw values, normalising each kind."""
     if doi_ is arxiv_ is s2 is pmid_ is pmc_ is openalex_ is acl is None:  # most references carry none
         return _NO_IDS
-    return ExternalIds(
-        doi=doi(doi_),
-        arxiv=arxiv(arxiv_),
-        s2=plain(s2),
-        pmid=pmid(pmid_),
-        pmc=pmc(pmc_),
-        openalex=openalex(openalex_),
-        acl=plain(acl),
-    )
+    return ExternalIds(doi=doi(doi_), arxiv=arxiv(arxiv_), s2=plain(s2), pmid=pmid(pmid_), pmc=pmc(pmc_),
+                       openalex=openalex(openalex_), acl=plain(acl))
 
 
 def normalize(ids: ExternalIds) -> ExternalIds:
     """Re-spell ids that came from an untrusted source (the project's own JSONL)."""
-    return external_ids(
-        doi_=ids.doi, arxiv_=ids.arxiv, s2=ids.s2, pmid_=ids.pmid, pmc_=ids.pmc, openalex_=ids.openalex, acl=ids.acl
-    )
+    return external_ids(doi_=ids.doi, arxiv_=ids.arxiv, s2=ids.s2, pmid_=ids.pmid, pmc_=ids.pmc,
+                        openalex_=ids.openalex, acl=ids.acl)
 
 
 def year(value: Any) -> int | None:

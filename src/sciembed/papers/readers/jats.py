@@ -1,13 +1,8 @@
-"""JATS / NLM XML (PMC ``.nxml``, eLife, PLOS).
+"""JATS / NLM XML (PMC ``.nxml``, eLife, PLOS), parsed without DTD, entities or network.
 
-Parsed without loading the declared DTD, without expanding entities and
-without network access. Only the main ``<article>``'s own ``<body>`` is body:
-eLife's ``<sub-article>`` decision letter and author reply are left out.
-Nested ``<sec>``s are flattened in document order; a section's ``sec-type``
-and its parent's heading give the role where its own heading says nothing.
-Venue: the journal title, else the conference name, else the publisher; year:
-the publication date, else a history date or the copyright year. The id is the
-PMC id, else the file stem; DOI and PMID are external ids.
+Only the main ``<article>``'s own ``<body>`` is body (not eLife's ``<sub-article>`` letters). Nested ``<sec>``s
+are flattened in document order; ``sec-type`` and the parent's heading give the role where the own heading says
+nothing. The id is the PMC id, else the file stem; DOI and PMID are external ids.
 """
 
 from __future__ import annotations
@@ -35,16 +30,12 @@ _SKIP = (
 _BLOCKS = ("p", "list-item", "title", "label", "td", "th", "tr", "def-item", "term", "def", "break")
 _TEXT_BLOCKS = ("p", "list", "disp-quote", "statement", "def-list", "boxed-text", "verse-group", "speech")
 # sec-type values that mark back matter placed inside <body>.
-_BACK_SEC_TYPES = frozenset(
-    {"supplementary-material", "data-availability", "coi-statement", "funding-information", "author-contributions"}
-)
+_BACK_SEC_TYPES = frozenset({"supplementary-material", "data-availability", "coi-statement", "funding-information",
+                             "author-contributions"})
 _ARTICLE_TYPE_SUBJECT = re.compile(
-    r"\b(article|report|editorial|review|letter|commentary|insight|correction|research|perspective|feature)s?\b",
-    re.IGNORECASE,
-)
-_MINOR_ABSTRACTS = frozenset(
-    {"executive-summary", "summary", "author-summary", "teaser", "toc", "graphical", "web-summary", "short", "precis"}
-)
+    r"\b(article|report|editorial|review|letter|commentary|insight|correction|research|perspective|feature)s?\b", re.I)
+_MINOR_ABSTRACTS = frozenset({"executive-summary", "summary", "author-summary", "teaser", "toc", "graphical",
+                              "web-summary", "short", "precis"})
 
 
 def matches_root(tag: str) -> bool:
@@ -157,35 +148,25 @@ def parse(article: etree._Element, name: str) -> Paper:
     pmid = ids.pmid(found.get("pmid"))
     paper_id = pmc or file_stem(name)  # the source's own id; a DOI is an external id (`id_policy.py`)
     return Paper(
-        id=paper_id,
-        title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
-        abstract=_abstract(meta),
-        sections=_body(article),
-        references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")),
-        venue=_venue(article),
-        authors=jats_authors(meta),
-        year=_year(meta),
-        fields_of_study=_fields(meta),
+        id=paper_id, title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
+        abstract=_abstract(meta), sections=_body(article),
+        references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")), venue=_venue(article),
+        authors=jats_authors(meta), year=_year(meta), fields_of_study=_fields(meta),
         external_ids=ids.external_ids(doi_=doi, pmid_=pmid, pmc_=pmc, arxiv_=found.get("arxiv")),
-        source=f"{FORMAT}:{name}",
-    )
+        source=f"{FORMAT}:{name}")
 
 
 def _reference(ref: etree._Element) -> Reference:
-    citation = next(
-        (c for c in ref if local(c) in ("element-citation", "mixed-citation", "citation", "nlm-citation")), None
-    )
+    citation = next((c for c in ref if local(c) in ("element-citation", "mixed-citation", "citation", "nlm-citation")),
+                    None)
     if citation is None:
         return Reference(raw=clean_inline(text_of(ref, ("label",), _BLOCKS)) or None)
     pub_ids = {(p.get("pub-id-type") or "").lower(): (p.text or "").strip() for p in descendants(citation, "pub-id")}
     title_el = next((t for t in citation if local(t) in ("article-title", "chapter-title")), None)
     if title_el is None:
         title_el = child(citation, "source")
-    return Reference(
-        title=clean_inline(text_of(title_el)) or None,
-        year=ids.year(citation.findtext("year") or ""),
-        raw=clean_inline(text_of(citation, (), (*_BLOCKS, "name", "person-group", "source", "year"))) or None,
-        external_ids=ids.external_ids(
-            doi_=pub_ids.get("doi"), pmid_=pub_ids.get("pmid"), pmc_=pub_ids.get("pmcid"), arxiv_=pub_ids.get("arxiv")
-        ),
-    )
+    return Reference(title=clean_inline(text_of(title_el)) or None, year=ids.year(citation.findtext("year") or ""),
+                     raw=clean_inline(text_of(citation, (), (*_BLOCKS, "name", "person-group", "source", "year")))
+                     or None,
+                     external_ids=ids.external_ids(doi_=pub_ids.get("doi"), pmid_=pub_ids.get("pmid"),
+                                                   pmc_=pub_ids.get("pmcid"), arxiv_=pub_ids.get("arxiv")))

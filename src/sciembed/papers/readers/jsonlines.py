@@ -1,10 +1,7 @@
 """JSON-object lines for every reader outside ingest (summaries, SciTLDR, BEIR, query files).
 
-One loop over `source.iter_json_lines`, the ingest readers' hardened one (gzip
-by content, a size limit per line, a nesting limit, located UTF-8 errors), so
-every JSONL file in sciembed is read with the same limits and the same words
-for what is wrong with a line. Blank lines are skipped; every other line comes
-out as a `JsonLine` with its object or the problem that stopped it.
+One loop over the ingest readers' hardened `source.iter_json_lines`, so every JSONL file in sciembed is read
+with the same limits and the same words for what is wrong with a line.
 """
 
 from __future__ import annotations
@@ -59,10 +56,8 @@ def json_object_lines(path: str | Path) -> Iterator[JsonLine]:
 
 @dataclass(kw_only=True)
 class LineTally:
-    """A reader's account: lines read, rejected ones by reason, each reason's first "file:line".
-
-    Readers extend it with what they accept, so read = accepted + rejected is checkable.
-    """
+    """A reader's account: lines read, rejected ones by reason, each reason's first "file:line" (readers extend
+    it with what they accept, so read = accepted + rejected is checkable)."""
 
     read: int = 0
     rejected: Counter = field(default_factory=Counter)  # reason -> count
@@ -74,11 +69,8 @@ class LineTally:
 
 
 def counted_objects(path: str | Path, tally: LineTally, error: type[Exception]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """("file:line", object) per line holding one; every non-blank line is counted in `tally.read`.
-
-    A line without an object goes to `tally.reject` with its problem; a file that
-    is not UTF-8, or cannot be read on, raises `error` naming file and line.
-    """
+    """("file:line", object) per line holding one; every non-blank line is counted in `tally.read`, one
+    without an object `tally.reject`ed; a file not UTF-8 or unreadable raises `error` naming file and line."""
     path = Path(path)
     try:
         for line in json_object_lines(path):

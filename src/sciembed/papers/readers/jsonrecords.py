@@ -17,19 +17,13 @@ _LINE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 
 def is_line_delimited(path: Path) -> bool:
     """`.jsonl` / `.ndjson` always; a `.json` file when its first line is already a whole object."""
-    name = path.name.lower()
-    if name.endswith(_LINE_SUFFIXES):
-        return True
-    return peek_json_objects(path, limit=1)[1]
+    return path.name.lower().endswith(_LINE_SUFFIXES) or peek_json_objects(path, limit=1)[1]
 
 
 def read_json_records(path: Path, name: str, parse: Parse) -> Iterator[Record]:
     """Parse every JSON object in a file with `parse`; broken input comes out as rejections."""
-    if is_line_delimited(path):
-        for item in iter_json_lines(path, name):
-            yield item if isinstance(item, Rejection) else _safe(parse, *item)
-        return
-    for item in read_json_document(path, name):
+    items = iter_json_lines(path, name) if is_line_delimited(path) else read_json_document(path, name)
+    for item in items:
         yield item if isinstance(item, Rejection) else _safe(parse, *item)
 
 

@@ -1,10 +1,8 @@
 """Bounds on what one input may cost: record size, decompression ratio, JSON nesting.
 
-Hostile or damaged files must not take a run down: a 1,000-level JSON array,
-a gzip "bomb" of zeros or a 300 MB single record each become one located
-rejection instead of a RecursionError or gigabytes of memory. The limits live
-in a context variable (`using_limits`) so the readers' signatures stay as they
-are; `sciembed corpus ingest --max-record-mb` sets them for one run.
+A 1,000-level JSON array, a gzip bomb or a 300 MB record each become one located rejection, not a
+RecursionError or gigabytes of memory. The limits live in a context variable (`using_limits`), so the
+readers' signatures stay as they are; ``ingest --max-record-mb`` sets them for one run.
 """
 
 from __future__ import annotations
@@ -33,10 +31,8 @@ MB = 1 << 20
 class ReadLimits:
     """What a single record or file may cost.
 
-    `max_record_bytes` bounds one JSONL line and one single-document file
-    (a TEI / JATS / JSON file is one record), so memory per record is bounded;
-    a gzip stream whose decompressed size passes `ratio_after_bytes` at more
-    than `max_ratio` times its compressed size is stopped (text compresses
+    `max_record_bytes` bounds one JSONL line and one single-document file (TEI / JATS / JSON); a gzip stream
+    past `ratio_after_bytes` at more than `max_ratio` times its compressed size is stopped (text compresses
     3-20x; a bomb of zeros about 1,000x).
     """
 
@@ -84,15 +80,14 @@ class _RatioGuard:
     def _count(self, data: bytes) -> bytes:
         self._out += len(data)
         if self._limits.max_total_bytes is not None and self._out > self._limits.max_total_bytes:
-            raise DecompressionLimitError(
-                f"gzip expands past {self._limits.max_total_bytes} bytes: later records are not read")
+            raise DecompressionLimitError(f"gzip expands past {self._limits.max_total_bytes} bytes: later records "
+                                          "are not read")
         if self._out > self._limits.ratio_after_bytes:
             consumed = max(self._raw.tell(), 1)
             if self._out / consumed > self._limits.max_ratio:
-                raise DecompressionLimitError(
-                    f"gzip expands more than {self._limits.max_ratio:g}x ({self._out} bytes from {consumed}): "
-                    "refusing a likely decompression bomb; later records are not read"
-                )
+                raise DecompressionLimitError(f"gzip expands more than {self._limits.max_ratio:g}x ({self._out} bytes "
+                                              f"from {consumed}): refusing a likely decompression bomb; later records "
+                                              "are not read")
         return data
 
     def read(self, size: int = -1) -> bytes:
@@ -107,15 +102,11 @@ class _RatioGuard:
         return self._count(self._gzip.readline(size))
 
     def read_whole(self, max_bytes: int) -> bytes:
-        """The whole stream when it holds at most `max_bytes`, else its first `max_bytes` + 1 bytes
-        (what `read(max_bytes + 1)` gives, errors and limits included).
+        """What `read(max_bytes + 1)` gives, errors and limits included, faster.
 
-        An ordinary file (one complete gzip member that expands to no more than the
-        limits allow) is inflated by one `zlib` decompressor, which costs a third of
-        `GzipFile` on a 60 kB TEI file; anything else (several members, padding, a
-        damaged or truncated stream, a file near a limit) is read again from its
-        start by `GzipFile` under the ratio guard, so every error and message stays
-        the guarded reader's.
+        One complete gzip member within the limits is inflated by one `zlib` decompressor (a third of
+        `GzipFile`'s cost on a 60 kB TEI file); anything else is read again from its start by `GzipFile` under
+        the ratio guard, so every error and message stays the guarded reader's.
         """
         total = self._limits.max_total_bytes
         cap = min(max_bytes, self._limits.ratio_after_bytes, max_bytes if total is None else total)
@@ -139,11 +130,8 @@ class _RatioGuard:
 
 
 def _inflate_single_member(raw: IO[bytes], cap: int) -> bytes | None:
-    """A gzip stream that is exactly one complete member of at most `cap` bytes inflated, else None.
-
-    The output is bounded as it grows (`max_length`), never by trusting the header.
-    zlib checks the member's CRC and length as `GzipFile` does.
-    """
+    """A gzip stream that is exactly one complete member of at most `cap` bytes inflated (bounded as it grows,
+    CRC and length checked as `GzipFile` does), else None."""
     inflater = zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header and trailer around deflate
     parts: list[bytes] = []
     size = 0
@@ -174,12 +162,8 @@ def open_guarded(path: Path) -> IO[bytes]:
 
 
 def bounded_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, bytes) per line; a line longer than `max_bytes` yields None and is skipped unread.
-
-    Python's `for line in stream` holds a whole line however long it is; this
-    reads at most `max_bytes + 1` bytes of a line and drains the rest in 1 MB
-    pieces, so one 50 MB record costs 20 MB, not a gigabyte.
-    """
+    """(line number, bytes) per line; a line longer than `max_bytes` yields None, its rest drained in 1 MB
+    pieces unkept (`for line in stream` would hold it whole)."""
     limit = max_bytes or current().max_record_bytes
     line_no = 0
     while raw := stream.readline(limit + 1):
@@ -209,13 +193,8 @@ class TooDeepError(ValueError):
 
 
 def loads(text: str | bytes) -> Any:
-    """`json.loads` that turns pathological nesting into `TooDeepError` instead of a RecursionError.
-
-    The C decoder recurses once per level and raises RecursionError near
-    Python's recursion limit (~1,000); anything deeper than `max_json_depth`
-    is refused too, since later code (validation, reprs) walks the value
-    recursively as well.
-    """
+    """`json.loads` that turns nesting past `max_json_depth` (later code walks values recursively) or the C
+    decoder's RecursionError (~1,000 levels) into `TooDeepError`."""
     limit = current().max_json_depth
     try:
         value = json.loads(text)

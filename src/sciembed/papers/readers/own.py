@@ -1,10 +1,7 @@
 """The project's own JSONL (`Paper.to_dict()` per line): validated field by field, not trusted.
 
-A pydantic model derived from the `Paper` dataclass (`papers/schema.py`)
-checks types and enum values and names the offending field path
-("sections.3.role") in the rejection; ids are re-normalised and
-sections go through the same `finalize` as every other format (so synthetic
-papers' back matter is cut here too).
+A pydantic model derived from `Paper` (`papers/schema.py`) names the offending field path ("sections.3.role")
+in the rejection; ids are re-normalised, and sections go through `finalize` like every other format's.
 """
 
 from __future__ import annotations
@@ -28,8 +25,6 @@ from sciembed.papers.schema import validator_model
 FORMAT = "jsonl"
 UNKNOWN_KEYS = "unknown_keys"  # flag: the record carried keys sciembed's JSONL does not know (ignored)
 _PAPER_KEYS = frozenset({"id", "title", "sections"})
-
-
 _PaperRecord = validator_model(Paper)  # derived from the dataclass (papers/schema.py)
 
 
@@ -65,31 +60,20 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         return Rejection(loc, INVALID_RECORD, f"{len(problems)} invalid field(s): {shown}", known_id)
     unknown = unknown_keys(obj) or odd_authors
     return Paper(
-        id=data.id,
-        title=data.title or "",
-        abstract=data.abstract or "",
+        id=data.id, title=data.title or "", abstract=data.abstract or "",
         sections=tuple(Section(s.heading or "", s.text or "", s.role, s.number) for s in data.sections),
-        references=tuple(
-            Reference(title=r.title, paper_id=r.paper_id, year=r.year, raw=r.raw, external_ids=_ids(r.external_ids))
-            for r in data.references
-        ),
-        venue=data.venue,
-        year=data.year,
-        domain=data.domain,
-        fields_of_study=tuple(data.fields_of_study),
-        external_ids=_ids(data.external_ids),
-        flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
+        references=tuple(Reference(title=r.title, paper_id=r.paper_id, year=r.year, raw=r.raw,
+                                   external_ids=_ids(r.external_ids)) for r in data.references),
+        venue=data.venue, year=data.year, domain=data.domain, fields_of_study=tuple(data.fields_of_study),
+        external_ids=_ids(data.external_ids), flags=(*data.flags, UNKNOWN_KEYS) if unknown else tuple(data.flags),
         source=data.source or f"{FORMAT}:{loc.file}",
         raw_sections=None if data.raw_sections is None else RawSections(**data.raw_sections.model_dump()),
-        authors=tuple(Author(a.name or "", a.affiliation) for a in data.authors),
-        venue_short=data.venue_short,
-    )
+        authors=tuple(Author(a.name or "", a.affiliation) for a in data.authors), venue_short=data.venue_short)
 
 
 def _authors(obj: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, bool]:
-    """``authors`` as the validator takes them (a list of names or of objects with name parts and affiliations,
-    read by `authors_from_json`), and whether a value of another shape was left out (the paper is then flagged
-    `unknown_keys`, as before authors were read: such a record is never rejected for its authors)."""
+    """``authors`` as the validator takes them (read by `authors_from_json`), and whether a value of another
+    shape was left out (the paper is then flagged `unknown_keys`, never rejected for its authors)."""
     if "authors" not in obj:
         return None, False
     found = authors_from_json(obj["authors"])
@@ -113,12 +97,8 @@ def using_extra_keys(keys: Iterable[str]) -> Iterator[None]:
 
 
 def unknown_keys(obj: dict[str, Any]) -> list[str]:
-    """Keys the schema does not know ("benchmark_id", "sections.0.page"): ignored, and the paper flagged.
-
-    Other tools add their own fields to JSONL; refusing every such record lost
-    whole corpora, so they are kept out of the paper and counted instead —
-    unless declared expected (`using_extra_keys`; "sections.page" covers every section).
-    """
+    """Keys the schema does not know ("benchmark_id", "sections.0.page"): ignored, and the paper flagged unless
+    declared expected (`using_extra_keys`; "sections.page" covers every section). See docs/ingest.md."""
     expected = _EXTRA_KEYS.get()
     return [k for k in _unknown_keys(obj, Paper)
             if k not in expected and ".".join(p for p in k.split(".") if not p.isdigit()) not in expected]

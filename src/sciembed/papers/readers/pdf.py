@@ -1,10 +1,7 @@
-"""PDF files: read by GROBID (``ingest --grobid URL``) or by the offline reader, whichever is in use.
+"""PDF files: read by GROBID (``ingest --grobid URL``) or by the offline reader (the default), whichever is in use.
 
-The reader itself is chosen per run, not per file: `using_pdf_backend` sets it
-for the ingest (or the upload) in a context variable, as `limits.using_limits`
-does for the read limits, so the registry's `read(path, name)` signature stays
-the one every format has. Without one set, the offline reader (`papers/pdf/`)
-with the default limits is used.
+The reader is chosen per run in a context variable (`using_pdf_backend`), so the registry's `read(path, name)`
+stays the signature every format has.
 """
 
 from __future__ import annotations
@@ -41,12 +38,16 @@ def set_default_backend(backend: PdfBackend | None) -> None:
     _DEFAULT[:] = [backend] if backend is not None else []
 
 
+def _offline() -> PdfBackend:
+    from sciembed.papers.pdf.offline import OfflineBackend
+
+    return OfflineBackend()
+
+
 def current() -> PdfBackend:
     backend = _BACKEND.get() or (_DEFAULT[0] if _DEFAULT else None)
     if backend is None:
-        from sciembed.papers.pdf.offline import OfflineBackend
-
-        backend = OfflineBackend()
+        backend = _offline()
         set_default_backend(backend)
     return backend
 
@@ -54,10 +55,7 @@ def current() -> PdfBackend:
 @contextmanager
 def using_pdf_backend(backend: PdfBackend | None) -> Iterator[PdfBackend]:
     """Read PDFs with `backend` (the offline reader when None) inside the block; closed at its end."""
-    if backend is None:
-        from sciembed.papers.pdf.offline import OfflineBackend
-
-        backend = OfflineBackend()
+    backend = _offline() if backend is None else backend
     token = _BACKEND.set(backend)
     try:
         yield backend

@@ -1,8 +1,6 @@
 """What a reader yields: an `Accepted` paper or a `Rejection` saying what, where and why.
 
-Readers never raise on bad input and never skip a record silently: every record
-they read comes out as exactly one of the two, so ingest can prove
-accepted + rejected = read.
+Readers never raise on bad input nor skip a record: each comes out as one of the two (accepted + rejected = read).
 """
 
 from __future__ import annotations
@@ -26,19 +24,14 @@ UNREADABLE_FILE = "unreadable_file"
 
 
 def writable(text: str | None) -> str | None:
-    """`text` with any lone surrogate written as its escape (``\\ud800``), so it encodes as UTF-8.
-
-    JSON allows ``"\\ud800"`` in an id and Linux allows undecodable bytes in a file name;
-    either reaches a rejection, which must still be writable to rejects.jsonl or a reply.
-    """
-    if text is None:
-        return None
+    """`text` with any lone surrogate written as its escape (``\\ud800``), so a rejection quoting a JSON id or
+    an undecodable file name stays writable to rejects.jsonl or a reply."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    except AttributeError:  # not a string: left as it is
-        return text
+    except AttributeError:  # None, or not a string: left as it is
+        pass
     return text
 
 

@@ -1,22 +1,16 @@
 """S2ORC JSON in all its shapes.
 
-- 2019-09-28 release: ``metadata{…}`` + ``grobid_parse`` / ``latex_parse``
-  (every paragraph has ``"section": null``, so header detection applies;
-  where no paragraph is a heading — the release dropped the heading
-  paragraphs, as in the sample — the body is one unnamed section: splitting
-  at guessed points would invent boundaries that section views and the
-  method/conclusion selectors then trust, while windows and chunks work the
-  same on one long section);
-- 2020-07-05 ``pdf_parses``: flat ``abstract`` / ``body_text`` / ``bib_entries``
-  (no title: such records are rejected as missing_title unless merged with
-  the release's metadata record);
+- 2019-09-28 release: ``metadata{…}`` + ``grobid_parse`` / ``latex_parse`` (``"section": null`` everywhere, so
+  header detection applies; where no paragraph is a heading the body is one unnamed section, since guessed
+  splits would invent boundaries that section views then trust);
+- 2020-07-05 ``pdf_parses``: flat ``abstract`` / ``body_text`` / ``bib_entries`` (no title: rejected as
+  missing_title unless merged with the release's metadata record);
 - s2orc-doc2json output: ``title`` + ``pdf_parse{…}`` (``back_matter`` is not body);
-- Semantic Scholar Datasets (2023 on): ``content.text`` + ``content.annotations``,
-  each annotation type a JSON-encoded list of ``{start, end, attributes}`` spans;
+- Semantic Scholar Datasets (2023 on): ``content.text`` + ``content.annotations``, each annotation type a
+  JSON-encoded list of ``{start, end, attributes}`` spans;
 - the 2020 release's ``metadata`` records on their own (title + abstract, no body);
-- peS2o (``id``, ``text``, ``source``, ``created``…): ``text`` is title, abstract and
-  body paragraphs separated by blank lines, with no section names, so header
-  detection finds the headings; ``s2ag`` records are title + abstract only.
+- peS2o (``id``, ``text``, ``source``, ``created``…): ``text`` is title, abstract and body paragraphs separated
+  by blank lines, no section names (header detection finds them); ``s2ag`` records are title + abstract only.
 """
 
 from __future__ import annotations
@@ -36,16 +30,12 @@ from sciembed.papers.readers.records import MISSING_ID, MISSING_TITLE, Loc, Reco
 from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
 
 FORMAT = "s2orc"
-
-
 _RELEASE_BODY_KEYS = ("pdf_parse", "grobid_parse", "latex_parse", "body_text")
 _RELEASE_METADATA_KEYS = ("mag_field_of_study", "outbound_citations", "has_pdf_parse", "s2_url")
 
 
 def matches(obj: dict[str, Any]) -> bool:
-    if isinstance(obj.get("content"), dict) and "annotations" in obj["content"]:
-        return True
-    if _is_pes2o(obj):
+    if (isinstance(obj.get("content"), dict) and "annotations" in obj["content"]) or _is_pes2o(obj):
         return True
     if "abstractText" in obj or "_source_hash" in obj or "paper_id" not in obj:
         return False
@@ -74,16 +64,10 @@ def _parse_pes2o(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
         return Rejection(loc, MISSING_ID, "record has no id")
     paragraphs = [p for p in (clean_inline(x) for x in obj["text"].split("\n\n")) if p]
     title, abstract = [*paragraphs[:2], "", ""][:2]
-    body = paragraphs[2:]
-    return Paper(
-        id=paper_id,
-        title=title,
-        abstract=abstract,
-        sections=sec.sections_from_paragraphs(sec.Paragraph(p) for p in body),
-        year=ids.year(obj.get("created")),
-        external_ids=ids.external_ids(s2=paper_id),
-        source=f"{FORMAT}:{loc.file}",
-    )
+    return Paper(id=paper_id, title=title, abstract=abstract,
+                 sections=sec.sections_from_paragraphs(sec.Paragraph(p) for p in paragraphs[2:]),
+                 year=ids.year(obj.get("created")), external_ids=ids.external_ids(s2=paper_id),
+                 source=f"{FORMAT}:{loc.file}")
 
 
 # ------------------------------------------------------- 2019 / 2020 / doc2json
@@ -116,35 +100,23 @@ def _parse_release(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     abstract = meta.get("abstract")
     if not isinstance(abstract, str) or not abstract.strip():
         abstract = clean_paragraphs(_paragraph_texts(part.get("abstract") or obj.get("abstract")))
-    paragraphs = [
-        sec.Paragraph(p.get("text") or "", p.get("section"), _str_or_none(p.get("sec_num") or p.get("sec_number")))
-        for p in part.get("body_text") or []
-        if isinstance(p, dict)
-    ]
+    paragraphs = [sec.Paragraph(p.get("text") or "", p.get("section"),
+                                _str_or_none(p.get("sec_num") or p.get("sec_number")))
+                  for p in part.get("body_text") or [] if isinstance(p, dict)]
     bib = part.get("bib_entries") or obj.get("bib_entries") or {}
     entries = bib.values() if isinstance(bib, dict) else bib
     doc2json = isinstance(obj.get("header"), dict)  # doc2json names papers after files, not S2 ids
     fields = meta.get("mag_field_of_study") or meta.get("fields_of_study") or meta.get("s2_fields_of_study") or []
     return Paper(
-        id=paper_id,
-        title=meta.get("title") or "",
-        abstract=abstract or "",
+        id=paper_id, title=meta.get("title") or "", abstract=abstract or "",
         sections=sec.sections_from_paragraphs(paragraphs),
         references=tuple(_release_reference(b) for b in dict_items(entries, "bib_entries")),
-        venue=meta.get("venue") or meta.get("journal") or None,
-        authors=authors_from_json(meta.get("authors")) or (),
-        year=ids.year(meta.get("year")),
-        fields_of_study=strings(fields, "fields_of_study"),
-        external_ids=ids.external_ids(
-            doi_=meta.get("doi"),
-            arxiv_=meta.get("arxiv_id"),
-            s2=None if doc2json else paper_id,
-            pmid_=meta.get("pubmed_id"),
-            pmc_=meta.get("pmc_id"),
-            acl=meta.get("acl_id"),
-        ),
-        source=f"{FORMAT}:{loc.file}",
-    )
+        venue=meta.get("venue") or meta.get("journal") or None, authors=authors_from_json(meta.get("authors")) or (),
+        year=ids.year(meta.get("year")), fields_of_study=strings(fields, "fields_of_study"),
+        external_ids=ids.external_ids(doi_=meta.get("doi"), arxiv_=meta.get("arxiv_id"),
+                                      s2=None if doc2json else paper_id, pmid_=meta.get("pubmed_id"),
+                                      pmc_=meta.get("pmc_id"), acl=meta.get("acl_id")),
+        source=f"{FORMAT}:{loc.file}")
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -159,18 +131,11 @@ def _other_id(other: dict[str, Any], *keys: str) -> Any:
 def _release_reference(entry: dict[str, Any]) -> Reference:
     other = entry.get("other_ids") if isinstance(entry.get("other_ids"), dict) else {}
     link = entry.get("link") or entry.get("links")
-    return Reference(
-        title=clean_inline(entry.get("title")) or None,
-        year=ids.year(entry.get("year")),
-        raw=clean_inline(entry.get("raw_text")) or None,
-        external_ids=ids.external_ids(
-            doi_=_other_id(other, "doi"),
-            arxiv_=_other_id(other, "arxiv"),
-            s2=link,
-            pmid_=_other_id(other, "pmid", "pubmed"),
-            pmc_=_other_id(other, "pmcid", "pmc"),
-        ),
-    )
+    return Reference(title=clean_inline(entry.get("title")) or None, year=ids.year(entry.get("year")),
+                     raw=clean_inline(entry.get("raw_text")) or None,
+                     external_ids=ids.external_ids(doi_=_other_id(other, "doi"), arxiv_=_other_id(other, "arxiv"),
+                                                   s2=link, pmid_=_other_id(other, "pmid", "pubmed"),
+                                                   pmc_=_other_id(other, "pmcid", "pmc")))
 
 
 # ------------------------------------------------------ Semantic Scholar Datasets
@@ -183,12 +148,9 @@ def _spans(annotations: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     if raw in (None, ""):
         return []
     spans = json.loads(raw) if isinstance(raw, str) else raw
-    out = []
-    for span in spans or []:
-        start, end = int(span["start"]), int(span["end"])
-        if end > start:
-            out.append({"start": start, "end": end, "attributes": span.get("attributes") or {}})
-    return sorted(out, key=lambda s: (s["start"], s["end"]))
+    out = [{"start": int(s["start"]), "end": int(s["end"]), "attributes": s.get("attributes") or {}}
+           for s in spans or []]
+    return sorted((s for s in out if s["end"] > s["start"]), key=lambda s: (s["start"], s["end"]))
 
 
 def _parse_datasets(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
@@ -224,27 +186,16 @@ def _parse_datasets(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     fields = obj.get("s2fieldsofstudy") or obj.get("fieldsofstudy") or []
     venue = obj.get("venue") or next((cut(s) for s in _spans(annotations, "venue")), None)
     return Paper(
-        id=paper_id,
-        title=obj.get("title") or (cut(titles[0]) if titles else ""),
+        id=paper_id, title=obj.get("title") or (cut(titles[0]) if titles else ""),
         abstract=clean_paragraphs(cut(s) for s in abstract_spans) or obj.get("abstract") or "",
-        sections=sec.sections_from_paragraphs(paragraphs),
-        references=tuple(_datasets_references(annotations, cut)),
-        venue=venue or None,
-        authors=authors_from_json(obj.get("authors")) or (),
-        year=ids.year(obj.get("year")),
-        fields_of_study=tuple(
-            dict.fromkeys(strings([f.get("category") if isinstance(f, dict) else f for f in fields], "s2fieldsofstudy"))
-        ),
-        external_ids=ids.external_ids(
-            doi_=external.get("doi"),
-            arxiv_=external.get("arxiv"),
-            s2=paper_id,
-            pmid_=external.get("pubmed"),
-            pmc_=external.get("pubmedcentral"),
-            acl=external.get("acl"),
-        ),
-        source=f"{FORMAT}:{loc.file}",
-    )
+        sections=sec.sections_from_paragraphs(paragraphs), references=tuple(_datasets_references(annotations, cut)),
+        venue=venue or None, authors=authors_from_json(obj.get("authors")) or (), year=ids.year(obj.get("year")),
+        fields_of_study=tuple(dict.fromkeys(strings([f.get("category") if isinstance(f, dict) else f for f in fields],
+                                                    "s2fieldsofstudy"))),
+        external_ids=ids.external_ids(doi_=external.get("doi"), arxiv_=external.get("arxiv"), s2=paper_id,
+                                      pmid_=external.get("pubmed"), pmc_=external.get("pubmedcentral"),
+                                      acl=external.get("acl")),
+        source=f"{FORMAT}:{loc.file}")
 
 
 def _datasets_references(annotations: dict[str, Any], cut: Any) -> Iterator[Reference]:
@@ -253,14 +204,7 @@ def _datasets_references(annotations: dict[str, Any], cut: Any) -> Iterator[Refe
         attrs = entry["attributes"]
         inside = [t for t in titles if entry["start"] <= t["start"] and t["end"] <= entry["end"]]
         raw = clean_inline(cut(entry))
-        yield Reference(
-            title=clean_inline(cut(inside[0])) if inside else None,
-            year=ids.year(raw),
-            raw=raw or None,
-            external_ids=ids.external_ids(
-                doi_=attrs.get("doi"),
-                arxiv_=attrs.get("arxiv_id") or attrs.get("arxiv"),
-                s2=attrs.get("matched_paper_id"),
-                pmid_=attrs.get("pmid"),
-            ),
-        )
+        yield Reference(title=clean_inline(cut(inside[0])) if inside else None, year=ids.year(raw), raw=raw or None,
+                        external_ids=ids.external_ids(doi_=attrs.get("doi"),
+                                                      arxiv_=attrs.get("arxiv_id") or attrs.get("arxiv"),
+                                                      s2=attrs.get("matched_paper_id"), pmid_=attrs.get("pmid")))

@@ -1,7 +1,6 @@
 """science-parse JSON (PeerRead ``parsed_pdfs``, SciFullBench): ``metadata.sections[{heading, text}]``.
 
-Headings come from a PDF layout model (numbered "2.1 THE PROBLEM …", table
-captions sometimes taken for headings), so `finalize` gets the stricter
+Headings come from a PDF layout model (table captions sometimes among them), so `finalize` gets the stricter
 heading checks. Files carry no paper id: the file name is the id.
 """
 
@@ -42,19 +41,11 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     if given in (None, "") and loc.line not in (None, 1):
         paper_id = f"{paper_id}:{loc.line}"  # JSONL of id-less records: keep ids unique per line
     return Paper(
-        id=paper_id,
-        title=meta.get("title") or "",
-        abstract=meta.get("abstractText") or "",
-        sections=tuple(
-            Section(s.get("heading") or "", s.get("text") or "")
-            for s in meta.get("sections") or []
-            if isinstance(s, dict)
-        ),
+        id=paper_id, title=meta.get("title") or "", abstract=meta.get("abstractText") or "",
+        sections=tuple(Section(s.get("heading") or "", s.get("text") or "")
+                       for s in meta.get("sections") or [] if isinstance(s, dict)),
         references=tuple(_reference(r) for r in dict_items(meta.get("references"), "references")),
-        venue=meta.get("venue") or None,
-        year=ids.year(meta.get("year")),
-        source=f"{FORMAT}:{loc.file}",
-    )
+        venue=meta.get("venue") or None, year=ids.year(meta.get("year")), source=f"{FORMAT}:{loc.file}")
 
 
 def _reference(entry: dict[str, Any]) -> Reference:

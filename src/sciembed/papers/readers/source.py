@@ -1,10 +1,5 @@
-"""Raw input: gz-aware byte streams, JSON lines / documents and safe XML, with located errors.
-
-Everything here turns a broken input into a `Rejection` that names the file,
-the line (or line and column) and what is wrong, instead of raising: a
-malformed JSON line, invalid UTF-8, a gzip stream that ends early, XML that
-does not parse.
-"""
+"""Raw input: gz-aware byte streams, JSON lines / documents and safe XML, with located errors: a broken input
+becomes a `Rejection` naming the file, the line (or line and column) and what is wrong, never an exception."""
 
 from __future__ import annotations
 
@@ -107,9 +102,8 @@ def read_json_document(path: Path, name: str) -> Iterator[tuple[Loc, dict[str, A
         return
     for index, obj in enumerate(document):
         loc = Loc(name, element=f"[{index}]")
-        yield (loc, obj) if isinstance(obj, dict) else Rejection(
-            loc, INVALID_RECORD, f"expected a JSON object, got {type(obj).__name__}"
-        )
+        yield (loc, obj) if isinstance(obj, dict) else Rejection(loc, INVALID_RECORD,
+                                                                 f"expected a JSON object, got {type(obj).__name__}")
 
 
 def read_bytes(path: Path, name: str) -> bytes | Rejection:
@@ -136,9 +130,8 @@ def file_stem(name: str, suffixes: tuple[str, ...]) -> str:
     return stem
 
 
-def parse_each(
-    documents: Iterable[etree._Element], name: str, parse: Callable[[etree._Element, str], Paper]
-) -> Iterator[Record]:
+def parse_each(documents: Iterable[etree._Element], name: str, parse: Callable[[etree._Element, str], Paper]
+               ) -> Iterator[Record]:
     """One record per XML document: the parsed paper, or a rejection naming its element path."""
     for document in documents:
         loc = Loc(name, element=element_path(document))
@@ -171,12 +164,8 @@ def _read_json_document(path: Path, name: str) -> tuple[Loc, Any] | Rejection:
 
 
 def peek_json_objects(path: Path, limit: int = 5, max_bytes: int = 64 << 20) -> tuple[list[dict[str, Any]], bool]:
-    """Up to `limit` objects from the start of a file, and whether it is line-delimited.
-
-    A `.json` file whose first line is a complete object followed by more
-    lines is JSONL; otherwise the file is one (possibly pretty-printed)
-    document. Unreadable starts give ([], False).
-    """
+    """Up to `limit` objects from the start of a file, and whether it is line-delimited (a first line holding a
+    complete object, with more lines after it); otherwise one document. Unreadable starts give ([], False)."""
     objects: list[dict[str, Any]] = []
     lines_seen = 0
     try:
@@ -214,9 +203,8 @@ def peek_json_objects(path: Path, limit: int = 5, max_bytes: int = 64 << 20) -> 
 
 def safe_parser() -> etree.XMLParser:
     """No DTD loading, no entity expansion, no network: JATS files declare external DTDs."""
-    return etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True, remove_pis=True, huge_tree=True
-    )
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True,
+                           remove_pis=True, huge_tree=True)
 
 
 def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
@@ -236,17 +224,10 @@ def parse_xml(path: Path, name: str) -> etree._Element | Rejection:
     return root
 
 
-def read_xml_documents(
-    path: Path,
-    name: str,
-    documents: Callable[[etree._Element], list[etree._Element] | str],
-    parse: Callable[[etree._Element, str], Paper],
-) -> Iterator[Record]:
-    """One record per document of an XML file (JATS articles, TEI documents).
-
-    `documents` picks the document elements under the parsed root, or returns why the root is not one
-    this format reads (one rejection for the file). A file that does not parse is one rejection too.
-    """
+def read_xml_documents(path: Path, name: str, documents: Callable[[etree._Element], list[etree._Element] | str],
+                       parse: Callable[[etree._Element, str], Paper]) -> Iterator[Record]:
+    """One record per document of an XML file (JATS articles, TEI documents); `documents` picks them under the
+    parsed root, or says why the root is not this format's (one rejection for the file, as for a parse error)."""
     root = parse_xml(path, name)
     if isinstance(root, Rejection):
         yield root
@@ -259,13 +240,9 @@ def read_xml_documents(
 
 
 def peek_xml_root(path: Path, chunk: int = 4096, max_bytes: int = 1 << 20, piece: int = 512) -> str | None:
-    """Tag ("{namespace}local") of the root element, read from the file's first bytes only.
-
-    The bytes are read in chunks and fed to a pull parser in smaller pieces until the root's
-    start tag has been seen (a prolog longer than `max_bytes` gives None), so a file is not
-    decompressed twice. The parser builds every element of what it is fed, and a TEI root
-    starts within 200 bytes: a first 512-byte piece costs a fifth of a 4 kB one.
-    """
+    """Tag ("{namespace}local") of the root element, read from the file's first bytes only (None past
+    `max_bytes`): fed to a pull parser in `piece`s, since it builds every element it is fed and a TEI root
+    starts within 200 bytes (a first 512-byte piece costs a fifth of a 4 kB one)."""
     parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True, load_dtd=False)
     try:
         with open_bytes(path) as stream:

@@ -1,21 +1,9 @@
 """GROBID TEI XML: header metadata, flat body ``<div>``s, ``<back>`` as back matter.
 
-GROBID writes every section as a sibling ``<div>`` and keeps the hierarchy
-only in ``head/@n`` ("2", "2.1"); the body is read in document order, nested
-divs (other TEI producers) are flattened the same way. Nothing in ``<back>``
-(acknowledgement, annex, references) becomes body text; its ``biblStruct``s
-become references. The paper id is the file name's stem; the header's DOI is an
-external id when trusted (`id_policy.py`).
-
-The header gives what it has: the venue is the ``monogr`` journal or
-proceedings title, else the meeting name, else the publisher (of
-``publicationStmt`` or the ``monogr`` imprint); the year is the first year in
-the publication dates, else in any ``<date>`` of ``fileDesc``. GROBID never
-writes a field of study. The venue's short name (`papers/venues.py`) comes from
-the file name when it is an ACL Anthology id, else from the title or meeting;
-the authors and their institutions from the header (`xml_authors.py`). GROBID's
-line-end hyphens ("represen- tation") are joined in the abstract and body
-(`papers/dehyphen.py`), real compounds keep theirs ("pre-trained").
+GROBID keeps the section hierarchy only in ``head/@n`` ("2.1"); the body is read in document order, nested
+divs (other producers) flattened. Nothing in ``<back>`` becomes body text; its ``biblStruct``s become
+references. Ids follow `id_policy.py`; line-end hyphens are joined (`papers/dehyphen.py`). Venue: the
+``monogr`` title, else the meeting, else the publisher; year: the publication dates, else any ``fileDesc`` date.
 """
 
 from __future__ import annotations
@@ -70,26 +58,14 @@ def _title(el: etree._Element | None, *levels: str) -> str:
 
 
 def _when(el: etree._Element | None) -> int | None:
-    for date in descendants(el, "date"):
-        found = ids.year(date.get("when") or date.text or "")
-        if found:
-            return found
-    return None
+    return next(filter(None, (ids.year(d.get("when") or d.text or "") for d in descendants(el, "date"))), None)
 
 
 def _venue(monogr: etree._Element | None, publication: etree._Element | None) -> str | None:
     """Journal / proceedings title, else the meeting's name (its address left out), else the publisher."""
-    title = _title(monogr, "j", "m")
-    if title:
-        return title
-    meeting = clean_inline(text_of(child(monogr, "meeting"), ("address",)))
-    if meeting:
-        return meeting
-    for block in (publication, child(monogr, "imprint")):
-        publisher = clean_inline(text_of(child(block, "publisher")))
-        if publisher:
-            return publisher
-    return None
+    publishers = (clean_inline(text_of(child(b, "publisher"))) for b in (publication, child(monogr, "imprint")))
+    return (_title(monogr, "j", "m") or clean_inline(text_of(child(monogr, "meeting"), ("address",)))
+            or next(filter(None, publishers), None))
 
 
 def _paragraphs(div: etree._Element) -> list[str]:
@@ -128,18 +104,12 @@ def parse(root: etree._Element, name: str) -> Paper:
         clean_paragraphs(text_of(p, _SKIP, _BLOCKS) for p in descendants(abstract, "p"))
         or clean_inline(text_of(abstract, _SKIP)), _body_sections(child(text, "body")))
     paper = Paper(
-        id=file_stem(name),
-        title=_title(title_stmt, "a") or _title(source_desc, "a"),
-        abstract=abstract_text,
-        sections=sections,
-        references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
-        venue=venue,
-        venue_short=short_venue([venue, meeting], [file_stem(name)]),
-        authors=tei_authors(source_desc),
+        id=file_stem(name), title=_title(title_stmt, "a") or _title(source_desc, "a"), abstract=abstract_text,
+        sections=sections, references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
+        venue=venue, venue_short=short_venue([venue, meeting], [file_stem(name)]), authors=tei_authors(source_desc),
         year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr)
         or _when(child(header, "fileDesc")),
-        source=f"{FORMAT}:{name}",
-    )
+        source=f"{FORMAT}:{name}")
     header_ids = ids.external_ids(doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"),
                                   pmc_=found.get("pmcid"))
     return id_policy.with_source_ids(paper, name, header_ids)
@@ -149,22 +119,15 @@ def _reference(bibl: etree._Element) -> Reference:
     found = ids_by_type(descendants(bibl, "idno"), "type")
     analytic, monogr, raw = _bibl_parts(bibl)
     title = _title(analytic, "a") if analytic is not None else ""
-    return Reference(
-        title=title or _title(monogr, "m", "j") or None,
-        year=_when(monogr),
-        raw=clean_inline(text_of(raw)) or None,
-        external_ids=ids.external_ids(
-            doi_=found.get("doi"), arxiv_=found.get("arxiv"), pmid_=found.get("pmid"), pmc_=found.get("pmcid")
-        ),
-    )
+    return Reference(title=title or _title(monogr, "m", "j") or None, year=_when(monogr),
+                     raw=clean_inline(text_of(raw)) or None,
+                     external_ids=ids.external_ids(doi_=found.get("doi"), arxiv_=found.get("arxiv"),
+                                                   pmid_=found.get("pmid"), pmc_=found.get("pmcid")))
 
 
 def _bibl_parts(bibl: etree._Element) -> tuple[etree._Element | None, ...]:
-    """The first ``analytic``, ``monogr`` and raw-reference ``note`` children of a ``biblStruct``.
-
-    One pass over its few children: three `iterchildren` lookups cost more than the
-    rest of the reference (a paper has ~30 of them).
-    """
+    """The first ``analytic``, ``monogr`` and raw-reference ``note`` children of a ``biblStruct``, in one pass
+    (three `iterchildren` lookups cost more than the rest of the reference)."""
     analytic = monogr = raw = None
     for part in bibl:
         name = local(part)

@@ -1,9 +1,7 @@
 """unarXive JSONL (S2ORC-like records built from arXiv LaTeX sources).
 
-Body paragraphs and section titles carry placeholders — ``{{formula:uuid}}``,
-``{{cite:sha1}}``, ``{{figure:uuid}}``, ``{{table:uuid}}`` — which are stripped
-into clean text; the citations they stood for survive as the paper's
-references (``bib_entries`` with OpenAlex / DOI / arXiv / PMID ids).
+The ``{{formula|cite|figure|table:…}}`` placeholders in paragraphs and titles are stripped; the citations
+survive as references (``bib_entries`` with OpenAlex / DOI / arXiv / PMID ids).
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from sciembed.papers.roles import role_of
 from sciembed.papers.text_cleaning import clean_inline
 
 FORMAT = "unarxive"
-
 _CITE_GROUP = re.compile(r"(?:\{\{cite:[^{}]*\}\}\s*[,;]?\s*)+")
 _PLACEHOLDER = re.compile(r"\{\{(?:formula|figure|table|cite)(?::[^{}]*)?\}\}")
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([,.;:!?)\]])")
@@ -98,32 +95,19 @@ def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     entries = bib.values() if isinstance(bib, dict) else bib
     body = [p for p in obj.get("body_text") or [] if isinstance(p, dict)]
     return Paper(
-        id=paper_id,
-        title=meta.get("title") or obj.get("title") or "",
-        abstract=abstract_text or meta.get("abstract") or "",
-        sections=sec.sections_from_paragraphs(_numbered(body)),
-        references=tuple(_reference(b) for b in dict_items(entries, "bib_entries")),
-        venue="arXiv",
-        year=_year(obj, meta, paper_id),
-        domain=discipline,
+        id=paper_id, title=meta.get("title") or obj.get("title") or "",
+        abstract=abstract_text or meta.get("abstract") or "", sections=sec.sections_from_paragraphs(_numbered(body)),
+        references=tuple(_reference(b) for b in dict_items(entries, "bib_entries")), venue="arXiv",
+        year=_year(obj, meta, paper_id), domain=discipline,
         fields_of_study=tuple(dict.fromkeys(f for f in (discipline, *categories) if f)),
         external_ids=ids.external_ids(doi_=meta.get("doi"), arxiv_=meta.get("id") or paper_id),
-        source=f"{FORMAT}:{loc.file}",
-    )
+        source=f"{FORMAT}:{loc.file}")
 
 
 def _reference(entry: dict[str, Any]) -> Reference:
     found = entry.get("ids") if isinstance(entry.get("ids"), dict) else {}
     raw = clean_inline(strip_placeholders(entry.get("bib_entry_raw") or ""))
     contained = [c.get("id") if isinstance(c, dict) else c for c in entry.get("contained_arXiv_ids") or []]
-    return Reference(
-        raw=raw or None,
-        year=ids.year(raw),
-        external_ids=ids.external_ids(
-            doi_=found.get("doi"),
-            arxiv_=found.get("arxiv_id") or (contained[0] if contained else None),
-            pmid_=found.get("pubmed_id"),
-            pmc_=found.get("pmc_id"),
-            openalex_=found.get("open_alex_id"),
-        ),
-    )
+    return Reference(raw=raw or None, year=ids.year(raw), external_ids=ids.external_ids(
+        doi_=found.get("doi"), arxiv_=found.get("arxiv_id") or (contained[0] if contained else None),
+        pmid_=found.get("pubmed_id"), pmc_=found.get("pmc_id"), openalex_=found.get("open_alex_id")))

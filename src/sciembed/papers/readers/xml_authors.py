@@ -1,12 +1,8 @@
 """Authors and affiliations from the XML headers: GROBID TEI ``analytic/author``, JATS ``contrib-group``.
 
-TEI: each ``<author>`` of the header's ``biblStruct/analytic`` with a
-``persName`` (forenames, then surname); its affiliations are the
-``orgName type="institution"`` of each ``<affiliation>`` (the first
-``orgName`` where none is typed institution). JATS: each ``contrib`` of type
-author (``name``: given names, surname; or a ``collab``), its affiliations the
-``aff`` elements its ``xref ref-type="aff"`` point to, or ``aff``s inside it:
-their ``institution`` elements, else their text without the label.
+TEI affiliations are each ``<affiliation>``'s ``orgName type="institution"`` (else its first ``orgName``); JATS
+ones the ``aff``s a contrib's ``xref ref-type="aff"`` point to or that lie inside it (their ``institution``s,
+else their text without the label).
 """
 
 from __future__ import annotations

@@ -40,12 +40,8 @@ def find_path(el: etree._Element | None, *names: str) -> etree._Element | None:
 
 
 def text_of(el: etree._Element | None, skip: tuple[str, ...] = (), blocks: tuple[str, ...] = ()) -> str:
-    """All text under `el`, leaving out subtrees named in `skip` (their tails are kept).
-
-    Elements named in `blocks` are separated by a space so that list items or
-    table cells do not run together; inline markup (italic, sub, xref) joins
-    without one, as printed.
-    """
+    """All text under `el`, leaving out subtrees named in `skip` (their tails are kept); elements named in
+    `blocks` are set apart by spaces (list items, cells), inline markup joins without one, as printed."""
     if el is None:
         return ""
     if not len(el):  # no child element, comment or entity: the text is all there is
@@ -106,6 +102,6 @@ def ids_by_type(elements: Iterable[etree._Element], type_attr: str) -> dict[str,
     found: dict[str, str] = {}
     for el in elements:
         kind = (el.get(type_attr) or "").lower()
-        if kind and el.text and kind not in found:
-            found[kind] = el.text.strip()
+        if kind and el.text:
+            found.setdefault(kind, el.text.strip())
     return found

@@ -1,10 +1,7 @@
-"""SciTLDR as a corpus plus summaries: an importer (reads SciTLDR's JSONL, writes sciembed files).
+"""SciTLDR as a TA-only corpus plus ``summaries.jsonl``: an importer (docs/recipes/semcse.md).
 
-``import_scitldr(train.jsonl, OUT)`` writes an ingested corpus directory — ``papers.parquet``
-(title + abstract, TA-only papers) and ``manifest.json`` — and ``OUT/summaries.jsonl`` with every
-TLDR as a summary: SciTLDR's first target is the author-written TLDR (``scitldr:author``), the
-others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader
-(`sciembed.papers.scitldr`) is the one the real-text BEIR benchmark uses, so both see the same records.
+The first TLDR is the author's (``scitldr:author``), the others come from peer reviews (``scitldr:reviewer``);
+the reader is the real-text BEIR benchmark's, so both see the same records.
 """
 
 from __future__ import annotations

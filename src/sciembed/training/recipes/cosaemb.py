@@ -169,10 +169,11 @@ def build(config: CosaembConfig, prepared: Prepared, corpus: str | Path | Corpus
     from datasets import Dataset
 
     from sciembed.models.card import ModelCard
+    from sciembed.training.collator import TripletCollator
     from sciembed.training.losses.graded_triplet import GradedTripletLoss
     from sciembed.training.model import build_model
+    from sciembed.training.sampler import InOrderBatchSampler
     from sciembed.training.special_tokens import register_special_tokens
-    from sciembed.training.triplet_batches import InOrderBatchSampler, TripletCollator
 
     model = build_model(config.model, pooling=config.model.pooling)
     register_special_tokens(model, SPECIAL_TOKENS, config.model.base or "minilm")

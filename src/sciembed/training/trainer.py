@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sciembed.errors import SciembedInputError
 from sciembed.training.config import TrainConfig, TrainingConfig
-from sciembed.training.rundir import RunDir
+from sciembed.training.rundir import RunDir, is_main_process
 
 if TYPE_CHECKING:
     import torch
@@ -277,8 +277,7 @@ def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunD
     lines = batch_lines(config.training.batch_size, world_size(), parts.loss, hard_negatives)
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
-    rank0 = int(os.environ.get("RANK", "0")) == 0
-    if say is not None and rank0:
+    if say is not None and is_main_process():
         for line in lines:
             say(line)
     parts.summary["max_seq_length"] = token_budgets(parts.model)
@@ -287,7 +286,7 @@ def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunD
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
     # only rank 0 writes recipe.json (and saves the model its card describes): other ranks must not read it
-    record = run.read_recipe() if rank0 else {}
+    record = run.read_recipe() if is_main_process() else {}
 
     def readme_section() -> str:
         history = trainer.state.log_history if trainer is not None else []

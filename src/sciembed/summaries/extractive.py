@@ -71,5 +71,4 @@ def pseudo_summary(paper: Paper, stem: int = 0, sample: int = 0) -> Summary | No
         return None
     if text == sentences[first].rstrip(" .;:"):
         text = f"{rng.choice(_FRAMES)} {text[:1].lower()}{text[1:]}"
-    return Summary(paper.id, f"{text[:1].upper()}{text[1:]}.", EXTRACTIVE_SOURCE,
-                   {"stem": stem, "sample": sample})
+    return Summary(paper.id, f"{text[:1].upper()}{text[1:]}.", EXTRACTIVE_SOURCE, {"stem": stem, "sample": sample})

@@ -75,8 +75,7 @@ def generate_llm_summaries(papers: Sequence[Paper], client: LLMClient, sampling:
     plan = continuation_requests(papers, stems, samples)
     counts = GenerationCounts(papers=len(papers), requests=len(plan),
                               papers_without_abstract=sum(not (p.abstract or "").strip() for p in papers))
-    requests = [LLMRequest({"title": p.title, "abstract": p.abstract, "stem": stems[s]}, sample=k)
-                for p, s, k in plan]
+    requests = [LLMRequest({"title": p.title, "abstract": p.abstract, "stem": stems[s]}, sample=k) for p, s, k in plan]
     replies = client.complete(template, requests, sampling, description="summaries")
     source = f"llm:{client.config.model}"
     summaries = []

@@ -127,38 +127,21 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: 
     t = config.training
     precision = resolve_precision(t.precision)
     kwargs: dict[str, Any] = dict(
-        output_dir=str(run.checkpoints),
-        num_train_epochs=1,  # the plan already spans every recipe epoch
-        max_steps=t.max_steps or -1,
-        per_device_train_batch_size=t.batch_size,
-        learning_rate=t.learning_rate,
-        weight_decay=t.weight_decay,
-        warmup_ratio=t.warmup_ratio,
-        lr_scheduler_type=t.lr_scheduler,
-        max_grad_norm=t.max_grad_norm,
-        seed=config.seed,
-        data_seed=config.seed,
-        bf16=precision == "bf16",
-        fp16=precision == "fp16",
-        logging_steps=t.log_every_steps,
-        logging_first_step=True,
-        save_strategy="steps",
-        save_steps=config.checkpoint.every_steps,
-        save_total_limit=config.checkpoint.keep,
-        eval_strategy="steps" if evaluate else "no",
-        eval_steps=config.validation.every_steps if evaluate else None,
+        output_dir=str(run.checkpoints), num_train_epochs=1,  # the plan already spans every recipe epoch
+        max_steps=t.max_steps or -1, per_device_train_batch_size=t.batch_size, learning_rate=t.learning_rate,
+        weight_decay=t.weight_decay, warmup_ratio=t.warmup_ratio, lr_scheduler_type=t.lr_scheduler,
+        max_grad_norm=t.max_grad_norm, seed=config.seed, data_seed=config.seed, bf16=precision == "bf16",
+        fp16=precision == "fp16", logging_steps=t.log_every_steps, logging_first_step=True, save_strategy="steps",
+        save_steps=config.checkpoint.every_steps, save_total_limit=config.checkpoint.keep,
+        eval_strategy="steps" if evaluate else "no", eval_steps=config.validation.every_steps if evaluate else None,
         gradient_checkpointing=t.gradient_checkpointing,
         gradient_checkpointing_kwargs={"use_reentrant": False} if t.gradient_checkpointing else None,
-        dataloader_num_workers=t.dataloader_workers,
-        dataloader_drop_last=False,
+        dataloader_num_workers=t.dataloader_workers, dataloader_drop_last=False,
         # a planned batch is the global batch: each of N processes takes its 1/N (per_process_batch)
-        accelerator_config={"split_batches": True},
-        dataloader_pin_memory=torch.cuda.is_available(),
+        accelerator_config={"split_batches": True}, dataloader_pin_memory=torch.cuda.is_available(),
         # CPU-only hosts: lets `torchrun --nproc_per_node N` run multi-process (gloo) DDP, as on GPUs
         use_cpu=not torch.cuda.is_available() and not torch.backends.mps.is_available(),
-        disable_tqdm=True,
-        report_to="none",
-    )
+        disable_tqdm=True, report_to="none")
     return SentenceTransformerTrainingArguments(**(kwargs | (extra or {})))
 
 
@@ -301,16 +284,11 @@ def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunD
     if evaluate:
         extra_callbacks.append(BestModelCallback(parts.model, parts.evaluator, run.best_model, save, parts.summary))
     trainer = _trainer_class()(
-        model=parts.model,
-        args=args,
-        train_dataset=parts.dataset,
-        loss=parts.loss,
-        evaluator=parts.evaluator if evaluate else None,
-        data_collator=parts.collator,
+        model=parts.model, args=args, train_dataset=parts.dataset, loss=parts.loss,
+        evaluator=parts.evaluator if evaluate else None, data_collator=parts.collator,
         batch_sampler_factory=parts.batch_sampler,
         callbacks=[RichProgressCallback(examples_per_step, f"train {recipe}"),
-                   CurvesCallback(run.curves, parts.epoch_of_step), *parts.callbacks, *extra_callbacks, *callbacks],
-    )
+                   CurvesCallback(run.curves, parts.epoch_of_step), *parts.callbacks, *extra_callbacks, *callbacks])
     trainer.remove_callback(PrinterCallback)
     trainer.remove_callback(ProgressCallback)
     examples = len(parts.dataset) if hasattr(parts.dataset, "__len__") else None
@@ -340,25 +318,14 @@ def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunD
         write_curves(state.log_history, run.curves, parts.epoch_of_step)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]
-        run.write_json(
-            run.summary_path,
-            {
-                "recipe": recipe,
-                "completed": state.global_step >= state.max_steps,
-                "global_step": state.global_step,
-                "max_steps": state.max_steps,
-                "resumed_from_step": start_step,
-                "session_seconds": round(seconds, 2),
-                "processes": trainer.args.world_size,
-                "session_examples_per_second": round((state.global_step - start_step) * examples_per_step
-                                                     / max(seconds, 1e-9), 2),
-                "final_logged_loss": losses[-1] if losses else None,
-                "train_loss_mean": output.training_loss if output is not None else None,
-                "last_validation": evals[-1] if evals else None,
-                "precision": resolve_precision(config.training.precision),
-                "device": str(parts.model.device),
-                **parts.summary,
-                **exported,
-            },
-        )
+        speed = (state.global_step - start_step) * examples_per_step / max(seconds, 1e-9)
+        run.write_json(run.summary_path, {
+            "recipe": recipe, "completed": state.global_step >= state.max_steps, "global_step": state.global_step,
+            "max_steps": state.max_steps, "resumed_from_step": start_step, "session_seconds": round(seconds, 2),
+            "processes": trainer.args.world_size, "session_examples_per_second": round(speed, 2),
+            "final_logged_loss": losses[-1] if losses else None,
+            "train_loss_mean": output.training_loss if output is not None else None,
+            "last_validation": evals[-1] if evals else None,
+            "precision": resolve_precision(config.training.precision), "device": str(parts.model.device),
+            **parts.summary, **exported})
     return run.model

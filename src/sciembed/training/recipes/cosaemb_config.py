@@ -14,7 +14,6 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from sciembed.training.config import ModelConfig, TrainConfig, TrainingConfig, _Strict
 
 TripletKind = Literal["local", "global", "inter"]
-KINDS: tuple[str, ...] = ("inter", "global", "local")  # the label id of a triplet is its position here
 
 
 class CosaembModelConfig(ModelConfig):

@@ -151,15 +151,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         (Path(model_dir) / TRAINING_PAPERS_FILE).write_text("".join(f"{i}\n" for i in training_ids + held_ids),
                                                             encoding="utf-8")
 
-    return RecipeParts(
-        model=model,
-        dataset=Dataset.from_dict(plan.columns()),
-        collator=SummaryCollator(preprocess_fn=model.preprocess, texts=SummaryTexts(prepared.data)),
-        batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
-        loss=loss,
-        epoch_of_step=epoch_of_step(plan),
-        evaluator=evaluator,
-        summary=summary,
-        callbacks=callbacks,
-        after_save=after_save,
-    )
+    return RecipeParts(model=model, dataset=Dataset.from_dict(plan.columns()),
+                       collator=SummaryCollator(preprocess_fn=model.preprocess, texts=SummaryTexts(prepared.data)),
+                       batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
+                       loss=loss, epoch_of_step=epoch_of_step(plan), evaluator=evaluator, summary=summary,
+                       callbacks=callbacks, after_save=after_save)

@@ -31,12 +31,9 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
     n_summaries = write_summaries(summaries, out / SUMMARIES_FILE)
     per_paper = [sum(1 for t in p.tldrs if t.strip()) for p in read.papers]
     return write_manifest(out, "ingested", {
-        "synthetic": False,
-        "inputs": [str(Path(source).resolve())],
-        "format": "scitldr",
+        "synthetic": False, "inputs": [str(Path(source).resolve())], "format": "scitldr",
         "counts": {"read": read.read, "accepted": len(papers), "rejected": sum(read.rejected.values())},
-        "rejected_by_reason": dict(read.rejected),
-        "reject_examples": read.examples,
+        "rejected_by_reason": dict(read.rejected), "reject_examples": read.examples,
         "summaries": {"file": SUMMARIES_FILE, "written": n_summaries,
                       "papers_by_tldr_count": {str(k): per_paper.count(k) for k in sorted(set(per_paper))}},
         "license": "SciTLDR, Apache-2.0 (Cachola et al., 2020)",

@@ -145,19 +145,15 @@ def import_semcse_release(source: str | Path, out: str | Path, abstracts: str | 
     write_parquet(papers, out / PAPERS_FILE)
     written = write_summaries(summaries, out / SUMMARIES_FILE)
     manifest = {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "ingested",
-        "synthetic": False,
+        "schema_version": SCHEMA_VERSION, "kind": "ingested", "synthetic": False,
         "inputs": [str(source.resolve())] + ([str(Path(abstracts).resolve())] if abstracts else []),
         "format": "semcse-release",
         "counts": {"read": len(entries), "accepted": len(papers), "rejected": sum(rejected_papers.values())},
-        "rejected_by_reason": dict(rejected_papers),
-        "reject_examples": examples,
+        "rejected_by_reason": dict(rejected_papers), "reject_examples": examples,
         "papers_without_abstract": without_abstract,
         "summaries": {"file": SUMMARIES_FILE, "read": summaries_read, "written": written,
                       "rejected": sum(rejected_summaries.values()),
                       "rejected_by_reason": dict(rejected_summaries), "by_prompt": dict(sorted(by_prompt.items()))},
-        "provenance": "LLM summaries released by the SemCSE authors (Brinner & Zarrieß)",
-    }
+        "provenance": "LLM summaries released by the SemCSE authors (Brinner & Zarrieß)"}
     write_text_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -95,9 +95,8 @@ class ValidationConfig(_Strict):
     max_queries: int | None = Field(3000, gt=0)
     max_candidates: int | None = Field(30000, gt=0)
     sample_seed: int = 0
-    # token budget of the validation body windows (0.7 × it words); null: the training budget
-    # (model.max_seq_length), never the saved model's inference budget — S2Full's ModernBERT windows are
-    # 716 words (0.7 × 1,024), not 5,734 (0.7 × 8,192) (issue 32, item 1)
+    # token budget of the validation body windows (0.7 × it words); null: the training budget, never the saved
+    # model's inference budget (S2Full's ModernBERT windows are 716 words, not 5,734: issue 32, item 1)
     window_tokens: int | None = Field(None, gt=0)
 
 

@@ -1,8 +1,7 @@
 """`sciembed study s2full`: the S2Full paper's central experiment in one command.
 
 The four sampling strategies are trained from one window config with the same data, steps and seed, and
-evaluated next to the base encoder, SPECTER2 (when available) and BM25; the report has the paper's Tables 4–6
-shape, paired significance against ta_ta and the per-domain figure (`study_report`).
+evaluated next to the base encoder, SPECTER2 (when available) and BM25 (`study_report`).
 
 A study config is YAML::
 

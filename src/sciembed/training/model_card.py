@@ -31,9 +31,7 @@ def base_model_id(base: str | None) -> str | None:
 
     if base in (None, "minilm"):
         return DEFAULT_HUB_ID
-    if Path(base).expanduser().exists():
-        return None
-    return base
+    return None if Path(base).expanduser().exists() else base
 
 
 def base_label(base: str | None) -> str:

@@ -1,12 +1,9 @@
-"""SciJEPA's predictive loss: the online context embedding, through a residual predictor, predicts
-the EMA target encoder's embedding of the target view; SIGReg keeps the context embeddings from
-collapsing.
+"""SciJEPA's predictive loss: the online context embedding, through a residual predictor, predicts the EMA
+target encoder's embedding of the target view; SIGReg keeps the context embeddings from collapsing.
 
     loss = mean_i [1 − cos(ẑ_i, stopgrad(f_ξ(target_i)))] + λ · SIGReg(f_θ(context))
 
-The target encoder f_ξ is never trained by gradients (``requires_grad`` off, run under
-``no_grad``); `sciembed.training.ema.EMACallback` moves it towards the online encoder after every
-optimizer step.
+f_ξ gets no gradients; `sciembed.training.ema.EMACallback` moves it after every optimizer step.
 """
 
 from __future__ import annotations

@@ -235,9 +235,8 @@ def readable(root: Path) -> None:
     from sciembed.ioutil.atomic import _UMASK
 
     for path in [root, *root.rglob("*")]:
-        if path.is_symlink():
-            continue
-        path.chmod((0o777 if path.is_dir() else 0o666) & ~_UMASK)
+        if not path.is_symlink():
+            path.chmod((0o777 if path.is_dir() else 0o666) & ~_UMASK)
 
 
 def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunDir, checkpoint: Path | None,

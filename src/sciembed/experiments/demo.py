@@ -1,12 +1,7 @@
 """The main job on real papers: ingest → stats → build → evaluate (base encoder, BM25) → train → evaluate.
 
-`make demo` reads the real ACL/EMNLP GROBID TEI corpus in ``shared/data/acl-grobid`` (3,589 papers;
-`papers` takes a seeded slice), builds the citation corpus with the funnel stages GROBID's metadata
-allows, evaluates the offline MiniLM and BM25 on the test split (every linked test paper a query),
-trains the S2Full window recipe on the train split, evaluates it at the same token budget, and
-prints the table with a paired t-test of the trained model against the base in every column.
-`synthetic` swaps in the seeded synthetic corpus (tests, scale checks). Each stage calls the same
-Python API its CLI command uses, so the demo is also a map of the pipeline.
+Each stage calls the Python API its CLI command uses, so the demo is also a map of the pipeline; `synthetic`
+swaps in the seeded synthetic corpus (tests, scale checks). See docs/demo.md.
 """
 
 from __future__ import annotations
@@ -29,10 +24,7 @@ DEMO_TRAIN_CONFIG = packaged_config("window-demo.yaml")  # package data, found w
 # the shared data next to the repository, relative to where sciembed runs (the repository root), as in a suite
 SHARED_DATA = Path(os.environ.get("SCIEMBED_SHARED_DATA") or "../shared/data")
 ACL_TEI = SHARED_DATA / "acl-grobid" / "tei"
-# Real text for the optional check that citation training does not cost general scientific semantics.
-SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"
-
-
+SCITLDR_DEV = SHARED_DATA / "scitldr" / "dev.jsonl"  # real text: does citation training cost general semantics?
 RUN_DEPTH = 100  # TREC run files of each model's top 100
 
 
@@ -105,13 +97,8 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    paths = {
-        "ingested": out / "ingested",
-        "corpus": out / "corpus",
-        "eval": out / "eval",
-        "model": out / "window-model",
-        "cache": out / "embedding-cache",
-    }
+    paths = {"ingested": out / "ingested", "corpus": out / "corpus", "eval": out / "eval",
+             "model": out / "window-model", "cache": out / "embedding-cache"}
     timings: dict[str, float] = {}
 
     def stage(name: str):
@@ -145,7 +132,9 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
         for step in built.report.stages:
             say(f"  {step.name:<42} papers {step.papers:>6}  pairs {step.pairs:>6}")
     with stage("base encoder's budget"):
-        budget = config.eval_max_seq_length or _load(config.base_model, paths["cache"]).max_seq_length
+        from sciembed.models import load_encoder
+
+        budget = config.eval_max_seq_length or load_encoder(config.base_model, cache_dir=paths["cache"]).max_seq_length
     base_name = f"{config.base_model or 'minilm'} (base, {budget} tokens)"
     models: list[dict[str, Any]] = [{"name": base_name, "model": config.base_model or "minilm",
                                      "max_seq_length": budget}]
@@ -238,11 +227,7 @@ def real_text_lines(real_text: dict[str, dict[str, float]]) -> list[str]:
     return lines
 
 
-def _load(model: str | None, cache: Path, max_seq_length: int | None = None):
-    """Every model of the demo reads the same token budget (the base's own unless configured)."""
-    from sciembed.models import load_encoder
 
-    return load_encoder(model, cache_dir=cache, max_seq_length=max_seq_length)
 
 
 def _window_config(config: DemoConfig):

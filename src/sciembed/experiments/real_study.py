@@ -1,32 +1,9 @@
 """`sciembed study real`: every recipe trained and evaluated on real full-text papers, from raw TEI.
 
-One command reproduces the real-text comparison from nothing: ingest GROBID TEI (the ACL/EMNLP
-corpus in ``shared/data/acl-grobid`` by default), build the citation corpus with the funnel stages
-the metadata allows, train every arm of the study config, and evaluate the base encoder, BM25 and
-every arm through ``eval suite`` (one suite, written as ``<out>/suite.yaml``, run by the suite's
-executor and reported by its writer under ``<out>/eval``): the config's benchmarks (the test split's
-citation scenarios, every linked test paper a query; SciTLDR dev), every dense model read the way it
-is used (the study's token budget and body windows, no training prefixes), with paired tests of every
-model against the base and of each paper's central ablation against its arm.
-
-Every stage is resumable: the ingest, the build and a trained arm are reused when present, and the
-suite reuses every evaluated (model, benchmark) cell, so a re-run after a stop only does what is left.
-
-A study config is YAML (``configs/study-real.yaml``); data paths are relative to where sciembed runs,
-arm configs to the study config, and ``{out}`` in a benchmark path is the study's ``--out``::
-
-    source: ../shared/data/acl-grobid/tei
-    build: {test_size: 0.15, val_size: 0.1, seed: 0}
-    max_seq_length: 256
-    suite:
-      significance_metric: ndcg@10
-      benchmarks:
-        - {name: acl, kind: citation, path: "{out}/corpus", query_mode: linked, geometry: true}
-        - {name: scitldr, kind: scitldr, path: ../shared/data/scitldr/dev.jsonl}
-    arms:
-      window: {recipe: window, config: window-acl.yaml}
-      window_ta_ta: {recipe: window, config: window-acl.yaml, overrides: {data.strategy: ta_ta},
-                     ablation_of: window}
+Ingest, build, train every arm and evaluate base, BM25 and every arm through one ``eval suite``; every stage
+is resumable (docs/real-study.md). A study config is YAML (``configs/study-real.yaml``); data paths are
+relative to where sciembed runs, arm configs to the study config, and ``{out}`` in a benchmark path is the
+study's ``--out``.
 """
 
 from __future__ import annotations
@@ -144,12 +121,8 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
     _ingest(config, paths, say)
     _build(config, paths, say)
     train_configs = {name: _with_summaries(cfg, paths, say) for name, cfg in train_configs.items()}
-    models = {}
-    for name, arm in arms.items():
-        if arm.interpolate_of is not None:
-            models[name] = _interpolated(name, arm, config, paths, say)
-        else:
-            models[name] = _trained(name, arm, train_configs[name], paths, say)
+    models = {name: _interpolated(name, arm, config, paths, say) if arm.interpolate_of is not None
+              else _trained(name, arm, train_configs[name], paths, say) for name, arm in arms.items()}
     return evaluate_study(config, paths, models, say)
 
 
@@ -195,9 +168,8 @@ def _arm_config(arm: ArmSpec):
 
 
 def _with_summaries(train_config: Any, paths: StudyPaths, say: Callable[[str], None]) -> Any:
-    """A SemCSE arm without a summaries file trains on offline extractive pseudo-summaries of the train
-    split (seeded abstract-sentence rewrites, `sciembed summaries generate` without an LLM — NOT LLM
-    summaries), made once for the study."""
+    """A SemCSE arm without a summaries file trains on offline extractive pseudo-summaries of the train split
+    (`sciembed summaries generate` without an LLM — NOT LLM summaries), made once for the study."""
     if train_config.recipe != "semcse" or train_config.data.summaries is not None:
         return train_config
     if not paths.summaries.is_file():
@@ -244,8 +216,7 @@ def _build(config: RealStudyConfig, paths: StudyPaths, say: Callable[[str], None
 
 def _trained(name: str, arm: ArmSpec, train_config: Any, paths: StudyPaths, say: Callable[[str], None]) -> Path:
     run_dir = paths.runs / name
-    summary = run_dir / "summary.json"
-    if summary.is_file() and (run_dir / "model" / "modules.json").is_file():
+    if (run_dir / "summary.json").is_file() and (run_dir / "model" / "modules.json").is_file():
         return run_dir / "model"
     from sciembed.training.api import train
     from sciembed.training.rundir import RunDir

@@ -1,12 +1,7 @@
 """`sciembed study s2full`: the S2Full paper's central experiment in one command.
 
-Four sampling strategies (both_random, ta_ta, anchor_random_pos_ta, no_ta_ta)
-are trained from one window config with the same data, steps and seed; each
-arm is evaluated next to the base encoder, SPECTER2 (when the `adapters` extra
-and the model are available) and BM25 on TA→TA, Body→TA and Body→Body in both
-body modes; one report holds the paper's Tables 4–6 shape (strategies ×
-scenarios for windowed and full-section bodies, and the batch composition),
-paired significance against ta_ta, and the per-domain figure.
+The four sampling strategies are trained from one window config with the same data, steps and seed, and
+evaluated next to the base encoder, SPECTER2 (when available) and BM25 (`study_report`).
 
 A study config is YAML::
 
@@ -18,10 +13,8 @@ A study config is YAML::
     baselines: [base, specter2, bm25]
     evaluation: {split: test, queries: anchors, window_tokens: null}   # null: the training budget
 
-A plain window config works as well (the four strategies are the arms). The
-study is resumable: an arm whose run directory holds a completed model is not
-trained again, an interrupted arm resumes from its last checkpoint, and
-embeddings are cached, so a re-run only evaluates.
+A plain window config works as well (the four strategies are the arms). A re-run reuses completed arms, resumes
+an interrupted one from its last checkpoint, and reads cached embeddings.
 """
 
 from __future__ import annotations
@@ -101,12 +94,9 @@ class StudyPlan:
 
 def load_study(path: Path | None, sets: dict[str, Any] | None = None) -> StudyPlan:
     """Read a study config (or a plain window config), build every arm, and check they differ only by strategy."""
-    raw: dict[str, Any] = {}
-    source = "defaults"
-    if path is not None:
-        path = Path(path)
-        source = str(path)
-        raw = read_yaml_mapping(path, StudyError, "study config")
+    path = None if path is None else Path(path)
+    source = "defaults" if path is None else str(path)
+    raw = {} if path is None else read_yaml_mapping(path, StudyError, "study config")
     if "recipe" in raw:  # a plain window config: every arm shares it
         raw = {"train": raw}
     config = validate_model(StudyConfig, raw, source, StudyError, "problem(s) in study config")
@@ -178,9 +168,7 @@ class StudyResult:
 
 def _arm_done(run_dir: Path) -> bool:
     summary = run_dir / "summary.json"
-    if not summary.exists() or not (run_dir / "model").is_dir():
-        return False
-    return bool(json.loads(summary.read_text()).get("completed"))
+    return summary.exists() and (run_dir / "model").is_dir() and bool(json.loads(summary.read_text()).get("completed"))
 
 
 def _check_reuse(run_dir: Path, arm: Arm, corpus: Path) -> None:
@@ -192,14 +180,8 @@ def _check_reuse(run_dir: Path, arm: Arm, corpus: Path) -> None:
                          "use another --out or remove that directory")
 
 
-def run_study(
-    plan: StudyPlan,
-    corpus: Path,
-    out: Path,
-    *,
-    log: Callable[[str], None] = print,
-    show_progress: bool = True,
-) -> StudyResult:
+def run_study(plan: StudyPlan, corpus: Path, out: Path, *, log: Callable[[str], None] = print,
+              show_progress: bool = True) -> StudyResult:
     """Train the missing arms, evaluate every model, write `out/report/` and `out/study.md`."""
     from sciembed.corpus.layout import CorpusDir
     from sciembed.training.api import train
@@ -231,8 +213,8 @@ def run_study(
 
     run = _evaluate(plan, corpus, out, result, log)
     cells = [run.cells[(m.name, EVAL_NAME)] for m in run.suite.models]
-    compositions = {a.name: json.loads((out / "arms" / a.name / "composition.json").read_text())
-                    for a in plan.arms if (out / "arms" / a.name / "composition.json").exists()}
+    compositions = {path.parent.name: json.loads(path.read_text())
+                    for path in (out / "arms" / a.name / "composition.json" for a in plan.arms) if path.exists()}
     from sciembed.evaluation.bench.report import significance
     from sciembed.experiments.study_report import render_study
 
@@ -265,8 +247,8 @@ def _evaluate(plan: StudyPlan, corpus: Path, out: Path, result: StudyResult, log
               for a in sorted(plan.arms, key=lambda a: a.name != REFERENCE_ARM)]
     for baseline in plan.config.baselines:
         if baseline == BASE:
-            models.append({"name": f"base ({shared.model.base or 'minilm'})", "model": shared.model.base or "minilm",
-                           **budget})
+            base = shared.model.base or "minilm"
+            models.append({"name": f"base ({base})", "model": base, **budget})
         elif baseline == BM25:
             models.append({"name": BM25, "model": BM25})
         else:

@@ -1,12 +1,8 @@
 """The strategy study's report (`study.md`): the S2Full paper's Tables 4–6 shape from the evaluated runs.
 
-- Table 4/5 shape: models × scenarios (TA→TA, Body→TA, Body→Body) with NDCG@10 and
-  MRR over the full list, once for windowed and once for full-section body text;
-- paired significance of every strategy against ta_ta (NDCG@10, t-test);
-- Table 6 shape: the batch composition of each strategy (share of ta-ta, ta-body,
-  body-ta, body-body among citation pairs; self-alignment pairs);
-- the verdict the paper draws: do body-aware strategies beat ta_ta on Body→TA and
-  Body→Body without losing on TA→TA? Answered from the measured numbers.
+Models × scenarios (NDCG@10, full-list MRR) for windowed and full-section bodies, paired significance against
+ta_ta, the batch composition of each strategy, and the paper's verdict (do body-aware strategies beat ta_ta on
+Body→TA and Body→Body without losing on TA→TA?) answered from the measured numbers.
 """
 
 from __future__ import annotations
@@ -47,11 +43,9 @@ Tests = dict[tuple[str, str], tuple[float, float, int]]  # (model, task) -> the 
 def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict[str, dict], arms: list[str],
                  reference: str, tests: Tests, skipped: dict[str, str], report_path: Path, detail: Path,
                  synthetic: bool = False) -> tuple[str, list[dict[str, Any]]]:
-    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr, ×100) from the
-    suite's cells (distinct model names), the benchmark's description and the suite's paired tests of every
-    model against `reference` on NDCG@10 (`bench.report.significance`);
-    `report_path`: the evaluation's report.md, `detail`: its citation detail page (``benchmarks/<name>.md``, its
-    figures in the folder of that name)."""
+    """Markdown and the table rows (model, kind, per scenario/mode: ndcg@10, full-list mrr, ×100) from the suite's
+    cells, the benchmark's description and the suite's paired tests against `reference` on NDCG@10; `report_path`:
+    the evaluation's report.md, `detail`: its citation detail page (figures in the folder of that name)."""
     models = {cell.model: cell for cell in cells}
     lines = ["# S2Full strategy study", "",
              f"Benchmark {bench['name']}: {bench['queries']} queries ({bench.get('query_mode', 'linked')}), "
@@ -61,8 +55,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                   "strategies do on real papers.", ""]
     rows_out: list[dict[str, Any]] = []
     for mode in ("windowed", "full"):
-        header = ["Model", *[f"{LABELS[s]} NDCG@10" for s in SCENARIO_ORDER], *[f"{LABELS[s]} MRR"
-                                                                               for s in SCENARIO_ORDER]]
+        header = ["Model", *(f"{LABELS[s]} {metric}" for metric in ("NDCG@10", "MRR") for s in SCENARIO_ORDER)]
         rows = []
         for name, m in models.items():
             ndcg = [_value(m, _key(s, mode), "ndcg@10") for s in SCENARIO_ORDER]
@@ -83,8 +76,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                     delta, p, n = tests.get((name, _key(s, mode)), (math.nan, None, 0))
                     star = "yes" if p is not None and p <= MAX_P else "no"
                     label = LABELS[s] + ("" if s == "ta_ta" else f" ({mode})")
-                    sig_rows.append([name, label, f"{delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n),
-                                     star])
+                    sig_rows.append([name, label, f"{delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n), star])
         lines += [f"## Against {reference} (NDCG@10, paired t-test, p ≤ {MAX_P})", "",
                   *_table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
         lines += _verdict(models, arms, reference, tests)
@@ -102,8 +94,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                   *_table(["Strategy", "Batches", "Batch size", "ta-ta", "ta-body", "body-ta", "body-body",
                            "self-alignment"], comp_rows), ""]
     if skipped:
-        lines += ["## Models not evaluated", "", *[f"- {name}: {' '.join(reason.split())}"
-                                                   for name, reason in skipped.items()], ""]
+        lines += ["## Models not evaluated", "", *(f"- {n}: {' '.join(r.split())}" for n, r in skipped.items()), ""]
     lines += ["## Files", "",
               f"- evaluation report (headline table, paired significance against {reference}): {report_path}",
               f"- every metric, per-domain tables and geometry: {detail}",

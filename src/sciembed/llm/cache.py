@@ -1,19 +1,11 @@
-"""The on-disk LLM cache: one SQLite file, one row per (request, sample).
+"""The on-disk LLM cache: one SQLite file, one row per (request, sample); the key is described in docs/llm.md.
 
-The key is the sha256 of (endpoint kind, model, prompt template id + hash, sampling parameters,
-rendered input, sample index) — the base URL and API key are not part of it, so a cache made
-against one server replays anywhere. SQLite because every insert is one atomic transaction: a
-crash (or a kill -9) mid-run leaves the rows written so far intact and never a half-written one,
-and threads can share it behind a lock. The file uses the rollback journal (no WAL side files),
-so after a run it is one self-contained file to copy to another machine.
+SQLite because every insert is one atomic transaction (a kill -9 never leaves a half-written row); the
+rollback journal (no WAL side files) keeps it one self-contained file to copy to another machine.
 
-Each row carries a check over its key, its reply and the file's own random id
-(`meta.file_id`): a row whose bytes changed, whose text is not text, or that was
-copied in from another cache file is not used — it is asked again and counted
-(`damaged`, with a warning). This guards against accidental damage (disk
-errors, a half-done hand edit, mixed-up files), not against someone who edits
-the file on purpose: the check is unkeyed, anyone can recompute it. Protect
-the file like the results it produces.
+Each row carries a check over its key, its reply and the file's own random id (`meta.file_id`): a row whose
+bytes changed or that was copied in from another cache is asked again and counted (`damaged`). The check is
+unkeyed: it guards against accidents (disk errors, hand edits, mixed-up files), not against deliberate edits.
 """
 
 from __future__ import annotations
@@ -133,9 +125,8 @@ class LLMCache:
     def get(self, key: CacheKey) -> CachedReply | None:
         """The cached reply, or None when absent or damaged (counted in `damaged`, with a warning)."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT text, finish_reason, prompt_tokens, completion_tokens, chk FROM replies WHERE key=?",
-                (key.digest,)).fetchone()
+            row = self._db.execute("SELECT text, finish_reason, prompt_tokens, completion_tokens, chk FROM replies "
+                                   "WHERE key=?", (key.digest,)).fetchone()
         if row is None:
             return None
         text, finish, prompt, completion, chk = row
@@ -153,11 +144,10 @@ class LLMCache:
 
     def put(self, key: CacheKey, reply: CachedReply) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key.digest, key.endpoint, key.model, key.template, key.template_sha256, key.params,
-                 key.input_sha256, key.sample, reply.text, reply.finish_reason, reply.prompt_tokens,
-                 reply.completion_tokens, time.time(), self._check(key.digest, reply)))
+            values = (key.digest, key.endpoint, key.model, key.template, key.template_sha256, key.params,
+                      key.input_sha256, key.sample, reply.text, reply.finish_reason, reply.prompt_tokens,
+                      reply.completion_tokens, time.time(), self._check(key.digest, reply))
+            self._db.execute("INSERT OR REPLACE INTO replies VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
 
     def __len__(self) -> int:
         with self._lock:
@@ -169,8 +159,8 @@ class LLMCache:
             rows = self._db.execute(
                 "SELECT model, template, COUNT(*), SUM(COALESCE(prompt_tokens,0)+COALESCE(completion_tokens,0)) "
                 "FROM replies GROUP BY model, template ORDER BY model, template").fetchall()
-        return {"path": str(self.path), "rows": [
-            {"model": m, "template": t, "replies": n, "tokens": tok} for m, t, n, tok in rows]}
+        return {"path": str(self.path), "rows": [{"model": m, "template": t, "replies": n, "tokens": tok}
+                                                 for m, t, n, tok in rows]}
 
     def close(self) -> None:
         with self._lock:

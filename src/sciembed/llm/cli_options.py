@@ -15,10 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sciembed.llm.config import (
-    DEFAULT_API_KEY_ENV,
-    LLMConfig,
-)
+from sciembed.llm.config import DEFAULT_API_KEY_ENV, LLMConfig
 
 _PANEL = "LLM endpoint"
 
@@ -55,8 +52,6 @@ EmbeddingsApiKeyEnv = Annotated[str | None, typer.Option(
 EmbeddingsDimensions = Annotated[int | None, typer.Option(
     "--embeddings-dimensions", min=1, rich_help_panel=_EMBEDDINGS_PANEL,
     help="Ask the server for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
-
-
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,7 @@
-"""One client for OpenAI-compatible endpoints: ``/v1/completions`` and ``/v1/chat/completions``.
+"""One client for OpenAI-compatible endpoints: ``/v1/completions`` and ``/v1/chat/completions`` (docs/llm.md).
 
-Every request goes through the on-disk cache first; the misses are sent by a thread pool of
-``concurrency`` workers, retried with exponential backoff on 429, 5xx, timeouts and connection
-errors, and each reply is committed to the cache as soon as it arrives, so a run that fails half
-way resumes where it stopped. httpx rather than a vendor SDK: the protocol is two POST routes.
+Cache misses are sent by a thread pool, retried with exponential backoff, and committed to the cache as they
+arrive, so a run that fails half way resumes where it stopped. httpx rather than a vendor SDK: two POST routes.
 """
 
 from __future__ import annotations
@@ -63,8 +61,7 @@ class CallStats:
             self.completion_tokens += reply.completion_tokens or 0
 
     def as_dict(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("requests", "cached", "called", "retries", "prompt_tokens",
-                                               "completion_tokens")}
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
 
 class LLMClient:
@@ -155,16 +152,9 @@ class LLMClient:
                 self.stats.add_tokens(reply)
                 advance(1, (reply.prompt_tokens or 0) + (reply.completion_tokens or 0))
 
-            pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="llm")
-            try:
-                futures = [pool.submit(deadline.carried(one), i) for i in misses]
-                wait(futures, return_when=FIRST_EXCEPTION)
-                failed = next((f for f in futures if f.done() and f.exception() is not None), None)
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+            error = run_in_pool(one, misses, self.config.concurrency, "llm")
         self.stats.called += sum(r is not None and not r.cached for r in replies)
-        if failed is not None:
-            error = failed.exception()
+        if error is not None:
             if not isinstance(error, LLMError):
                 raise error
             cached = f"; {self.stats.called} new replies are saved in {self.config.cache_path}, a re-run resumes" \
@@ -215,19 +205,10 @@ class LLMClient:
         raise LLMError(f"{url} failed after {attempts} attempts; last: {last}")
 
     def _exchange(self, url: str, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
-        """POST and read the reply within `timeout_s` in all and `max_reply_bytes` at most.
-
-        httpx's timeout bounds each read, so an endpoint trickling its headers or
-        body a byte a second would hold a worker forever: the whole exchange runs
-        `within` the timeout (every socket wait ends with it, `bounded_client`),
-        the reply is streamed and its size checked as it arrives.
-        """
-        with within(self.config.timeout_s):
-            return self._bounded_exchange(url, body)
-
-    def _bounded_exchange(self, url: str, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        """POST and read the reply within `timeout_s` in all and `max_reply_bytes` at most: httpx's timeout
+        bounds each read, so an endpoint trickling bytes would hold a worker forever (`within`, `bounded_client`)."""
         limit, give_up = self.config.max_reply_bytes, time.monotonic() + self.config.timeout_s
-        with self._client().stream("POST", url, json=body) as response:
+        with within(self.config.timeout_s), self._client().stream("POST", url, json=body) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > limit:
                 raise LLMResponseError(f"{url} announced a reply of {int(declared):,} bytes; the limit is "
@@ -241,6 +222,19 @@ class LLMClient:
                     raise httpx.ReadTimeout(f"the reply took longer than {self.config.timeout_s:g} s")
                 parts.append(chunk)
             return response.status_code, response.headers, b"".join(parts)
+
+
+def run_in_pool(work: Callable[[int], None], items: list[int], workers: int, name: str) -> BaseException | None:
+    """`work(i)` for every item on `workers` threads (a caller's deadline holds there too), stopped at the first
+    failure, which is returned."""
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+    try:
+        futures = [pool.submit(deadline.carried(work), i) for i in items]
+        wait(futures, return_when=FIRST_EXCEPTION)
+        failed = next((f for f in futures if f.done() and f.exception() is not None), None)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return None if failed is None else failed.exception()
 
 
 def token_count(value: Any) -> int | None:

@@ -16,11 +16,8 @@ EMBEDDINGS_RETRIES_ENV = "SCIEMBED_EMBEDDINGS_RETRIES"
 
 
 class LLMConfig(BaseModel):
-    """An OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama, hosted APIs) and the cache.
-
-    The API key is never a field: only the *name* of the environment variable that holds it, so no
-    config, cache or log can contain it.
-    """
+    """An OpenAI-compatible endpoint and the cache. The API key is never a field, only the *name* of the
+    environment variable that holds it, so no config, cache or log can contain it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -48,9 +45,8 @@ class LLMConfig(BaseModel):
 
 
 class Sampling(BaseModel):
-    """Sampling parameters sent with every request; ``extra`` passes any other field through
-    unchanged (top_p, stop, seed, repetition_penalty, response_format, ...). All of it is part of
-    the cache key."""
+    """Sampling parameters sent with every request, all part of the cache key; ``extra`` passes any other field
+    through unchanged (top_p, stop, seed, response_format, ...)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -59,9 +55,8 @@ class Sampling(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
     def body_fields(self, sample: int) -> dict[str, Any]:
-        """The request fields. A ``seed`` in ``extra`` is offset by the sample index, so the samples
-        of one prompt differ on servers that honour seeds and stay reproducible."""
-        fields = {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
+        """The request fields; a ``seed`` in ``extra`` is offset by the sample index (samples differ reproducibly)."""
+        fields = self.key_fields()
         if isinstance(fields.get("seed"), int):
             fields["seed"] += sample
         return fields

@@ -1,28 +1,20 @@
 """``/v1/embeddings`` on the same client as chat: batched, concurrent, retried, every reply checked.
 
-An OpenAI-compatible embeddings server (OpenAI, text-embeddings-inference, vLLM, infinity) takes
-``input`` as a list and answers ``data: [{index, embedding}, ...]``. `EmbeddingsClient.embed` sends
-the texts in batches of ``batch_size`` from ``concurrency`` threads, with the chat client's
-timeouts, bounded reply size and retries on 429 / 5xx / timeouts (`LLMClient._post`). A reply is
-used only when it holds one vector per input, every ``index`` once, the same dimension throughout
-(the expected one when known), finite numbers and
-no all-zero vector; anything else is an `LLMResponseError` naming the
-URL and what was wrong. Vectors are not cached here: `sciembed.models.openai_backend` puts this
-client behind the embedding cache (`CachedEncoder`), keyed by a fingerprint of URL, model and
-dimensions.
+A reply is used only when it holds one vector per input, every ``index`` once, one dimension throughout,
+finite numbers and no all-zero vector; anything else is an `LLMResponseError` naming the URL and what was
+wrong. Vectors are not cached here: `sciembed.models.openai_backend` puts this client behind the embedding
+cache (docs/llm.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from sciembed.ioutil import deadline
-from sciembed.llm.client import LLMClient, reply_json, token_count
+from sciembed.llm.client import LLMClient, reply_json, run_in_pool, token_count
 from sciembed.llm.config import LLMConfig
 from sciembed.llm.errors import LLMError, LLMResponseError
 from sciembed.llm.progress import token_progress
@@ -70,32 +62,20 @@ class EmbeddingsClient(LLMClient):
                 results[b] = self._one([texts[i] for i in batches[b]], want)
                 advance(len(batches[b]), 0)
 
-            self._in_pool(one, todo)
+            error = run_in_pool(one, todo, self.config.concurrency, "embed")
+            if error is not None:
+                raise error
         out = np.vstack([r for r in results if r is not None])
         self.stats.requests += len(batches)
         self.stats.called += len(batches)
         return out
-
-    def _in_pool(self, work: Callable[[int], None], items: list[int]) -> None:
-        if not items:
-            return
-        pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="embed")
-        try:
-            futures = [pool.submit(deadline.carried(work), i) for i in items]  # a caller's budget holds there
-            wait(futures, return_when=FIRST_EXCEPTION)
-            failed = next((f for f in futures if f.done() and f.exception() is not None), None)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if failed is not None:
-            raise failed.exception()  # type: ignore[misc]
 
     def _one(self, batch: list[str], dim: int | None) -> np.ndarray:
         body: dict[str, Any] = {"model": self.config.model, "input": batch, "encoding_format": "float"}
         if self.dimensions is not None:
             body["dimensions"] = self.dimensions
         url = self.url
-        vectors, tokens = self._post(url, body, lambda raw, status: parse_embeddings(raw, status, url, len(batch),
-                                                                                      dim))
+        vectors, tokens = self._post(url, body, lambda raw, status: parse_embeddings(raw, status, url, len(batch), dim))
         with self.stats._lock:
             self.stats.prompt_tokens += tokens
         return vectors

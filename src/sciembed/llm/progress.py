@@ -18,14 +18,8 @@ def token_progress(description: str, total: int, *, enabled: bool = True) -> Ite
     if not enabled or total <= 0:
         yield lambda n, tokens: None
         return
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[tokens]:,} tokens"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[tokens]:,} tokens"), TimeElapsedColumn(), TimeRemainingColumn())
     with make_progress(*columns, console=Console(stderr=True), transient=False) as progress:
         task = progress.add_task(description, total=total, tokens=0)
         tokens = 0

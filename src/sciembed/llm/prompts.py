@@ -1,10 +1,8 @@
-"""Versioned prompt templates, one YAML file each: ``prompts/<name>.v<N>.yaml``.
+"""Versioned prompt templates, one YAML file each: ``prompts/<name>.v<N>.yaml`` (docs/llm.md).
 
-A template is either a ``completion`` (one ``prompt`` string, continued by a base model over
-``/v1/completions``) or a ``chat`` (``system`` and ``user`` strings for ``/v1/chat/completions``).
-Placeholders use ``string.Template`` syntax (``${title}``) so that JSON braces in a prompt need no
-escaping. The sha256 of the file's text is part of every cache key: editing a prompt without
-bumping its version still never replays stale answers.
+Placeholders use ``string.Template`` syntax (``${title}``) so that JSON braces need no escaping. The sha256 of
+the file's text is part of every cache key: editing a prompt without bumping its version never replays stale
+answers.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""A deterministic extractive pseudo-summariser: the offline stand-in for LLM summaries.
+"""A deterministic extractive pseudo-summariser: the offline stand-in for LLM summaries, labelled
+``extractive-pseudo`` (NOT SemCSE's summaries; docs/recipes/semcse.md).
 
-NOT SemCSE's summaries: no model writes anything. It picks one abstract sentence (preferring
-sentences that state findings or contributions) and rewrites its surface form — opening discourse
-markers and first-person framing removed, parentheses and bracketed citations dropped, long
-sentences cut at a clause boundary, sometimes joined with a clause of a second sentence — so the
-text differs from every abstract sentence it came from (a sentence nothing else changed gets a
-short framing such as "The work shows that ..."). The choice is seeded by (paper id, stem,
-sample), so the same inputs give the same text. Everything it writes is labelled
-``extractive-pseudo``.
+One abstract sentence, preferring findings, rewritten so the text differs from every abstract sentence it
+came from (an unchanged one gets a short framing such as "The work shows that ..."); seeded by (paper id,
+stem, sample).
 """
 
 from __future__ import annotations
@@ -75,5 +71,4 @@ def pseudo_summary(paper: Paper, stem: int = 0, sample: int = 0) -> Summary | No
         return None
     if text == sentences[first].rstrip(" .;:"):
         text = f"{rng.choice(_FRAMES)} {text[:1].lower()}{text[1:]}"
-    return Summary(paper.id, f"{text[:1].upper()}{text[1:]}.", EXTRACTIVE_SOURCE,
-                   {"stem": stem, "sample": sample})
+    return Summary(paper.id, f"{text[:1].upper()}{text[1:]}.", EXTRACTIVE_SOURCE, {"stem": stem, "sample": sample})

@@ -1,16 +1,13 @@
 """SemCSE's summaries by continuation: title + abstract + a prompt stem, continued by a base model.
 
-For every paper and each of the paper's five stems, ``samples`` continuations are sampled over
-``/v1/completions`` (15 per paper by default) and cut at the first sentence end. Every call goes
-through the LLM cache, so a re-run (or a run interrupted half way) calls only what is missing.
-Replies that are empty or only whitespace are counted and dropped; replies that hit ``max_tokens``
-before any sentence end are counted as truncated and kept as they are.
+``samples`` continuations per stem, cut at the first sentence end; empty replies are dropped, replies that hit
+``max_tokens`` first are kept, both counted (docs/recipes/semcse.md).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,8 +75,7 @@ def generate_llm_summaries(papers: Sequence[Paper], client: LLMClient, sampling:
     plan = continuation_requests(papers, stems, samples)
     counts = GenerationCounts(papers=len(papers), requests=len(plan),
                               papers_without_abstract=sum(not (p.abstract or "").strip() for p in papers))
-    requests = [LLMRequest({"title": p.title, "abstract": p.abstract, "stem": stems[s]}, sample=k)
-                for p, s, k in plan]
+    requests = [LLMRequest({"title": p.title, "abstract": p.abstract, "stem": stems[s]}, sample=k) for p, s, k in plan]
     replies = client.complete(template, requests, sampling, description="summaries")
     source = f"llm:{client.config.model}"
     summaries = []
@@ -121,26 +117,24 @@ def generate_extractive_summaries(papers: Sequence[Paper], stems: int = len(STEM
 
 
 def fill_to_minimum(papers: Sequence[Paper], summaries: list[Summary], minimum: int) -> tuple[list[Summary], int]:
-    """Add extractive pseudo-summaries to papers with fewer than `minimum` summaries (e.g. SciTLDR's
-    train split has one TLDR per paper, SemCSE's summary→summary positives need two); returns the
-    new list and how many were added."""
-    have = Counter(s.paper_id for s in summaries)
-    texts_of: dict[str, set[str]] = {}
+    """Add extractive pseudo-summaries to papers with fewer than `minimum` summaries (SemCSE's summary→summary
+    positives need two; SciTLDR's train split has one TLDR per paper); returns the new list and how many were
+    added."""
+    texts_of: dict[str, set[str]] = defaultdict(set)
     for s in summaries:
-        texts_of.setdefault(s.paper_id, set()).add(s.text)
+        texts_of[s.paper_id].add(s.text)
+    have = Counter(s.paper_id for s in summaries)
     out = list(summaries)
-    added = 0
     for paper in papers:
-        texts = texts_of.get(paper.id, set())
-        sample = 0
-        while have[paper.id] < minimum and sample < 4 * minimum:
+        texts = texts_of[paper.id]
+        for sample in range(4 * minimum):
+            if have[paper.id] >= minimum:
+                break
             summary = pseudo_summary(paper, stem=0, sample=sample)
-            sample += 1
             if summary is None:
                 break
             if summary.text not in texts:
                 texts.add(summary.text)
                 out.append(summary)
                 have[paper.id] += 1
-                added += 1
-    return out, added
+    return out, len(out) - len(summaries)

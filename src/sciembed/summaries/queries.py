@@ -1,9 +1,5 @@
-"""One search query per paper for the semantic benchmark's query ↔ paper task.
-
-With an LLM: one chat call per paper (prompt ``semantic_query``), cached; replies that are empty or
-only whitespace are counted and left out. Offline: the abstract's top TF-IDF terms, labelled
-``tfidf-terms`` — a lexical stand-in, not an LLM query.
-"""
+"""One search query per paper for the semantic benchmark's query ↔ paper task: one cached chat call per paper
+(empty replies counted and left out), or offline the abstract's top TF-IDF terms (`tfidf`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """The summaries file: one JSON object per line, ``{"paper_id", "text", "source"}`` (+ free extras).
 
-``source`` says who wrote the text — ``llm:<model>``, ``extractive-pseudo``, ``scitldr:author``, … —
-so no number is ever mistaken for one made with an LLM. Reading checks every line against the
-corpus: unknown papers, empty texts and malformed lines are rejected with file:line and reason,
-and read = accepted + rejected.
+``source`` says who wrote the text (``llm:<model>``, ``extractive-pseudo``, ``scitldr:author``, …), so no number
+is mistaken for one made with an LLM. Reading rejects bad lines with file:line and reason.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""SciTLDR as a corpus plus summaries: an importer (reads SciTLDR's JSONL, writes sciembed files).
+"""SciTLDR as a TA-only corpus plus ``summaries.jsonl``: an importer (docs/recipes/semcse.md).
 
-``import_scitldr(train.jsonl, OUT)`` writes an ingested corpus directory — ``papers.parquet``
-(title + abstract, TA-only papers) and ``manifest.json`` — and ``OUT/summaries.jsonl`` with every
-TLDR as a summary: SciTLDR's first target is the author-written TLDR (``scitldr:author``), the
-others were written from peer reviews (``scitldr:reviewer``). The SciTLDR reader
-(`sciembed.papers.scitldr`) is the one the real-text BEIR benchmark uses, so both see the same records.
+The first TLDR is the author's (``scitldr:author``), the others come from peer reviews (``scitldr:reviewer``);
+the reader is the real-text BEIR benchmark's, so both see the same records.
 """
 
 from __future__ import annotations
@@ -34,12 +31,9 @@ def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:
     n_summaries = write_summaries(summaries, out / SUMMARIES_FILE)
     per_paper = [sum(1 for t in p.tldrs if t.strip()) for p in read.papers]
     return write_manifest(out, "ingested", {
-        "synthetic": False,
-        "inputs": [str(Path(source).resolve())],
-        "format": "scitldr",
+        "synthetic": False, "inputs": [str(Path(source).resolve())], "format": "scitldr",
         "counts": {"read": read.read, "accepted": len(papers), "rejected": sum(read.rejected.values())},
-        "rejected_by_reason": dict(read.rejected),
-        "reject_examples": read.examples,
+        "rejected_by_reason": dict(read.rejected), "reject_examples": read.examples,
         "summaries": {"file": SUMMARIES_FILE, "written": n_summaries,
                       "papers_by_tldr_count": {str(k): per_paper.count(k) for k in sorted(set(per_paper))}},
         "license": "SciTLDR, Apache-2.0 (Cachola et al., 2020)",

@@ -1,12 +1,8 @@
 """SemCSE's training papers: the 350,000-abstract mix of SciRepEval training sets, as an ingested corpus.
 
-The paper draws its abstracts from SciRepEval's training data: MeSH 50k, fields of study 50k, search
-50k, same author 50k, highly influential citations 50k and citation prediction (``cite_prediction_new``)
-100k. `build_semcse_mix` reads those configs' ``train`` split from the release layout
-(`sciembed.papers.scirepeval`), draws each quota with a seed from that config's papers that no earlier
-config already gave (configs in the order listed), and writes ``papers.parquet`` + ``manifest.json``
-(the counts per config: available, drawn, short of the quota). Summaries are then generated on it with
-``sciembed summaries generate``.
+`build_semcse_mix` reads the ``train`` split of each SciRepEval config of `PAPER_MIX`
+(`sciembed.papers.scirepeval`), draws its quota with a seed from the papers no earlier config gave, and writes
+``papers.parquet`` + ``manifest.json`` (per config: available, drawn, short of the quota).
 """
 
 from __future__ import annotations
@@ -22,13 +18,8 @@ from sciembed.papers.model import Paper
 from sciembed.papers.scirepeval import SciRepEvalDataError, read_release_papers
 
 PAPER_MIX: dict[str, int] = {  # SciRepEval config -> abstracts drawn (SemCSE's 350k)
-    "mesh_descriptors": 50_000,
-    "fos": 50_000,
-    "search": 50_000,
-    "same_author": 50_000,
-    "high_influence_cite": 50_000,
-    "cite_prediction_new": 100_000,
-}
+    "mesh_descriptors": 50_000, "fos": 50_000, "search": 50_000, "same_author": 50_000,
+    "high_influence_cite": 50_000, "cite_prediction_new": 100_000}
 
 
 def build_semcse_mix(root: str | Path, out: str | Path, mix: Mapping[str, int] = PAPER_MIX, seed: int = 0,

@@ -1,25 +1,18 @@
 """The SemCSE authors' released LLM summaries as a corpus plus summaries (an importer).
 
-The SemCSE repository (inas-argumentation/SemCSE, README: "``data`` contains the dataset of 350,000
-scientific abstracts with corresponding LLM-generated summaries", read by its ``load_data.py``) does not
-have its data files or loader in the public material available here. The layout read is the one the
-same authors released with their summaries in the follow-up repository inas-argumentation/SemCSE-Multi,
-written by ``medical_embeddings/generate_aspect_specific_summaries.py`` (``data/mistral_medical_summaries.json``)
-and ``invasion_biology_embeddings/generate_aspect_specific_summaries.py``
-(``data/mistral_invasion_biology_summaries.json``) and read by their ``train_*`` scripts::
+The layout read is the one the same authors released with their summaries in inas-argumentation/SemCSE-Multi
+(``data/mistral_*_summaries.json``, written by its ``generate_aspect_specific_summaries.py``; the SemCSE
+repository's own data is not public)::
 
     {"<paper index>": {"abstract": "…", "<prompt key>": ["summary", "summary", …], …}, …}
     {"labeled": {"<paper index>": {…}}, "unlabeled": {"<paper index>": {…}}}      (split level first)
 
-Every list of strings under a paper is one prompt's summaries (SemCSE: one list per stem); the authors'
-training code drops summaries containing "not applicable" and so does this importer (counted). Abstracts
-are taken from the entry's ``"abstract"`` or, when a separate abstracts file is given, from the authors'
-abstracts files: a list of ``{"index", "formatted_text"}`` (``pubmed_15500_abstracts.json``) or
-``{split: {index: {"index", "prediction_text"}}}`` (``invasion_dataset.json``).
+Every list of strings under a paper is one prompt's summaries; summaries containing "not applicable" are
+dropped, as the authors' training code does. Abstracts come from the entry's ``"abstract"`` or a separate
+abstracts file: ``[{"index", "formatted_text"}]`` or ``{split: {index: {"index", "prediction_text"}}}``.
 
-Writes ``papers.parquet`` + ``manifest.json`` (an ingested, TA-only corpus; papers ``<split>/<index>`` or
-``<index>``) and ``summaries.jsonl`` with source ``semcse-release:<prompt key>``. Every paper entry and
-every summary read is accepted or rejected with a reason; read = accepted + rejected for both.
+Writes ``papers.parquet`` + ``manifest.json`` (a TA-only corpus; papers ``<split>/<index>`` or ``<index>``) and
+``summaries.jsonl`` (source ``semcse-release:<prompt key>``); read = accepted + rejected for papers and summaries.
 """
 
 from __future__ import annotations
@@ -62,8 +55,8 @@ def _is_paper_entry(value: Any) -> bool:
 def paper_entries(data: Any, path: Path) -> list[tuple[str, Any]]:
     """(paper id, entry) in file order: ``<index>`` at the top level, ``<split>/<index>`` under a split level."""
     if not isinstance(data, dict):
-        raise SummaryFileError(f"{path}: expected a JSON object keyed by paper index (or by split), "
-                               f"got {type(data).__name__}")
+        raise SummaryFileError(f"{path}: expected a JSON object keyed by paper index (or by split), got "
+                               f"{type(data).__name__}")
     split_level = bool(data) and all(isinstance(v, dict) and not _is_paper_entry(v) for v in data.values())
     if not split_level:
         return [(str(k), v) for k, v in data.items()]
@@ -97,8 +90,7 @@ def read_abstracts(path: Path) -> dict[str, str]:
     return out
 
 
-def import_semcse_release(source: str | Path, out: str | Path, abstracts: str | Path | None = None
-                          ) -> dict[str, Any]:
+def import_semcse_release(source: str | Path, out: str | Path, abstracts: str | Path | None = None) -> dict[str, Any]:
     """Write the corpus and its summaries; returns the manifest."""
     source = Path(source)
     entries = paper_entries(_load_json(source), source)
@@ -153,19 +145,15 @@ def import_semcse_release(source: str | Path, out: str | Path, abstracts: str | 
     write_parquet(papers, out / PAPERS_FILE)
     written = write_summaries(summaries, out / SUMMARIES_FILE)
     manifest = {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "ingested",
-        "synthetic": False,
+        "schema_version": SCHEMA_VERSION, "kind": "ingested", "synthetic": False,
         "inputs": [str(source.resolve())] + ([str(Path(abstracts).resolve())] if abstracts else []),
         "format": "semcse-release",
         "counts": {"read": len(entries), "accepted": len(papers), "rejected": sum(rejected_papers.values())},
-        "rejected_by_reason": dict(rejected_papers),
-        "reject_examples": examples,
+        "rejected_by_reason": dict(rejected_papers), "reject_examples": examples,
         "papers_without_abstract": without_abstract,
         "summaries": {"file": SUMMARIES_FILE, "read": summaries_read, "written": written,
                       "rejected": sum(rejected_summaries.values()),
                       "rejected_by_reason": dict(rejected_summaries), "by_prompt": dict(sorted(by_prompt.items()))},
-        "provenance": "LLM summaries released by the SemCSE authors (Brinner & Zarrieß)",
-    }
+        "provenance": "LLM summaries released by the SemCSE authors (Brinner & Zarrieß)"}
     write_text_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -1,9 +1,5 @@
-"""The offline stand-in for an LLM search query: a paper's top TF-IDF terms.
-
-Used where no LLM endpoint is given (`sciembed summaries queries`, the semantic
-benchmark's query-matching task) and labelled ``tfidf-terms`` wherever it is
-reported, since these are not the paper's LLM queries.
-"""
+"""The offline stand-in for an LLM search query (no endpoint given): a paper's top TF-IDF terms, labelled
+``tfidf-terms`` wherever reported."""
 
 from __future__ import annotations
 

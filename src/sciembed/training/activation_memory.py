@@ -1,13 +1,8 @@
 """Activation bytes autograd keeps for a BERT-style encoder (the memory estimate's activation rows).
 
-The accounting follows Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-Transformer Models", derived here per tensor from hidden size h, intermediate size i, heads a,
-tokens s, texts b: the inputs of the Q/K/V projections, Q, K, V, the attention context, the two
-LayerNorm inputs (fp32 under autocast), the MLP input, GELU input and output (ModernBERT's gated
-MLP keeps 4·i per token), dropout masks (1 byte), and, where attention is materialised (CPU with
-attention dropout, DeBERTa, eager kernels), softmax output, dropout mask and dropout output per
-head: a·s² each. On CUDA, PyTorch's fused SDPA kernels keep no s² tensor. Gradient checkpointing
-keeps each layer's input only (fp32 hidden states) and recomputes one layer in the backward pass.
+Counted per tensor after Korthikanti et al. 2022 (the tensors are listed in docs/scale.md); a·s² attention
+tensors only where attention is materialised. Gradient checkpointing keeps each layer's fp32 input and
+recomputes one layer in the backward pass.
 """
 
 from __future__ import annotations

@@ -14,26 +14,14 @@ from sciembed.training.rundir import open_run, precheck_run
 from sciembed.training.schedule_report import schedule
 
 
-def train(
-    recipe: str,
-    config: TrainConfig,
-    corpus: Path,
-    out: Path,
-    resume: bool = False,
-    *,
-    callbacks: Sequence[Any] = (),
-    say: Callable[[str], None] | None = None,
-    device_memory: int | None = None,
-    force_memory: bool = False,
-    estimate_target: str = "auto",
-) -> Path:
+def train(recipe: str, config: TrainConfig, corpus: Path, out: Path, resume: bool = False, *,
+          callbacks: Sequence[Any] = (), say: Callable[[str], None] | None = None, device_memory: int | None = None,
+          force_memory: bool = False, estimate_target: str = "auto") -> Path:
     """Train `recipe` on the corpus's train split; returns the saved model directory (``<out>/model``).
 
-    Every input problem (config, corpus, plan, run directory) is raised before
-    the model is loaded, and so is a run whose estimated peak memory exceeds `device_memory` (bytes; None:
-    the visible CUDA device's total, else the host's RAM) unless `force_memory` (`training.memory_check`).
-    `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the schedule (steps, epochs, examples
-    seen, learning rate) and the token budgets before training.
+    Every input problem (config, corpus, plan, run directory) is raised before the model is loaded, and so is a
+    run whose estimated peak memory exceeds `device_memory` (bytes; None: the device's) unless `force_memory`.
+    `callbacks` are extra `transformers.TrainerCallback`s; `say` gets the schedule and the token budgets.
     """
     if config.training.return_freed_memory:
         return_freed_memory()  # activations are large blocks: unmapped when freed, not kept on the heap

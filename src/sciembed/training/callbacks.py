@@ -1,8 +1,7 @@
-"""Trainer callbacks: a rich progress bar, and loss/validation curves as CSV + PNG.
+"""Trainer callbacks: a rich progress bar, loss/validation curves as CSV + PNG, time budget, best model.
 
-Curves are rebuilt from the trainer's ``log_history``, which checkpoints carry,
-so a resumed run's curves cover the whole run, not just the part after the
-resume.
+Curves are rebuilt from the trainer's ``log_history``, which checkpoints carry, so a resumed run's curves cover
+the whole run.
 """
 
 from __future__ import annotations
@@ -40,18 +39,12 @@ class RichProgressCallback(TrainerCallback):
         from sciembed.ioutil.progress import make_progress
 
         self._progress = make_progress(  # plain periodic lines when the output goes to a log
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("loss {task.fields[loss]}"),
-            TextColumn("{task.fields[speed]} ex/s"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-        )
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"), TextColumn("{task.fields[speed]} ex/s"), TimeElapsedColumn(),
+            TimeRemainingColumn())
         self._progress.start()
-        self._task = self._progress.add_task(
-            self.description, total=state.max_steps, completed=state.global_step, loss="-", speed="-"
-        )
+        self._task = self._progress.add_task(self.description, total=state.max_steps, completed=state.global_step,
+                                             loss="-", speed="-")
         self._start_step = state.global_step
         self._start_time = time.perf_counter()
 
@@ -73,9 +66,8 @@ class RichProgressCallback(TrainerCallback):
             self._progress = None
 
 
-def split_history(
-    history: list[dict[str, Any]], epoch_of_step: Callable[[int], float]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_history(history: list[dict[str, Any]], epoch_of_step: Callable[[int], float]
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Training-loss rows and validation rows (``eval_*`` metrics) of a trainer log history."""
     train_rows, val_rows = [], []
     for entry in history:
@@ -119,11 +111,8 @@ def plot_rows(rows: list[dict[str, Any]], keys: list[str], path: Path, title: st
 
 
 def write_curves(history: list[dict[str, Any]], folder: Path, epoch_of_step: Callable[[int], float]) -> list[Path]:
-    """loss.csv/png and validation.csv/png from a log history; returns the files written.
-
-    `epoch_of_step` counts planned batches; a planned batch is one optimizer step on any number of
-    processes (the batch is global, split across them).
-    """
+    """loss.csv/png and validation.csv/png from a log history; returns the files written. `epoch_of_step` counts
+    planned batches (one optimizer step on any number of processes)."""
     folder.mkdir(parents=True, exist_ok=True)
     train_rows, val_rows = split_history(history, epoch_of_step)
     written = []
@@ -146,18 +135,11 @@ class CurvesCallback(TrainerCallback):
         self.folder = folder
         self.epoch_of_step = epoch_of_step
 
-    def _write(self, args, state) -> None:
+    def _write(self, args, state, control, **kwargs) -> None:
         if state.is_world_process_zero:
             write_curves(state.log_history, self.folder, self.epoch_of_step)
 
-    def on_save(self, args, state, control, **kwargs):
-        self._write(args, state)
-
-    def on_evaluate(self, args, state, control, **kwargs):
-        self._write(args, state)
-
-    def on_train_end(self, args, state, control, **kwargs):
-        self._write(args, state)
+    on_save = on_evaluate = on_train_end = _write
 
 
 class TimeBudgetCallback(TrainerCallback):
@@ -181,11 +163,8 @@ class TimeBudgetCallback(TrainerCallback):
 
 
 class BestModelCallback(TrainerCallback):
-    """Write the model to `target` at every validation that beats the best so far, so a run that is
-    stopped or killed keeps its best weights (not just the last checkpoint's).
-
-    `save(model, target)` writes a complete model directory (the trainer's atomic save); the
-    evaluator's ``primary_metric`` and ``greater_is_better`` decide what "better" is."""
+    """Save the model to `target` (`save(model, target)`) at every validation that beats the best so far, so a
+    stopped run keeps its best weights; the evaluator's ``primary_metric`` and ``greater_is_better`` decide."""
 
     def __init__(self, model: Any, evaluator: Any, target: Path, save: Callable[[Any, Path], None],
                  summary: dict[str, Any]) -> None:

@@ -1,8 +1,4 @@
-"""The batch-composition table: which view types meet in citation and self-alignment pairs.
-
-This is the S2Full paper's table of empirical view-type shares (ta-ta, ta-body,
-body-ta, body-body; anchor type first), counted over every slot of a plan.
-"""
+"""The batch-composition table (the S2Full paper's view-type shares, anchor type first) over every slot of a plan."""
 
 from __future__ import annotations
 
@@ -29,11 +25,9 @@ def composition(plan: BatchPlan) -> dict[str, Any]:
     for kind, mask in (("citation", ~plan.is_self), ("self", plan.is_self)):
         counts = np.bincount(codes[mask], minlength=4)
         total = int(counts.sum())
-        table[kind] = {
-            "pairs": total,
-            "counts": {t: int(c) for t, c in zip(PAIR_TYPES, counts, strict=True)},
-            "shares": {t: (float(c) / total if total else 0.0) for t, c in zip(PAIR_TYPES, counts, strict=True)},
-        }
+        pairs = list(zip(PAIR_TYPES, counts, strict=True))
+        table[kind] = {"pairs": total, "counts": {t: int(c) for t, c in pairs},
+                       "shares": {t: (float(c) / total if total else 0.0) for t, c in pairs}}
     self_per_batch = plan.is_self.reshape(-1, plan.batch_size).sum(axis=1) if plan.n_slots else np.zeros(0)
     return {
         "batch_size": plan.batch_size,

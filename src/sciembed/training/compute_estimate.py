@@ -1,16 +1,8 @@
 """What a run costs in compute before it runs: FLOPs of the whole schedule and its time on a named device.
 
-FLOPs per token follow Kaplan et al. (2020), "Scaling Laws for Neural Language Models", §2.1: a
-forward pass costs ``2·N`` for the weights plus ``4·L·s·d`` for attention (QKᵀ and A·V, ``2·s·d`` each
-per layer; Kaplan counts the logits only), a trained token three forward passes (``6·N + 12·L·s·d``), a
-token encoded without gradients one (CachedMNRL's first pass, JEPA's EMA target). N is the number of
-non-embedding parameters, L the layers, s the tokens per text and d the hidden size. Texts are counted
-at ``model.max_seq_length``, so the FLOPs are an upper bound for batches of shorter texts.
-
-The time is FLOPs / (peak × utilisation). Peaks are the vendors' dense bf16 tensor-core figures; the
-utilisation of a small encoder at 128–512 tokens is not measured here (no GPU), so it is shown as a
-range (`UTILISATION`). On this machine's CPU the FLOP model is checked against measured runs instead
-(``benchmarks/fulltext_vs_bm25.py`` records the achieved FLOP/s of each trained arm).
+FLOPs per token follow Kaplan et al. (2020), §2.1: ``2·N + 4·L·s·d`` per forward pass (N non-embedding
+parameters, L layers, s tokens per text at ``model.max_seq_length``, d hidden size), three forward passes per
+trained token. The time is FLOPs / (dense bf16 peak × an assumed `UTILISATION`, not measured); see docs/scale.md.
 """
 
 from __future__ import annotations
@@ -83,21 +75,17 @@ class ComputeEstimate:
         return self.flops / (device.peak_flops * high), self.flops / (device.peak_flops * low)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "steps": self.steps, "texts_with_grad_per_step": self.texts.with_grad,
-            "texts_without_grad_per_step": self.texts.without_grad, "seq": self.seq,
-            "non_embedding_parameters": self.non_embedding_parameters, "flops": self.flops,
-            "utilisation_assumed": list(UTILISATION),
-            "hours_on": {key: [round(s / 3600, 3) for s in self.seconds_on(d)] for key, d in DEVICES.items()},
-        }
+        return {"steps": self.steps, "texts_with_grad_per_step": self.texts.with_grad,
+                "texts_without_grad_per_step": self.texts.without_grad, "seq": self.seq,
+                "non_embedding_parameters": self.non_embedding_parameters, "flops": self.flops,
+                "utilisation_assumed": list(UTILISATION),
+                "hours_on": {key: [round(s / 3600, 3) for s in self.seconds_on(d)] for key, d in DEVICES.items()}}
 
     def lines(self, device: Device | None) -> list[str]:
-        lines = [
-            f"compute: {self.steps:,} steps × ({self.texts.with_grad} texts with gradients"
-            + (f" + {self.texts.without_grad} without" if self.texts.without_grad else "")
-            + f") × {self.seq} tokens ({self.texts.note}); {self.non_embedding_parameters / 1e6:.1f}M "
-            f"non-embedding parameters → {self.flops:.3g} FLOPs (6·N + 12·L·s·d per trained token)",
-        ]
+        without = f" + {self.texts.without_grad} without" if self.texts.without_grad else ""
+        lines = [f"compute: {self.steps:,} steps × ({self.texts.with_grad} texts with gradients{without}) × "
+                 f"{self.seq} tokens ({self.texts.note}); {self.non_embedding_parameters / 1e6:.1f}M "
+                 f"non-embedding parameters → {self.flops:.3g} FLOPs (6·N + 12·L·s·d per trained token)"]
         for d in [device] if device is not None else DEVICES.values():
             fast, slow = self.seconds_on(d)
             lines.append(f"  on {d.name}: {human_duration(fast)} at {UTILISATION[1]:.0%} of its peak, "

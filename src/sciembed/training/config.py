@@ -1,9 +1,7 @@
 """Training configs: pydantic models loaded from YAML, overridable from the command line.
 
-Every recipe shares `TrainConfig` (model, optimisation, checkpoints, validation);
-a recipe subclasses it and adds its own ``data`` block. Unknown keys and wrong
-types are errors, reported all at once with their dotted path, so a typo in a
-config never silently falls back to a default.
+Every recipe subclasses `TrainConfig` and adds its own ``data`` block. Unknown keys and wrong types are
+errors, reported all at once with their dotted path, so a typo never silently falls back to a default.
 """
 
 from __future__ import annotations
@@ -36,9 +34,8 @@ class ProjectionConfig(_Strict):
 
 
 class ModelConfig(_Strict):
-    """`max_seq_length` is the training token budget; the saved model reads `inference_max_seq_length`
-    tokens (None: the base model's own budget, e.g. 256 for MiniLM), so a model trained on short inputs
-    is not evaluated, searched or served at its training budget by accident."""
+    """`max_seq_length` is the training token budget; the saved model reads `inference_max_seq_length` tokens
+    (None: the base model's own, e.g. 256 for MiniLM), not the training budget by accident."""
 
     base: str | None = None  # hub id or local path; None = the offline MiniLM
     max_seq_length: int = Field(512, gt=0)
@@ -47,13 +44,9 @@ class ModelConfig(_Strict):
 
 
 class TrainingConfig(_Strict):
-    """Optimisation. `batch_size` is the *global* batch: one optimizer step takes `batch_size` examples
-    whether one process or N (`torchrun`) run it; each of N processes gets ``batch_size / N`` of
-    them, and with `gather_across_devices` (default) contrastive losses still see all `batch_size`
-    as in-batch negatives, so 1 and N processes train the same model on the same data and
-    `max_steps` / epochs mean the same. `mini_batch_size` only bounds how many texts are on the
-    device at once (CachedMNRL). Gradient accumulation is deliberately absent: it would not add
-    negatives. A mini-batch larger than the batch is simply the whole batch."""
+    """Optimisation. `batch_size` is the *global* batch, split over N processes, whose negatives are gathered,
+    so 1 and N processes train the same model (docs/distributed.md). `mini_batch_size` only bounds the texts on
+    the device at once (CachedMNRL); no gradient accumulation: it would not add negatives."""
 
     epochs: int = Field(1, gt=0)
     max_steps: int | None = Field(None, gt=0)  # cut the run short (smoke tests); the schedule follows it
@@ -102,9 +95,8 @@ class ValidationConfig(_Strict):
     max_queries: int | None = Field(3000, gt=0)
     max_candidates: int | None = Field(30000, gt=0)
     sample_seed: int = 0
-    # token budget of the validation body windows (0.7 × it words); null: the training budget
-    # (model.max_seq_length), never the saved model's inference budget — S2Full's ModernBERT windows are
-    # 716 words (0.7 × 1,024), not 5,734 (0.7 × 8,192) (issue 32, item 1)
+    # token budget of the validation body windows (0.7 × it words); null: the training budget, never the saved
+    # model's inference budget (S2Full's ModernBERT windows are 716 words, not 5,734: issue 32, item 1)
     window_tokens: int | None = Field(None, gt=0)
 
 
@@ -124,11 +116,8 @@ STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
 class PrefixConfig(_Strict):
-    """Texts put before each view during training only; evaluation encodes without them.
-
-    `special_tokens`: add the stripped prefixes ("[TA]", "[BODY]") to the tokenizer as special
-    tokens with fresh embeddings, instead of letting it split them into word pieces.
-    """
+    """Texts put before each view during training only; evaluation encodes without them. `special_tokens`: add
+    the stripped prefixes ("[TA]", "[BODY]") to the tokenizer as new tokens instead of splitting them."""
 
     ta: str = "[TA] "
     body: str = "[BODY] "
@@ -136,10 +125,8 @@ class PrefixConfig(_Strict):
 
 
 class HardNegativesConfig(_Strict):
-    """One mined hard negative per pair (`sciembed.training.sources.hard_negatives`): ``bm25`` over full
-    text, or ``model`` (ANCE's refresh: title+abstract vectors of `model`, e.g. the previous round's
-    trained model; None = the run's base). Linked papers (either direction) are never negatives; the
-    negative is drawn from ranks ``[skip, depth)`` of what is left."""
+    """One mined hard negative per pair from ranks ``[skip, depth)`` (`sciembed.training.sources.hard_negatives`):
+    ``bm25`` over full text, or ``model`` (title+abstract vectors of `model`; None = the run's base)."""
 
     miner: Literal["bm25", "model"] = "bm25"
     model: str | None = None
@@ -180,8 +167,7 @@ class WindowModelConfig(ModelConfig):
 
 
 class WindowTrainingConfig(TrainingConfig):
-    """The paper's 3 epochs, mini-batches of 128 and learning rate 5e-5 by default (a partial ``training:``
-    block keeps them)."""
+    """The paper's 3 epochs, mini-batches of 128 and learning rate 5e-5 (a partial ``training:`` keeps them)."""
 
     epochs: int = Field(3, gt=0)
     mini_batch_size: int = Field(128, gt=0)
@@ -189,11 +175,8 @@ class WindowTrainingConfig(TrainingConfig):
 
 
 class WindowConfig(TrainConfig):
-    """S2Full: citation pairs of TA and random body windows, plus same-paper self-alignment.
-
-    Defaults are the paper's set-up except the base model (the offline MiniLM): 512 tokens,
-    the 4,096 × 4,096 projection head, batch 2,048 with mini-batches of 128, 3 epochs.
-    """
+    """S2Full: citation pairs of TA and random body windows, plus same-paper self-alignment. Defaults are the
+    paper's set-up (512 tokens, 4,096 × 4,096 head, batch 2,048) except the base model (the offline MiniLM)."""
 
     recipe: Literal["window"] = "window"
     model: WindowModelConfig = WindowModelConfig()
@@ -202,9 +185,8 @@ class WindowConfig(TrainConfig):
 
 
 class StaticModelConfig(_Strict):
-    """A static (bag-of-token-vectors) encoder: `base` distilled with model2vec into a StaticEmbedding, or
-    `base` already a static sentence-transformers model (a previous round's). `max_seq_length` only sizes
-    training windows (0.7 × it words); a static model has no token budget and reads whole texts."""
+    """A static encoder: `base` distilled with model2vec, or already a static model. `max_seq_length` only sizes
+    training windows (0.7 × it words); a static model reads whole texts."""
 
     base: str | None = None
     pca_dims: int | None = Field(256, gt=0)  # model2vec's PCA; None keeps the transformer's width
@@ -212,8 +194,7 @@ class StaticModelConfig(_Strict):
 
 
 class StaticTrainingConfig(TrainingConfig):
-    """Static embeddings take big batches and a large learning rate (the embedding table is the only
-    weight); plain MNRL, since a batch of static texts costs almost no memory."""
+    """Big batches, a large learning rate (the embedding table is the only weight) and plain MNRL (cheap texts)."""
 
     epochs: int = Field(5, gt=0)
     batch_size: int = Field(256, ge=2)
@@ -231,10 +212,8 @@ class StaticConfig(TrainConfig):
 
 
 class SectionFilterConfig(_Strict):
-    """SciJEPA's paper filters (a paper failing any is counted under the first it fails). `sections`: "raw"
-    (the paper's) counts the source parse's sections, as the reader recorded them before sciembed normalised
-    them (papers without that record, e.g. synthetic or older corpora, fall back to the normalised sections,
-    counted); "normalised" counts sciembed's sections (back matter cut, false headings merged)."""
+    """SciJEPA's paper filters. `sections`: "raw" (the paper's) counts the source parse's sections where the
+    reader recorded them (else the normalised ones, counted); "normalised" counts sciembed's sections."""
 
     min_abstract_chars: int = Field(50, ge=0)
     min_sections: int = Field(3, ge=0)
@@ -254,9 +233,8 @@ class SectionPairDataConfig(_Strict):
 
 
 class SectionTrainingConfig(TrainingConfig):
-    """Optimisation of the section-pair recipes. `batch_size` is the micro-batch (the negatives of
-    InfoNCE); `gradient_accumulation` micro-batches make one optimizer step. The learning rate warms
-    up for `warmup_steps` steps, then decays by `lr_scheduler`."""
+    """Section-pair recipes: `batch_size` is the micro-batch (InfoNCE's negatives); `gradient_accumulation`
+    micro-batches make one optimizer step; warmup is `warmup_steps` steps."""
 
     batch_size: int = Field(512, ge=2)
     gradient_accumulation: int = Field(8, gt=0)
@@ -335,15 +313,12 @@ C = TypeVar("C", bound=TrainConfig)
 
 def set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
     """Set ``a.b.c`` in a nested dict, creating levels (unknown keys are left for validation to name)."""
-    parts = key.split(".")
-    node = data
-    for part in parts[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = {}
-            node[part] = child
-        node = child
-    node[parts[-1]] = value
+    *parents, last = key.split(".")
+    for part in parents:
+        if not isinstance(data.get(part), dict):
+            data[part] = {}
+        data = data[part]
+    data[last] = value
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
@@ -379,31 +354,22 @@ def validate_config(cls: type[C], data: dict[str, Any], source: str = "config") 
         raise ConfigError(_format_errors(source, exc)) from None
 
 
-def load_config(
-    cls: type[C], path: str | Path | None = None, overrides: dict[str, Any] | None = None
-) -> C:
+def load_config(cls: type[C], path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> C:
     """Read YAML (or start from defaults), apply dotted overrides, validate once."""
-    data: dict[str, Any] = {}
-    source = "defaults"
-    if path is not None:
-        source = str(path)
-        data = read_yaml_mapping(path, ConfigError, what="config file")
+    data = {} if path is None else read_yaml_mapping(path, ConfigError, what="config file")
     for key, value in (overrides or {}).items():
         set_dotted(data, key, value)
-    if overrides:
-        source += " + overrides"
+    source = ("defaults" if path is None else str(path)) + (" + overrides" if overrides else "")
     return validate_config(cls, data, source)
 
 
 def config_diff(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
     """Dotted keys whose values differ between two config dumps."""
-    keys = sorted(set(old) | set(new))
     diffs: list[str] = []
-    for key in keys:
+    for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
-        path = f"{prefix}{key}"
         if isinstance(a, dict) and isinstance(b, dict):
-            diffs.extend(config_diff(a, b, path + "."))
+            diffs.extend(config_diff(a, b, f"{prefix}{key}."))
         elif a != b:
-            diffs.append(f"{path}: {a!r} -> {b!r}")
+            diffs.append(f"{prefix}{key}: {a!r} -> {b!r}")
     return diffs

@@ -1,11 +1,7 @@
 """Training data from a built corpus: the split's papers, their body views, its citation pairs.
 
-Papers are addressed by index (position in `TrainingData.papers`) so plans are
-small integer arrays; the papers themselves stay on disk in the corpus's paper
-store (`sciembed.corpus.paper_store`) and `ViewTexts` reads one when a batch
-turns a (paper, view) pair into the text the encoder sees. What a split costs in
-memory is its ids' row numbers, its pairs and its window sections (arrays), not
-its texts.
+Papers are addressed by index, so plans are small integer arrays; the texts stay in the corpus's paper store
+and `ViewTexts` reads a paper when a batch needs it, so a split costs its arrays in memory, not its texts.
 """
 
 from __future__ import annotations
@@ -87,13 +83,8 @@ class TrainingData:
         return int((self.n_body == 0).sum())
 
     def summary(self) -> dict[str, int | str]:
-        return {
-            "split": self.split,
-            "papers": len(self.papers),
-            "papers_with_body": len(self.papers) - self.ta_only,
-            "ta_only_papers": self.ta_only,
-            "citation_pairs": len(self.pairs),
-        }
+        return {"split": self.split, "papers": len(self.papers), "papers_with_body": len(self.papers) - self.ta_only,
+                "ta_only_papers": self.ta_only, "citation_pairs": len(self.pairs)}
 
 
 def window_sections(paper: Paper) -> tuple[int, ...]:
@@ -112,10 +103,8 @@ def split_pairs(corpus: CorpusDir, split: str, ids: pa.Array) -> np.ndarray:
     n_outside = pc.sum(outside).as_py() or 0
     if n_outside:
         first = table.filter(outside).slice(0, 1).to_pylist()[0]
-        raise CorpusError(
-            f"{corpus.root}: {n_outside} of {table.num_rows} {split} pairs name papers outside the {split} "
-            f"split (first: {(first['paper_a'], first['paper_b'])!r})"
-        )
+        raise CorpusError(f"{corpus.root}: {n_outside} of {table.num_rows} {split} pairs name papers outside the "
+                          f"{split} split (first: {(first['paper_a'], first['paper_b'])!r})")
     pairs = np.stack([a.to_numpy().astype(np.int64), b.to_numpy().astype(np.int64)], axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]  # index order = id order: the sorted (id, id) order
 
@@ -135,24 +124,18 @@ def split_papers(corpus: CorpusDir, split: str, missing: str = "raise") -> tuple
         present = rows >= 0
         return ids.filter(pa.array(present)), StoredPapers(store, rows[present])
     if len(absent):
-        raise CorpusError(
-            f"{corpus.root}: {len(absent)} of {len(ids)} {split} papers listed in splits.parquet are not in "
-            f"papers.parquet (first: {ids[int(absent[0])].as_py()!r})"
-        )
+        raise CorpusError(f"{corpus.root}: {len(absent)} of {len(ids)} {split} papers listed in splits.parquet are "
+                          f"not in papers.parquet (first: {ids[int(absent[0])].as_py()!r})")
     return ids, StoredPapers(store, rows)
 
 
 def load_training_data(corpus: str | Path | CorpusDir, split: str = "train") -> TrainingData:
-    """Read one split's ids, pairs and window sections; texts stay on disk (`StoredPapers`).
-
-    Every failure names the corpus and what is missing."""
+    """Read one split's ids, pairs and window sections; texts stay on disk (`StoredPapers`)."""
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     corpus.require("papers.parquet")
     if not corpus.has_splits():
-        raise CorpusError(
-            f"{corpus.root}: no training split (pairs.parquet / splits.parquet missing); "
-            "train on a built corpus (`sciembed corpus build`)"
-        )
+        raise CorpusError(f"{corpus.root}: no training split (pairs.parquet / splits.parquet missing); "
+                          "train on a built corpus (`sciembed corpus build`)")
     ids, papers = split_papers(corpus, split)
     pairs = split_pairs(corpus, split, ids)
     return TrainingData(split, papers, Ragged.from_lists(window_sections(p) for p in papers), pairs)
@@ -161,14 +144,12 @@ def load_training_data(corpus: str | Path | CorpusDir, split: str = "train") -> 
 class ViewTexts:
     """Text of view ``v`` of paper ``i``: 0 is TA, ``v >= 1`` the window at the v-th window section.
 
-    Papers are read from the store when a batch asks for them (the last `cache` stay decoded).
-    Training prefixes (``[TA] ``/``[BODY] ``) are added here; evaluation builds its own views
-    without them.
+    Papers are read from the store when a batch asks for them (the last `cache` stay decoded). Training
+    prefixes (``[TA] ``/``[BODY] ``) are added here; evaluation builds its own views without them.
     """
 
-    def __init__(
-        self, data: TrainingData, window_words: int, ta_prefix: str = "", body_prefix: str = "", cache: int = 4096
-    ) -> None:
+    def __init__(self, data: TrainingData, window_words: int, ta_prefix: str = "", body_prefix: str = "",
+                 cache: int = 4096) -> None:
         self.data = data
         self.window_words = window_words
         self.ta_prefix = ta_prefix

@@ -60,16 +60,12 @@ class EMACallback(TrainerCallback):
 
 
 class PredictorGrads(TrainerCallback):
-    """Gradient bookkeeping for parameters that live in the loss (the predictor), which the trainer
-    does not do: it clips and zeroes only the encoder's gradients (``clip_grad_norm_(model
-    .parameters())``, ``model.zero_grad()``), and under DDP it all-reduces only the encoder's.
+    """Gradient bookkeeping for parameters that live in the loss (the predictor): the trainer all-reduces,
+    clips and zeroes only the encoder's gradients.
 
-    Before each optimizer step: all-reduces the predictor's gradients across processes (a no-op in
-    one process), then clips their norm to the run's ``max_grad_norm`` — the bound the trainer puts
-    on the encoder, applied to the predictor on its own (the trainer has clipped the encoder by the
-    time callbacks run, so one joint norm over both is not reachable from here). After each step:
-    zeroes them (else they would pile up over the whole run). ``last_norm`` is the predictor's
-    gradient norm before the last clip.
+    Before each optimizer step: all-reduce the predictor's gradients across processes, then clip their norm to
+    ``max_grad_norm`` on its own (the encoder is clipped by the time callbacks run, so one joint norm is not
+    reachable from here). After it: zero them. ``last_norm``: the norm before the last clip.
     """
 
     def __init__(self, module: nn.Module) -> None:
@@ -109,9 +105,7 @@ class JepaCheckpointCallback(TrainerCallback):
             return
         folder = self.folder(args, state.global_step)
         folder.mkdir(parents=True, exist_ok=True)
-        torch.save(
-            {"predictor": self.predictor.state_dict(), "target": self.target.state_dict()}, folder / EXTRAS_FILE
-        )
+        torch.save({"predictor": self.predictor.state_dict(), "target": self.target.state_dict()}, folder / EXTRAS_FILE)
         info = {"momentum_step": self.ema.momentum_step, "momentum": self.ema.last_momentum, **self.identity}
         (folder / EXTRAS_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
@@ -126,9 +120,8 @@ def load_extras(folder: Path, predictor: nn.Module, target: nn.Module, identity:
     """Restore predictor and target from a checkpoint folder; refuse one from another recipe or λ."""
     info_path, tensors_path = folder / EXTRAS_INFO, folder / EXTRAS_FILE
     if not info_path.exists() or not tensors_path.exists():
-        raise CheckpointExtrasError(
-            f"{folder}: no {EXTRAS_FILE} / {EXTRAS_INFO}; this checkpoint was not written by the jepa recipe"
-        )
+        raise CheckpointExtrasError(f"{folder}: no {EXTRAS_FILE} / {EXTRAS_INFO}; this checkpoint was not written by "
+                                    "the jepa recipe")
     info = json.loads(info_path.read_text(encoding="utf-8"))
     clashes = [f"{k}: {info.get(k)!r} -> {v!r}" for k, v in identity.items() if info.get(k) != v]
     if clashes:

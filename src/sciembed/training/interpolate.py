@@ -1,12 +1,9 @@
 """Weight-space interpolation of a fine-tuned encoder with its base (WiSE-FT).
 
-θ = (1 − α) · θ_base + α · θ_trained over the parameters the two share (the transformer), the rest
-(pooling, a projection head) taken from the trained model. Wortsman et al., "Robust fine-tuning of
-zero-shot models" (CVPR 2022), show that α around 0.5 keeps most of the fine-tuning gain on the
-target task while recovering the base model's robustness elsewhere; here the "elsewhere" is general
-scientific semantics (SciTLDR) that citation training on one venue's papers can erode. No library
-we depend on does this for sentence-transformers models, so it is written here (a few lines over
-state dicts).
+θ = (1 − α) · θ_base + α · θ_trained over the transformer's weights, the rest (pooling, a head) from the
+trained model. Wortsman et al. (CVPR 2022) show α ≈ 0.5 keeps most of the fine-tuning gain while recovering
+the base's robustness elsewhere (here: general scientific semantics, SciTLDR). No dependency does this for
+sentence-transformers models.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from sciembed.errors import SciembedInputError
@@ -33,21 +34,13 @@ def largest_fitting(config: TrainConfig, limit: int, target: str, arch: Architec
         return estimate(trial, target, arch).total() <= limit
 
     lowest = 2 if key == "training.batch_size" else 1
-    current = _get(config, key)
     if not fits(lowest):
         return None
-    lo, hi = lowest, current
+    lo, hi = lowest, int(attrgetter(key)(config))
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
     return lo
-
-
-def _get(config: TrainConfig, key: str) -> int:
-    node: Any = config
-    for part in key.split("."):
-        node = getattr(node, part)
-    return int(node)
 
 
 def check_fits(config: TrainConfig, est: MemoryEstimate, limit: int, limit_label: str) -> None:
@@ -62,7 +55,7 @@ def check_fits(config: TrainConfig, est: MemoryEstimate, limit: int, limit_label
         ways.append(f"training.gradient_checkpointing=true ({human_bytes(with_ckpt)}"
                     + (", fits)" if with_ckpt <= limit else ", still too much)"))
     best = largest_fitting(config, limit, est.target, est.architecture, shape.batch_key, est.checkpointing)
-    if best is not None and best < _get(config, shape.batch_key):
+    if best is not None and best < attrgetter(shape.batch_key)(config):
         ways.append(f"{shape.batch_key}={best} or lower")
     ways.append(f"a shorter model.max_seq_length (now {config.model.max_seq_length})")
     raise MemoryLimitError(

@@ -1,21 +1,10 @@
 """Peak memory of a training run, estimated from the recipe config and the base model's config.json.
 
-Nothing is loaded but the architecture: the parameter count comes from the model built on
-torch's ``meta`` device (no storage), the activations from the layer shapes. The estimate is
-
-    weights + gradients + AdamW moments (+ the EMA target and predictor of JEPA)
-    + activations of the texts that are on the device with gradients at once
-    + backward work space: half a layer's tensors (gradients in flight), one layer with checkpointing (the
-      recomputed layer); both factors set from the measured peaks of the small BERT, checked on MiniLM
-    + on CUDA, the CUDA context and library work spaces (~1 GB, typical; not measured here)
-
-Activation bytes per layer: `activation_memory`; the base model's shape: `model_architecture`;
-whether the run fits and what to change when it does not: `memory_check`.
-
-Texts are assumed padded to ``model.max_seq_length``: an upper bound for batches of shorter
-texts (SemCSE's summaries are far shorter). Validated against measured CPU peaks by
-``benchmarks/train_memory_estimate.py`` (docs/scale.md); the CUDA/bf16 accounting is not
-measured here (no GPU was available).
+Weights, gradients and AdamW moments (+ JEPA's EMA target and predictor), the activations of the texts on
+the device with gradients at once (`activation_memory`), a backward work space (half a layer, one layer with
+checkpointing: set from the small BERT's measured peaks, checked on MiniLM) and on CUDA ~1 GB of context
+(typical, not measured). Texts are assumed padded to ``model.max_seq_length`` (an upper bound). The
+accounting and its validation against measured CPU peaks are in docs/scale.md.
 """
 
 from __future__ import annotations
@@ -23,12 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sciembed.training.activation_memory import (
-    FP32,
-    encoder_activation_bytes,
-    inference_bytes,
-    materialised_attention,
-)
+from sciembed.training.activation_memory import FP32, encoder_activation_bytes, inference_bytes, materialised_attention
 from sciembed.training.config import TrainConfig
 from sciembed.training.model_architecture import Architecture, MemoryEstimateError, read_architecture
 
@@ -60,15 +44,13 @@ class MemoryEstimate:
         return sum(c.with_ if on else c.without for c in self.components)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "recipe": self.recipe, "target": self.target, "precision": self.precision, "seq": self.seq,
-            "texts_on_device": self.texts, "texts_note": self.texts_note, "checkpointing": self.checkpointing,
-            "architecture": vars(self.architecture),
-            "components": {c.name: {"without_checkpointing": c.without, "with_checkpointing": c.with_}
-                           for c in self.components},
-            "total_without_checkpointing": self.total(False), "total_with_checkpointing": self.total(True),
-            "total": self.total(), "notes": list(self.notes),
-        }
+        return {"recipe": self.recipe, "target": self.target, "precision": self.precision, "seq": self.seq,
+                "texts_on_device": self.texts, "texts_note": self.texts_note, "checkpointing": self.checkpointing,
+                "architecture": vars(self.architecture),
+                "components": {c.name: {"without_checkpointing": c.without, "with_checkpointing": c.with_}
+                               for c in self.components},
+                "total_without_checkpointing": self.total(False), "total_with_checkpointing": self.total(True),
+                "total": self.total(), "notes": list(self.notes)}
 
     def report(self, limit: int | None = None, limit_label: str = ""):
         """A rich table: component, bytes without and with checkpointing; the configured column marked."""
@@ -85,12 +67,9 @@ class MemoryEstimate:
         for c in self.components:
             table.add_row(c.name, human_bytes(c.without), human_bytes(c.with_))
         table.add_row("total", human_bytes(self.total(False)), human_bytes(self.total(True)), style="bold")
-        lines = [
-            f"model: {a.model_type}, {a.parameters / 1e6:.1f}M parameters, hidden {a.hidden}, {a.layers} layers, "
-            f"{a.heads} heads, intermediate {a.intermediate} (from {a.source})",
-            f"{self.texts} texts × {self.seq} tokens with gradients at once ({self.texts_note})",
-            *self.notes,
-        ]
+        lines = [f"model: {a.model_type}, {a.parameters / 1e6:.1f}M parameters, hidden {a.hidden}, {a.layers} layers, "
+                 f"{a.heads} heads, intermediate {a.intermediate} (from {a.source})",
+                 f"{self.texts} texts × {self.seq} tokens with gradients at once ({self.texts_note})", *self.notes]
         if limit is not None:
             verdict = "fits" if self.total() <= limit else "DOES NOT FIT"
             lines.append(f"device memory: {human_bytes(limit)} ({limit_label}); the configured run "
@@ -170,15 +149,11 @@ def resolve_target(target: str = "auto") -> str:
 def resolve_precision_for(precision: str, target: str) -> str:
     """The trainer's `resolve_precision` for a target that may not be this machine: auto = bf16 on CUDA
     (an A100/H100 has it), fp32 on CPU."""
-    if precision != "auto":
-        return precision
-    if target == "cuda":
-        import torch
+    if precision != "auto" or target != "cuda":
+        return "fp32" if precision == "auto" else precision
+    import torch
 
-        if torch.cuda.is_available() and not torch.cuda.is_bf16_supported():
-            return "fp32"
-        return "bf16"
-    return "fp32"
+    return "fp32" if torch.cuda.is_available() and not torch.cuda.is_bf16_supported() else "bf16"
 
 
 def estimate(config: TrainConfig, target: str = "auto", arch: Architecture | None = None) -> MemoryEstimate:
@@ -190,11 +165,8 @@ def estimate(config: TrainConfig, target: str = "auto", arch: Architecture | Non
     shape = recipe_shape(config, arch)
     trainable = arch.parameters + shape.extra_trainable
     same = lambda name, n: Component(name, n, n)  # noqa: E731
-    rows = [
-        same("weights (fp32)", trainable * FP32),
-        same("gradients (fp32)", trainable * FP32),
-        same("AdamW moments (2 × fp32)", 2 * trainable * FP32),
-    ]
+    rows = [same("weights (fp32)", trainable * FP32), same("gradients (fp32)", trainable * FP32),
+            same("AdamW moments (2 × fp32)", 2 * trainable * FP32)]
     if shape.frozen_copy:
         rows.append(same("EMA target weights (fp32)", arch.parameters * FP32))
     kept_off, work_off = encoder_activation_bytes(arch, seq, shape.texts, precision, target, False)

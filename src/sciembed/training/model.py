@@ -1,14 +1,8 @@
 """The trainable encoder: base transformer + the recipe's pooling + optional two-layer projection head.
 
-Built from sentence-transformers modules, so the saved directory is a standard
-sentence-transformers model: ``SentenceTransformer(path)`` loads it and
-``sciembed eval`` accepts it. Every module of the base is kept: its pooling
-(replaced only where the recipe pools another way, e.g. CLS for a mean-pooled
-base), its own layers after the pooling (a base's ``Dense``), and its
-``Normalize``. The ``Normalize`` is not trained through (losses that compare by
-cosine are unchanged by it; Euclidean and SIGReg losses must see raw vectors)
-but added back when the model is saved for cosine (`saving_base_tail`), so a
-plain sentence-transformers user gets unit vectors as from the base.
+The saved directory is a standard sentence-transformers model. Every module of the base is kept (its pooling
+unless the recipe pools another way); its ``Normalize`` is not trained through (Euclidean and SIGReg losses
+must see raw vectors) but added back when the model is saved for cosine (`saving_base_tail`).
 """
 
 from __future__ import annotations
@@ -24,10 +18,9 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 ACTIVATIONS = {"gelu": "GELU", "relu": "ReLU", "tanh": "Tanh"}
-# Attribute of a training model holding the token budget its saved copy reads (see `set_token_budgets`).
+# Attributes of a training model: the token budget its saved copy reads (`set_token_budgets`), the base it was
+# built from (for the model card) and whether the base ended with a Normalize (`saving_base_tail`).
 INFERENCE_LENGTH_ATTR = "sciembed_inference_max_seq_length"
-# Attributes of a training model: the base it was built from (a hub id or local path, for the model card) and
-# whether the base ended with a Normalize module (added back when it is saved for cosine: `saving_base_tail`).
 BASE_ATTR = "sciembed_base_model"
 NORMALIZE_ATTR = "sciembed_base_normalizes"
 
@@ -55,9 +48,7 @@ def has_budget(model: SentenceTransformer) -> bool:
 def inference_length(model: SentenceTransformer) -> int | None:
     """The token budget the saved model will read (the training budget for a model built elsewhere);
     None for a model without one (static)."""
-    if not has_budget(model):
-        return None
-    return int(getattr(model, INFERENCE_LENGTH_ATTR, None) or model.max_seq_length)
+    return int(getattr(model, INFERENCE_LENGTH_ATTR, None) or model.max_seq_length) if has_budget(model) else None
 
 
 def token_budgets(model: SentenceTransformer) -> dict[str, int | None]:
@@ -110,12 +101,6 @@ def output_dim(modules: list) -> int:
     raise ValueError("no module declares an embedding dimension")
 
 
-def remember_base(model: SentenceTransformer, source: str, normalizes: bool) -> None:
-    """Record what `saving_base_tail` and the model card need to know about the base."""
-    setattr(model, BASE_ATTR, source)
-    setattr(model, NORMALIZE_ATTR, normalizes)
-
-
 @contextmanager
 def saving_base_tail(model: SentenceTransformer) -> Iterator[bool]:
     """Inside the block the model ends with the base's ``Normalize`` when the base had one and the model is
@@ -137,8 +122,7 @@ def saving_base_tail(model: SentenceTransformer) -> Iterator[bool]:
 
 
 def build_model(config: ModelConfig, device: str | None = None, pooling: str = "mean") -> SentenceTransformer:
-    """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model.
-
+    """Load the base (path, hub id, or None for the offline MiniLM) and assemble the training model;
     `pooling` is "mean" (S2Full) or "cls" (SPECTER, CoSAEmb)."""
     import torch
     from sentence_transformers import SentenceTransformer
@@ -152,19 +136,16 @@ def build_model(config: ModelConfig, device: str | None = None, pooling: str = "
         raise ValueError(f"{source}: first module is {type(transformer).__name__}, not a transformer")
     limit = getattr(transformer.auto_model.config, "max_position_embeddings", None)
     if isinstance(limit, int) and config.max_seq_length > limit:
-        raise ValueError(
-            f"model.max_seq_length {config.max_seq_length} exceeds {source}'s {limit} position embeddings"
-        )
+        raise ValueError(f"model.max_seq_length {config.max_seq_length} exceeds {source}'s {limit} position embeddings")
     modules, normalizes = base_modules(loaded, pooling)
     dim = output_dim(modules)
     head = config.projection
     if head is not None:
         act = getattr(torch.nn, ACTIVATIONS[head.activation])()
-        modules += [
-            Dense(dim, head.hidden, activation_function=act),
-            Dense(head.hidden, head.out, activation_function=torch.nn.Identity()),
-        ]
+        modules += [Dense(dim, head.hidden, activation_function=act),
+                    Dense(head.hidden, head.out, activation_function=torch.nn.Identity())]
     model = SentenceTransformer(modules=modules, device=device or str(loaded.device))
     set_token_budgets(model, transformer, config)
-    remember_base(model, config.base or "minilm", normalizes)
+    setattr(model, BASE_ATTR, config.base or "minilm")  # what the model card and `saving_base_tail` need
+    setattr(model, NORMALIZE_ATTR, normalizes)
     return model

@@ -1,8 +1,5 @@
-"""The shape of a base model (hidden size, layers, heads, parameter count) read from its config.json.
-
-Nothing is loaded but the architecture: the parameter count comes from the model built on
-torch's ``meta`` device (no storage). Used by the memory and the compute estimates.
-"""
+"""The shape of a base model (hidden size, layers, heads, parameter count) read from its config.json; the
+parameter count comes from the model built on torch's ``meta`` device (no storage)."""
 
 from __future__ import annotations
 
@@ -86,10 +83,9 @@ def read_architecture(base: str | None) -> Architecture:
     except (OSError, ValueError) as exc:
         known = KNOWN_ARCHITECTURES.get(source)
         if known is None:
-            raise MemoryEstimateError(
-                f"no memory estimate: cannot read the config.json of {source!r} ({str(exc).splitlines()[0][:160]}) "
-                f"and it is not one of the known architectures ({', '.join(KNOWN_ARCHITECTURES)})"
-            ) from None
+            raise MemoryEstimateError(f"no memory estimate: cannot read the config.json of {source!r} "
+                                      f"({str(exc).splitlines()[0][:160]}) and it is not one of the known "
+                                      f"architectures ({', '.join(KNOWN_ARCHITECTURES)})") from None
         numbers = {k: v for k, v in known.items() if k not in ("model_type", "source")}
         config = AutoConfig.for_model(known["model_type"], **numbers)
         where = f"sciembed's known-architectures table, config.json not readable here; {known['source']}"
@@ -111,10 +107,9 @@ def architecture_of(config: Any, source: str) -> Architecture:
     attention_dropout = getattr(config, "attention_probs_dropout_prob", None)
     if attention_dropout is None:
         attention_dropout = float(getattr(config, "attention_dropout", 0.0) or 0.0)
-    return Architecture(
-        model_type=str(config.model_type), hidden=int(config.hidden_size), layers=int(config.num_hidden_layers),
-        heads=int(config.num_attention_heads), intermediate=int(config.intermediate_size),
-        vocab=int(config.vocab_size), max_positions=int(getattr(config, "max_position_embeddings", 0) or 0),
-        parameters=int(parameters), hidden_dropout=float(hidden_dropout), attention_dropout=float(attention_dropout),
-        source=source,
-    )
+    return Architecture(model_type=str(config.model_type), hidden=int(config.hidden_size),
+                        layers=int(config.num_hidden_layers), heads=int(config.num_attention_heads),
+                        intermediate=int(config.intermediate_size), vocab=int(config.vocab_size),
+                        max_positions=int(getattr(config, "max_position_embeddings", 0) or 0),
+                        parameters=int(parameters), hidden_dropout=float(hidden_dropout),
+                        attention_dropout=float(attention_dropout), source=source)

@@ -1,14 +1,8 @@
 """The README a trained model carries: sentence-transformers' model card, filled with what sciembed knows.
 
-sentence-transformers writes ``README.md`` from the model's
-`SentenceTransformerModelCardData` whenever it is saved, with the trainer's
-hyper-parameters, losses, training logs and the evaluator's table. A model
-assembled from modules has no base model or dataset in it (its card said
-"Base model: Unknown", "Training Dataset: Unknown"): `fill_card_data` sets the
-base model's hub id, a name, tags and the training data (what the recipe
-learns from, counted), and `card_section` adds what only sciembed knows — the
-recipe, its whole configuration, the token budgets, the similarity and the
-last validation — as a "Trained with sciembed" section of the same README.
+A model assembled from modules has no base model or dataset in its card data: `fill_card_data` sets the base's
+hub id, a name, tags and the training data, and `card_section` adds a "Trained with sciembed" section (recipe,
+configuration, token budgets, similarity, last validation) to the same README.
 """
 
 from __future__ import annotations
@@ -26,13 +20,8 @@ RECIPE_TITLES = {
     "infonce": "SciJEPA's InfoNCE baseline over the same section pairs",
     "semcse": "SemCSE: summaries of one abstract pulled together (triplet or InfoNCE over in-batch negatives)",
 }
-RECIPE_COLUMNS = {
-    "window": ["anchor", "positive"],
-    "cosaemb": ["anchor", "positive", "negative"],
-    "jepa": ["context", "target"],
-    "infonce": ["context", "target"],
-    "semcse": ["anchor", "positive"],
-}
+RECIPE_COLUMNS = {"window": ["anchor", "positive"], "cosaemb": ["anchor", "positive", "negative"],
+                  "jepa": ["context", "target"], "infonce": ["context", "target"], "semcse": ["anchor", "positive"]}
 SECTION_TITLE = "## Trained with sciembed"
 
 
@@ -42,9 +31,7 @@ def base_model_id(base: str | None) -> str | None:
 
     if base in (None, "minilm"):
         return DEFAULT_HUB_ID
-    if Path(base).expanduser().exists():
-        return None
-    return base
+    return None if Path(base).expanduser().exists() else base
 
 
 def base_label(base: str | None) -> str:
@@ -89,11 +76,10 @@ def _validation_table(evaluations: list[dict[str, Any]]) -> str:
                 "`sciembed eval run --model MODEL …`.")
     last = evaluations[-1]
     rows = [f"| {key.removeprefix('eval_')} | {value:.4f} |" for key, value in sorted(last.items())
-            if key.startswith("eval_") and isinstance(value, int | float) and not key.endswith(("_runtime",
-                                                                                             "_per_second"))]
-    step = last.get("step")
-    return "\n".join([f"Validation at step {step} (the last one):", "", "| metric | value |", "| --- | ---: |",
-                      *rows])
+            if key.startswith("eval_") and isinstance(value, int | float)
+            and not key.endswith(("_runtime", "_per_second"))]
+    return "\n".join([f"Validation at step {last.get('step')} (the last one):", "", "| metric | value |",
+                      "| --- | ---: |", *rows])
 
 
 def card_section(model: Any, recipe: str, record: dict[str, Any], evaluations: list[dict[str, Any]]) -> str:

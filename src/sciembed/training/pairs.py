@@ -1,12 +1,8 @@
 """Which views a training pair shows: the four S2Full strategies and self-alignment.
 
-A view is an int: 0 is the paper's TA view, ``v >= 1`` the window that starts at
-the paper's v-th body section able to start one
-(`sciembed.views.window.eligible_sections`). A paper with ``n_body`` such
-sections has ``1 + n_body`` views; "uniform over all views" means uniform over
-those. Drawing ints rather than texts keeps the plan small, lets the
-composition table be counted without touching text, and makes a draw a pure
-function of the seed.
+A view is an int: 0 is the paper's TA view, ``v >= 1`` the window that starts at the paper's v-th body section
+able to start one (`sciembed.views.window.eligible_sections`), so a paper has ``1 + n_body`` views. Ints keep
+the plan small and the composition countable without text.
 """
 
 from __future__ import annotations
@@ -27,16 +23,10 @@ def uniform_body(n_body: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.where(n_body > 0, drawn, TA).astype(np.int32)
 
 
-def draw_citation_views(
-    strategy: str, n_body_anchor: np.ndarray, n_body_positive: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor and positive views of citation pairs under one strategy.
-
-    ``no_ta_ta`` avoids TA–TA pairs: a TA anchor gets a body positive; where the
-    positive paper has no body, the anchor is switched to a body view instead;
-    only when neither paper has a body does a TA–TA pair remain (counted in
-    the composition table).
-    """
+def draw_citation_views(strategy: str, n_body_anchor: np.ndarray, n_body_positive: np.ndarray,
+                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Anchor and positive views of citation pairs under one strategy. ``no_ta_ta``: a TA anchor gets a body
+    positive, or (positive without body) switches to a body view; a TA–TA pair remains only when neither has one."""
     n = len(n_body_anchor)
     if strategy == "ta_ta":
         return np.zeros(n, np.int32), np.zeros(n, np.int32)

@@ -1,33 +1,12 @@
 """Paper-aware batch plans: no paper twice in a batch, a fixed self-alignment share in every batch.
 
-With in-batch negatives, two views of one paper in the same batch would be a
-false negative; sentence-transformers' ``NO_DUPLICATES`` compares texts, not
-papers, so it cannot prevent that. The whole run is planned up front, epoch by
-epoch, from the seed alone:
-
-- an epoch is one pass over the citation pairs, as the paper counts it:
-  ``n_pairs // batch_size`` steps (S2Full: 2,279 steps per epoch at batch
-  2,048), with the self-alignment slots *inside* each batch (``self_align:
-  inside``), so about ``share × n_pairs`` citation pairs, different ones every
-  epoch, are not reached in a given epoch. ``self_align: on_top`` shows every
-  citation pair once per epoch instead and adds the self-alignment slots on top
-  (``n_pairs // (batch_size − self slots)`` steps);
-- the pairs come in a fresh order each epoch; the anchor is the lexicographically
-  smaller paper id (the paper's A.2; paper indices follow id order), or a fresh
-  random side each epoch (``orientation: random``); a pair whose paper is already
-  in the batch waits for the next batch (like ``NoDuplicatesBatchSampler``);
-- ``round(share × batch_size)`` self-alignment slots per batch, filled by
-  cycling through the papers that have a body, skipping papers already in the
-  batch;
-- views drawn per slot (`sciembed.training.pairs`), so every epoch sees new
-  windows;
-- the epoch's last, incomplete batch is dropped; pairs not reached in an epoch
-  are counted in ``dropped_pairs``.
-
-Because the plan is a pure function of the seed, the trainer only walks it in
-order (`sciembed.training.sampler.PlanBatchSampler`): a resumed run skips the
-batches already seen and continues with exactly the same data. Planning needs
-numpy only, so ``--dry-run`` shows the batch composition without loading torch.
+With in-batch negatives, two views of one paper in a batch would be a false negative, and sentence-transformers'
+``NO_DUPLICATES`` compares texts, not papers. The whole run is planned up front from the seed, epoch by epoch
+(the epoch, ``self_align`` and ``orientation`` are described in docs/recipes/s2full.md): pairs in a fresh order,
+a pair whose paper is already in the batch waits for the next one; ``round(share × batch_size)`` self-alignment
+slots per batch cycle through the papers with a body; views are drawn per slot (`sciembed.training.pairs`); the
+last, incomplete batch is dropped and pairs not reached are counted in ``dropped_pairs``. A resumed run walks
+the same plan (`sciembed.training.sampler`); planning needs numpy only, so ``--dry-run`` loads no torch.
 """
 
 from __future__ import annotations
@@ -87,22 +66,15 @@ class BatchPlan:
 
     def columns(self) -> dict[str, np.ndarray]:
         """The plan as dataset columns (anchor first: MNRL reads columns in order; the negative last)."""
-        columns = {
-            "anchor_paper": self.anchor_paper,
-            "anchor_view": self.anchor_view,
-            "positive_paper": self.positive_paper,
-            "positive_view": self.positive_view,
-            "is_self": self.is_self,
-        }
+        columns = {"anchor_paper": self.anchor_paper, "anchor_view": self.anchor_view,
+                   "positive_paper": self.positive_paper, "positive_view": self.positive_view, "is_self": self.is_self}
         if self.negative_paper is not None and self.negative_view is not None:
             columns |= {"negative_paper": self.negative_paper, "negative_view": self.negative_view}
         return columns
 
 
-def _assemble_epoch(
-    pairs: np.ndarray, self_pool: np.ndarray, n_cite: int, n_self: int, rng: np.random.Generator,
-    max_batches: int, orientation: str,
-) -> tuple[np.ndarray, np.ndarray, int]:
+def _assemble_epoch(pairs: np.ndarray, self_pool: np.ndarray, n_cite: int, n_self: int, rng: np.random.Generator,
+                    max_batches: int, orientation: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Greedy batches for one epoch: citation (anchor, positive) rows ``(batches × n_cite, 2)``, self
     papers ``(batches × n_self,)``, pairs not reached.
 
@@ -163,10 +135,9 @@ def _assemble_epoch(
             if paper in used:
                 skipped.append(paper)
                 if budget < 0:
-                    raise PlanError(
-                        f"cannot fill {n_self} self-alignment slots: fewer than {n_self} papers with a body "
-                        f"are left outside a batch of {n_cite} citation pairs; lower training.batch_size"
-                    )
+                    raise PlanError(f"cannot fill {n_self} self-alignment slots: fewer than {n_self} papers with a "
+                                    f"body are left outside a batch of {n_cite} citation pairs; lower "
+                                    "training.batch_size")
                 continue
             used.add(paper)
             chosen.append(paper)
@@ -176,18 +147,8 @@ def _assemble_epoch(
         done += 1
 
 
-def plan_batches(
-    pairs: np.ndarray,
-    n_body: np.ndarray,
-    *,
-    strategy: str,
-    batch_size: int,
-    self_share: float,
-    epochs: int,
-    seed: int,
-    self_align: str = "inside",
-    orientation: str = "sorted",
-) -> BatchPlan:
+def plan_batches(pairs: np.ndarray, n_body: np.ndarray, *, strategy: str, batch_size: int, self_share: float,
+                 epochs: int, seed: int, self_align: str = "inside", orientation: str = "sorted") -> BatchPlan:
     """Plan every batch of every epoch. `pairs` is ``(n, 2)`` paper indices (index order = id order);
     `n_body[i]` is paper i's number of body views (0 for TA-only papers, which never self-align)."""
     if orientation not in ORIENTATIONS:
@@ -203,16 +164,12 @@ def plan_batches(
         raise PlanError("self-alignment needs papers with a body; every paper of the split is TA-only")
     needed = 2 * n_cite + n_self
     if needed > len(n_body):
-        raise PlanError(
-            f"a batch of {batch_size} ({n_cite} citation pairs + {n_self} self-alignment pairs) needs "
-            f"{needed} distinct papers; the split has {len(n_body)}; lower training.batch_size"
-        )
+        raise PlanError(f"a batch of {batch_size} ({n_cite} citation pairs + {n_self} self-alignment pairs) needs "
+                        f"{needed} distinct papers; the split has {len(n_body)}; lower training.batch_size")
     max_batches = steps_per_epoch(len(pairs), batch_size, n_self, self_align)
     if max_batches == 0:
-        raise PlanError(
-            f"{len(pairs)} citation pairs make no full batch of {batch_size} (an epoch is n_pairs // batch_size "
-            f"steps with self_align 'inside'); lower training.batch_size"
-        )
+        raise PlanError(f"{len(pairs)} citation pairs make no full batch of {batch_size} (an epoch is n_pairs // "
+                        "batch_size steps with self_align 'inside'); lower training.batch_size")
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("ap", "av", "pp", "pv", "self")}
     epoch_batches: list[int] = []
     dropped: list[int] = []
@@ -221,15 +178,12 @@ def plan_batches(
         cites, selfs, lost = _assemble_epoch(pairs, self_pool, n_cite, n_self, rng, max_batches, orientation)
         n_batches = len(cites) // n_cite
         if n_batches == 0:
-            raise PlanError(
-                f"epoch {epoch}: {len(pairs)} citation pairs cannot fill one batch of {n_cite} citation "
-                f"pairs without repeating a paper; lower training.batch_size"
-            )
+            raise PlanError(f"epoch {epoch}: {len(pairs)} citation pairs cannot fill one batch of {n_cite} citation "
+                            "pairs without repeating a paper; lower training.batch_size")
         cite_arr = cites.reshape(n_batches, n_cite, 2)
         self_arr = selfs.reshape(n_batches, n_self)
-        cav, cpv = draw_citation_views(
-            strategy, n_body[cite_arr[..., 0]].ravel(), n_body[cite_arr[..., 1]].ravel(), rng
-        )
+        cav, cpv = draw_citation_views(strategy, n_body[cite_arr[..., 0]].ravel(), n_body[cite_arr[..., 1]].ravel(),
+                                       rng)
         sv1, sv2 = draw_self_views(n_body[self_arr].ravel(), rng)
         parts["ap"].append(np.concatenate([cite_arr[..., 0], self_arr], axis=1).ravel())
         parts["pp"].append(np.concatenate([cite_arr[..., 1], self_arr], axis=1).ravel())
@@ -240,14 +194,6 @@ def plan_batches(
         parts["self"].append(is_self.ravel())
         epoch_batches.append(n_batches)
         dropped.append(lost)
-    return BatchPlan(
-        batch_size=batch_size,
-        n_self=n_self,
-        anchor_paper=np.concatenate(parts["ap"]).astype(np.int32),
-        anchor_view=np.concatenate(parts["av"]).astype(np.int32),
-        positive_paper=np.concatenate(parts["pp"]).astype(np.int32),
-        positive_view=np.concatenate(parts["pv"]).astype(np.int32),
-        is_self=np.concatenate(parts["self"]),
-        epoch_batches=tuple(epoch_batches),
-        dropped_pairs=tuple(dropped),
-    )
+    ap, av, pp, pv = (np.concatenate(parts[k]).astype(np.int32) for k in ("ap", "av", "pp", "pv"))
+    return BatchPlan(batch_size, n_self, ap, av, pp, pv, np.concatenate(parts["self"]), tuple(epoch_batches),
+                     tuple(dropped))

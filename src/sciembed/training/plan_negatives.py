@@ -1,14 +1,9 @@
 """One hard negative per planned slot, drawn from its anchor's mined list without breaking the batch.
 
-A negative joins the batch's candidates for *every* anchor (MNRL scores each
-anchor against all positives and negatives of the batch), so a negative must be
-safe for all of them: it is never a paper already in the batch and never linked
-(either direction) to any anchor of the batch. Among the anchor's mined band the
-first such paper in a seeded random order is taken; an anchor whose band is used
-up gets a random paper safe for the batch (a fallback), and, where a small densely linked split has none,
-a random paper outside the batch unlinked to its own anchor (relaxed). The negative's view
-mirrors the positive's: title+abstract against title+abstract, a random body
-window against a body window.
+MNRL scores every anchor against every negative of the batch, so a negative is never a paper of the batch and
+never linked to any anchor of it. The first such paper of the anchor's mined band (seeded order) is taken, else
+a random safe paper (fallback), else, in a small densely linked split, a random paper outside the batch unlinked
+to its own anchor (relaxed). Its view mirrors the positive's (TA for TA, a random body window for a window).
 """
 
 from __future__ import annotations
@@ -29,9 +24,8 @@ def _random_paper(rng: np.random.Generator, n_papers: int, ok) -> int | None:
     return None
 
 
-def attach_negatives(
-    plan: BatchPlan, mined: Ragged, linked: list[set[int]], n_body: np.ndarray, seed: int,
-) -> tuple[BatchPlan, dict[str, int]]:
+def attach_negatives(plan: BatchPlan, mined: Ragged, linked: list[set[int]], n_body: np.ndarray, seed: int
+                     ) -> tuple[BatchPlan, dict[str, int]]:
     """The plan with ``negative_paper`` / ``negative_view`` columns, and how they were drawn."""
     size = plan.batch_size
     neg_paper = np.empty(plan.n_slots, dtype=np.int32)
@@ -39,17 +33,15 @@ def attach_negatives(
     counts = {"mined": 0, "fallback": 0, "relaxed": 0}
     for b in range(plan.n_batches):
         rows = slice(b * size, (b + 1) * size)
-        neg_paper[rows], neg_view[rows] = _batch_negatives(
-            plan.anchor_paper[rows], plan.positive_paper[rows], plan.positive_view[rows], mined, linked, n_body,
-            np.random.default_rng([seed, 7919, b]), counts, b,
-        )
+        neg_paper[rows], neg_view[rows] = _batch_negatives(plan.anchor_paper[rows], plan.positive_paper[rows],
+                                                           plan.positive_view[rows], mined, linked, n_body,
+                                                           np.random.default_rng([seed, 7919, b]), counts, b)
     return replace(plan, negative_paper=neg_paper, negative_view=neg_view), counts
 
 
-def _batch_negatives(
-    anchors: np.ndarray, positives: np.ndarray, positive_views: np.ndarray, mined: Ragged, linked: list[set[int]],
-    n_body: np.ndarray, rng: np.random.Generator, counts: dict[str, int], batch: int,
-) -> tuple[list[int], list[int]]:
+def _batch_negatives(anchors: np.ndarray, positives: np.ndarray, positive_views: np.ndarray, mined: Ragged,
+                     linked: list[set[int]], n_body: np.ndarray, rng: np.random.Generator, counts: dict[str, int],
+                     batch: int) -> tuple[list[int], list[int]]:
     """Negative papers and views for the rows of one batch (the module docstring gives the preferences)."""
     anchor_set = {int(a) for a in anchors}
     used = anchor_set | {int(p) for p in positives}

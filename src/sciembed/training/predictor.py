@@ -1,10 +1,8 @@
 """SciJEPA's residual predictor as a sentence-transformers module: ẑ = h + g(h),
 g = LayerNorm(d) → Linear(d, hidden) → GELU → Linear(hidden, d).
 
-The last layer starts at zero, so the predictor is the identity at initialisation. Being a
-sentence-transformers module, it can sit after the encoder in a saved model directory (the
-``predictor`` branch), which ``SentenceTransformer(path)`` reloads; the directory's
-``modules.json`` names this class, so loading it needs sciembed installed.
+The last layer starts at zero, so the predictor is the identity at initialisation. As a sentence-transformers
+module it sits after the encoder in the saved ``predictor`` branch (reloading it needs sciembed installed).
 """
 
 from __future__ import annotations
@@ -24,9 +22,8 @@ class ResidualPredictor(Module):
             raise ValueError(f"predictor sizes must be > 0 (dimension {dimension}, hidden {hidden})")
         self.dimension = dimension
         self.hidden = hidden
-        self.net = nn.Sequential(
-            nn.LayerNorm(dimension), nn.Linear(dimension, hidden), nn.GELU(), nn.Linear(hidden, dimension)
-        )
+        self.net = nn.Sequential(nn.LayerNorm(dimension), nn.Linear(dimension, hidden), nn.GELU(),
+                                 nn.Linear(hidden, dimension))
         nn.init.zeros_(self.net[-1].weight)
         nn.init.zeros_(self.net[-1].bias)
 

@@ -9,9 +9,8 @@
     <out>/composition.json    the batch-composition table of the plan
     <out>/summary.json        steps, runtime, examples/s, last loss and validation metrics
 
-A resume continues the same run: same recipe, same corpus, same config (up to
-fields that cannot change the data order or the weights), from the newest
-checkpoint. Anything else is refused before training starts.
+A resume continues the same run (same recipe, corpus and config up to `RESUMABLE_CHANGES`) from the newest
+complete checkpoint; anything else is refused before training starts.
 """
 
 from __future__ import annotations
@@ -27,16 +26,10 @@ from sciembed.ioutil.root_dir import RootDir
 from sciembed.models.loading import RUN_MODEL_DIR, RUN_RECIPE_FILE
 from sciembed.training.config import TrainConfig, config_diff
 
-# Fields a resumed run may change: they affect bookkeeping, not data order or weights.
-RESUMABLE_CHANGES = (
-    "checkpoint.every_steps",
-    "checkpoint.keep",
-    "training.log_every_steps",
-    "training.max_time_minutes",  # a new session's time budget: when to stop, not what a step does
-    "training.dataloader_workers",
-    "training.return_freed_memory",
-    "validation.every_steps",
-)
+# Fields a resumed run may change: they affect bookkeeping (or when to stop), not data order or weights.
+RESUMABLE_CHANGES = ("checkpoint.every_steps", "checkpoint.keep", "training.log_every_steps",
+                     "training.max_time_minutes", "training.dataloader_workers", "training.return_freed_memory",
+                     "validation.every_steps")
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
 
 
@@ -115,23 +108,13 @@ def checkpoint_problem(path: Path) -> str | None:
     return None
 
 
-def _record(recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "recipe": recipe,
-        "corpus": str(corpus.resolve()),
-        "data": data_summary,
-        "config": config.model_dump(mode="json"),
-    }
-
-
 def precheck_run(out: str | Path, recipe: str, resume: bool) -> None:
     """The checks that need no data: run before reading the corpus so a wrong --out fails at once."""
     run = RunDir(out)
     if not resume:
         if run.last_checkpoint() is not None or (run.model / "modules.json").exists():
-            raise RunDirError(
-                f"{run.root}: already holds a training run; pass --resume to continue it, or use a new --out"
-            )
+            raise RunDirError(f"{run.root}: already holds a training run; pass --resume to continue it, or use a "
+                              "new --out")
         return
     if not run.recipe_path.exists():
         raise RunDirError(f"{run.root}: nothing to resume (no recipe.json); start without --resume")
@@ -146,13 +129,13 @@ def precheck_run(out: str | Path, recipe: str, resume: bool) -> None:
         print(f"skipping incomplete checkpoint {path} ({why}); resuming from {run.last_checkpoint()}", flush=True)
 
 
-def open_run(
-    out: str | Path, recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any], resume: bool
-) -> tuple[RunDir, Path | None]:
+def open_run(out: str | Path, recipe: str, config: TrainConfig, corpus: Path, data_summary: dict[str, Any],
+             resume: bool) -> tuple[RunDir, Path | None]:
     """Check `out` for a fresh start or a resume; returns the run dir and the checkpoint to resume from."""
     precheck_run(out, recipe, resume)
     run = RunDir(out)
-    record = _record(recipe, config, corpus, data_summary)
+    record = {"recipe": recipe, "corpus": str(corpus.resolve()), "data": data_summary,
+              "config": config.model_dump(mode="json")}
     if resume:
         saved = run.read_recipe()
         problems = []
@@ -160,15 +143,10 @@ def open_run(
             problems.append(f"corpus: {saved.get('corpus')!r} -> {record['corpus']!r}")
         if saved.get("data") != record["data"]:
             problems.append(f"training data: {saved.get('data')} -> {record['data']}")
-        problems += [
-            d
-            for d in config_diff(saved.get("config", {}), record["config"])
-            if d.split(":")[0] not in RESUMABLE_CHANGES
-        ]
+        problems += [d for d in config_diff(saved.get("config", {}), record["config"])
+                     if d.split(":")[0] not in RESUMABLE_CHANGES]
         if problems:
-            raise RunDirError(
-                f"{run.root}: {len(problems)} difference{'s' if len(problems) != 1 else ''} from the run being "
-                f"resumed would change its data or weights: " + "; ".join(problems)
-            )
+            raise RunDirError(f"{run.root}: {len(problems)} difference{'s' if len(problems) != 1 else ''} from the "
+                              "run being resumed would change its data or weights: " + "; ".join(problems))
     run.write_json(run.recipe_path, record)
     return run, run.last_checkpoint() if resume else None

@@ -1,9 +1,6 @@
-"""What a run will do before it does it: steps, epochs, examples seen and the learning-rate schedule.
-
-Every recipe's prepared data answers `RunLength` (optimizer steps planned, steps in one epoch of its
-data, examples per step); `schedule` turns that and the config into the numbers `train --dry-run`
-prints and the run summary keeps, so a 10× learning rate or a run that sees a fifth of its data is
-visible before any model is loaded.
+"""What a run will do before it does it: steps, epochs, examples seen and the learning-rate schedule, from each
+recipe's `RunLength`, printed by `train --dry-run` and kept in the run summary (a 10× learning rate or a run that
+sees a fifth of its data shows before any model is loaded).
 """
 
 from __future__ import annotations
@@ -38,10 +35,9 @@ class Schedule:
     def lines(self) -> list[str]:
         epochs = "with replacement (no epochs)" if self.epochs is None else f"{self.epochs:.2f} epochs"
         budget = "" if self.max_time_minutes is None else f"; stops after {self.max_time_minutes:g} min at the latest"
-        return [
-            f"schedule: {self.steps:,} optimizer steps = {epochs}, {self.examples_seen:,} examples seen{budget}",
-            f"learning rate: peak {self.learning_rate:g}, {self.warmup_steps:,} warmup steps, then {self.scheduler}",
-        ]
+        return [f"schedule: {self.steps:,} optimizer steps = {epochs}, {self.examples_seen:,} examples seen{budget}",
+                f"learning rate: peak {self.learning_rate:g}, {self.warmup_steps:,} warmup steps, then "
+                f"{self.scheduler}"]
 
 
 def schedule(config: TrainConfig, length: RunLength) -> Schedule:

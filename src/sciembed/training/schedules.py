@@ -1,8 +1,5 @@
-"""Step-indexed schedules of the section-pair recipes, and the callback that tells losses the step.
-
-Both schedules are cosine ramps between two values, so they are functions of the global optimizer
-step alone: a resumed run gets the same value at the same step as an uninterrupted one.
-"""
+"""Step-indexed schedules of the section-pair recipes (cosine ramps, functions of the global step alone, so a
+resumed run gets the same values), and the callback that tells losses the step."""
 
 from __future__ import annotations
 

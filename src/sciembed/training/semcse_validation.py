@@ -1,17 +1,8 @@
 """SemCSE's validation: mean rank on held-out papers, the best weights kept, early stopping.
 
-Two rankings over the held-out papers (1 = best, lower is better), measured with the distance
-the model trains for:
-
-- ``summary2summary``: a paper's first summary → its second summary, among the second summaries
-  of every held-out paper with two;
-- ``summaries2ta``: the mean of a paper's summary embeddings → its title+abstract, among the
-  title+abstracts of every held-out paper.
-
-``mean_rank`` (their average) decides which evaluation is best. `BestWeightsCallback` keeps a
-copy of the best weights, stops after ``patience`` evaluations without improvement, and puts the
-best weights back before the trainer saves the final model — so ``<out>/model`` is the best
-checkpoint, not the last one.
+Two rankings with the distance the model trains for (1 = best): ``summary2summary`` (a paper's first summary →
+its second) and ``summaries2ta`` (the mean of its summary embeddings → its title+abstract); their average,
+``mean_rank``, picks the best evaluation, whose weights `BestWeightsCallback` puts back before the final save.
 """
 
 from __future__ import annotations

@@ -16,13 +16,8 @@ class TokenizerError(SciembedInputError, ValueError):
 
 
 def register_special_tokens(model: SentenceTransformer, tokens: Sequence[str], source: str = "model") -> int:
-    """Add `tokens` as special tokens (never split, never lower-cased) and resize the input embeddings.
-
-    Tokens the tokenizer already holds as single ids (a model trained by the recipe
-    before) are not added again, so the matrix is resized at most once. Returns
-    the number of tokens added. Raises `TokenizerError` when the tokenizer cannot
-    add tokens or a token still does not map to exactly one id afterwards.
-    """
+    """Add `tokens` as special tokens (never split, never lower-cased) and resize the input embeddings; returns
+    how many were added. Tokens already single ids (a model trained by the recipe before) are not added again."""
     transformer = model[0]
     tokenizer = getattr(transformer, "tokenizer", None)
     added = add_tokens(tokenizer, tokens, source)

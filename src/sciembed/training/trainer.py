@@ -1,16 +1,8 @@
 """The runner every recipe shares: SentenceTransformerTrainer set up once, the same on CPU, GPU or DDP.
 
-A recipe supplies `RecipeParts` (model, planned dataset, collator, batch
-sampler, loss, optional evaluator); this module turns the config into training
-arguments, wires checkpoints / validation / curves / progress, resumes from the
-newest checkpoint, and saves the final sentence-transformers model.
-Launching with ``accelerate launch`` or ``torchrun`` needs no code change, and
-changes nothing about what is trained: every planned batch is the *global*
-batch, split across the processes (accelerate's ``split_batches``), so a step,
-``max_steps`` and an epoch mean the same on 1 and N processes; contrastive
-losses gather the other processes' embeddings (``gather_across_devices``) and
-SIGReg all-reduces its statistics, so the loss and the gradients are those of
-one process with the whole batch (docs/distributed.md).
+A recipe supplies `RecipeParts`; this module turns the config into training arguments, wires checkpoints,
+validation, curves and progress, resumes, and saves the final model. Under ``torchrun`` every planned batch is
+the *global* batch, split across the processes, so N processes train what one would (docs/distributed.md).
 """
 
 from __future__ import annotations
@@ -24,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sciembed.errors import SciembedInputError
 from sciembed.training.config import TrainConfig, TrainingConfig
-from sciembed.training.rundir import RunDir
+from sciembed.training.rundir import RunDir, is_main_process
 
 if TYPE_CHECKING:
     import torch
@@ -85,8 +77,6 @@ class NonFiniteLoss(SciembedInputError, RuntimeError):
 
 def world_size() -> int:
     """Processes of this run as the launcher (torchrun, accelerate) declares them; 1 when run plainly."""
-    import os
-
     return max(1, int(os.environ.get("WORLD_SIZE", "1")))
 
 
@@ -125,8 +115,7 @@ def batch_lines(batch_size: int, world: int, loss: Any, hard_negatives: int = 0)
         else:
             where = "per process: training.gather_across_devices is off"
         lines.append(f"in-batch negatives per anchor: {negatives} ({where}{mined})")
-    sigreg = getattr(loss, "sigreg", None)
-    if sigreg is not None and getattr(loss, "sigreg_lambda", 0) > 0:
+    if getattr(loss, "sigreg", None) is not None and getattr(loss, "sigreg_lambda", 0) > 0:
         lines.append(f"SIGReg statistics over {batch_size} embeddings per micro-batch (all-reduced across processes)")
     return lines
 
@@ -138,38 +127,21 @@ def training_arguments(config: TrainConfig, run: RunDir, evaluate: bool, extra: 
     t = config.training
     precision = resolve_precision(t.precision)
     kwargs: dict[str, Any] = dict(
-        output_dir=str(run.checkpoints),
-        num_train_epochs=1,  # the plan already spans every recipe epoch
-        max_steps=t.max_steps or -1,
-        per_device_train_batch_size=t.batch_size,
-        learning_rate=t.learning_rate,
-        weight_decay=t.weight_decay,
-        warmup_ratio=t.warmup_ratio,
-        lr_scheduler_type=t.lr_scheduler,
-        max_grad_norm=t.max_grad_norm,
-        seed=config.seed,
-        data_seed=config.seed,
-        bf16=precision == "bf16",
-        fp16=precision == "fp16",
-        logging_steps=t.log_every_steps,
-        logging_first_step=True,
-        save_strategy="steps",
-        save_steps=config.checkpoint.every_steps,
-        save_total_limit=config.checkpoint.keep,
-        eval_strategy="steps" if evaluate else "no",
-        eval_steps=config.validation.every_steps if evaluate else None,
+        output_dir=str(run.checkpoints), num_train_epochs=1,  # the plan already spans every recipe epoch
+        max_steps=t.max_steps or -1, per_device_train_batch_size=t.batch_size, learning_rate=t.learning_rate,
+        weight_decay=t.weight_decay, warmup_ratio=t.warmup_ratio, lr_scheduler_type=t.lr_scheduler,
+        max_grad_norm=t.max_grad_norm, seed=config.seed, data_seed=config.seed, bf16=precision == "bf16",
+        fp16=precision == "fp16", logging_steps=t.log_every_steps, logging_first_step=True, save_strategy="steps",
+        save_steps=config.checkpoint.every_steps, save_total_limit=config.checkpoint.keep,
+        eval_strategy="steps" if evaluate else "no", eval_steps=config.validation.every_steps if evaluate else None,
         gradient_checkpointing=t.gradient_checkpointing,
         gradient_checkpointing_kwargs={"use_reentrant": False} if t.gradient_checkpointing else None,
-        dataloader_num_workers=t.dataloader_workers,
-        dataloader_drop_last=False,
+        dataloader_num_workers=t.dataloader_workers, dataloader_drop_last=False,
         # a planned batch is the global batch: each of N processes takes its 1/N (per_process_batch)
-        accelerator_config={"split_batches": True},
-        dataloader_pin_memory=torch.cuda.is_available(),
+        accelerator_config={"split_batches": True}, dataloader_pin_memory=torch.cuda.is_available(),
         # CPU-only hosts: lets `torchrun --nproc_per_node N` run multi-process (gloo) DDP, as on GPUs
         use_cpu=not torch.cuda.is_available() and not torch.backends.mps.is_available(),
-        disable_tqdm=True,
-        report_to="none",
-    )
+        disable_tqdm=True, report_to="none")
     return SentenceTransformerTrainingArguments(**(kwargs | (extra or {})))
 
 
@@ -219,13 +191,9 @@ SIMILARITY_OF_METRIC = {"cosine": "cosine", "l2": "euclidean"}  # sciembed metri
 def save_model_atomically(model: Any, target: Path, card: Any = None, readme_section: str | None = None) -> None:
     """Save into a hidden sibling and rename it into place: a kill mid-save never leaves a half model.
 
-    The copy reads the model's inference token budget (`training.model.inference_length`), not the
-    training one, its ``similarity_fn_name`` matches the metric it was trained for, so a plain
-    ``SentenceTransformer(path)`` user compares vectors the right way, and it ends with the base's
-    ``Normalize`` where the base had one and the model is for cosine (`training.model.saving_base_tail`).
-    `card`: the recipe's `ModelCard` (metric, input format), written inside before the rename;
-    `readme_section`: markdown added to sentence-transformers' README (`training.model_card.card_section`).
-    Files get the usual permissions (the umask's), not the owner-only ones of a temporary directory."""
+    The copy reads the inference token budget, its ``similarity_fn_name`` matches the card's metric and it
+    keeps the base's ``Normalize`` (`training.model`). `card`: the recipe's `ModelCard`; `readme_section`:
+    markdown added to sentence-transformers' README. Files get the umask's permissions (`readable`)."""
     import shutil
 
     from sciembed.ioutil.atomic import publish
@@ -252,9 +220,8 @@ def save_model_atomically(model: Any, target: Path, card: Any = None, readme_sec
 
 
 def default_card(recipe: str, config: TrainConfig) -> Any:
-    """The card of a recipe that brings none: S2Full's window recipe records its training budget as the body
-    windows' ``window_tokens``, so ``sciembed eval`` reads 716-word windows (0.7 × 1,024) from a ModernBERT that
-    is saved to read 8,192 tokens (issue 32, item 1); other recipes get none (cosine, plain text)."""
+    """The card of a recipe that brings none: the window recipe records its training budget as ``window_tokens``,
+    so ``sciembed eval`` reads 716-word windows from a ModernBERT saved to read 8,192 tokens (issue 32, item 1)."""
     if recipe != "window":
         return None
     from sciembed.models.card import ModelCard
@@ -263,27 +230,17 @@ def default_card(recipe: str, config: TrainConfig) -> Any:
 
 
 def readable(root: Path) -> None:
-    """Give every file and folder under `root` the permissions the umask allows (0644 / 0755 under 022).
-
-    Some writers (temporary files renamed into place) leave files 0600: a model shared on a lab server or
-    copied into a container was then unreadable to anyone but its trainer."""
+    """Give every file and folder under `root` the permissions the umask allows (0644 / 0755 under 022): temporary
+    files renamed into place are 0600, and a shared model was unreadable to anyone but its trainer."""
     from sciembed.ioutil.atomic import _UMASK
 
     for path in [root, *root.rglob("*")]:
-        if path.is_symlink():
-            continue
-        path.chmod((0o777 if path.is_dir() else 0o666) & ~_UMASK)
+        if not path.is_symlink():
+            path.chmod((0o777 if path.is_dir() else 0o666) & ~_UMASK)
 
 
-def run_training(
-    recipe: str,
-    config: TrainConfig,
-    parts: RecipeParts,
-    run: RunDir,
-    checkpoint: Path | None,
-    callbacks: Sequence[Any] = (),
-    say: Callable[[str], None] | None = None,
-) -> Path:
+def run_training(recipe: str, config: TrainConfig, parts: RecipeParts, run: RunDir, checkpoint: Path | None,
+                 callbacks: Sequence[Any] = (), say: Callable[[str], None] | None = None) -> Path:
     """Train (or resume) and save the final model to ``<out>/model``; returns that path."""
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
@@ -295,14 +252,14 @@ def run_training(
         write_curves,
     )
     from sciembed.training.model import token_budgets
+    from sciembed.training.model_card import card_section, fill_card_data
 
     evaluate = parts.evaluator is not None and config.validation.every_steps > 0
-    world = world_size()
     hard_negatives = getattr(config.data, "texts_per_pair", 2) - 2
-    lines = batch_lines(config.training.batch_size, world, parts.loss, hard_negatives)
+    lines = batch_lines(config.training.batch_size, world_size(), parts.loss, hard_negatives)
     args = training_arguments(config, run, evaluate, parts.training_args)
     examples_per_step = parts.examples_per_step or config.training.batch_size
-    if say is not None and int(os.environ.get("RANK", "0")) == 0:
+    if say is not None and is_main_process():
         for line in lines:
             say(line)
     parts.summary["max_seq_length"] = token_budgets(parts.model)
@@ -311,45 +268,28 @@ def run_training(
     if config.training.max_time_minutes is not None:
         extra_callbacks.append(TimeBudgetCallback(config.training.max_time_minutes, parts.summary))
     # only rank 0 writes recipe.json (and saves the model its card describes): other ranks must not read it
-    record = run.read_recipe() if int(os.environ.get("RANK", "0")) == 0 else {}
+    record = run.read_recipe() if is_main_process() else {}
 
     def readme_section() -> str:
-        from sciembed.training.model_card import card_section
-
         history = trainer.state.log_history if trainer is not None else []
-        return card_section(parts.model, recipe, record,
-                            [e for e in history if any(k.startswith("eval_") for k in e)])
+        return card_section(parts.model, recipe, record, [e for e in history if any(k.startswith("eval_") for k in e)])
+
+    def save(model: Any, target: Path) -> None:
+        save_model_atomically(model, target, card, readme_section())
+        if parts.after_save is not None:
+            parts.after_save(target)
 
     trainer = None
     if evaluate:
-        def save_best(model: Any, target: Path) -> None:
-            save_model_atomically(model, target, card, readme_section())
-            if parts.after_save is not None:
-                parts.after_save(target)
-
-        extra_callbacks.append(
-            BestModelCallback(parts.model, parts.evaluator, run.best_model, save_best, parts.summary)
-        )
+        extra_callbacks.append(BestModelCallback(parts.model, parts.evaluator, run.best_model, save, parts.summary))
     trainer = _trainer_class()(
-        model=parts.model,
-        args=args,
-        train_dataset=parts.dataset,
-        loss=parts.loss,
-        evaluator=parts.evaluator if evaluate else None,
-        data_collator=parts.collator,
+        model=parts.model, args=args, train_dataset=parts.dataset, loss=parts.loss,
+        evaluator=parts.evaluator if evaluate else None, data_collator=parts.collator,
         batch_sampler_factory=parts.batch_sampler,
-        callbacks=[
-            RichProgressCallback(examples_per_step, f"train {recipe}"),
-            CurvesCallback(run.curves, parts.epoch_of_step),
-            *parts.callbacks,
-            *extra_callbacks,
-            *callbacks,
-        ],
-    )
+        callbacks=[RichProgressCallback(examples_per_step, f"train {recipe}"),
+                   CurvesCallback(run.curves, parts.epoch_of_step), *parts.callbacks, *extra_callbacks, *callbacks])
     trainer.remove_callback(PrinterCallback)
     trainer.remove_callback(ProgressCallback)
-    from sciembed.training.model_card import fill_card_data
-
     examples = len(parts.dataset) if hasattr(parts.dataset, "__len__") else None
     fill_card_data(parts.model, recipe, record, parts.loss, examples)
     started = time.perf_counter()
@@ -372,34 +312,19 @@ def run_training(
     seconds = time.perf_counter() - started
     state = trainer.state
     if trainer.is_world_process_zero():
-        save_model_atomically(parts.model, run.model, card, readme_section())
-        if parts.after_save is not None:
-            parts.after_save(run.model)
+        save(parts.model, run.model)
         exported = parts.export(run.root) if parts.export is not None else {}
         write_curves(state.log_history, run.curves, parts.epoch_of_step)
         losses = [e["loss"] for e in state.log_history if "loss" in e]
         evals = [e for e in state.log_history if any(k.startswith("eval_") for k in e)]
-        run.write_json(
-            run.summary_path,
-            {
-                "recipe": recipe,
-                "completed": state.global_step >= state.max_steps,
-                "global_step": state.global_step,
-                "max_steps": state.max_steps,
-                "resumed_from_step": start_step,
-                "session_seconds": round(seconds, 2),
-                "processes": trainer.args.world_size,
-                "session_examples_per_second": round(
-                    (state.global_step - start_step) * examples_per_step / max(seconds, 1e-9),
-                    2,
-                ),
-                "final_logged_loss": losses[-1] if losses else None,
-                "train_loss_mean": output.training_loss if output is not None else None,
-                "last_validation": evals[-1] if evals else None,
-                "precision": resolve_precision(config.training.precision),
-                "device": str(parts.model.device),
-                **parts.summary,
-                **exported,
-            },
-        )
+        speed = (state.global_step - start_step) * examples_per_step / max(seconds, 1e-9)
+        run.write_json(run.summary_path, {
+            "recipe": recipe, "completed": state.global_step >= state.max_steps, "global_step": state.global_step,
+            "max_steps": state.max_steps, "resumed_from_step": start_step, "session_seconds": round(seconds, 2),
+            "processes": trainer.args.world_size, "session_examples_per_second": round(speed, 2),
+            "final_logged_loss": losses[-1] if losses else None,
+            "train_loss_mean": output.training_loss if output is not None else None,
+            "last_validation": evals[-1] if evals else None,
+            "precision": resolve_precision(config.training.precision), "device": str(parts.model.device),
+            **parts.summary, **exported})
     return run.model

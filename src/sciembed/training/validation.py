@@ -1,14 +1,9 @@
 """Validation during training: citation NDCG@10 on a held-out split, through the evaluation executor.
 
-A sentence-transformers evaluator, so the trainer calls it every ``validation.every_steps`` steps and logs its
-metrics with the loss. Queries and candidates are built by `sciembed.evaluation` exactly as ``sciembed eval``
-builds them (no training prefixes; body views are the paper log's windows), with the saved model's inference
-budget but body windows of the *training* budget (``validation.window_tokens`` overrides it: S2Full ModernBERT
-validates 716-word windows, 0.7 × 1,024, although the saved model reads 8,192 tokens), on a fixed-size seeded
-subsample of the split (``validation.max_queries``, ``validation.max_candidates``), so its cost does not grow with
-the corpus. With ``validation.self_retrieval`` (the default, S2Full's validation) each query paper is also among
-its own relevant candidates — the body must find its own title+abstract as well as the papers it is linked to;
-off, the query paper is never ranked, as in ``sciembed eval``.
+Queries and candidates are built as ``sciembed eval`` builds them, read at the saved model's inference budget
+with body windows of the *training* budget (or ``validation.window_tokens``), on a fixed-size seeded subsample
+(``validation.max_queries``, ``max_candidates``), so the cost does not grow with the corpus. With
+``validation.self_retrieval`` (S2Full's validation) each query paper is also one of its own relevant candidates.
 """
 
 from __future__ import annotations
@@ -39,9 +34,8 @@ class CitationValidator(BaseEvaluator):
         self.name = config.split
         self.primary_metric = f"{self.scenarios[0]}_{METRIC}"
 
-    def __call__(
-        self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1
-    ) -> dict[str, float]:
+    def __call__(self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1
+                 ) -> dict[str, float]:
         from sciembed.evaluation import evaluate, scenario_benchmark
         from sciembed.models import wrap_sentence_transformer
         from sciembed.training.model import reading_as_saved
@@ -98,12 +92,10 @@ def subsample(benchmark: Any, max_queries: int | None, max_candidates: int | Non
     keep.update(others)
     papers = {p: benchmark.papers[p] for p in sorted(keep)}
     links = {p: {o for o in nbrs if o in keep} for p, nbrs in benchmark.links.items() if p in keep}
-    return replace(
-        benchmark, papers=papers, links={p: n for p, n in links.items() if n},
-        paper_log={p: e for p, e in benchmark.paper_log.items() if p in keep},
-        domains={p: d for p, d in benchmark.domains.items() if p in keep},
-        anchors=frozenset(queries), name=f"{benchmark.name}[{len(queries)} queries, {len(papers)} papers]",
-    )
+    return replace(benchmark, papers=papers, links={p: n for p, n in links.items() if n},
+                   paper_log={p: e for p, e in benchmark.paper_log.items() if p in keep},
+                   domains={p: d for p, d in benchmark.domains.items() if p in keep},
+                   anchors=frozenset(queries), name=f"{benchmark.name}[{len(queries)} queries, {len(papers)} papers]")
 
 
 class SelfRetrieval:

@@ -2,13 +2,10 @@
 
     L = mean over triplets of max(0, ‖a − p‖² − ‖a − n‖² + m[kind])
 
-with margins (inter, global, local) = (1, 2, 3) by default: the closer the pair
-should be (same section > same paper > cited paper), the wider the gap it must
-keep from its negative. Distances are squared and, by default, not normalised
-(margins up to 3 are impossible on the unit sphere, where ‖x − y‖² ≤ 4 and a
-triplet can gain at most 4). sentence-transformers' `TripletLoss` has one
-margin and unsquared distances, hence this module. The kind arrives as the
-batch's ``label`` column (its index in `KINDS`).
+with margins (inter, global, local) = (1, 2, 3) by default: the closer the pair should be, the wider the gap
+from its negative. Distances are squared and not normalised by default (on the unit sphere ‖x − y‖² ≤ 4, too
+little room for such margins). sentence-transformers' `TripletLoss` has one margin and unsquared distances,
+hence this module. The kind arrives as the batch's ``label`` column (its index in `KINDS`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """SciJEPA's controlled contrastive baseline: InfoNCE over the same (context, target) section pairs.
 
-ℓ2-normalised embeddings, cosine similarity divided by a temperature that stays at its start value
-during warmup and then follows a cosine ramp to its end value; the negatives are the other pairs of
-the *micro*-batch (gradient accumulation does not add negatives, as in the paper). Under DDP the
-micro-batch is global: with ``gather_across_devices`` (default) each process scores its own contexts
-against the targets (or contexts) of every process, gathered with gradients, so the loss and the
-gradients are those of one process holding the whole micro-batch.
-
-Denominators:
+Cosine similarity over a temperature ramp (`schedules.temperature_at`); the negatives are the other pairs of
+the *micro*-batch (accumulation adds none, as in the paper), gathered with gradients across DDP processes
+(``gather_across_devices``), so N processes compute one process's loss. Denominators:
 
 - ``same_view`` (default): SciJEPA's Eq. 7 as printed, negatives from the context view,
   ``-log exp(s(c_i, t_i)/τ) / (exp(s(c_i, t_i)/τ) + Σ_{j≠i} exp(s(c_i, c_j)/τ))``.
@@ -36,16 +31,9 @@ Denominator = Literal["cross_view", "same_view"]
 
 
 class SectionInfoNCELoss(nn.Module):
-    def __init__(
-        self,
-        model: SentenceTransformer,
-        temperature_start: float = 0.05,
-        temperature_end: float = 0.1,
-        warmup_steps: int = 0,
-        total_steps: int = 1,
-        denominator: Denominator = "same_view",
-        gather_across_devices: bool = True,
-    ) -> None:
+    def __init__(self, model: SentenceTransformer, temperature_start: float = 0.05, temperature_end: float = 0.1,
+                 warmup_steps: int = 0, total_steps: int = 1, denominator: Denominator = "same_view",
+                 gather_across_devices: bool = True) -> None:
         super().__init__()
         if temperature_start <= 0 or temperature_end <= 0:
             raise ValueError("temperatures must be > 0")
@@ -68,9 +56,8 @@ class SectionInfoNCELoss(nn.Module):
 
     @property
     def temperature(self) -> float:
-        return temperature_at(
-            self.step, self.total_steps, self.warmup_steps, self.temperature_start, self.temperature_end
-        )
+        return temperature_at(self.step, self.total_steps, self.warmup_steps, self.temperature_start,
+                              self.temperature_end)
 
     def forward(self, sentence_features: Iterable[dict[str, Tensor]], labels: Tensor | None = None) -> Tensor:
         context_features, target_features = list(sentence_features)
@@ -91,13 +78,9 @@ class SectionInfoNCELoss(nn.Module):
         return nn.functional.cross_entropy(logits, labels)
 
     def get_config_dict(self) -> dict[str, Any]:
-        return {
-            "temperature_start": self.temperature_start,
-            "temperature_end": self.temperature_end,
-            "warmup_steps": self.warmup_steps,
-            "denominator": self.denominator,
-            "gather_across_devices": self.gather_across_devices,
-        }
+        return {"temperature_start": self.temperature_start, "temperature_end": self.temperature_end,
+                "warmup_steps": self.warmup_steps, "denominator": self.denominator,
+                "gather_across_devices": self.gather_across_devices}
 
     @property
     def citation(self) -> str:

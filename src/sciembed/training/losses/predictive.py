@@ -1,12 +1,9 @@
-"""SciJEPA's predictive loss: the online context embedding, through a residual predictor, predicts
-the EMA target encoder's embedding of the target view; SIGReg keeps the context embeddings from
-collapsing.
+"""SciJEPA's predictive loss: the online context embedding, through a residual predictor, predicts the EMA
+target encoder's embedding of the target view; SIGReg keeps the context embeddings from collapsing.
 
     loss = mean_i [1 − cos(ẑ_i, stopgrad(f_ξ(target_i)))] + λ · SIGReg(f_θ(context))
 
-The target encoder f_ξ is never trained by gradients (``requires_grad`` off, run under
-``no_grad``); `sciembed.training.ema.EMACallback` moves it towards the online encoder after every
-optimizer step.
+f_ξ gets no gradients; `sciembed.training.ema.EMACallback` moves it after every optimizer step.
 """
 
 from __future__ import annotations
@@ -24,28 +21,13 @@ if TYPE_CHECKING:
 
 
 class PredictiveLoss(nn.Module):
-    """JEPA loss over (context, target) text pairs.
+    """JEPA loss over (context, target) text pairs: `model` is f_θ, `predictor` a
+    `sciembed.training.predictor.ResidualPredictor` (its own learning rate), `target` f_ξ (a frozen copy of
+    `model` at start); `sigreg_lambda` 0 skips SIGReg (plain JEPA). ``forward`` returns the terms as a dict
+    (``prediction``, ``sigreg``) so the trainer logs them separately; their sum is the loss."""
 
-    Args:
-        model: the online encoder f_θ (trained).
-        predictor: a module mapping ``{"sentence_embedding": h}`` to ``{"sentence_embedding": ẑ}``
-            (`sciembed.training.predictor.ResidualPredictor`), trained with its own learning rate.
-        target: the target encoder f_ξ, a frozen copy of `model` at start.
-        sigreg_lambda: λ ≥ 0; 0 turns SIGReg off (plain JEPA) and skips its computation.
-        sigreg: the SIGReg module (slices, knots); a default one when None.
-
-    ``forward`` returns the two terms as a dict (``prediction``, ``sigreg``) so the trainer logs
-    them separately; their sum is the loss.
-    """
-
-    def __init__(
-        self,
-        model: SentenceTransformer,
-        predictor: nn.Module,
-        target: SentenceTransformer,
-        sigreg_lambda: float = 0.0,
-        sigreg: SIGReg | None = None,
-    ) -> None:
+    def __init__(self, model: SentenceTransformer, predictor: nn.Module, target: SentenceTransformer,
+                 sigreg_lambda: float = 0.0, sigreg: SIGReg | None = None) -> None:
         super().__init__()
         if sigreg_lambda < 0:
             raise ValueError(f"sigreg_lambda must be ≥ 0, got {sigreg_lambda}")
@@ -61,9 +43,8 @@ class PredictiveLoss(nn.Module):
         """The global optimizer step (seeds SIGReg's slices)."""
         self.sigreg.step = int(step)
 
-    def forward(
-        self, sentence_features: Iterable[dict[str, Tensor]], labels: Tensor | None = None
-    ) -> dict[str, Tensor]:
+    def forward(self, sentence_features: Iterable[dict[str, Tensor]], labels: Tensor | None = None
+                ) -> dict[str, Tensor]:
         context_features, target_features = list(sentence_features)
         context = self.model(context_features)["sentence_embedding"]
         predicted = self.predictor({"sentence_embedding": context})["sentence_embedding"]
@@ -77,11 +58,8 @@ class PredictiveLoss(nn.Module):
         return terms
 
     def get_config_dict(self) -> dict[str, Any]:
-        return {
-            "sigreg_lambda": self.sigreg_lambda,
-            "sigreg": self.sigreg.get_config_dict(),
-            "predictor": self.predictor.get_config_dict() if hasattr(self.predictor, "get_config_dict") else None,
-        }
+        return {"sigreg_lambda": self.sigreg_lambda, "sigreg": self.sigreg.get_config_dict(),
+                "predictor": self.predictor.get_config_dict() if hasattr(self.predictor, "get_config_dict") else None}
 
     @property
     def citation(self) -> str:

@@ -11,13 +11,9 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-# The trapezoid convention of the Epps–Pulley integral (issue 32, item 8: an ambiguity the paper leaves implicit).
-# The statistic integrates over t in [-t_max, t_max]; its integrand is even in t, so it is computed on
-# [0, t_max] and doubled. LeJEPA's reference code folds that factor 2 into the trapezoid weights
-# (endpoints Δt, interior 2Δt): "lejepa", the default, the reading under which SciJEPA's λ values (taken with
-# LeJEPA's SIGReg) mean what they say. The plain trapezoid rule on [0, t_max] (endpoints Δt/2, interior Δt),
-# "plain", gives exactly half the value: λ = 0.0025 under "lejepa" equals λ = 0.005 under "plain" — the
-# documented ablation (`sigreg.trapezoid: plain`).
+# The trapezoid convention of the Epps–Pulley integral (issue 32, item 8). The even integrand over [-t_max, t_max]
+# is computed on [0, t_max]; LeJEPA's code folds the factor 2 into the weights ("lejepa", the default: SciJEPA's λ
+# as printed), the plain rule gives half ("plain": λ 0.0025 under "lejepa" = 0.005 under "plain", an ablation).
 TRAPEZOID_SCALES = {"lejepa": 2.0, "plain": 1.0}
 TRAPEZOID_SCALE = TRAPEZOID_SCALES["lejepa"]
 
@@ -68,24 +64,16 @@ def global_sum(tensor: Tensor) -> Tensor:
 
 
 class SIGReg(nn.Module):
-    """λ-free SIGReg statistic of a batch of embeddings (the caller multiplies by λ).
+    """λ-free SIGReg statistic of a batch of embeddings (the caller multiplies by λ), always in float32.
 
-    Each row is ℓ2-normalised, each dimension standardised over the batch, the result projected on
-    `slices` random unit directions (redrawn every step from a generator seeded by the global step);
-    for every projection p the Epps–Pulley statistic against N(0, 1) is
-    ``batch × Σ_t w(t) [(mean cos(t p) − e^{−t²/2})² + (mean sin(t p))²]``; the loss is its mean
-    over slices. Always computed in float32, also under bf16/fp16 autocast.
-
-    Under DDP the batch is the global one, as in LeJEPA: the standardising mean and variance and the
-    empirical characteristic function (the cos / sin means) are sums all-reduced across processes
-    with autograd, and ``batch`` is the global count, so every process gets the statistic (and the
-    gradients) of one process holding all the embeddings.
+    Rows ℓ2-normalised, dimensions standardised over the batch, projected on `slices` random unit directions
+    (seeded by the global step); per projection p the Epps–Pulley statistic against N(0, 1),
+    ``batch × Σ_t w(t) [(mean cos(t p) − e^{−t²/2})² + (mean sin(t p))²]``, averaged over slices. Under DDP the
+    batch is the global one, as in LeJEPA: every sum is all-reduced with autograd.
     """
 
-    def __init__(
-        self, slices: int = DEFAULT_SLICES, knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX, seed: int = 0,
-        trapezoid: str = "lejepa",
-    ) -> None:
+    def __init__(self, slices: int = DEFAULT_SLICES, knots: int = DEFAULT_KNOTS, t_max: float = DEFAULT_T_MAX,
+                 seed: int = 0, trapezoid: str = "lejepa") -> None:
         super().__init__()
         if slices < 1 or knots < 2 or t_max <= 0:
             raise ValueError(f"SIGReg needs slices ≥ 1, knots ≥ 2, t_max > 0 (got {slices}, {knots}, {t_max})")
@@ -120,14 +108,8 @@ class SIGReg(nn.Module):
             return statistic.mean()
 
     def get_config_dict(self) -> dict[str, Any]:
-        return {
-            "slices": self.slices,
-            "knots": self.knots,
-            "t_max": self.t_max,
-            "trapezoid": self.trapezoid,
-            "trapezoid_scale": TRAPEZOID_SCALES[self.trapezoid],
-            "seed": self.seed,
-        }
+        return {"slices": self.slices, "knots": self.knots, "t_max": self.t_max, "trapezoid": self.trapezoid,
+                "trapezoid_scale": TRAPEZOID_SCALES[self.trapezoid], "seed": self.seed}
 
     @property
     def citation(self) -> str:

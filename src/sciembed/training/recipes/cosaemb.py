@@ -1,13 +1,8 @@
 """CoSAEmb's recipe: local, global and inter-document triplets with a graded triplet loss.
 
-`prepare` loads the base model's tokenizer (with the special tokens registered),
-cuts the train split into CoSAEmb units with that tokenizer's counts, lists
-the triplets and draws every epoch (negatives, order, shuffle) from the seed;
-``--dry-run`` prints the counts per kind (the paper's Table 3 shape) and per
-section class (Table 2 shape). `build` adds the model (CLS pooling, special
-tokens, embedding matrix resized once), the loss, and a collator that looks
-texts up per batch. The saved model carries a model card (metric l2, input
-format cosaemb), so `sciembed eval` ranks and formats the way it was trained.
+`prepare` cuts the train split into CoSAEmb units with the base's tokenizer (special tokens registered) and
+draws every epoch from the seed; `build` adds the model (CLS pooling), the loss and the collator. The saved
+model's card (metric l2, input format cosaemb) makes `sciembed eval` rank and format as it was trained.
 """
 
 from __future__ import annotations
@@ -64,16 +59,18 @@ class Prepared:
     def rows_per_epoch(self) -> int:
         return len(self.data)
 
+    @property
+    def batches_per_epoch(self) -> int:
+        return -(-self.rows_per_epoch // self.batch_size)  # the last batch may be short
+
     def composition(self) -> dict[str, Any]:
         per_kind = {k: self.data.counts.get(k, 0) for k in KINDS}
-        batches = -(-self.rows_per_epoch // self.batch_size)
         return {"batch_size": self.batch_size, "triplets_per_epoch": self.rows_per_epoch, "per_kind": per_kind,
-                "batches_per_epoch": batches, "epochs": len(self.epochs), "per_class": self.data.per_class,
-                "negative_fallbacks": self.fallbacks}
+                "batches_per_epoch": self.batches_per_epoch, "epochs": len(self.epochs),
+                "per_class": self.data.per_class, "negative_fallbacks": self.fallbacks}
 
     def length(self) -> RunLength:
-        per_epoch = -(-self.rows_per_epoch // self.batch_size)
-        return RunLength(per_epoch * len(self.epochs), per_epoch, self.batch_size)
+        return RunLength(self.batches_per_epoch * len(self.epochs), self.batches_per_epoch, self.batch_size)
 
     def summary(self) -> dict[str, Any]:
         counts = self.data.counts
@@ -93,9 +90,8 @@ class Prepared:
         lines = [f"train split: {c['papers']} papers ({c.get('papers_without_body', 0)} without body: inter-document "
                  f"triplets only), {c['citations']} directed citations; chunks of ≤ {self.budget} tokens",
                  f"{comp['triplets_per_epoch']} triplets per epoch, {comp['batches_per_epoch']} batches of "
-                 f"{self.batch_size}, {comp['epochs']} epochs"]
-        for reason, n in self.fallbacks.items():
-            lines.append(f"negatives, all epochs: {reason}: {n}")
+                 f"{self.batch_size}, {comp['epochs']} epochs",
+                 *(f"negatives, all epochs: {reason}: {n}" for reason, n in self.fallbacks.items())]
         kinds = Table(title="Triplets per epoch by kind")
         for col in ("kind", "triplets", "share"):
             kinds.add_column(col, justify="left" if col == "kind" else "right")
@@ -132,7 +128,6 @@ def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=Non
     papers, citations = load_papers_and_citations(corpus, "train")
     tokenizer = tokenizer if tokenizer is not None else load_tokenizer(config)
     budget = chunk_budget(tokenizer, config.model.max_seq_length)
-
     count = tokenizer_counter(tokenizer)
     specter = d.inter_source == "specter"
     kinds = tuple(k for k in d.kinds if not (specter and k == "inter"))
@@ -154,7 +149,7 @@ def prepare(config: CosaembConfig, corpus: str | Path | CorpusDir, tokenizer=Non
 
 
 def epoch_of_step(prepared: Prepared):
-    batches = -(-prepared.rows_per_epoch // prepared.batch_size)
+    batches = prepared.batches_per_epoch
     total = batches * len(prepared.epochs)
     return lambda step: min(step, total) / batches
 
@@ -169,10 +164,11 @@ def build(config: CosaembConfig, prepared: Prepared, corpus: str | Path | Corpus
     from datasets import Dataset
 
     from sciembed.models.card import ModelCard
+    from sciembed.training.collator import TripletCollator
     from sciembed.training.losses.graded_triplet import GradedTripletLoss
     from sciembed.training.model import build_model
+    from sciembed.training.sampler import InOrderBatchSampler
     from sciembed.training.special_tokens import register_special_tokens
-    from sciembed.training.triplet_batches import InOrderBatchSampler, TripletCollator
 
     model = build_model(config.model, pooling=config.model.pooling)
     register_special_tokens(model, SPECIAL_TOKENS, config.model.base or "minilm")
@@ -182,13 +178,8 @@ def build(config: CosaembConfig, prepared: Prepared, corpus: str | Path | Corpus
                      extra={"title_sep": config.data.title_sep, "merge_sections": config.data.merge_sections,
                             "chunk_budget": prepared.budget, "special_tokens": list(SPECIAL_TOKENS),
                             "margins": dict(zip(KINDS, t.margins.by_kind(), strict=True))})
-    return RecipeParts(
-        model=model,
-        dataset=Dataset.from_dict({k: v.tolist() for k, v in _columns(prepared).items()}),
-        collator=TripletCollator(preprocess_fn=model.preprocess, texts=prepared.data.texts),
-        batch_sampler=lambda dataset, batch_size: InOrderBatchSampler(dataset, batch_size=batch_size, drop_last=False),
-        loss=GradedTripletLoss(model, t.margins.by_kind(), normalize=t.normalize),
-        epoch_of_step=epoch_of_step(prepared),
-        summary=prepared.summary(),
-        model_card=card,
-    )
+    return RecipeParts(model=model, dataset=Dataset.from_dict({k: v.tolist() for k, v in _columns(prepared).items()}),
+                       collator=TripletCollator(preprocess_fn=model.preprocess, texts=prepared.data.texts),
+                       batch_sampler=lambda dataset, batch_size: InOrderBatchSampler(dataset, batch_size),
+                       loss=GradedTripletLoss(model, t.margins.by_kind(), normalize=t.normalize),
+                       epoch_of_step=epoch_of_step(prepared), summary=prepared.summary(), model_card=card)

@@ -1,10 +1,8 @@
 """CoSAEmb's config: the shared `TrainConfig` plus the triplet data block, margins and pooling.
 
-Defaults are the paper's: three triplet kinds, local/global negatives from the
-papers the anchor paper cites, random inter-document negatives, anchor/positive
-in the order of the paper's first equations, margins (inter, global, local) =
-(1, 2, 3) on squared Euclidean distances without normalisation, CLS pooling,
-batch 32, 2 epochs, 10% linear warmup to 2e-5 then linear decay.
+Defaults are the paper's: local/global negatives from cited papers, random inter-document negatives, margins
+(inter, global, local) = (1, 2, 3) on squared Euclidean distances without normalisation, CLS pooling, batch 32,
+2 epochs, 10% linear warmup to 2e-5 then linear decay.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from sciembed.training.config import ModelConfig, TrainConfig, TrainingConfig, _Strict
 
 TripletKind = Literal["local", "global", "inter"]
-KINDS: tuple[str, ...] = ("inter", "global", "local")  # the label id of a triplet is its position here
 
 
 class CosaembModelConfig(ModelConfig):

@@ -7,16 +7,15 @@ from pathlib import Path
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.config import InfoNCEConfig
+from sciembed.training.recipes import section_pairs
 from sciembed.training.recipes.section_pairs import Prepared, data_parts, section_training_args
-from sciembed.training.recipes.section_pairs import prepare as prepare_section_pairs
 from sciembed.training.trainer import RecipeParts
 
 NAME = "infonce"
 CONFIG = InfoNCEConfig
 
 
-def prepare(config: InfoNCEConfig, corpus: str | Path | CorpusDir) -> Prepared:
-    return prepare_section_pairs(config, corpus)
+prepare = section_pairs.prepare
 
 
 def build(config: InfoNCEConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
@@ -26,20 +25,8 @@ def build(config: InfoNCEConfig, prepared: Prepared, corpus: str | Path | Corpus
 
     model = build_model(config.model)
     c = config.infonce
-    loss = SectionInfoNCELoss(
-        model,
-        temperature_start=c.temperature_start,
-        temperature_end=c.temperature_end,
-        warmup_steps=config.training.warmup_steps,
-        total_steps=prepared.steps,
-        denominator=c.denominator,
-        gather_across_devices=config.training.gather_across_devices,
-    )
-    return RecipeParts(
-        model=model,
-        loss=loss,
-        **data_parts(model, prepared),
-        summary=prepared.summary(),
-        training_args=section_training_args(config),
-        callbacks=[StepCallback([loss])],
-    )
+    loss = SectionInfoNCELoss(model, temperature_start=c.temperature_start, temperature_end=c.temperature_end,
+                              warmup_steps=config.training.warmup_steps, total_steps=prepared.steps,
+                              denominator=c.denominator, gather_across_devices=config.training.gather_across_devices)
+    return RecipeParts(model=model, loss=loss, **data_parts(model, prepared), summary=prepared.summary(),
+                       training_args=section_training_args(config), callbacks=[StepCallback([loss])])

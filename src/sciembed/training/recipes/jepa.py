@@ -12,8 +12,8 @@ from typing import Any
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.config import JepaConfig
+from sciembed.training.recipes import section_pairs
 from sciembed.training.recipes.section_pairs import Prepared, data_parts, section_training_args
-from sciembed.training.recipes.section_pairs import prepare as prepare_section_pairs
 from sciembed.training.trainer import RecipeParts
 
 NAME = "jepa"
@@ -22,8 +22,7 @@ BRANCHES = ("online", "predictor", "target")
 PREDICTOR_PARAMETERS = r"^predictor\."  # the loss's parameter names: model.*, predictor.*, target.*
 
 
-def prepare(config: JepaConfig, corpus: str | Path | CorpusDir) -> Prepared:
-    return prepare_section_pairs(config, corpus)
+prepare = section_pairs.prepare
 
 
 def identity(config: JepaConfig) -> dict[str, Any]:
@@ -32,11 +31,8 @@ def identity(config: JepaConfig) -> dict[str, Any]:
 
 
 def export_branches(root: Path, model, predictor, target) -> dict[str, Any]:
-    """``<root>/branches/{online,predictor,target}``: sentence-transformers directories.
-
-    ``online`` links to ``<root>/model`` (already saved); ``predictor`` is the online encoder followed
-    by the predictor module; ``target`` is the EMA encoder.
-    """
+    """``<root>/branches/{online,predictor,target}``: sentence-transformers directories. ``online`` links to
+    ``<root>/model`` (already saved); ``predictor`` is the online encoder + the predictor; ``target`` the EMA one."""
     from sentence_transformers import SentenceTransformer
 
     branches = root / "branches"
@@ -62,22 +58,14 @@ def build(config: JepaConfig, prepared: Prepared, corpus: str | Path | CorpusDir
     target.requires_grad_(False)
     predictor = ResidualPredictor(model.get_embedding_dimension(), config.predictor.hidden)
     s = config.sigreg
-    loss = PredictiveLoss(
-        model, predictor, target, s.weight, SIGReg(s.slices, s.knots, s.t_max, seed=config.seed, trapezoid=s.trapezoid)
-    )
+    sigreg = SIGReg(s.slices, s.knots, s.t_max, seed=config.seed, trapezoid=s.trapezoid)
+    loss = PredictiveLoss(model, predictor, target, s.weight, sigreg)
     ema = EMACallback(model, target, config.ema.momentum_start, config.ema.momentum_end)
+    training_args = section_training_args(config) | {
+        "learning_rate_mapping": {PREDICTOR_PARAMETERS: config.predictor.learning_rate}}
     return RecipeParts(
-        model=model,
-        loss=loss,
-        **data_parts(model, prepared),
-        summary=prepared.summary(),
-        training_args=section_training_args(config)
-        | {"learning_rate_mapping": {PREDICTOR_PARAMETERS: config.predictor.learning_rate}},
-        callbacks=[
-            StepCallback([loss]),
-            PredictorGrads(predictor),
-            ema,
-            JepaCheckpointCallback(predictor, target, ema, identity(config)),
-        ],
+        model=model, loss=loss, **data_parts(model, prepared), summary=prepared.summary(), training_args=training_args,
+        callbacks=[StepCallback([loss]), PredictorGrads(predictor), ema,
+                   JepaCheckpointCallback(predictor, target, ema, identity(config))],
         export=lambda root: export_branches(root, model, predictor, target),
     )

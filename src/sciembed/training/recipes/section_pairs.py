@@ -3,7 +3,6 @@ micro-batch by micro-batch, and turned into texts just before tokenising."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,16 +39,9 @@ class Prepared:
         return RunLength(self.steps, None, self.examples_per_step)
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "data": self.data.summary()
-            | {
-                "examples_budget": self.budget,
-                "examples": len(self.paper),
-                "optimizer_steps": self.steps,
-                "examples_per_step": self.examples_per_step,
-                "task_shares": task_shares(self.task),
-            }
-        }
+        return {"data": self.data.summary() | {
+            "examples_budget": self.budget, "examples": len(self.paper), "optimizer_steps": self.steps,
+            "examples_per_step": self.examples_per_step, "task_shares": task_shares(self.task)}}
 
     def report(self):
         """Rich renderables: the filter funnel and the task shares."""
@@ -88,16 +80,12 @@ def prepare(config: SectionConfig, corpus: str | Path | CorpusDir) -> Prepared:
     per_step = t.batch_size * t.gradient_accumulation
     steps = config.data.examples // per_step
     if steps == 0:
-        raise PlanError(
-            f"data.examples {config.data.examples:,} is less than one optimizer step "
-            f"({t.batch_size} × {t.gradient_accumulation} = {per_step:,} examples)"
-        )
+        raise PlanError(f"data.examples {config.data.examples:,} is less than one optimizer step "
+                        f"({t.batch_size} × {t.gradient_accumulation} = {per_step:,} examples)")
     if t.max_steps is not None:
         if t.max_steps > steps:
-            raise PlanError(
-                f"training.max_steps {t.max_steps} needs {t.max_steps * per_step:,} examples; data.examples is "
-                f"{config.data.examples:,} ({steps} steps)"
-            )
+            raise PlanError(f"training.max_steps {t.max_steps} needs {t.max_steps * per_step:,} examples; "
+                            f"data.examples is {config.data.examples:,} ({steps} steps)")
         steps = t.max_steps
     paper, task = draw_examples(data, steps * per_step, config.seed)
     return Prepared(data, paper, task, steps, per_step, config.data.examples)
@@ -105,59 +93,22 @@ def prepare(config: SectionConfig, corpus: str | Path | CorpusDir) -> Prepared:
 
 def section_training_args(config: SectionConfig) -> dict[str, Any]:
     t = config.training
-    return {
-        "gradient_accumulation_steps": t.gradient_accumulation,
-        "warmup_steps": t.warmup_steps,
-        "warmup_ratio": 0.0,
-    }
-
-
-def _batch_sampler_class():
-    from sentence_transformers.base.sampler import DefaultBatchSampler
-
-    class SequentialBatchSampler(DefaultBatchSampler):
-        """Consecutive micro-batches of the pre-drawn examples (already random, so no shuffling:
-        the order is the same on resume and under accelerate's batch sharding)."""
-
-        def __init__(self, dataset, batch_size: int, **kwargs) -> None:
-            super().__init__(dataset, batch_size=batch_size, drop_last=True, **kwargs)
-            self.n_examples = len(dataset)
-
-        def __iter__(self) -> Iterator[list[int]]:
-            n, size = self.n_examples, self.batch_size
-            for start in range(0, n - size + 1, size):
-                yield list(range(start, start + size))
-
-        def __len__(self) -> int:
-            return self.n_examples // self.batch_size
-
-    return SequentialBatchSampler
-
-
-def _collator_class():
-    from sentence_transformers.sentence_transformer.data_collator import SentenceTransformerDataCollator
-
-    @dataclass
-    class SectionPairCollator(SentenceTransformerDataCollator):
-        texts: SectionPairTexts | None = field(default=None, repr=False)
-
-        def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
-            pairs = [self.texts(f["paper"], f["task"]) for f in features]
-            return super().__call__([{"anchor": c, "positive": t} for c, t in pairs])
-
-    return SectionPairCollator
+    return {"gradient_accumulation_steps": t.gradient_accumulation, "warmup_steps": t.warmup_steps, "warmup_ratio": 0.0}
 
 
 def data_parts(model, prepared: Prepared) -> dict[str, Any]:
-    """dataset, collator, batch_sampler, epoch_of_step, examples_per_step for `RecipeParts`."""
+    """dataset, collator, batch_sampler, epoch_of_step, examples_per_step for `RecipeParts`; micro-batches walk
+    the pre-drawn examples in order, an incomplete last one left out."""
     from datasets import Dataset
 
-    sampler = _batch_sampler_class()
+    from sciembed.training.collator import SectionPairCollator
+    from sciembed.training.sampler import InOrderBatchSampler
+
     steps = prepared.steps
     return {
         "dataset": Dataset.from_dict({"paper": prepared.paper, "task": prepared.task}),
-        "collator": _collator_class()(preprocess_fn=model.preprocess, texts=SectionPairTexts(prepared.data)),
-        "batch_sampler": lambda dataset, batch_size: sampler(dataset, batch_size),
+        "collator": SectionPairCollator(preprocess_fn=model.preprocess, texts=SectionPairTexts(prepared.data)),
+        "batch_sampler": lambda dataset, batch_size: InOrderBatchSampler(dataset, batch_size, drop_last=True),
         "epoch_of_step": lambda step: min(step / steps, 1.0),
         "examples_per_step": prepared.examples_per_step,
     }

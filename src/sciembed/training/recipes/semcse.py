@@ -1,9 +1,8 @@
 """SemCSE: summaries of one abstract pulled together, everything else in the batch pushed away.
 
-`prepare` reads the corpus and the summaries file, holds out the validation papers and plans
-every batch (numpy only, so ``--dry-run`` is quick and shows the positive-kind counts); `build`
-adds the model (transformer + CLS or mean pooling, no normalisation), the loss (Euclidean
-triplet over all in-batch negatives, or the cosine InfoNCE ablation) and the validation.
+`prepare` reads the summaries, holds out the validation papers and plans every batch (numpy only); `build` adds
+the model (the base with CLS or mean pooling, trained without normalisation), the loss (Euclidean triplet over
+in-batch negatives, or the cosine InfoNCE ablation) and the validation. See docs/recipes/semcse.md.
 """
 
 from __future__ import annotations
@@ -40,8 +39,7 @@ class Prepared:
     plan: SummaryPlan
 
     def summary(self) -> dict[str, Any]:
-        data = self.data.summary()
-        data["held_out_papers"] = len(self.held_out) if self.held_out is not None else 0
+        data = self.data.summary() | {"held_out_papers": len(self.held_out) if self.held_out is not None else 0}
         return {"data": data, "composition": self.plan.composition()}
 
     def length(self) -> RunLength:
@@ -54,15 +52,13 @@ class Prepared:
         from rich.text import Text
 
         d, c = self.summary()["data"], self.plan.composition()
-        lines = [
-            f"{d['papers']} training papers with {d['summaries']} summaries ({d['summaries_by_source']}); "
-            f"{d['held_out_papers']} held out for validation",
-            f"{d['papers_without_summaries']} papers of the split have no summary (left out); "
-            f"{d['papers_with_one_summary']} have a single summary (their summary→summary positives are redrawn); "
-            f"{d['papers_without_sentences']} have no abstract sentence",
-            f"{c['batches']} batches of {c['batch_size']} distinct papers; papers left out per epoch (last partial "
-            f"batch): {c['dropped_papers_per_epoch']}",
-        ]
+        lines = [f"{d['papers']} training papers with {d['summaries']} summaries ({d['summaries_by_source']}); "
+                 f"{d['held_out_papers']} held out for validation",
+                 f"{d['papers_without_summaries']} papers of the split have no summary (left out); "
+                 f"{d['papers_with_one_summary']} have a single summary (their summary→summary positives are "
+                 f"redrawn); {d['papers_without_sentences']} have no abstract sentence",
+                 f"{c['batches']} batches of {c['batch_size']} distinct papers; papers left out per epoch (last "
+                 f"partial batch): {c['dropped_papers_per_epoch']}"]
         table = Table(title="positives")
         for column in ("kind", "pairs", "share"):
             table.add_column(column, justify="left" if column == "kind" else "right")
@@ -73,9 +69,8 @@ class Prepared:
 
 
 def held_out_count(config: SemCSEConfig, n_papers: int) -> int:
-    if config.validation.every_steps == 0:
-        return 0
-    return max(2, min(config.validation.papers, int(config.validation.max_share * n_papers)))
+    v = config.validation
+    return max(2, min(v.papers, int(v.max_share * n_papers))) if v.every_steps else 0
 
 
 def prepare(config: SemCSEConfig, corpus: str | Path | CorpusDir) -> Prepared:
@@ -111,40 +106,18 @@ class SummaryTexts:
         return self.anchor(paper, anchor)  # SAME: dropout noise is the only difference
 
 
-def build_model(config: SemCSEConfig, device: str | None = None):
-    """The base transformer with CLS or mean pooling, trained without normalisation (the paper's SciDeBERTa
-    setup; MiniLM by default). Built from sentence-transformers modules, so the saved directory
-    carries its pooling; the base's ``Normalize`` comes back on saving only for the cosine (InfoNCE) loss
-    (`training.model.saving_base_tail`): the triplet loss trains Euclidean distances of raw vectors."""
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import Transformer
-
-    from sciembed.models.loading import load_sentence_transformer
-
-    loaded, source = load_sentence_transformer(config.model.base, device=device)
-    transformer = loaded[0]
-    if not isinstance(transformer, Transformer):
-        raise ValueError(f"{source}: first module is {type(transformer).__name__}, not a transformer")
-    from sciembed.training.model import base_modules, remember_base, set_token_budgets
-
-    modules, normalizes = base_modules(loaded, config.model.pooling)
-    model = SentenceTransformer(modules=modules, device=device or str(loaded.device))
-    set_token_budgets(model, transformer, config.model)
-    remember_base(model, config.model.base or "minilm", normalizes)
-    return model
-
-
 def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusDir) -> RecipeParts:
     from datasets import Dataset
 
     from sciembed.models.card import ModelCard, write_model_card
     from sciembed.training.collator import SummaryCollator
-    from sciembed.training.model import token_budgets
+    from sciembed.training.model import build_model, token_budgets
     from sciembed.training.recipes.window import epoch_of_step
     from sciembed.training.sampler import PlanBatchSampler
     from sciembed.training.trainer import SIMILARITY_OF_METRIC, gather_negatives
 
-    model = build_model(config)
+    # the base's Normalize comes back on saving only for the cosine (InfoNCE) loss (`model.saving_base_tail`)
+    model = build_model(config.model, pooling=config.model.pooling)
     metric = "l2" if config.loss.kind == "triplet" else "cosine"
     model.similarity_fn_name = SIMILARITY_OF_METRIC[metric]  # what a plain SentenceTransformer(path) compares by
     if config.loss.kind == "triplet":
@@ -162,8 +135,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         from sciembed.training.semcse_validation import PRIMARY, BestWeightsCallback, SemCSEValidator
 
         evaluator = SemCSEValidator(prepared.held_out, metric)
-        callbacks.append(BestWeightsCallback(model, f"eval_{evaluator.name}_{PRIMARY}", config.validation.patience,
-                                             summary))
+        key = f"eval_{evaluator.name}_{PRIMARY}"
+        callbacks.append(BestWeightsCallback(model, key, config.validation.patience, summary))
     plan = prepared.plan
     training_ids = prepared.data.papers.ids()
     held_ids = prepared.held_out.papers.ids() if prepared.held_out is not None else []
@@ -178,15 +151,8 @@ def build(config: SemCSEConfig, prepared: Prepared, corpus: str | Path | CorpusD
         (Path(model_dir) / TRAINING_PAPERS_FILE).write_text("".join(f"{i}\n" for i in training_ids + held_ids),
                                                             encoding="utf-8")
 
-    return RecipeParts(
-        model=model,
-        dataset=Dataset.from_dict(plan.columns()),
-        collator=SummaryCollator(preprocess_fn=model.preprocess, texts=SummaryTexts(prepared.data)),
-        batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
-        loss=loss,
-        epoch_of_step=epoch_of_step(plan),
-        evaluator=evaluator,
-        summary=summary,
-        callbacks=callbacks,
-        after_save=after_save,
-    )
+    return RecipeParts(model=model, dataset=Dataset.from_dict(plan.columns()),
+                       collator=SummaryCollator(preprocess_fn=model.preprocess, texts=SummaryTexts(prepared.data)),
+                       batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
+                       loss=loss, epoch_of_step=epoch_of_step(plan), evaluator=evaluator, summary=summary,
+                       callbacks=callbacks, after_save=after_save)

@@ -47,9 +47,8 @@ class SemCSELossConfig(_Strict):
 
 
 class SemCSEValidationConfig(_Strict):
-    """Mean rank on held-out papers (taken out of training): summary → own summary and
-    mean(summaries) → own title+abstract; the best evaluation's weights are kept, and training
-    stops after ``patience`` evaluations without improvement. ``every_steps: 0`` turns it off."""
+    """Mean rank on held-out papers (`training.semcse_validation`); the best evaluation's weights are kept and
+    training stops after ``patience`` evaluations without improvement. ``every_steps: 0`` turns it off."""
 
     every_steps: int = Field(0, ge=0)
     papers: int = Field(900, gt=1)

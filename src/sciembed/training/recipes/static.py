@@ -1,15 +1,8 @@
 """A static full-text encoder: MiniLM distilled with model2vec, then trained on citation pairs.
 
-A static model is a table of token vectors averaged over the text: it reads
-every word of a paper at a small fraction of a transformer's cost, with no
-token budget (`StaticEmbedding.max_seq_length` is infinite). The recipe takes
-the window recipe's data unchanged — citation pairs over title+abstract and
-random body windows, self-alignment, optional mined hard negatives — so the
-two encoders are compared on the same training signal.
-
-`model.base` is a transformer (distilled here, offline: model2vec runs it over
-its own vocabulary) or a static sentence-transformers model (trained further:
-a second round, e.g. with negatives mined by the first).
+A static model averages token vectors: it reads every word of a paper at a fraction of a transformer's cost,
+with no token budget. The recipe takes the window recipe's data unchanged, so the two encoders are compared on
+the same training signal. `model.base` is a transformer (distilled offline) or a static model (trained further).
 """
 
 from __future__ import annotations
@@ -26,8 +19,7 @@ CONFIG = StaticConfig
 Prepared = window.Prepared
 
 
-def prepare(config: StaticConfig, corpus: str | Path | CorpusDir) -> window.Prepared:
-    return window.prepare(config, corpus)  # type: ignore[arg-type]  # the same data block and planner
+prepare = window.prepare  # the same data block and planner
 
 
 def build_static_model(config: StaticConfig, device: str | None = None):

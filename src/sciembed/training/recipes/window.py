@@ -1,8 +1,7 @@
 """S2Full's window recipe: citation pairs over TA and random body windows, plus self-alignment.
 
-`prepare` reads the training split and plans every batch (numpy only, so
-``--dry-run`` is quick); `build` adds the model, the loss and the collator that
-cuts the planned windows into text batch by batch.
+`prepare` reads the training split and plans every batch (numpy only, so ``--dry-run`` is quick); `build` adds
+the model, the loss and the collator that cuts the planned windows into text batch by batch.
 """
 
 from __future__ import annotations
@@ -48,14 +47,12 @@ class Prepared:
 
         d = self.data.summary()
         comp = composition(self.plan)
-        lines = [
-            f"{d['split']} split: {d['papers']} papers ({d['ta_only_papers']} TA-only: TA views only, never "
-            f"self-aligned), {d['citation_pairs']} citation pairs",
-            f"windows of {self.window_words} words; {comp['self_per_batch']} of {comp['batch_size']} pairs per batch "
-            f"are self-alignment ({100 * comp['self_share_min']:.1f}%)",
-            f"batches per epoch: {comp['batches_per_epoch']}; citation pairs not reached per epoch: "
-            f"{comp['dropped_pairs_per_epoch']}",
-        ]
+        lines = [f"{d['split']} split: {d['papers']} papers ({d['ta_only_papers']} TA-only: TA views only, never "
+                 f"self-aligned), {d['citation_pairs']} citation pairs",
+                 f"windows of {self.window_words} words; {comp['self_per_batch']} of {comp['batch_size']} pairs per "
+                 f"batch are self-alignment ({100 * comp['self_share_min']:.1f}%)",
+                 f"batches per epoch: {comp['batches_per_epoch']}; citation pairs not reached per epoch: "
+                 f"{comp['dropped_pairs_per_epoch']}"]
         return Group(Text("\n".join(lines)), composition_table(comp))
 
 
@@ -67,17 +64,10 @@ def window_words(config: WindowConfig) -> int:
 def prepare(config: WindowConfig, corpus: str | Path | CorpusDir) -> Prepared:
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     data = load_training_data(corpus, "train")
-    plan = plan_batches(
-        data.pairs,
-        data.n_body,
-        strategy=config.data.strategy,
-        batch_size=config.training.batch_size,
-        self_share=config.data.self_align_share,
-        epochs=config.training.epochs,
-        seed=config.seed,
-        self_align=config.data.self_align,
-        orientation=config.data.orientation,
-    )
+    d = config.data
+    plan = plan_batches(data.pairs, data.n_body, strategy=d.strategy, batch_size=config.training.batch_size,
+                        self_share=d.self_align_share, epochs=config.training.epochs, seed=config.seed,
+                        self_align=d.self_align, orientation=d.orientation)
     if config.data.hard_negatives is None:
         return Prepared(data, plan, window_words(config))
     from sciembed.training.plan_negatives import attach_negatives
@@ -104,12 +94,10 @@ def epoch_of_step(plan: BatchPlan):
 
 def add_prefix_tokens(model: Any, prefixes: list[str]) -> list[str]:
     """Make the prefixes ("[TA]", "[BODY]") single special tokens with new (trainable) embedding rows."""
-    transformer = model[0]
+    from sciembed.training.special_tokens import register_special_tokens
+
     tokens = [p.strip() for p in prefixes if p.strip()]
-    added = transformer.tokenizer.add_special_tokens({"additional_special_tokens": tokens},
-                                                     replace_additional_special_tokens=False)
-    if added:
-        transformer.auto_model.resize_token_embeddings(len(transformer.tokenizer))
+    register_special_tokens(model, tokens)
     return tokens
 
 
@@ -120,12 +108,8 @@ def build(config: WindowConfig, prepared: Prepared, corpus: str | Path | CorpusD
     prefixes = config.data.prefixes
     if prefixes is not None and prefixes.special_tokens:
         add_prefix_tokens(model, [prefixes.ta, prefixes.body])
-    texts = ViewTexts(
-        prepared.data,
-        prepared.window_words,
-        ta_prefix=prefixes.ta if prefixes else "",
-        body_prefix=prefixes.body if prefixes else "",
-    )
+    texts = ViewTexts(prepared.data, prepared.window_words, ta_prefix=prefixes.ta if prefixes else "",
+                      body_prefix=prefixes.body if prefixes else "")
     return plan_parts(config, prepared, corpus, model, texts, prepared.summary())
 
 
@@ -144,13 +128,8 @@ def plan_parts(config: Any, prepared: Prepared, corpus: str | Path | CorpusDir, 
 
         evaluator = CitationValidator(corpus, config.validation)
     plan = prepared.plan
-    return RecipeParts(
-        model=model,
-        dataset=Dataset.from_dict(plan.columns()),
-        collator=PlanCollator(preprocess_fn=model.preprocess, texts=texts),
-        batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
-        loss=make_loss(model, config.training),
-        epoch_of_step=epoch_of_step(plan),
-        evaluator=evaluator,
-        summary=summary,
-    )
+    return RecipeParts(model=model, dataset=Dataset.from_dict(plan.columns()),
+                       collator=PlanCollator(preprocess_fn=model.preprocess, texts=texts),
+                       batch_sampler=lambda dataset, batch_size: PlanBatchSampler(plan, dataset, batch_size),
+                       loss=make_loss(model, config.training), epoch_of_step=epoch_of_step(plan), evaluator=evaluator,
+                       summary=summary)

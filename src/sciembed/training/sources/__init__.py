@@ -3,8 +3,4 @@
 
 from sciembed.training.sources.section_pairs import SourceError, draw_examples, load_section_pairs
 
-__all__ = [
-    "SourceError",
-    "draw_examples",
-    "load_section_pairs",
-]
+__all__ = ["SourceError", "draw_examples", "load_section_pairs"]

@@ -1,10 +1,8 @@
 """Decontamination keys: papers to leave out of training because an evaluation uses them.
 
-An exclude source is a text file (one paper id, DOI, arXiv id or title per line; blank lines and
-``#`` comments skipped), a sciembed corpus directory (every paper in ``papers.parquet``) or a BEIR
-folder (``corpus.jsonl`` ids and titles, ``queries.jsonl`` ids and texts). Every value is matched
-as all four kinds at once after the corpus builder's own normalisation (`sciembed.corpus.keys`), so
-``https://doi.org/10.1/X``, ``arXiv:2101.00001v2`` and a title with other punctuation all match.
+A source is a text file (one id, DOI, arXiv id or title per line; ``#`` comments), a sciembed corpus directory or
+a BEIR folder. Every value is matched as all four kinds at once after the corpus builder's normalisation
+(`sciembed.corpus.keys`), so ``https://doi.org/10.1/X`` and ``arXiv:2101.00001v2`` match.
 """
 
 from __future__ import annotations
@@ -39,47 +37,31 @@ class ExcludeKeys:
         raw = [v.strip() for v in raw if v and v.strip()]
         self.sources.append((source, len(raw)))
         self.values["id"].update(raw)
-        for kind, keys in zip(("doi", "arxiv", "title"), normalise(raw), strict=True):
+        for kind, keys in zip(("doi", "arxiv", "title"), normalise(raw, raw, raw), strict=True):
             self.values[kind].update(k for k in keys if k)
 
     def matches(self, papers: list[Paper]) -> list[bool]:
         """Whether each paper matches any key (id, DOI, arXiv id or normalised title)."""
         if not len(self):
             return [False] * len(papers)
-        dois, arxivs, titles = normalise_columns(
-            [p.external_ids.doi for p in papers], [p.external_ids.arxiv for p in papers], [p.title for p in papers]
-        )
+        dois, arxivs, titles = normalise([p.external_ids.doi for p in papers], [p.external_ids.arxiv for p in papers],
+                                         [p.title for p in papers])
         v = self.values
-        return [
-            p.id in v["id"] or (d in v["doi"]) or (a in v["arxiv"]) or (t in v["title"])
-            for p, d, a, t in zip(papers, dois, arxivs, titles, strict=True)
-        ]
+        return [p.id in v["id"] or (d in v["doi"]) or (a in v["arxiv"]) or (t in v["title"])
+                for p, d, a, t in zip(papers, dois, arxivs, titles, strict=True)]
 
 
-def _query(sql: str, columns: list[list[str | None]]) -> list[tuple]:
+def normalise(dois: list, arxivs: list, titles: list) -> tuple[list, list, list]:
+    """DOI, arXiv and title keys of three equally long columns (one DuckDB pass, the corpus builder's macros)."""
+    if not titles:
+        return [], [], []
     con = duckdb.connect(":memory:")
     try:
         install_macros(con)
-        return con.execute(sql, columns).fetchall()
+        rows = con.execute("SELECT norm_doi(d), norm_arxiv(a), norm_title(t) FROM (SELECT unnest(?) AS d, "
+                           "unnest(?) AS a, unnest(?) AS t)", [dois, arxivs, titles]).fetchall()
     finally:
         con.close()
-
-
-def normalise(values: list[str]) -> tuple[list[str | None], list[str | None], list[str | None]]:
-    """Each value as a DOI, an arXiv id and a title key (one DuckDB pass, the corpus builder's macros)."""
-    if not values:
-        return [], [], []
-    rows = _query("SELECT norm_doi(v), norm_arxiv(v), norm_title(v) FROM (SELECT unnest(?) AS v)", [values])
-    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
-
-
-def normalise_columns(dois: list, arxivs: list, titles: list) -> tuple[list, list, list]:
-    if not titles:
-        return [], [], []
-    rows = _query(
-        "SELECT norm_doi(d), norm_arxiv(a), norm_title(t) FROM (SELECT unnest(?) AS d, unnest(?) AS a, unnest(?) AS t)",
-        [dois, arxivs, titles],
-    )
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
@@ -120,7 +102,6 @@ def read_source(path: Path) -> list[str]:
 
 def load_exclude_keys(paths: Iterable[str | Path]) -> ExcludeKeys:
     keys = ExcludeKeys()
-    for path in paths:
-        path = Path(path)
+    for path in map(Path, paths):
         keys.add(read_source(path), str(path))
     return keys

@@ -1,21 +1,9 @@
 """Hard negatives for citation training: papers that look related but are not linked.
 
-Dense retrievers beat BM25 when they learn from lexically hard negatives (DPR's
-BM25 negatives, then ANCE / RocketQA's negatives mined by the model itself).
-Here every training paper gets a ranked list of other training papers:
-
-- ``bm25``: BM25 over the full text (title, abstract, every section) of the
-  split, queried with the paper's own full text (its first ``query_words``
-  words, which bounds the cost of a query);
-- ``model``: cosine over title+abstract vectors of a (trained) encoder — the
-  ANCE-style refresh, mined with the model of the previous round.
-
-Known links are removed in **both** directions, whatever split they are in: a
-paper the anchor cites, a paper citing it, and the anchor itself are never its
-negatives (they would be false negatives). What is left is cut to the rank band
-``[skip, depth)``: the very top of a lexical ranking is where uncited but
-relevant papers sit (RocketQA's denoising; SciNCL samples its negatives from a
-band for the same reason), so the band starts a few ranks down.
+Every training paper gets a ranked list of other training papers: ``bm25`` over the full text (queried with the
+paper's first ``query_words`` words, DPR's negatives) or ``model`` (cosine over title+abstract vectors, ANCE's
+refresh). Linked papers in either direction, and the paper itself, are removed (false negatives); the rest is cut
+to ranks ``[skip, depth)``, since the very top is where uncited but relevant papers sit (RocketQA, SciNCL).
 """
 
 from __future__ import annotations
@@ -44,15 +32,10 @@ class MinedNegatives:
 
     def summary(self) -> dict[str, object]:
         sizes = self.lists.lengths
-        return {
-            "miner": self.miner,
-            "band": [self.skip, self.depth],
-            "papers": len(sizes),
-            "papers_without_negatives": int((sizes == 0).sum()),
-            "mean_candidates": round(float(sizes.mean()), 2) if len(sizes) else 0.0,
-            "excluded_links": self.excluded_links,
-            "fingerprint": self.fingerprint(),
-        }
+        return {"miner": self.miner, "band": [self.skip, self.depth], "papers": len(sizes),
+                "papers_without_negatives": int((sizes == 0).sum()),
+                "mean_candidates": round(float(sizes.mean()), 2) if len(sizes) else 0.0,
+                "excluded_links": self.excluded_links, "fingerprint": self.fingerprint()}
 
     def fingerprint(self) -> str:
         digest = hashlib.sha256(f"{self.miner}:{self.skip}:{self.depth}".encode())
@@ -87,22 +70,15 @@ def _band(rankings: Sequence[Sequence[int]], linked: list[set[int]], skip: int, 
     kept: list[list[int]] = []
     excluded = 0
     for i, ranking in enumerate(rankings):
-        clean = []
-        for j in ranking:
-            j = int(j)
-            if j == i:
-                continue
-            if j in linked[i]:
-                excluded += 1
-                continue
-            clean.append(j)
+        others = [int(j) for j in ranking if int(j) != i]
+        clean = [j for j in others if j not in linked[i]]
+        excluded += len(others) - len(clean)
         kept.append(clean[skip:depth])
     return Ragged.from_lists(kept), excluded
 
 
-def mine_bm25(
-    data: TrainingData, linked: list[set[int]], *, skip: int = 5, depth: int = 50, query_words: int = 1500,
-) -> MinedNegatives:
+def mine_bm25(data: TrainingData, linked: list[set[int]], *, skip: int = 5, depth: int = 50, query_words: int = 1500
+              ) -> MinedNegatives:
     """BM25 over the split's full texts, each paper querying with its own (first `query_words` words)."""
     from sciembed.retrieval.bm25 import BM25Index
 
@@ -118,10 +94,8 @@ def mine_bm25(
     return MinedNegatives("bm25", lists, skip, depth, excluded)
 
 
-def mine_dense(
-    data: TrainingData, linked: list[set[int]], encode: Callable[[list[str]], np.ndarray], *,
-    skip: int = 5, depth: int = 50,
-) -> MinedNegatives:
+def mine_dense(data: TrainingData, linked: list[set[int]], encode: Callable[[list[str]], np.ndarray], *,
+               skip: int = 5, depth: int = 50) -> MinedNegatives:
     """Cosine over title+abstract vectors from `encode` (texts -> unit-normalised rows): ANCE's refresh."""
     import faiss
 

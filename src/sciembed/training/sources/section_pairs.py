@@ -1,10 +1,8 @@
 """SciJEPA's section-pair source: (title+abstract → method) and (method → conclusion) pairs from any
 ingested corpus directory; no citation graph needed.
 
-Papers go through a funnel (every paper read ends in exactly one row: kept or the first reason it
-failed), then each example draws a paper uniformly with replacement and one of that paper's
-available tasks uniformly, up to the example budget. Examples are drawn once, up front, from the
-seed, so the order is the same on every run and on resume.
+Papers go through a funnel (every paper read ends in exactly one row: kept or the first reason it failed);
+examples (a paper uniform with replacement, then one of its tasks) are drawn once, up front, from the seed.
 """
 
 from __future__ import annotations
@@ -35,15 +33,8 @@ TASKS = ("ta_to_method", "method_to_conclusion")
 TA_TO_METHOD, METHOD_TO_CONCLUSION = 0, 1
 
 # Funnel rows in the order they are checked; a paper is counted under the first one it fails.
-REASONS = (
-    "excluded",
-    "short_abstract",
-    "too_few_sections",
-    "too_many_sections",
-    "short_body",
-    "malformed_headings",
-    "no_method",
-)
+REASONS = ("excluded", "short_abstract", "too_few_sections", "too_many_sections", "short_body", "malformed_headings",
+           "no_method")
 
 class SourceError(CorpusError):
     """No usable section pairs in a corpus; the message says which filter removed the papers."""
@@ -92,16 +83,11 @@ class SectionPairData:
         return int((self.conclusion >= 0).sum())
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "corpus": self.corpus,
-            "split": self.split,
-            "funnel": dict(self.funnel),
-            "papers": len(self.papers),
-            "papers_with_conclusion": self.with_conclusion,
-            "papers_method_only": len(self.papers) - self.with_conclusion,
-            "exclude_sources": [{"path": p, "values": n} for p, n in self.exclude_sources],
-            "section_filters_on": dict(self.filtered_on),
-        }
+        return {"corpus": self.corpus, "split": self.split, "funnel": dict(self.funnel), "papers": len(self.papers),
+                "papers_with_conclusion": self.with_conclusion,
+                "papers_method_only": len(self.papers) - self.with_conclusion,
+                "exclude_sources": [{"path": p, "values": n} for p, n in self.exclude_sources],
+                "section_filters_on": dict(self.filtered_on)}
 
 
 def _split_chunks(corpus: CorpusDir, split: str) -> tuple[Iterator[list[tuple[int, Paper]]], str]:
@@ -127,12 +113,8 @@ def _stream(path: Path, wanted: pa.Array | None) -> Iterator[list[tuple[int, Pap
         yield list(zip(rows.tolist(), map(Paper.from_dict, batch.to_pylist()), strict=True))
 
 
-def load_section_pairs(
-    corpus: str | Path | CorpusDir,
-    filters: SectionFilterConfig,
-    exclude: Sequence[str | Path] | ExcludeKeys = (),
-    split: str = "auto",
-) -> SectionPairData:
+def load_section_pairs(corpus: str | Path | CorpusDir, filters: SectionFilterConfig,
+                       exclude: Sequence[str | Path] | ExcludeKeys = (), split: str = "auto") -> SectionPairData:
     """Stream the corpus through the funnel, find method/conclusion sections; keep row numbers, not
     texts (`StoredPapers` reads a kept paper from the paper store when a batch needs it). Raises
     `SourceError` when no paper is left, naming the filter that removed the most."""
@@ -166,28 +148,19 @@ def load_section_pairs(
     funnel["kept"] = len(kept)
     if not kept:
         raise SourceError(_empty_message(corpus.root, funnel))
-    return SectionPairData(
-        corpus=str(corpus.root),
-        split=split_name,
-        papers=StoredPapers(open_store(corpus.root), np.asarray(kept, dtype=np.int64)),
-        method=np.asarray(methods, dtype=np.int64),
-        conclusion=np.asarray(conclusions, dtype=np.int64),
-        funnel=funnel,
-        exclude_sources=tuple(keys.sources),
-        filtered_on=filtered_on,
-    )
+    kept_papers = StoredPapers(open_store(corpus.root), np.asarray(kept, dtype=np.int64))
+    return SectionPairData(str(corpus.root), split_name, kept_papers, np.asarray(methods, dtype=np.int64),
+                           np.asarray(conclusions, dtype=np.int64), funnel, tuple(keys.sources), filtered_on)
 
 
 def _empty_message(root: Path, funnel: dict[str, int]) -> str:
     removed = ", ".join(f"{r} {funnel[r]}" for r in REASONS if funnel[r])
     if funnel["read"] == 0:
         return f"{root}: no papers to read"
-    if funnel["no_method"] and funnel["no_method"] == funnel["read"] - sum(
-        funnel[r] for r in REASONS if r != "no_method"
-    ):
-        passed = funnel["no_method"]
-        head = f"{root}: none of the {passed} papers that pass the filters has a method section"
-        return f"{head} (of {funnel['read']} read; removed: {removed})"
+    passed = funnel["no_method"]
+    if passed and passed == funnel["read"] - sum(funnel[r] for r in REASONS if r != "no_method"):
+        return (f"{root}: none of the {passed} papers that pass the filters has a method section (of "
+                f"{funnel['read']} read; removed: {removed})")
     return f"{root}: no paper passes the section-pair filters ({funnel['read']} read; removed: {removed})"
 
 

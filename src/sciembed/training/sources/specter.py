@@ -6,14 +6,11 @@ The release layout, matched against allenai/specter ``data/training/README.md`` 
     <dir>/metadata.json   {paper_id: {"paper_id", "title", "abstract", …}, …}
     <dir>/train.txt       query ids of the split, one per line (val.txt, test.txt alike)
 
-Triplets are drawn as SPECTER's ``TripletGenerator`` (``specter/data_utils/triplet_sampling.py``)
-draws them: candidates sorted by count; ``margin = margin_fraction × (max − min count)`` (raised to
-1 when the spread is exactly 1); hard negatives are candidates below ``max − margin``, each paired
-with a positive more than ``margin`` above it, ``ceil(ratio_hard_negatives × samples_per_query)`` of
-them (fewer when the pairs run out); the rest are easy negatives: a random paper of the release that
-the query neither is nor lists, with a positive above ``margin + min``. A query with fewer than two
-candidates gives none. Randomness is numpy's seeded ``default_rng`` — the same rule as SPECTER's
-``np.random.seed(321)`` stream, not the same draws.
+Triplets are drawn by the rule of SPECTER's ``TripletGenerator`` (``specter/data_utils/triplet_sampling.py``),
+from numpy's seeded ``default_rng`` (not SPECTER's draws): ``margin = margin_fraction × (max − min count)``
+(raised to 1 when the spread is exactly 1); ``ceil(ratio_hard_negatives × samples_per_query)`` hard negatives
+(candidates below ``max − margin``, each with a positive more than ``margin`` above it), the rest easy ones (a
+random paper the query neither is nor lists, with a positive above ``margin + min``).
 """
 
 from __future__ import annotations
@@ -83,8 +80,8 @@ def read_specter_release(folder: str | Path) -> SpecterRelease:
     splits = {}
     for split in SPLITS:
         path = folder / f"{split}.txt"
-        splits[split] = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-                         if line.strip()] if path.is_file() else []
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        splits[split] = [line.strip() for line in lines if line.strip()]
     if not splits["train"]:
         raise SpecterDataError(f"{folder}/train.txt: missing or empty (query ids of the training split)")
     return SpecterRelease(candidates, {str(k): v for k, v in metadata.items()}, splits, counts)

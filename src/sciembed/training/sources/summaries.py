@@ -1,11 +1,8 @@
 """SemCSE's training source: papers (title + abstract) with their summaries.
 
-Papers are addressed by index so batch plans are small integer arrays. Per paper the source
-keeps the summaries (anchors, and positives of kind "summary"; flat Arrow strings) and counts; the
-title (kind "title") and the abstract's sentences (kind "sentence") are read from the corpus's
-paper store when a batch needs them. A paper without summaries cannot be an anchor and
-is left out, counted; a paper without abstract sentences simply cannot give a "sentence"
-positive (counted; the plan draws another kind for it).
+Per paper (by index) the source keeps the summaries (flat Arrow strings) and counts; titles and abstract
+sentences are read from the corpus's paper store when a batch needs them. Papers without summaries are left
+out, counted.
 """
 
 from __future__ import annotations
@@ -94,12 +91,8 @@ def _split_papers(corpus: CorpusDir, split: str | None) -> StoredPapers:
 
 def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path | None = None,
                       split: str | None = None, max_papers: int | None = None, seed: int = 0) -> SummaryData:
-    """Papers of the corpus (one split, or all) that have at least one summary.
-
-    Every problem with the summaries file (unknown papers, empty texts, bad lines) stops here with
-    one message naming the file, first line and count of each kind. `max_papers` keeps a seeded
-    sample (the data-size ablation).
-    """
+    """Papers of the corpus (one split, or all) that have at least one summary; any problem with the summaries
+    file stops here with one message. `max_papers` keeps a seeded sample (the data-size ablation)."""
     corpus = corpus if isinstance(corpus, CorpusDir) else CorpusDir(corpus)
     corpus.require("papers.parquet")
     papers = _split_papers(corpus, split)
@@ -139,10 +132,5 @@ def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path
     for paper in chosen:
         n_sentences.append(len(abstract_sentences(paper)))
         has_title.append(bool(paper.title.strip()))
-    return SummaryData(
-        papers=chosen,
-        summaries=Ragged.from_lists((by_paper[ids[i]] for i in kept), strings=True),
-        n_sentences=np.asarray(n_sentences, dtype=np.int64),
-        has_title=np.asarray(has_title, dtype=bool),
-        counts=counts,
-    )
+    return SummaryData(chosen, Ragged.from_lists((by_paper[ids[i]] for i in kept), strings=True),
+                       np.asarray(n_sentences, dtype=np.int64), np.asarray(has_title, dtype=bool), counts)

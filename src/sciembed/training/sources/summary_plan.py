@@ -1,12 +1,8 @@
 """SemCSE batch plans: batches of distinct papers, a summary anchor and a drawn positive per paper.
 
-Each epoch shuffles the training papers and cuts them into batches of ``batch_size`` — so no paper
-is ever twice in a batch (its other texts would be false negatives) — and drops the last,
-incomplete batch (counted). Per slot the anchor is a uniformly drawn summary and the positive
-kind is drawn with the configured shares: another summary of the same paper, the title, a random
-abstract sentence, or (ablation) the anchor text itself. A kind the paper cannot give (a single
-summary; no abstract sentence; no title) is replaced by a draw among the kinds it can give, with
-the same relative shares, and counted. The plan is a pure function of the seed (numpy only).
+Each epoch shuffles the papers into batches (no paper twice: its other texts would be false negatives) and
+drops the last, incomplete one (counted). The positive kind is drawn with the configured shares; a kind the
+paper cannot give is redrawn among those it can, counted. A pure function of the seed (numpy only).
 """
 
 from __future__ import annotations

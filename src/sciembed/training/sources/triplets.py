@@ -1,23 +1,9 @@
-"""CoSAEmb's triplets from a built corpus's train split.
+"""CoSAEmb's triplets (local, global, inter-document) from a built corpus's train split; the kinds and their
+negatives are tabled in docs/recipes/cosaemb.md.
 
-Three kinds, pooled and shuffled per epoch with the seed:
-
-- local: anchor chunk C(i+1), positive the previous chunk C(i) of the same section text, every i ≥ 0;
-- global: anchor the first chunk of a section text, positive the paper's own TA unit, one per
-  (paper, section class);
-- inter: anchor the paper's TA, positive the TA of a paper it cites, negative the TA of a paper it
-  does not cite (random, or a 2-hop neighbour: cited by a paper it cites).
-
-The negative of local and global triplets is the TA of a paper the anchor paper cites (the
-paper's definition: it yields the hierarchy same paper < cited < uncited); random and 2-hop are
-options. A paper whose own citations give no candidate falls back to a random uncited paper, and
-is counted. Papers without body give only inter-document triplets (counted). Citations are the
-directed ones of `citations.parquet`, inside the train split.
-
-Texts are stored once (`TripletData.texts`); a triplet is four integers (kind, anchor, positive,
-negative text ids), so an epoch's rows are small and the collator looks texts up per batch. The
-recipe writes the texts to a memory-mapped Arrow file as they are cut (`texts_out`) and papers are
-read one chunk at a time from the corpus's paper store, so no process holds the corpus's text.
+A paper whose own citations give no candidate negative falls back to a random uncited paper, counted; papers
+without body give only inter-document triplets. Texts are stored once (`TripletData.texts`, written to a
+memory-mapped Arrow file as they are cut); a triplet is four integers, and the collator looks texts up per batch.
 """
 
 from __future__ import annotations
@@ -81,19 +67,10 @@ def load_papers_and_citations(corpus: str | Path | CorpusDir, split: str = "trai
     return papers, citations
 
 
-def build_triplet_data(
-    papers: Sequence[Paper],
-    citations: Sequence[tuple[str, str]],
-    count: TokenCounter,
-    budget: int,
-    *,
-    kinds: Sequence[str] = ("local", "global", "inter"),
-    negative: str = "cited",
-    merge: bool = True,
-    sep: bool = True,
-    source: str = "corpus",
-    texts_out: Path | None = None,
-) -> TripletData:
+def build_triplet_data(papers: Sequence[Paper], citations: Sequence[tuple[str, str]], count: TokenCounter, budget: int,
+                       *, kinds: Sequence[str] = ("local", "global", "inter"), negative: str = "cited",
+                       merge: bool = True, sep: bool = True, source: str = "corpus",
+                       texts_out: Path | None = None) -> TripletData:
     """Cut every paper into CoSAEmb units and list the (kind, anchor, positive) rows; checks the options.
 
     `texts_out`: write the texts there (a `MappedTexts` file) instead of keeping them in a list."""
@@ -109,11 +86,10 @@ def build_triplet_data(
         if a in index and b in index and a != b:
             cited[index[a]].add(index[b])
     n_citations = sum(len(v) for v in cited.values())
-    if not n_citations and ("inter" in kinds or (negative in ("cited", "two_hop") and set(kinds) & {"local",
-                                                                                                      "global"})):
-        need = ["inter-document triplets"] if "inter" in kinds else []
-        if negative != "random" and set(kinds) & {"local", "global"}:
-            need.append(f"{negative!r} negatives of local/global triplets")
+    need = ["inter-document triplets"] if "inter" in kinds else []  # what a citation graph is needed for
+    if negative != "random" and set(kinds) & {"local", "global"}:
+        need.append(f"{negative!r} negatives of local/global triplets")
+    if not n_citations and need:
         raise TripletError(
             f"{source}: no citation graph in the train split (citations.parquet missing or empty), so "
             f"{' and '.join(need)} are impossible; train with --kinds local,global --set data.negative=random, "
@@ -130,8 +106,7 @@ def build_triplet_data(
         if not paper.has_body:
             counts["papers_without_body"] += 1
             continue
-        items = paper_chunks(paper, count, budget, merge=merge, sep=sep)
-        for item in items:
+        for item in paper_chunks(paper, count, budget, merge=merge, sep=sep):
             first = len(texts)
             texts.extend(item.chunks)
             stats = per_class[item.unit.role.value]
@@ -147,7 +122,7 @@ def build_triplet_data(
     cites = [np.array(sorted(cited.get(i, ())), dtype=np.int64) for i in range(len(papers))]
     two_hop = []
     for i in range(len(papers)):
-        hop = set().union(*(cited.get(int(j), set()) for j in cites[i])) if len(cites[i]) else set()
+        hop = set().union(*(cited.get(int(j), set()) for j in cites[i]))
         two_hop.append(np.array(sorted(hop - set(cites[i].tolist()) - {i}), dtype=np.int64))
     if "inter" in kinds:
         for i in range(len(papers)):

@@ -1,10 +1,9 @@
 """`sciembed corpus ingest`: raw files in, an ingested corpus directory out (see `corpus/layout.py`).
 
-Papers stream from the readers straight into `papers.parquet` (row groups,
-bounded memory); every record read is either accepted or written to
-`rejects.jsonl` with file, line / element path and reason, so the manifest's
-counts always satisfy accepted + rejected = read. The only state that grows
-with the corpus is the set of paper ids seen (for duplicate detection).
+Papers stream from the readers straight into `papers.parquet` (row groups, bounded memory); every record read is
+either accepted or written to `rejects.jsonl` with file, line / element path and reason, so the manifest's counts
+always satisfy accepted + rejected = read. The only state that grows with the corpus is the set of paper ids seen
+(for duplicate detection).
 """
 
 from __future__ import annotations
@@ -50,24 +49,11 @@ class IngestError(SciembedInputError, RuntimeError):
         self.rejection = rejection
 
 
-def ingest(
-    inputs: list[Path],
-    out: Path,
-    fmt: str = "auto",
-    strict: bool = False,
-    progress: bool = True,
-    *,
-    overwrite: bool = False,
-    keep_untitled: bool = False,
-    max_errors: int | None = None,
-    max_reject_details: int = MAX_REJECT_DETAILS,
-    limits: ReadLimits | None = None,
-    metadata: Path | None = None,
-    pdf: PdfBackend | None = None,
-    header_rule: str = "sciembed",
-    ray: str | None = None,
-    extra_keys: tuple[str, ...] = (),
-) -> IngestResult:
+def ingest(inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True, *,
+           overwrite: bool = False, keep_untitled: bool = False, max_errors: int | None = None,
+           max_reject_details: int = MAX_REJECT_DETAILS, limits: ReadLimits | None = None,
+           metadata: Path | None = None, pdf: PdfBackend | None = None, header_rule: str = "sciembed",
+           ray: str | None = None, extra_keys: tuple[str, ...] = ()) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
     Raises `IngestError` at the first rejection when `strict`, `TooManyErrors` at the `max_errors`-th.

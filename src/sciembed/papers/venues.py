@@ -105,11 +105,14 @@ def source_stem(source: str | None) -> str | None:
     """The file stem of a paper's `source` ("tei:D14-1030.tei.xml.gz" -> "D14-1030"); None without one."""
     if not source or ":" not in source:
         return None
-    name = source.split(":", 1)[1].replace("\\", "/").rsplit("/", 1)[-1]
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SOURCE_SUFFIXES:
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                name, changed = name[: -len(suffix)], True
-    return name or None
+    return strip_suffixes(source.split(":", 1)[1], _SOURCE_SUFFIXES, fold_case=True) or None
+
+
+def strip_suffixes(name: str, suffixes: tuple[str, ...], fold_case: bool = False) -> str:
+    """`name` without its folder and, again and again, any of `suffixes` (never down to nothing). No suffix ends
+    another (each starts with a dot), so at most one matches at a time and the order does not matter."""
+    stem = name.replace("\\", "/").rsplit("/", 1)[-1]
+    while found := next((s for s in suffixes if len(stem) > len(s)
+                         and (stem.lower() if fold_case else stem).endswith(s)), None):
+        stem = stem[: -len(found)]
+    return stem

@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 
 from sciembed.papers.model import ExternalIds, Paper
+from sciembed.papers.venues import strip_suffixes
 
 UNPARSEABLE = "unparseable"
 TRAILING_PUNCTUATION = "trailing_punctuation"
@@ -37,14 +38,7 @@ MAX_YEAR_GAP = 2
 def source_id(name: str) -> str:
     """A one-paper file's id: its name without folder and format suffixes ("a/P17-2090.tei.xml.gz" -> "P17-2090"),
     whitespace runs as "_" ("My paper.pdf" -> "My_paper": TREC runs cannot hold an id with a space)."""
-    stem = "_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split())
-    changed = True
-    while changed:
-        changed = False
-        for suffix in ID_SUFFIXES:
-            if stem.endswith(suffix) and len(stem) > len(suffix):
-                stem, changed = stem[: -len(suffix)], True
-    return stem
+    return strip_suffixes("_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split()), ID_SUFFIXES)
 
 
 def acl_id(value: str | None) -> str | None:

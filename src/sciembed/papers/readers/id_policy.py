@@ -3,7 +3,7 @@
 DOIs never become ids: GROBID writes into the header a DOI found anywhere on the first page or from a wrong
 CrossRef match, so a header DOI is kept only when nothing speaks against it, offline; an untrusted one is
 flagged ``untrusted_doi:<reason>:<doi>`` instead. The rules and reasons: docs/ingest.md ("Paper ids").
-`SHARED_DOI` is applied by `papers/shared_dois.py`, after reading.
+`SHARED_DOI` is applied by `papers/ingest.py` (`distrust_shared_dois`), after reading.
 """
 
 from __future__ import annotations

@@ -24,12 +24,12 @@ from sciembed.corpus.funnel import FunnelOutcome, run_funnel
 from sciembed.corpus.layout import SPLITS, CorpusDir, CorpusError
 from sciembed.corpus.outputs import write_pairs_and_splits, write_papers
 from sciembed.corpus.papers_table import PaperLoad, load_papers
-from sciembed.corpus.plots import degree_plot, domain_plot
 from sciembed.corpus.power import detectable_difference
 from sciembed.corpus.report import FunnelReport, StageCount, funnel_markdown
 from sciembed.corpus.resolve import ReferenceStats, resolve_references
 from sciembed.corpus.splits import SplitStats, assign_splits
 from sciembed.ioutil.atomic import staged_dir
+from sciembed.ioutil.figures import pyplot, save_figure
 from sciembed.papers.io import write_manifest
 
 OUTPUT_FILES = ("papers.parquet", "pairs.parquet", "citations.parquet", "splits.parquet", "manifest.json",
@@ -263,3 +263,42 @@ def _write_reports(out_dir: Path, manifest: dict[str, Any], outcome: FunnelOutco
     }
     (out_dir / "funnel.json").write_text(json.dumps(funnel, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / "funnel.md").write_text(funnel_markdown(manifest), encoding="utf-8")
+
+
+def degree_plot(histogram: list[tuple[int, int]], max_degree: int, path: Path, enabled: bool = True) -> Path:
+    """Papers per degree (pairs per paper after dedup) on log-log axes, with the high-degree threshold."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if histogram:
+        degrees, papers = zip(*histogram, strict=True)
+        ax.scatter(degrees, papers, s=8, color="tab:blue", label="papers")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    style = "-" if enabled else ":"
+    ax.axvline(max_degree + 0.5, color="tab:red", linestyle=style,
+               label=f"threshold: > {max_degree} pairs removed" + ("" if enabled else " (off)"))
+    ax.set_xlabel("deduplicated citation pairs per paper (degree)")
+    ax.set_ylabel("papers")
+    ax.set_title("Degree distribution")
+    ax.legend(loc="upper right", fontsize=8)
+    return save_figure(fig, path)
+
+
+def domain_plot(before: dict[str, int], after: dict[str, int], cap: int, path: Path, enabled: bool = True) -> Path:
+    """Pairs per domain (anchor's domain) before and after the domain cap."""
+    plt = pyplot()
+    domains = sorted(before, key=lambda d: (-before[d], d))
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.5 * len(domains) + 2), 4.2))
+    xs = range(len(domains))
+    width = 0.4
+    ax.bar([x - width / 2 for x in xs], [before[d] for d in domains], width, label="before cap", color="tab:gray")
+    ax.bar([x + width / 2 for x in xs], [after.get(d, 0) for d in domains], width, label="after cap",
+           color="tab:blue")
+    if enabled:
+        ax.axhline(cap, color="tab:red", linestyle="--", label=f"cap: {cap:,} pairs")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(domains, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("pairs")
+    ax.set_title("Pairs per domain around the domain cap")
+    ax.legend(fontsize=8)
+    return save_figure(fig, path)

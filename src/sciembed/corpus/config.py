@@ -1,8 +1,7 @@
 """Funnel configuration: one pydantic model, loadable from YAML, overridden by CLI flags.
 
-Stages 3 (edges whose endpoints survive) and 4 (bidirectional dedup, self-citation
-removal) have no switch: a pair needs two surviving, distinct endpoints and the
-`paper_a < paper_b` layout is itself the dedup.
+Stages 3 (edges whose endpoints survive) and 4 (bidirectional dedup, self-citation removal) have no switch: a pair
+needs two surviving, distinct endpoints and the `paper_a < paper_b` layout is itself the dedup.
 """
 
 from __future__ import annotations

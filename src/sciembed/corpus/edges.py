@@ -1,9 +1,9 @@
 """Citation edges from edge files (JSONL or CSV/TSV: citing id, cited id), e.g. a Semantic Scholar dump.
 
-Column / key names (first match wins): citing = citing_id | citing | citingcorpusid |
-citing_paper_id | source, cited = cited_id | cited | citedcorpusid | cited_paper_id | target.
-`citingcorpusid` / `citedcorpusid` (the S2 dump's names) hold S2 corpus ids and must be
-integers. An id names a corpus paper by its `id`, failing that by its S2 external id.
+Column / key names (first match wins): citing = citing_id | citing | citingcorpusid | citing_paper_id | source,
+cited = cited_id | cited | citedcorpusid | cited_paper_id | target. `citingcorpusid` / `citedcorpusid` (the S2
+dump's names) hold S2 corpus ids and must be integers. An id names a corpus paper by its `id`, failing that by
+its S2 external id.
 
 Every line is accepted or rejected (malformed_line with file:line, missing_id / empty_id, non_numeric_id,
 invalid_id); blank lines are only counted. Unknown endpoints stay as NULL, for the funnel's "dangling_endpoint".

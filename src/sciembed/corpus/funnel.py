@@ -1,16 +1,13 @@
 """The S2Full filtering funnel, stage by stage, in DuckDB.
 
-Input tables: `papers` (see papers_table) and `raw_edges(src, citing, cited)`
-with paper keys (NULL = endpoint not in the corpus). Output tables: `alive(pk,
-domain)`, `pairs(a, b, domain)` with `a < b` (so `id_a < id_b`) and the pair's
-domain defined as the domain of its anchor `a`, the lexicographically first id,
-and `citations(citing, cited, a, b)`: the distinct directed edges behind the
-surviving pairs (a mutual citation is one pair and two citations). A citation
-lives exactly as long as its pair and leaves under the same reason.
+Input tables: `papers` (see papers_table) and `raw_edges(src, citing, cited)` with paper keys (NULL = endpoint
+not in the corpus). Output tables: `alive(pk, domain)`, `pairs(a, b, domain)` with `a < b` (so `id_a < id_b`) and
+the pair's domain defined as the domain of its anchor `a`, the lexicographically first id, and
+`citations(citing, cited, a, b)`: the distinct directed edges behind the surviving pairs (a mutual citation is
+one pair and two citations). A citation lives exactly as long as its pair and leaves under the same reason.
 
-From stage 3 on, a paper belongs to the corpus only while it is in some pair:
-whenever a stage removes pairs, the papers it leaves without one are removed
-too, under that stage, as `no_pair_left`.
+From stage 3 on, a paper belongs to the corpus only while it is in some pair: whenever a stage removes pairs, the
+papers it leaves without one are removed too, under that stage, as `no_pair_left`.
 """
 
 from __future__ import annotations

@@ -24,19 +24,14 @@ def write_pairs_and_splits(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Non
     ids = con.sql("SELECT id FROM papers ORDER BY pk").to_arrow_table().column("id").combine_chunks()
     run(con, "SET preserve_insertion_order = true")
     try:
-        reader = con.sql("SELECT a - 1 AS a, b - 1 AS b, domain, split FROM pairs ORDER BY a, b").to_arrow_reader()
-        with pq.ParquetWriter(out_dir / "pairs.parquet", PAIRS_SCHEMA, compression="zstd") as writer:
-            for batch in reader:
-                columns = [ids.take(batch.column("a")), ids.take(batch.column("b")),
-                           batch.column("domain").cast(pa.string()), batch.column("split").cast(pa.string())]
-                writer.write_table(pa.Table.from_arrays(columns, schema=PAIRS_SCHEMA))
-        reader = con.sql("SELECT citing - 1 AS citing, cited - 1 AS cited, split FROM citations "
-                         "ORDER BY citing, cited").to_arrow_reader()
-        with pq.ParquetWriter(out_dir / "citations.parquet", CITATIONS_SCHEMA, compression="zstd") as writer:
-            for batch in reader:
-                columns = [ids.take(batch.column("citing")), ids.take(batch.column("cited")),
-                           batch.column("split").cast(pa.string())]
-                writer.write_table(pa.Table.from_arrays(columns, schema=CITATIONS_SCHEMA))
+        for name, sql, schema in (
+                ("pairs", "SELECT a - 1, b - 1, domain, split FROM pairs ORDER BY a, b", PAIRS_SCHEMA),
+                ("citations", "SELECT citing - 1, cited - 1, split FROM citations ORDER BY citing, cited",
+                 CITATIONS_SCHEMA)):
+            with pq.ParquetWriter(out_dir / f"{name}.parquet", schema, compression="zstd") as writer:
+                for batch in con.sql(sql).to_arrow_reader():  # two key columns, then strings
+                    columns = [ids.take(c) if i < 2 else c.cast(pa.string()) for i, c in enumerate(batch.columns)]
+                    writer.write_table(pa.Table.from_arrays(columns, schema=schema))
     finally:
         run(con, "SET preserve_insertion_order = false")
     run(con, f"""COPY (SELECT p.id AS paper_id, s.split, x.domain, s.anchor

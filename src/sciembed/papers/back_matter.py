@@ -53,13 +53,7 @@ def _has_run_in_back_matter(text: str) -> bool:
 
 def is_back_matter(heading: str) -> bool:
     """True for References, Acknowledg(e)ment(s), Appendix, Funding, … (numbered or not)."""
-    norm = normalize_heading(heading)
-    return bool(norm) and bool(_BACK_MATTER.match(norm))
-
-
-def _is_local_back_matter(heading: str) -> bool:
-    norm = normalize_heading(heading)
-    return bool(norm) and bool(_BACK_MATTER_LOCAL.match(norm))
+    return bool(_BACK_MATTER.match(normalize_heading(heading)))  # no alternative matches an empty heading
 
 
 def cut_back_matter(sections: list[Section], run_in: str = "to_end") -> list[Section]:
@@ -77,7 +71,7 @@ def cut_back_matter(sections: list[Section], run_in: str = "to_end") -> list[Sec
             return out
         seen_arabic = seen_arabic or top_arabic(sec.number) is not None
         inside_methods = role is SectionRole.METHOD
-        if sec.heading and _is_local_back_matter(sec.heading):
+        if sec.heading and _BACK_MATTER_LOCAL.match(normalize_heading(sec.heading)):
             if inside_methods:
                 continue
             return out

@@ -1,41 +1,45 @@
 """`sciembed corpus ingest`: raw files in, an ingested corpus directory out (see `corpus/layout.py`).
 
-Papers stream from the readers straight into `papers.parquet` (row groups,
-bounded memory); every record read is either accepted or written to
-`rejects.jsonl` with file, line / element path and reason, so the manifest's
-counts always satisfy accepted + rejected = read. The only state that grows
-with the corpus is the set of paper ids seen (for duplicate detection).
+Papers stream from the readers straight into `papers.parquet` (row groups, bounded memory); every record read is
+either accepted or written to `rejects.jsonl` with file, line / element path and reason, so the manifest's counts
+always satisfy accepted + rejected = read. The only state that grows with the corpus is the set of paper ids seen
+(for duplicate detection).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import staged_dir
 from sciembed.ioutil.progress import PlainProgress, is_terminal
 from sciembed.papers.ingest_report import render_report
 from sciembed.papers.ingest_result import MAX_REJECT_DETAILS, REJECTS_FILE, REPORT_FILE, FileCounts, IngestResult
-from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, write_manifest
+from sciembed.papers.io import PAPERS_FILE, ParquetPaperWriter, read_parquet, write_manifest
 from sciembed.papers.metadata import MetadataJoin
 from sciembed.papers.paragraph_sections import using_header_rule
 from sciembed.papers.readers import FORMATS, Accepted, Record, Rejection, read_papers, walk_inputs
 from sciembed.papers.readers.detect import PDF_SUFFIXES, detect_format
-from sciembed.papers.readers.id_policy import SHARED_DOI, flag_kind
+from sciembed.papers.readers.id_policy import SHARED_DOI, distrust, flag_kind
 from sciembed.papers.readers.limits import ReadLimits, current, using_limits
 from sciembed.papers.readers.own import using_extra_keys
 from sciembed.papers.readers.pdf import PdfBackend, using_pdf_backend
 from sciembed.papers.readers.records import DUPLICATE_ID, writable
-from sciembed.papers.shared_dois import distrust_shared_dois
 from sciembed.papers.text_cleaning import count_words
 
 HEADER_RULES = {"sciembed": True, "s2full": False}  # rule name -> sentence veto on
 SYNTHETIC_PREFIX = "synthetic"
 ROW_GROUP = 500  # papers per Parquet row group: bounds the writer buffer (~10 MB of full text)
+MAX_SHARED_DOI_EXAMPLES = 5
 
 
 class TooManyErrors(SciembedInputError, RuntimeError):
@@ -50,24 +54,11 @@ class IngestError(SciembedInputError, RuntimeError):
         self.rejection = rejection
 
 
-def ingest(
-    inputs: list[Path],
-    out: Path,
-    fmt: str = "auto",
-    strict: bool = False,
-    progress: bool = True,
-    *,
-    overwrite: bool = False,
-    keep_untitled: bool = False,
-    max_errors: int | None = None,
-    max_reject_details: int = MAX_REJECT_DETAILS,
-    limits: ReadLimits | None = None,
-    metadata: Path | None = None,
-    pdf: PdfBackend | None = None,
-    header_rule: str = "sciembed",
-    ray: str | None = None,
-    extra_keys: tuple[str, ...] = (),
-) -> IngestResult:
+def ingest(inputs: list[Path], out: Path, fmt: str = "auto", strict: bool = False, progress: bool = True, *,
+           overwrite: bool = False, keep_untitled: bool = False, max_errors: int | None = None,
+           max_reject_details: int = MAX_REJECT_DETAILS, limits: ReadLimits | None = None,
+           metadata: Path | None = None, pdf: PdfBackend | None = None, header_rule: str = "sciembed",
+           ray: str | None = None, extra_keys: tuple[str, ...] = ()) -> IngestResult:
     """Read every input file (directories recursively) into the corpus directory `out`.
 
     Raises `IngestError` at the first rejection when `strict`, `TooManyErrors` at the `max_errors`-th.
@@ -115,6 +106,25 @@ def ingest(
         (stage / REPORT_FILE).write_text(render_report(result))
         write_manifest(stage, "ingested", manifest)
     return result
+
+
+def distrust_shared_dois(path: Path) -> dict[str, object]:
+    """A DOI several papers of one ingest claim is trusted for none of them (`id_policy.SHARED_DOI`): which owns it
+    cannot be told offline. Drops every such DOI into its papers' flags, rewriting the written `path` only when some
+    DOI is shared; returns the counts and the most shared DOIs."""
+    table = pq.read_table(path, columns=["external_ids"])
+    held = Counter(d for d in pc.struct_field(table["external_ids"], "doi").to_pylist() if d)
+    shared = {d: n for d, n in held.items() if n > 1}
+    out: dict[str, object] = {"dois_shared": len(shared), "papers_affected": sum(shared.values()),
+                              "most_shared": dict(Counter(shared).most_common(MAX_SHARED_DOI_EXAMPLES))}
+    if not shared:
+        return out
+    staged = path.with_name(path.name + ".shared-dois")
+    with ParquetPaperWriter(staged, batch_size=ROW_GROUP) as writer:
+        for paper in read_parquet(path):
+            writer.write(distrust(paper, SHARED_DOI) if paper.external_ids.doi in shared else paper)
+    os.replace(staged, path)
+    return out
 
 
 def _resolved(path: Path) -> Path | None:

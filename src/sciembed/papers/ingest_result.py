@@ -72,14 +72,10 @@ class IngestResult:
     def manifest(self) -> dict[str, Any]:
         """The manifest's fields after schema version, kind and sciembed version (`write_manifest` adds those)."""
         return {
-            "synthetic": self.synthetic,
-            "inputs": self.inputs,
-            "format": self.fmt,
-            "header_rule": self.header_rule,
+            "synthetic": self.synthetic, "inputs": self.inputs, "format": self.fmt, "header_rule": self.header_rule,
             "extra_keys": self.extra_keys,
             "counts": {"read": self.read, "accepted": self.accepted, "rejected": self.rejected},
-            "rejected_by_reason": dict(sorted(self.reasons.items())),
-            "flags": dict(sorted(self.flags.items())),
+            "rejected_by_reason": dict(sorted(self.reasons.items())), "flags": dict(sorted(self.flags.items())),
             "accepted_by_format": dict(sorted(self.formats.items())),
             "metadata_coverage": {name: self.coverage.get(name, 0) for name in METADATA_FIELDS},
             "files": {name: vars(counts) for name, counts in self.files.items()},

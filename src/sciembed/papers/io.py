@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,14 +127,23 @@ def is_arrow_read_error(err: BaseException) -> bool:
     return isinstance(err, pa.ArrowException | OSError) and getattr(err, "errno", None) is None
 
 
-def read_parquet(path: str | Path, columns: list[str] | None = None) -> Iterator[Paper]:
-    """Stream papers back from Parquet, one row group at a time; a damaged file is a `DamagedCorpusError`."""
+@contextmanager
+def reading_corpus(path: str | Path, partial: Path | None = None) -> Iterator[None]:
+    """pyarrow failing on `path`'s content inside the block is a `DamagedCorpusError` (`partial`, a file being
+    written from it, removed first); a disk or path error passes through for the CLI's guard to name."""
     try:
-        parquet = pq.ParquetFile(path)
-        for batch in parquet.iter_batches(batch_size=2000, columns=columns):
-            for row in batch.to_pylist():
-                yield Paper.from_dict(row)
+        yield
     except (pa.ArrowException, OSError) as err:
         if not is_arrow_read_error(err):
             raise
+        if partial is not None:
+            partial.unlink(missing_ok=True)
         raise damaged_corpus(path, err) from err
+
+
+def read_parquet(path: str | Path, columns: list[str] | None = None) -> Iterator[Paper]:
+    """Stream papers back from Parquet, one row group at a time; a damaged file is a `DamagedCorpusError`."""
+    with reading_corpus(path):
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=2000, columns=columns):
+            for row in batch.to_pylist():
+                yield Paper.from_dict(row)

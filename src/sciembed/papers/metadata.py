@@ -13,14 +13,13 @@ categories (Education, Law, …) are left out, so a paper with none of the 19 le
 
 from __future__ import annotations
 
-import gzip
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sciembed.errors import SciembedInputError
+from sciembed.papers.io import open_text
 from sciembed.papers.model import ExternalIds, Paper
 
 MAG_FIELDS = (
@@ -107,12 +106,6 @@ def parse_record(record: Any) -> Metadata:
                       if k in _ID_KEYS and v not in (None, "")})
 
 
-def _lines(path: Path) -> Iterator[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        yield from handle
-
-
 class MetadataJoin:
     """The metadata of one file, indexed by corpus id; `apply` joins it onto papers and counts."""
 
@@ -133,22 +126,23 @@ class MetadataJoin:
         bad: list[str] = []
         n_bad = 0
         try:
-            for line_no, line in enumerate(_lines(path), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    meta = parse_record(json.loads(line))
-                except (ValueError, TypeError) as exc:
-                    n_bad += 1
-                    if len(bad) < MAX_EXAMPLES:
-                        bad.append(f"{path}:{line_no}: {exc}")
-                    continue
-                counts.records += 1
-                if meta.corpusid in records:
-                    counts.duplicate_records += 1
-                    counts.note("duplicate_records", f"{path}:{line_no}: corpusid {meta.corpusid} (first kept)")
-                    continue
-                records[meta.corpusid] = meta
+            with open_text(path) as handle:
+                for line_no, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        meta = parse_record(json.loads(line))
+                    except (ValueError, TypeError) as exc:
+                        n_bad += 1
+                        if len(bad) < MAX_EXAMPLES:
+                            bad.append(f"{path}:{line_no}: {exc}")
+                        continue
+                    counts.records += 1
+                    if meta.corpusid in records:
+                        counts.duplicate_records += 1
+                        counts.note("duplicate_records", f"{path}:{line_no}: corpusid {meta.corpusid} (first kept)")
+                        continue
+                    records[meta.corpusid] = meta
         except (OSError, UnicodeDecodeError, EOFError) as exc:
             raise MetadataError(f"{path}: cannot be read as (gzipped) JSONL: {exc}") from exc
         if n_bad:

@@ -155,25 +155,14 @@ class Paper:
         """Plain JSON-able dict (enums as strings, tuples as lists); by hand, as `dataclasses.asdict` deep-copies
         and costs twice as much, which shows in ingest throughput."""
         return {
-            "id": self.id,
-            "title": self.title,
-            "abstract": self.abstract,
-            "sections": [
-                {"heading": s.heading, "text": s.text, "role": SectionRole(s.role).value, "number": s.number}
-                for s in self.sections
-            ],
-            "references": [
-                {"title": r.title, "paper_id": r.paper_id, "year": r.year, "raw": r.raw,
-                 "external_ids": r.external_ids.to_dict()}
-                for r in self.references
-            ],
-            "venue": self.venue,
-            "year": self.year,
-            "domain": self.domain,
-            "fields_of_study": list(self.fields_of_study),
-            "external_ids": self.external_ids.to_dict(),
-            "flags": list(self.flags),
-            "source": self.source,
+            "id": self.id, "title": self.title, "abstract": self.abstract,
+            "sections": [{"heading": s.heading, "text": s.text, "role": SectionRole(s.role).value, "number": s.number}
+                         for s in self.sections],
+            "references": [{"title": r.title, "paper_id": r.paper_id, "year": r.year, "raw": r.raw,
+                            "external_ids": r.external_ids.to_dict()} for r in self.references],
+            "venue": self.venue, "year": self.year, "domain": self.domain,
+            "fields_of_study": list(self.fields_of_study), "external_ids": self.external_ids.to_dict(),
+            "flags": list(self.flags), "source": self.source,
             "raw_sections": None if self.raw_sections is None else {
                 "count": self.raw_sections.count, "body_chars": self.raw_sections.body_chars,
                 "malformed_headings": self.raw_sections.malformed_headings},
@@ -200,19 +189,13 @@ class Paper:
     def from_dict(cls, data: dict[str, Any]) -> Paper:
         year = data.get("year")
         return cls(
-            id=str(data["id"]),
-            title=data.get("title") or "",
-            abstract=data.get("abstract") or "",
+            id=str(data["id"]), title=data.get("title") or "", abstract=data.get("abstract") or "",
             sections=tuple(Section.from_dict(s) for s in data.get("sections") or ()),
             references=tuple(Reference.from_dict(r) for r in data.get("references") or ()),
-            venue=data.get("venue") or None,
-            year=int(year) if year not in (None, "") else None,
-            domain=data.get("domain") or None,
-            fields_of_study=tuple(data.get("fields_of_study") or ()),
-            external_ids=ExternalIds.from_dict(data.get("external_ids")),
-            flags=tuple(data.get("flags") or ()),
-            source=data.get("source"),
-            raw_sections=RawSections.from_dict(data.get("raw_sections")),
+            venue=data.get("venue") or None, year=int(year) if year not in (None, "") else None,
+            domain=data.get("domain") or None, fields_of_study=tuple(data.get("fields_of_study") or ()),
+            external_ids=ExternalIds.from_dict(data.get("external_ids")), flags=tuple(data.get("flags") or ()),
+            source=data.get("source"), raw_sections=RawSections.from_dict(data.get("raw_sections")),
             authors=tuple(Author.from_dict(a) for a in data.get("authors") or ()),  # none in a schema-1 corpus
             venue_short=data.get("venue_short") or None,
         )

@@ -3,15 +3,14 @@ field added to the dataclass shows up in both (tests/papers/test_schema.py ties 
 
 Rules, from a field's type hint:
 
-- ``str`` → Arrow string; in JSONL a string, ``null`` read as the default
-  (``""`` when the dataclass has none);
+- ``str`` → Arrow string; in JSONL a string, ``null`` read as the default (``""`` when the dataclass has none);
 - ``int | None`` → Arrow int32; JSONL an integer or ``null``;
 - a ``StrEnum`` → Arrow string (its value); JSONL one of its values;
 - ``tuple[X, ...]`` → Arrow list of X; JSONL a list (not ``null``);
 - a nested dataclass → Arrow struct; JSONL an object or ``null``.
 
-The key field (``metadata={"key": True}``: `Paper.id`) is required and
-non-empty in JSONL; integers are accepted there and read as text.
+The key field (``metadata={"key": True}``: `Paper.id`) is required and non-empty in JSONL; integers are accepted
+there and read as text.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ ANTHOLOGY_VENUES = {"acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "eacl": "E
                     "coling": "COLING", "tacl": "TACL", "cl": "CL", "conll": "CoNLL", "lrec": "LREC",
                     "semeval": "SemEval", "starsem": "*SEM", "wmt": "WMT", "ijcnlp": "IJCNLP"}
 _VERSION = r"(?:v\d+(?:\.\d+)?)?"  # a revised file: D14-1096v2, P16-1200v2.1
-_OLD_ID = re.compile(rf"^([A-Z])(\d{{2}})-(\d{{4}}){_VERSION}$")
-_NEW_ID = re.compile(rf"^(\d{{4}})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+){_VERSION}$")
+ACL_OLD_ID = re.compile(rf"^([A-Z])(\d{{2}})-(\d{{4}}){_VERSION}$")  # also `readers/id_policy.py`'s
+ACL_NEW_ID = re.compile(rf"^(\d{{4}})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+){_VERSION}$")
 
 # (short name, pattern over the venue text); the match that starts first wins.
 _TEXT_NAMES = (
@@ -57,10 +57,10 @@ _WORKSHOP = re.compile(r"\bworkshops?\b", re.IGNORECASE)
 def from_anthology_id(value: str | None) -> str | None:
     """The venue an ACL Anthology id names (None for a workshop volume or anything else)."""
     value = (value or "").strip()
-    old = _OLD_ID.match(value)
+    old = ACL_OLD_ID.match(value)
     if old:
         return ANTHOLOGY_LETTERS.get(old.group(1))
-    new = _NEW_ID.match(value)
+    new = ACL_NEW_ID.match(value)
     if not new:
         return None
     first, second = new.group(2), new.group(3)
@@ -105,11 +105,14 @@ def source_stem(source: str | None) -> str | None:
     """The file stem of a paper's `source` ("tei:D14-1030.tei.xml.gz" -> "D14-1030"); None without one."""
     if not source or ":" not in source:
         return None
-    name = source.split(":", 1)[1].replace("\\", "/").rsplit("/", 1)[-1]
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SOURCE_SUFFIXES:
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                name, changed = name[: -len(suffix)], True
-    return name or None
+    return strip_suffixes(source.split(":", 1)[1], _SOURCE_SUFFIXES, fold_case=True) or None
+
+
+def strip_suffixes(name: str, suffixes: tuple[str, ...], fold_case: bool = False) -> str:
+    """`name` without its folder and, again and again, any of `suffixes` (never down to nothing). No suffix ends
+    another (each starts with a dot), so at most one matches at a time and the order does not matter."""
+    stem = name.replace("\\", "/").rsplit("/", 1)[-1]
+    while found := next((s for s in suffixes if len(stem) > len(s)
+                         and (stem.lower() if fold_case else stem).endswith(s)), None):
+        stem = stem[: -len(found)]
+    return stem

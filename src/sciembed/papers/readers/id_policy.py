@@ -3,7 +3,7 @@
 DOIs never become ids: GROBID writes into the header a DOI found anywhere on the first page or from a wrong
 CrossRef match, so a header DOI is kept only when nothing speaks against it, offline; an untrusted one is
 flagged ``untrusted_doi:<reason>:<doi>`` instead. The rules and reasons: docs/ingest.md ("Paper ids").
-`SHARED_DOI` is applied by `papers/shared_dois.py`, after reading.
+`SHARED_DOI` is applied by `papers/ingest.py` (`distrust_shared_dois`), after reading.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 
 from sciembed.papers.model import ExternalIds, Paper
+from sciembed.papers.venues import ACL_NEW_ID, ACL_OLD_ID, strip_suffixes
 
 UNPARSEABLE = "unparseable"
 TRAILING_PUNCTUATION = "trailing_punctuation"
@@ -26,8 +27,6 @@ ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 ID_SUFFIXES = (".gz", ".xml", ".tei", ".nxml", ".pdf", ".PDF", ".json", ".jsonl")
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOI_YEAR_MONTH = re.compile(r"\.((?:19|20)\d\d)\.(?:0[1-9]|1[0-2])\.")
-_ACL_OLD = re.compile(r"^([A-Z])(\d{2})-(\d{4})(?:v\d+(?:\.\d+)?)?$")
-_ACL_NEW = re.compile(r"^(\d{4})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+)(?:v\d+(?:\.\d+)?)?$")
 _ARXIV = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
 _PMC = re.compile(r"^PMC\d+$", re.IGNORECASE)
 _ANTHOLOGY_JOURNALS = ("J", "Q")  # CL and TACL: MIT Press DOIs, not the Anthology's
@@ -37,23 +36,16 @@ MAX_YEAR_GAP = 2
 def source_id(name: str) -> str:
     """A one-paper file's id: its name without folder and format suffixes ("a/P17-2090.tei.xml.gz" -> "P17-2090"),
     whitespace runs as "_" ("My paper.pdf" -> "My_paper": TREC runs cannot hold an id with a space)."""
-    stem = "_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split())
-    changed = True
-    while changed:
-        changed = False
-        for suffix in ID_SUFFIXES:
-            if stem.endswith(suffix) and len(stem) > len(suffix):
-                stem, changed = stem[: -len(suffix)], True
-    return stem
+    return strip_suffixes("_".join(name.replace("\\", "/").rsplit("/", 1)[-1].split()), ID_SUFFIXES)
 
 
 def acl_id(value: str | None) -> str | None:
     """The ACL Anthology id in `value` (a revision suffix such as ``v2`` dropped), else None."""
     value = (value or "").strip()
-    old = _ACL_OLD.match(value)
+    old = ACL_OLD_ID.match(value)
     if old:
         return f"{old.group(1)}{old.group(2)}-{old.group(3)}"
-    new = _ACL_NEW.match(value)
+    new = ACL_NEW_ID.match(value)
     return f"{new.group(1)}.{new.group(2)}-{new.group(3)}.{new.group(4)}" if new else None
 
 
@@ -70,10 +62,10 @@ def ids_of_stem(stem: str) -> dict[str, str]:
 
 def _anthology_has_dois(acl: str) -> bool:
     """Whether the Anthology gives this paper the DOI 10.18653/v1/<id> (its conference volumes since 2016)."""
-    old = _ACL_OLD.match(acl)
+    old = ACL_OLD_ID.match(acl)
     if old:
         return old.group(1) not in _ANTHOLOGY_JOURNALS and int(old.group(2)) >= 16
-    new = _ACL_NEW.match(acl)
+    new = ACL_NEW_ID.match(acl)
     return bool(new) and new.group(2) not in ("cl", "tacl")
 
 

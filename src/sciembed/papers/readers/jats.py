@@ -14,9 +14,9 @@ from pathlib import Path
 from lxml import etree
 
 from sciembed.papers.model import Paper, Reference, Section, SectionRole
-from sciembed.papers.readers import ids, source
+from sciembed.papers.readers import ids
 from sciembed.papers.readers.records import Record
-from sciembed.papers.readers.source import read_xml_documents
+from sciembed.papers.readers.source import file_stem, read_xml_documents
 from sciembed.papers.readers.xml_authors import jats_authors
 from sciembed.papers.readers.xmltext import child, children, descendants, find_path, ids_by_type, local, text_of
 from sciembed.papers.roles import role_of
@@ -40,10 +40,6 @@ _MINOR_ABSTRACTS = frozenset({"executive-summary", "summary", "author-summary", 
 
 def matches_root(tag: str) -> bool:
     return tag.rsplit("}", 1)[-1] in ("article", "pmc-articleset")
-
-
-def file_stem(name: str) -> str:
-    return source.file_stem(name, (".gz", ".xml", ".nxml"))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
@@ -144,15 +140,14 @@ def parse(article: etree._Element, name: str) -> Paper:
     meta = find_path(article, "front", "article-meta")
     found = ids_by_type(children(meta, "article-id"), "pub-id-type")
     pmc = ids.pmc(found.get("pmc") or found.get("pmcid"))
-    doi = ids.doi(found.get("doi"))
-    pmid = ids.pmid(found.get("pmid"))
-    paper_id = pmc or file_stem(name)  # the source's own id; a DOI is an external id (`id_policy.py`)
-    return Paper(
-        id=paper_id, title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
+    return Paper(  # the id is the source's own (PMC id, else file stem); a DOI is an external id (`id_policy.py`)
+        id=pmc or file_stem(name, (".gz", ".xml", ".nxml")),
+        title=clean_inline(text_of(find_path(meta, "title-group", "article-title"), ("xref", "fn"))),
         abstract=_abstract(meta), sections=_body(article),
         references=tuple(_reference(r) for r in descendants(child(article, "back"), "ref")), venue=_venue(article),
         authors=jats_authors(meta), year=_year(meta), fields_of_study=_fields(meta),
-        external_ids=ids.external_ids(doi_=doi, pmid_=pmid, pmc_=pmc, arxiv_=found.get("arxiv")),
+        external_ids=ids.external_ids(doi_=ids.doi(found.get("doi")), pmid_=found.get("pmid"), pmc_=pmc,
+                                      arxiv_=found.get("arxiv")),
         source=f"{FORMAT}:{name}")
 
 

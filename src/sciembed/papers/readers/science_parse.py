@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.papers.model import Paper, Reference, Section
-from sciembed.papers.readers import ids, source
+from sciembed.papers.readers import ids
 from sciembed.papers.readers.checks import dict_items, id_text
 from sciembed.papers.readers.jsonrecords import read_json_records
 from sciembed.papers.readers.records import Loc, Record, Rejection
+from sciembed.papers.readers.source import file_stem
 from sciembed.papers.text_cleaning import clean_inline
 
 FORMAT = "science-parse"
@@ -29,15 +30,11 @@ def read(path: Path, name: str) -> Iterator[Record]:
     return read_json_records(path, name, parse)
 
 
-def file_stem(name: str) -> str:
-    """"peerread_iclr_2017_train_304.pdf.json.gz" -> "peerread_iclr_2017_train_304"."""
-    return source.file_stem(name, (".gz", ".jsonl", ".json", ".pdf"))
-
-
 def parse(obj: dict[str, Any], loc: Loc) -> Paper | Rejection:
     meta = obj["metadata"] if isinstance(obj.get("metadata"), dict) else obj
     given = obj.get("id") or meta.get("id")
-    paper_id = id_text(given, "id") or file_stem(loc.file)
+    # "peerread_iclr_2017_train_304.pdf.json.gz" -> "peerread_iclr_2017_train_304"
+    paper_id = id_text(given, "id") or file_stem(loc.file, (".gz", ".jsonl", ".json", ".pdf"))
     if given in (None, "") and loc.line not in (None, 1):
         paper_id = f"{paper_id}:{loc.line}"  # JSONL of id-less records: keep ids unique per line
     return Paper(

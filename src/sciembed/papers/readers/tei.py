@@ -15,9 +15,9 @@ from lxml import etree
 
 from sciembed.papers.dehyphen import join_paper_hyphens
 from sciembed.papers.model import Paper, Reference, Section
-from sciembed.papers.readers import id_policy, ids, source
+from sciembed.papers.readers import id_policy, ids
 from sciembed.papers.readers.records import Record
-from sciembed.papers.readers.source import read_xml_documents
+from sciembed.papers.readers.source import file_stem, read_xml_documents
 from sciembed.papers.readers.xml_authors import tei_authors
 from sciembed.papers.readers.xmltext import child, children, descendants, find_path, ids_by_type, local, text_of
 from sciembed.papers.text_cleaning import clean_inline, clean_paragraphs
@@ -31,10 +31,6 @@ _BLOCKS = ("item", "cell", "row", "lb")
 
 def matches_root(tag: str) -> bool:
     return tag == f"{{{TEI_NS}}}TEI" or tag in ("TEI", "teiCorpus", f"{{{TEI_NS}}}teiCorpus")
-
-
-def file_stem(name: str) -> str:
-    return source.file_stem(name, (".gz", ".xml", ".tei"))
 
 
 def read(path: Path, name: str) -> Iterator[Record]:
@@ -96,21 +92,21 @@ def parse(root: etree._Element, name: str) -> Paper:
     abstract = find_path(header, "profileDesc", "abstract")
     text = child(root, "text")
     found = ids_by_type(descendants(source_desc, "idno"), "type")
-    doi = ids.doi(found.get("doi"))
     monogr = next(iter(descendants(source_desc, "monogr")), None)
     venue = _venue(monogr, find_path(header, "fileDesc", "publicationStmt"))
     meeting = clean_inline(text_of(child(monogr, "meeting"), ("address",)))
+    stem = file_stem(name, (".gz", ".xml", ".tei"))
     abstract_text, sections = join_paper_hyphens(
         clean_paragraphs(text_of(p, _SKIP, _BLOCKS) for p in descendants(abstract, "p"))
         or clean_inline(text_of(abstract, _SKIP)), _body_sections(child(text, "body")))
     paper = Paper(
-        id=file_stem(name), title=_title(title_stmt, "a") or _title(source_desc, "a"), abstract=abstract_text,
+        id=stem, title=_title(title_stmt, "a") or _title(source_desc, "a"), abstract=abstract_text,
         sections=sections, references=tuple(_reference(b) for b in descendants(child(text, "back"), "biblStruct")),
-        venue=venue, venue_short=short_venue([venue, meeting], [file_stem(name)]), authors=tei_authors(source_desc),
+        venue=venue, venue_short=short_venue([venue, meeting], [stem]), authors=tei_authors(source_desc),
         year=_when(find_path(header, "fileDesc", "publicationStmt")) or _when(monogr)
         or _when(child(header, "fileDesc")),
         source=f"{FORMAT}:{name}")
-    header_ids = ids.external_ids(doi_=doi, arxiv_=found.get("arxiv"), pmid_=found.get("pmid"),
+    header_ids = ids.external_ids(doi_=ids.doi(found.get("doi")), arxiv_=found.get("arxiv"), pmid_=found.get("pmid"),
                                   pmc_=found.get("pmcid"))
     return id_policy.with_source_ids(paper, name, header_ids)
 

@@ -77,9 +77,8 @@ def prepare(config: SemCSEConfig, corpus: str | Path | CorpusDir) -> Prepared:
         order = np.random.default_rng([config.seed, 900]).permutation(len(data))
         held_out = data.subset(np.sort(order[:n_held]))
         data = data.subset(np.sort(order[n_held:]))
-    plan = plan_summary_batches(data.n_summaries, data.n_sentences, data.has_title,
-                                config.data.positives.as_array(), config.training.batch_size,
-                                config.training.epochs, config.seed)
+    plan = plan_summary_batches(data.n_summaries, data.n_sentences, data.has_title, config.data.positives.as_array(),
+                                config.training.batch_size, config.training.epochs, config.seed)
     return Prepared(data, held_out, plan)
 
 

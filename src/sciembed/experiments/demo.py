@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.errors import SciembedInputError
+from sciembed.experiments import run_suite_file
 from sciembed.ioutil.memory import peak_mb, reset_peak, return_freed_memory
 from sciembed.ioutil.yaml_config import packaged_config
 
@@ -162,8 +163,9 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     if trained is not None and config.real_text is not None and Path(config.real_text).is_file():
         benchmarks.append({"name": "scitldr", "kind": "scitldr", "path": str(config.real_text)})
     with stage("evaluate (eval suite)"):
-        run = _run_suite(out / "suite.yaml", {"out": str(paths["eval"]), "cache": str(paths["cache"]),
-                                              "run_depth": RUN_DEPTH, "models": models, "benchmarks": benchmarks})
+        suite = {"out": str(paths["eval"]), "cache": str(paths["cache"]), "run_depth": RUN_DEPTH, "models": models,
+                 "benchmarks": benchmarks}
+        run = run_suite_file(out / "suite.yaml", suite, lambda _: None, keep_going=False, allow_unicode=True)
     cells = [run.cells[(m["name"], "citation")] for m in models]
     significance = trained_vs_base(run) if trained is not None else []
     real_text: dict[str, dict[str, float]] = {}
@@ -178,18 +180,6 @@ def run_demo(config: DemoConfig, say: Callable[[str], None] = print) -> DemoResu
     (out / "significance.json").write_text(json.dumps(significance, indent=2))
     return DemoResult(out, run.out / "report.md", cells, timings, paths, real_text, config.synthetic is not None,
                       significance)
-
-
-def _run_suite(path: Path, suite: dict[str, Any]) -> Any:
-    """Write the demo's suite YAML (`sciembed eval suite` re-reports it), run it and write its report."""
-    import yaml
-
-    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
-
-    path.write_text(yaml.safe_dump(suite, sort_keys=False, allow_unicode=True))
-    run = run_suite(load_suite(path), say=lambda _: None, keep_going=False)
-    write_suite_report(run)
-    return run
 
 
 def trained_vs_base(run: Any) -> list[dict[str, Any]]:
@@ -225,9 +215,6 @@ def real_text_lines(real_text: dict[str, dict[str, float]]) -> list[str]:
         delta = scores["trained"] - scores["base"]
         lines.append(f"  {task:<15} {scores['base']:5.1f} → {scores['trained']:5.1f}  ({delta:+.1f})")
     return lines
-
-
-
 
 
 def _window_config(config: DemoConfig):

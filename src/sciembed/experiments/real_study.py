@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sciembed.errors import SciembedInputError
+from sciembed.experiments import run_suite_file
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 
 BASE = "base"
@@ -129,13 +130,7 @@ def run_real_study(config: RealStudyConfig, out: Path, say: Callable[[str], None
 def evaluate_study(config: RealStudyConfig, paths: StudyPaths, models: dict[str, Path],
                    say: Callable[[str], None] = print) -> Any:
     """Write the study's suite (`study_suite`) as ``<out>/suite.yaml``, run it and write its report."""
-    import yaml
-
-    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
-
-    paths.suite.write_text(yaml.safe_dump(study_suite(config, paths, models), sort_keys=False))
-    run = run_suite(load_suite(paths.suite), say=say)
-    write_suite_report(run)
+    run = run_suite_file(paths.suite, study_suite(config, paths, models), say)
     study = {"source": str(config.source), "build": config.build.model_dump(mode="json"),
              "arms": {n: a.model_dump(mode="json") for n, a in config.arms.items() if n in models}}
     results = paths.eval / "results.json"

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sciembed.errors import SciembedInputError
+from sciembed.experiments import run_suite_file
 from sciembed.ioutil.yaml_config import read_yaml_mapping, validate_model
 from sciembed.training.config import STRATEGIES, ConfigError, WindowConfig, config_diff, load_config
 
@@ -112,12 +113,9 @@ def load_study(path: Path | None, sets: dict[str, Any] | None = None) -> StudyPl
     arms = []
     for name, arm_overrides in config.arms.items():
         overrides = {**config.overrides, **(sets or {}), **arm_overrides}
-        try:
-            if config.train is not None:
-                data = json.loads(json.dumps(config.train))
-                arm_config = load_config(WindowConfig, None, {**_flatten(data), **overrides})
-            else:
-                arm_config = load_config(WindowConfig, base_path, overrides)
+        try:  # an inline `train` (a copy: overrides must not reach the next arm) as dotted keys under the overrides
+            inline = _flatten(json.loads(json.dumps(config.train or {})))
+            arm_config = load_config(WindowConfig, base_path, {**inline, **overrides})
         except ConfigError as exc:
             raise StudyError(f"{source}: arm {name!r}: {exc}") from None
         arms.append(Arm(name, arm_config))
@@ -233,10 +231,7 @@ def _evaluate(plan: StudyPlan, corpus: Path, out: Path, result: StudyResult, log
     """Every arm (ta_ta first: the significance baseline) and baseline through one suite, ``out/suite.yaml``, run
     by `eval suite`'s executor and reported by its writer in ``out/report``; a baseline that cannot be loaded
     (SPECTER2 without the `adapters` extra) is skipped and named."""
-    import yaml
-
     from sciembed.evaluation import BODY_MODES
-    from sciembed.evaluation.bench import load_suite, run_suite, write_suite_report
     from sciembed.evaluation.bench.models import make_scorer
     from sciembed.evaluation.bench.suite import ModelEntry
     from sciembed.models import ModelLoadError
@@ -262,9 +257,7 @@ def _evaluate(plan: StudyPlan, corpus: Path, out: Path, result: StudyResult, log
                  "query_mode": ev.queries, "seed": ev.paper_log_seed, "body_modes": list(BODY_MODES),
                  "geometry": True, "window_tokens": plan.window_tokens}
     suite = {"out": str(out / "report"), "batch_size": ev.batch_size, "models": models, "benchmarks": [benchmark]}
-    (out / "suite.yaml").write_text(yaml.safe_dump(suite, sort_keys=False))
     t0 = time.perf_counter()
-    run = run_suite(load_suite(out / "suite.yaml"), say=log, keep_going=False)
-    write_suite_report(run)
+    run = run_suite_file(out / "suite.yaml", suite, log, keep_going=False)
     result.seconds["evaluate"] = round(time.perf_counter() - t0, 1)
     return run

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sciembed.evaluation.bench.detail import fmt, table
+
 SCENARIO_ORDER = ("ta_ta", "body_ta", "body_body")
 LABELS = {"ta_ta": "TA→TA", "body_ta": "Body→TA", "body_body": "Body→Body"}
 MAX_P = 0.05
@@ -26,15 +28,6 @@ def _value(cell: Any, key: str, metric: str) -> float | None:
     result = next((r for r in cell.results if r.task == key), None)
     value = None if result is None else result.metrics.get(metric)
     return None if value is None or math.isnan(value) else float(value)
-
-
-def _fmt(value: Any) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|",
-            *["| " + " | ".join(r) + " |" for r in rows]]
 
 
 Tests = dict[tuple[str, str], tuple[float, float, int]]  # (model, task) -> the suite's (delta, p, n) against ta_ta
@@ -60,12 +53,12 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
         for name, m in models.items():
             ndcg = [_value(m, _key(s, mode), "ndcg@10") for s in SCENARIO_ORDER]
             mrr = [_value(m, _key(s, mode), "mrr") for s in SCENARIO_ORDER]
-            rows.append([name + (" (strategy)" if name in arms else ""), *map(_fmt, ndcg), *map(_fmt, mrr)])
+            rows.append([name + (" (strategy)" if name in arms else ""), *map(fmt, ndcg), *map(fmt, mrr)])
             rows_out.append({"model": name, "strategy": name in arms, "body_mode": mode,
                              **{f"{s}_ndcg@10": v for s, v in zip(SCENARIO_ORDER, ndcg, strict=True)},
                              **{f"{s}_mrr": v for s, v in zip(SCENARIO_ORDER, mrr, strict=True)}})
         lines += [f"## {'Windowed' if mode == 'windowed' else 'Full-section'} body text (×100; MRR over the full "
-                  "candidate list)", "", *_table(header, rows), ""]
+                  "candidate list)", "", *table(header, rows), ""]
     if reference in models:
         sig_rows = []
         for name in arms:
@@ -78,7 +71,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                     label = LABELS[s] + ("" if s == "ta_ta" else f" ({mode})")
                     sig_rows.append([name, label, f"{delta:+.1f}", "–" if p is None else f"{p:.3g}", str(n), star])
         lines += [f"## Against {reference} (NDCG@10, paired t-test, p ≤ {MAX_P})", "",
-                  *_table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
+                  *table(["Strategy", "Scenario", "Δ ×100", "p", "Queries", "Significant"], sig_rows), ""]
         lines += _verdict(models, arms, reference, tests)
     if compositions:
         comp_rows = []
@@ -91,7 +84,7 @@ def render_study(cells: Sequence[Any], bench: dict[str, Any], compositions: dict
                               *[f"{100 * cite[t]:.1f}%" for t in ("ta-ta", "ta-body", "body-ta", "body-body")],
                               f"{100 * c['self_share_min']:.1f}%"])
         lines += ["## Batch composition (citation pairs by view type, anchor first; self-alignment share)", "",
-                  *_table(["Strategy", "Batches", "Batch size", "ta-ta", "ta-body", "body-ta", "body-body",
+                  *table(["Strategy", "Batches", "Batch size", "ta-ta", "ta-body", "body-ta", "body-body",
                            "self-alignment"], comp_rows), ""]
     if skipped:
         lines += ["## Models not evaluated", "", *(f"- {n}: {' '.join(r.split())}" for n, r in skipped.items()), ""]

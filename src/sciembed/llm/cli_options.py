@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sciembed.llm.config import DEFAULT_API_KEY_ENV, LLMConfig
+from sciembed.llm.config import DEFAULT_API_KEY_ENV, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, LLMConfig
 
 _PANEL = "LLM endpoint"
 
@@ -64,8 +64,8 @@ class LLMOptions:
     cache: Path | None = None
     cache_only: bool = False
     concurrency: int = 4
-    timeout: float = 60.0
-    retries: int = 5
+    timeout: float = DEFAULT_TIMEOUT_S
+    retries: int = DEFAULT_RETRIES
 
     def config(self) -> LLMConfig:
         """The `LLMConfig` these options describe."""
@@ -78,12 +78,13 @@ class LLMOptions:
         return bool(self.base_url) or self.cache_only or (self.cache is not None and Path(self.cache).exists())
 
 
-def llm_option_types(timeout: float = 60.0) -> dict[str, tuple[Any, Any]]:
-    """Parameter -> (``Annotated`` type, default) of every ``--llm-*`` option; `timeout`: --llm-timeout's default."""
-    return {"llm_base_url": (LLMBaseUrl, None), "llm_model": (LLMModel, None),
-            "llm_api_key_env": (LLMApiKeyEnv, DEFAULT_API_KEY_ENV), "llm_cache": (LLMCachePath, None),
-            "llm_cache_only": (LLMCacheOnly, False), "llm_concurrency": (LLMConcurrency, 4),
-            "llm_timeout": (LLMTimeout, timeout), "llm_retries": (LLMRetries, 5)}
+def llm_option_types(timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, tuple[Any, Any]]:
+    """Parameter -> (``Annotated`` type, default) of every ``--llm-*`` option; `timeout`: --llm-timeout's default,
+    the others `LLMOptions`'."""
+    defaults = LLMOptions(timeout=timeout)
+    types = {"base_url": LLMBaseUrl, "model": LLMModel, "api_key_env": LLMApiKeyEnv, "cache": LLMCachePath,
+             "cache_only": LLMCacheOnly, "concurrency": LLMConcurrency, "timeout": LLMTimeout, "retries": LLMRetries}
+    return {f"llm_{name}": (kind, getattr(defaults, name)) for name, kind in types.items()}
 
 
 def llm_options_of(**values: Any) -> LLMOptions:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -21,7 +22,6 @@ from sciembed.ioutil.http_deadline import bounded_client, within
 from sciembed.llm.cache import CachedReply, CacheKey, LLMCache, canonical_json, sha256_text
 from sciembed.llm.config import LLMConfig, Sampling
 from sciembed.llm.errors import LLMAuthError, LLMCacheMissError, LLMError, LLMResponseError
-from sciembed.llm.progress import token_progress
 from sciembed.llm.prompts import PromptTemplate
 
 T = TypeVar("T")
@@ -222,6 +222,34 @@ class LLMClient:
                     raise httpx.ReadTimeout(f"the reply took longer than {self.config.timeout_s:g} s")
                 parts.append(chunk)
             return response.status_code, response.headers, b"".join(parts)
+
+
+@contextmanager
+def token_progress(description: str, total: int, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """Yields ``advance(requests, tokens)`` of a rich progress bar (stderr) that also shows the tokens used so far;
+    draws nothing when disabled or when there is nothing to do."""
+    if not enabled or total <= 0:
+        yield lambda n, tokens: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from sciembed.ioutil.progress import make_progress
+
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[tokens]:,} tokens"), TimeElapsedColumn(), TimeRemainingColumn())
+    with make_progress(*columns, console=Console(stderr=True), transient=False) as progress:
+        task = progress.add_task(description, total=total, tokens=0)
+        tokens = 0
+        lock = threading.Lock()  # advanced from the client's worker threads
+
+        def advance(n: int, used: int) -> None:
+            nonlocal tokens
+            with lock:
+                tokens += used
+                progress.update(task, advance=n, tokens=tokens)
+
+        yield advance
 
 
 def run_in_pool(work: Callable[[int], None], items: list[int], workers: int, name: str) -> BaseException | None:

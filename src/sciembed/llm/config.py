@@ -27,9 +27,10 @@ class LLMConfig(BaseModel):
     cache_path: Path | None = None
     cache_only: bool = False
     concurrency: int = Field(4, gt=0)
-    timeout_s: float = Field(60.0, gt=0)  # the whole request (connect, send, every byte of the reply)
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)  # the whole request (connect, send, every byte of the reply)
     max_reply_bytes: int = Field(8 << 20, gt=0)  # a longer reply is refused while it streams in
-    max_retries: int = Field(5, ge=0)  # extra attempts after the first, on 429 / 5xx / timeouts / connection errors
+    # extra attempts after the first, on 429 / 5xx / timeouts / connection errors
+    max_retries: int = Field(DEFAULT_RETRIES, ge=0)
     backoff_s: float = Field(1.0, ge=0)  # first wait; doubles each retry
     max_backoff_s: float = Field(30.0, ge=0)
 

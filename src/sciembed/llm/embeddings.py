@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.llm.client import LLMClient, reply_json, run_in_pool, token_count
+from sciembed.llm.client import LLMClient, reply_json, run_in_pool, token_count, token_progress
 from sciembed.llm.config import LLMConfig
 from sciembed.llm.errors import LLMError, LLMResponseError
-from sciembed.llm.progress import token_progress
 
 
 class EmbeddingsClient(LLMClient):

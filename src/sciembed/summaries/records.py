@@ -17,6 +17,7 @@ from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import LineTally, counted_objects
 
 EXTRACTIVE_SOURCE = "extractive-pseudo"
+SUMMARIES_FILE = "summaries.jsonl"  # a corpus's summaries, next to its papers.parquet
 
 
 class SummaryFileError(SciembedInputError, ValueError):

@@ -12,9 +12,7 @@ from typing import Any
 from sciembed.papers.io import PAPERS_FILE, write_manifest, write_parquet
 from sciembed.papers.model import Paper
 from sciembed.papers.scitldr import SciTldrError, read_scitldr
-from sciembed.summaries.records import Summary, write_summaries
-
-SUMMARIES_FILE = "summaries.jsonl"
+from sciembed.summaries.records import SUMMARIES_FILE, Summary, write_summaries
 
 
 def import_scitldr(source: str | Path, out: str | Path) -> dict[str, Any]:

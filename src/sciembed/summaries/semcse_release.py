@@ -25,9 +25,8 @@ from typing import Any
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.papers.io import MANIFEST_FILE, PAPERS_FILE, SCHEMA_VERSION, write_parquet
 from sciembed.papers.model import Paper
-from sciembed.summaries.records import Summary, SummaryFileError, write_summaries
+from sciembed.summaries.records import SUMMARIES_FILE, Summary, SummaryFileError, write_summaries
 
-SUMMARIES_FILE = "summaries.jsonl"
 SOURCE_PREFIX = "semcse-release:"
 NOT_APPLICABLE = "not applicable"  # the authors' training code drops these summaries
 ABSTRACT_KEYS = ("abstract", "formatted_text", "prediction_text")

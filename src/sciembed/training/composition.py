@@ -43,14 +43,8 @@ def composition(plan: BatchPlan) -> dict[str, Any]:
 
 def composition_table(comp: dict[str, Any]):
     """A rich Table of `composition` output (percent of each kind's pairs)."""
-    from rich.table import Table
+    from sciembed.training.schedule_report import rich_table
 
-    table = Table(title=f"Batch composition ({comp['batches']} batches of {comp['batch_size']})")
-    table.add_column("pairs")
-    table.add_column("n", justify="right")
-    for t in PAIR_TYPES:
-        table.add_column(t, justify="right")
-    for kind in KINDS:
-        row = comp[kind]
-        table.add_row(kind, str(row["pairs"]), *(f"{100 * row['shares'][t]:.1f}%" for t in PAIR_TYPES))
-    return table
+    rows = [(k, str(comp[k]["pairs"]), *(f"{100 * comp[k]['shares'][t]:.1f}%" for t in PAIR_TYPES)) for k in KINDS]
+    title = f"Batch composition ({comp['batches']} batches of {comp['batch_size']})"
+    return rich_table(title, ("pairs", "n", *PAIR_TYPES), rows)

@@ -55,17 +55,15 @@ class MemoryEstimate:
     def report(self, limit: int | None = None, limit_label: str = ""):
         """A rich table: component, bytes without and with checkpointing; the configured column marked."""
         from rich.console import Group
-        from rich.table import Table
         from rich.text import Text
+
+        from sciembed.training.schedule_report import rich_table
 
         a = self.architecture
         mark = lambda on: " (config)" if on == self.checkpointing else ""  # noqa: E731
-        table = Table(title=f"Estimated peak {self.target.upper()} memory ({self.recipe}, {self.precision})")
-        table.add_column("component")
-        table.add_column(f"no checkpointing{mark(False)}", justify="right")
-        table.add_column(f"checkpointing{mark(True)}", justify="right")
-        for c in self.components:
-            table.add_row(c.name, human_bytes(c.without), human_bytes(c.with_))
+        table = rich_table(f"Estimated peak {self.target.upper()} memory ({self.recipe}, {self.precision})",
+                           ("component", f"no checkpointing{mark(False)}", f"checkpointing{mark(True)}"),
+                           [(c.name, human_bytes(c.without), human_bytes(c.with_)) for c in self.components])
         table.add_row("total", human_bytes(self.total(False)), human_bytes(self.total(True)), style="bold")
         lines = [f"model: {a.model_type}, {a.parameters / 1e6:.1f}M parameters, hidden {a.hidden}, {a.layers} layers, "
                  f"{a.heads} heads, intermediate {a.intermediate} (from {a.source})",

@@ -6,6 +6,7 @@ sees a fifth of its data shows before any model is loaded).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -48,3 +49,15 @@ def schedule(config: TrainConfig, length: RunLength) -> Schedule:
     return Schedule(steps=steps, epochs=epochs, examples_seen=steps * length.examples_per_step,
                     learning_rate=t.learning_rate, scheduler=t.lr_scheduler, warmup_steps=int(warmup),
                     max_time_minutes=t.max_time_minutes)
+
+
+def rich_table(title: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
+    """A rich Table of a `--dry-run` report: the first column (names) left-aligned, the others right-aligned."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="right" if i else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table

@@ -45,11 +45,9 @@ class RecipeParts:
 
 def resolve_precision(precision: str) -> str:
     """``auto``: bf16 where the GPU has it, else fp32 (CPU bf16 autocast is slow on most CPUs)."""
-    if precision != "auto":
-        return precision
-    import torch
+    from sciembed.training.memory_estimate import resolve_precision_for, resolve_target
 
-    return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "fp32"
+    return resolve_precision_for(precision, resolve_target())
 
 
 def make_loss(model: SentenceTransformer, training: TrainingConfig) -> torch.nn.Module:

@@ -16,7 +16,7 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.recipes.cosaemb_config import CosaembConfig
-from sciembed.training.schedule_report import RunLength
+from sciembed.training.schedule_report import RunLength, rich_table
 from sciembed.training.sources.triplets import KINDS, EpochTriplets, TripletData, build_triplet_data, draw_epoch
 from sciembed.training.trainer import RecipeParts
 from sciembed.views.chunk import SECTION_CLASSES, SPECIAL_TOKENS
@@ -82,7 +82,6 @@ class Prepared:
     def report(self):
         """Rich renderables: data counts, triplets per kind (Table 3 shape), per section class (Table 2 shape)."""
         from rich.console import Group
-        from rich.table import Table
         from rich.text import Text
 
         c = self.data.counts
@@ -92,20 +91,14 @@ class Prepared:
                  f"{comp['triplets_per_epoch']} triplets per epoch, {comp['batches_per_epoch']} batches of "
                  f"{self.batch_size}, {comp['epochs']} epochs",
                  *(f"negatives, all epochs: {reason}: {n}" for reason, n in self.fallbacks.items())]
-        kinds = Table(title="Triplets per epoch by kind")
-        for col in ("kind", "triplets", "share"):
-            kinds.add_column(col, justify="left" if col == "kind" else "right")
-        for k in ("local", "global", "inter"):
-            n = comp["per_kind"][k]
-            kinds.add_row(k, f"{n:,}", f"{100 * n / max(comp['triplets_per_epoch'], 1):.1f}%")
-        kinds.add_row("total", f"{comp['triplets_per_epoch']:,}", "100.0%")
-        classes = Table(title="Section texts by class")
-        for col in ("class", "section texts", "chunks", "local triplets", "global triplets"):
-            classes.add_column(col, justify="left" if col == "class" else "right")
-        for cls in SECTION_CLASSES:
-            s = self.data.per_class.get(cls.value, {})
-            classes.add_row(cls.value, *(f"{s.get(k, 0):,}" for k in ("section_texts", "chunks", "local", "global")))
-        return Group(Text("\n".join(lines)), kinds, classes)
+        n, total = comp["per_kind"], comp["triplets_per_epoch"]
+        kinds = [(k, f"{n[k]:,}", f"{100 * n[k] / max(total, 1):.1f}%") for k in ("local", "global", "inter")]
+        classes = [(c.value, *(f"{self.data.per_class.get(c.value, {}).get(k, 0):,}"
+                               for k in ("section_texts", "chunks", "local", "global"))) for c in SECTION_CLASSES]
+        return Group(Text("\n".join(lines)), rich_table("Triplets per epoch by kind", ("kind", "triplets", "share"),
+                                                        [*kinds, ("total", f"{total:,}", "100.0%")]),
+                     rich_table("Section texts by class",
+                                ("class", "section texts", "chunks", "local triplets", "global triplets"), classes))
 
 
 def texts_file(corpus: str | Path | CorpusDir) -> Path:

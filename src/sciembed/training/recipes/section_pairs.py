@@ -4,6 +4,8 @@ micro-batch by micro-batch, and turned into texts just before tokenising."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import sub
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.config import InfoNCEConfig, JepaConfig
 from sciembed.training.plan import PlanError
-from sciembed.training.schedule_report import RunLength
+from sciembed.training.schedule_report import RunLength, rich_table
 from sciembed.training.sources.section_pairs import (
     REASONS,
     TASKS,
@@ -46,19 +48,14 @@ class Prepared:
     def report(self):
         """Rich renderables: the filter funnel and the task shares."""
         from rich.console import Group
-        from rich.table import Table
         from rich.text import Text
 
         funnel = self.data.funnel
-        table = Table(title=f"Section-pair funnel ({self.data.corpus}, {self.data.split})")
-        table.add_column("stage")
-        table.add_column("removed", justify="right")
-        table.add_column("papers left", justify="right")
-        left = funnel["read"]
-        table.add_row("read", "—", f"{left:,}")
-        for reason in REASONS:
-            left -= funnel[reason]
-            table.add_row(reason, f"{funnel[reason]:,}", f"{left:,}")
+        left = accumulate((funnel[r] for r in REASONS), sub, initial=funnel["read"])  # papers left after each stage
+        rows = zip(("read", *REASONS), ["—", *(f"{funnel[r]:,}" for r in REASONS)], map("{:,}".format, left),
+                   strict=True)
+        table = rich_table(f"Section-pair funnel ({self.data.corpus}, {self.data.split})",
+                           ("stage", "removed", "papers left"), rows)
         shares = task_shares(self.task)
         d = self.data
         lines = [

@@ -15,7 +15,7 @@ import numpy as np
 
 from sciembed.corpus.layout import CorpusDir
 from sciembed.training.recipes.semcse_config import SemCSEConfig
-from sciembed.training.schedule_report import RunLength
+from sciembed.training.schedule_report import RunLength, rich_table
 from sciembed.training.sources.summaries import SummaryData, load_summary_data
 from sciembed.training.sources.summary_plan import (
     KIND_NAMES,
@@ -48,7 +48,6 @@ class Prepared:
 
     def report(self):
         from rich.console import Group
-        from rich.table import Table
         from rich.text import Text
 
         d, c = self.summary()["data"], self.plan.composition()
@@ -59,11 +58,8 @@ class Prepared:
                  f"redrawn); {d['papers_without_sentences']} have no abstract sentence",
                  f"{c['batches']} batches of {c['batch_size']} distinct papers; papers left out per epoch (last "
                  f"partial batch): {c['dropped_papers_per_epoch']}"]
-        table = Table(title="positives")
-        for column in ("kind", "pairs", "share"):
-            table.add_column(column, justify="left" if column == "kind" else "right")
-        for kind in KIND_NAMES:
-            table.add_row(kind, str(c["positives"][kind]), f"{c['positive_shares'][kind]:.3f}")
+        table = rich_table("positives", ("kind", "pairs", "share"),
+                           [(k, str(c["positives"][k]), f"{c['positive_shares'][k]:.3f}") for k in KIND_NAMES])
         redrawn = "; ".join(f"{k}: {v} redrawn" for k, v in c["redrawn"].items()) or "no positive redrawn"
         return Group(Text("\n".join(lines)), table, Text(redrawn))
 
@@ -81,9 +77,8 @@ def prepare(config: SemCSEConfig, corpus: str | Path | CorpusDir) -> Prepared:
         order = np.random.default_rng([config.seed, 900]).permutation(len(data))
         held_out = data.subset(np.sort(order[:n_held]))
         data = data.subset(np.sort(order[n_held:]))
-    plan = plan_summary_batches(data.n_summaries, data.n_sentences, data.has_title,
-                                config.data.positives.as_array(), config.training.batch_size,
-                                config.training.epochs, config.seed)
+    plan = plan_summary_batches(data.n_summaries, data.n_sentences, data.has_title, config.data.positives.as_array(),
+                                config.training.batch_size, config.training.epochs, config.seed)
     return Prepared(data, held_out, plan)
 
 

@@ -18,11 +18,10 @@ from sciembed.corpus.layout import CorpusDir, CorpusError
 from sciembed.corpus.paper_store import StoredPapers, open_store
 from sciembed.papers.model import Paper
 from sciembed.summaries import SummaryFileError, read_summaries
+from sciembed.summaries.records import SUMMARIES_FILE
 from sciembed.training.data import Ragged
 from sciembed.views import ta_text
 from sciembed.views.chunk import split_sentences
-
-DEFAULT_SUMMARIES = "summaries.jsonl"
 
 
 class AbstractSentences(Sequence[tuple[str, ...]]):
@@ -98,7 +97,7 @@ def load_summary_data(corpus: str | Path | CorpusDir, summaries_path: str | Path
     papers = _split_papers(corpus, split)
     if not len(papers):
         raise CorpusError(f"{corpus.root}: no papers{f' in the {split} split' if split else ''}")
-    path = Path(summaries_path) if summaries_path else corpus.root / DEFAULT_SUMMARIES
+    path = Path(summaries_path) if summaries_path else corpus.root / SUMMARIES_FILE
     if not path.is_file():
         raise SummaryFileError(f"{path}: no summaries file (make one with `sciembed summaries generate`)")
     read = read_summaries(path, papers.store.ids().to_pylist())

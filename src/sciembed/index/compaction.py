@@ -99,13 +99,6 @@ def open_lock(path: Path) -> int:
     return fd
 
 
-def _fsync_tree(path: Path) -> None:
-    for item in path.iterdir():
-        if item.is_file():
-            fsync_file(item)
-    fsync_dir(path)
-
-
 def recover(path: str | Path) -> str:
     """Finish or undo an interrupted compaction; returns "none", "rolled_forward" or "rolled_back"."""
     path = Path(path)
@@ -197,7 +190,10 @@ def compact_collection(path: str | Path, index: MultiVectorIndex, *, step: Step 
     if new_index.exists():
         shutil.rmtree(new_index)
     compacted.save(new_index, index.fingerprint or manifest["encoder"]["fingerprint"])
-    _fsync_tree(new_index)
+    for item in new_index.iterdir():
+        if item.is_file():
+            fsync_file(item)
+    fsync_dir(new_index)
     if step:
         step("index_written")
     _write_catalog(catalog, path / f"{CATALOG}{NEW}", compacted.num_views)

@@ -38,11 +38,8 @@ def _tied_runs(values: np.ndarray) -> list[tuple[int, int]]:
 
 def past_ties(search: Callable[[Sequence[int], int], list[list[tuple[str, float]]]], queries: Sequence[int],
               k: int, limit: int) -> list[list[tuple[str, float]]]:
-    """`search(queries, depth)` deepened per query until no candidate tied with its k-th hit is left unseen.
-
-    The depth starts at k + 1 and doubles, up to `limit` (the number of candidates); callers sort the
-    lists with `ordered` before cutting to k.
-    """
+    """`search(queries, depth)` deepened per query (from k + 1, doubling, up to `limit` candidates) until no
+    candidate tied with its k-th hit is left unseen; callers sort the lists with `ordered` before cutting to k."""
     queries = list(queries)
     depth = min(k + 1, limit)
     out: dict[int, list[tuple[str, float]]] = {}

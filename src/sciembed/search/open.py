@@ -31,10 +31,8 @@ def open_run(path: str | Path, method: str | None = None, aggregate: str | None 
 
 
 def _open_served(path: Path, method: str | None, aggregate: str | None) -> Run:
-    """A served collection as it stands: base index + live adds, without deleted papers.
-
-    Opening takes the collection lock (shared), which first settles a compaction a killed process left.
-    """
+    """A served collection as it stands: base index + live adds, without deleted papers. Opening takes the
+    collection lock (shared), which first settles a compaction a killed process left."""
     from sciembed.index.compaction import open_lock
     from sciembed.index.live_index import open_live_catalog
     from sciembed.retrieval.multivector import MultiVectorIndex

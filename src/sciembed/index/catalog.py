@@ -110,9 +110,7 @@ def fsync_file(path: Path) -> None:
 
 def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) -> int:
     """Write a new catalog for an index's base rows (papers with their views, in row order); returns the rows.
-
-    Temp file, fsync, rename: a crash leaves no catalog rather than one that passes for finished.
-    """
+    Temp file, fsync, rename: a crash leaves no catalog rather than one that passes for finished."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.unlink(missing_ok=True)
     con = sqlite3.connect(tmp)

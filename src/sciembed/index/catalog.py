@@ -103,11 +103,14 @@ def _connect(path: Path) -> sqlite3.Connection:
     return con
 
 
+def fsync_file(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
 def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) -> int:
     """Write a new catalog for an index's base rows (papers with their views, in row order); returns the rows.
-
-    Temp file, fsync, rename: a crash leaves no catalog rather than one that passes for finished.
-    """
+    Temp file, fsync, rename: a crash leaves no catalog rather than one that passes for finished."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.unlink(missing_ok=True)
     con = sqlite3.connect(tmp)
@@ -120,8 +123,7 @@ def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) 
             row += len(views)
         con.execute("INSERT INTO meta VALUES ('base_rows', ?)", (str(row),))
     con.close()
-    with open(tmp, "rb+") as handle:
-        os.fsync(handle.fileno())
+    fsync_file(tmp)
     os.replace(tmp, path)
     fsync_dir(path.parent)
     return row
@@ -205,9 +207,6 @@ class Catalog:
     def views(self, rows: Sequence[int]) -> dict[int, ViewInfo]:
         found = self._read_in("SELECT row, paper_id, kind, section, text FROM views WHERE row IN ({marks})", rows)
         return {r[0]: ViewInfo(*r) for r in found}
-
-    def live_rows(self, paper_id: str) -> list[int]:
-        return [r[0] for r in self._read("SELECT row FROM views WHERE paper_id = ? AND removed = 0", (paper_id,))]
 
     def added_vectors(self, dim: int) -> tuple[list[int], list[str], np.ndarray]:
         """Rows added after the base index (row order), their paper ids and vectors."""

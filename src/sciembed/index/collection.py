@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from sciembed.index.catalog import CATALOG, Catalog
-from sciembed.index.collection_lock import open_lock, open_writer_lock
 from sciembed.index.collection_results import Accept, Filters, Hit, PaperHits, SearchResult, snippet
+from sciembed.index.compaction import CollectionBusy, compact_collection, open_lock, open_writer_lock
 from sciembed.index.indexed_views import index_views, piece_limits
-from sciembed.index.live_index import encoder_from_manifest, ensure_catalog, replay_live_updates
+from sciembed.index.live_index import encoder_from_manifest, open_live_catalog
 from sciembed.index.paper_index import read_manifest
 from sciembed.index.write_queue import WriteQueue, still_queued
 from sciembed.ioutil import deadline as deadlines
@@ -127,12 +127,7 @@ class Collection:
                                  "serve it with the model it was built with, or rebuild it")
         encoder = encoder or encoder_from_manifest(manifest)
         index = MultiVectorIndex.load(path / "index", expected_fingerprint=encoder.fingerprint)
-        catalog = Catalog(ensure_catalog(path, index, manifest))
-        try:
-            replay_live_updates(path, index, catalog)
-        except BaseException:
-            catalog.close()
-            raise
+        catalog = open_live_catalog(path, index, manifest)
         return cls(path, index, catalog, encoder, manifest, paper_search, lock_fd, auto_compact, writer_fd)
 
     # ---------------------------------------------------------------- reading
@@ -162,8 +157,6 @@ class Collection:
 
     def compact(self, step: Any = None) -> dict[str, Any]:
         """Rewrite the collection without hidden rows (searches wait while it runs); see `index/compaction.py`."""
-        from sciembed.index.compaction import CollectionBusy, compact_collection
-
         self._check_writable()
         with self._writer, self._lock.write():
             if self._lock_fd is not None:

@@ -7,7 +7,7 @@ from the catalog on every start). Compaction writes the live state afresh — an
 The new files are written and fsynced beside the old ones (``*.compact``), then the journal
 (``compact.journal``): the commit point. `recover` (run by every `Collection.open`) redoes the renames from a
 journal, or removes ``.compact`` leftovers without one: never a mix. Every open `Collection` holds
-``collection.lock`` shared, compaction exclusive.
+``collection.lock`` shared, compaction exclusive; a writable one also holds ``writer.lock``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sciembed.index.catalog import CATALOG, SCHEMA, Catalog, fsync_dir
+from sciembed.index.catalog import CATALOG, SCHEMA, Catalog, fsync_dir, fsync_file
 from sciembed.index.paper_index import MANIFEST, read_manifest
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.ioutil.checksums import SEAL, seal, sha256_file
@@ -31,6 +32,7 @@ from sciembed.retrieval.multivector import MultiVectorIndex
 
 JOURNAL = "compact.journal"
 LOCK = "collection.lock"
+WRITER_LOCK = "writer.lock"
 NEW = ".compact"
 OLD_INDEX = "index.old"
 SWAPPED_FILES = (CATALOG, "papers.json", MANIFEST)
@@ -52,28 +54,49 @@ class CollectionBusy(ValueError):
     """Another process has the collection open (a server): compact through it (POST /compact)."""
 
 
-def lock_collection(path: Path, exclusive: bool) -> int:
-    """Take the collection lock (shared for an open collection, exclusive for compaction); returns the fd."""
-    fd = os.open(Path(path) / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+def _flock(path: Path, name: str, mode: int) -> int:
+    """`path / name` opened and locked with `mode` without waiting; BlockingIOError (the file closed) if taken."""
+    fd = os.open(path / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-    except BlockingIOError as err:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
         os.close(fd)
-        raise CollectionBusy(f"{path}: the collection is open in another process (a running `sciembed index "
-                             "serve`?); compact it through that server (POST /compact) or stop it first") from err
+        raise
     return fd
 
 
-def _fsync_file(path: Path) -> None:
-    with open(path, "rb") as handle:
-        os.fsync(handle.fileno())
+def lock_collection(path: Path, exclusive: bool) -> int:
+    """Take the collection lock (shared for an open collection, exclusive for compaction); returns the fd."""
+    try:
+        return _flock(Path(path), LOCK, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+    except BlockingIOError as err:
+        raise CollectionBusy(f"{path}: the collection is open in another process (a running `sciembed index "
+                             "serve`?); compact it through that server (POST /compact) or stop it first") from err
 
 
-def _fsync_tree(path: Path) -> None:
-    for item in path.iterdir():
-        if item.is_file():
-            _fsync_file(item)
-    fsync_dir(path)
+def open_writer_lock(path: Path) -> int:
+    """The collection's writer lock, held exclusively for as long as it is open for writing."""
+    try:
+        return _flock(path, WRITER_LOCK, fcntl.LOCK_EX)
+    except BlockingIOError as err:
+        raise IndexLoadError(f"{path}: another process (a running `sciembed index serve`?) has this collection open "
+                             "for writing; one writer per collection — stop it, or open read-only") from err
+
+
+def open_lock(path: Path) -> int:
+    """The collection lock, held shared while open; an interrupted compaction is settled first (exclusively)."""
+    if not path.is_dir():
+        raise IndexLoadError(f"{path}: not a directory")
+    try:
+        fd = _flock(path, LOCK, fcntl.LOCK_EX)
+    except BlockingIOError:
+        try:
+            return _flock(path, LOCK, fcntl.LOCK_SH)  # others have it open (they settled it already)
+        except BlockingIOError as err:
+            raise IndexLoadError(f"{path}: being compacted by another process; try again when it is done") from err
+    recover(path)  # no one else has it open: settle a compaction a killed process left
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
 
 
 def recover(path: str | Path) -> str:
@@ -148,7 +171,7 @@ def _write_catalog(old: Path, new: Path, live_rows: int) -> int:
         con.execute("DETACH DATABASE old")
     finally:
         con.close()
-    _fsync_file(new)
+    fsync_file(new)
     return rows
 
 
@@ -167,13 +190,15 @@ def compact_collection(path: str | Path, index: MultiVectorIndex, *, step: Step 
     if new_index.exists():
         shutil.rmtree(new_index)
     compacted.save(new_index, index.fingerprint or manifest["encoder"]["fingerprint"])
-    _fsync_tree(new_index)
+    for item in new_index.iterdir():
+        if item.is_file():
+            fsync_file(item)
+    fsync_dir(new_index)
     if step:
         step("index_written")
     _write_catalog(catalog, path / f"{CATALOG}{NEW}", compacted.num_views)
-    check = Catalog(path / f"{CATALOG}{NEW}")
-    titles = {pid: title for pid, title in check._read("SELECT id, title FROM papers")}
-    check.close()
+    with closing(Catalog(path / f"{CATALOG}{NEW}")) as check:
+        titles = check.titles()
     _checkpoint(path / f"{CATALOG}{NEW}")
     for suffix in ("-wal", "-shm"):
         (path / f"{CATALOG}{NEW}{suffix}").unlink(missing_ok=True)

@@ -28,12 +28,10 @@ import numpy as np
 from sciembed.corpus.layout import CorpusDir
 from sciembed.index.bm25_paper import save_bm25_index
 from sciembed.index.indexed_views import IndexCounts
-from sciembed.index.paper_index import MANIFEST, describe_encoder, save_paper_index, train_on_sample
+from sciembed.index.paper_index import MANIFEST, describe_encoder, filled_index, save_paper_index
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import seal
 from sciembed.models.process_pool import parallel_encoding, parallel_processes
-from sciembed.retrieval.ann import AnnParams, default_params
-from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views.fit import encoder_budget, section_pieces
 from sciembed.views.kinds import IndexView
 from sciembed.views.simple import full_text, ta_text
@@ -134,15 +132,13 @@ def build_fulltext_index(corpus: str | Path, encoder: Any, out: str | Path, *, b
     counts, titles, ta_ids, piece_ids = read.counts, read.titles, read.ta_ids, read.piece_ids
     common = {"corpus": str(Path(corpus).resolve()), "counts": asdict(counts), "encoder": describe_encoder(encoder),
               **(extra or {})}
-    ta_vectors = vectors[: len(ta_ids)]
-    _save_dense(out / PARTS["a2a"], encoder, ta_ids, ta_vectors, titles, {**common, "view": IndexView.TA},
-                default_params(late_index, len(ta_ids), encoder.dim, **(ann or {})))
+    _save_dense(out / PARTS["a2a"], encoder, ta_ids, vectors[: len(ta_ids)], titles, {**common, "view": IndexView.TA},
+                late_index, ann)
     late_rows = _paper_order(ta_ids, piece_ids)  # each paper's TA, then its pieces (what `index_views` cuts)
     late_ids = [(ta_ids + piece_ids)[r] for r in late_rows]
-    late_params = default_params(late_index, len(late_rows), encoder.dim, **(ann or {}))
     _save_dense(out / PARTS["late"], encoder, late_ids, vectors[late_rows], titles, {
         **common, "view": IndexView.TA_SECTION, "piece_tokens": budget,
-        "pieces_per_section": PIECES_PER_SECTION, "piece_sections": PIECE_SECTIONS}, late_params)
+        "pieces_per_section": PIECES_PER_SECTION, "piece_sections": PIECE_SECTIONS}, late_index, ann)
     save_bm25_index(out / PARTS["bm25"], read.bm25_ids, read.bm25_texts, titles,
                     {"corpus": common["corpus"], "view": IndexView.FULLTEXT, "counts": asdict(counts)})
     timings = {"read_s": round(read_s, 1), "encode_s": round(encode_s, 1), "estimated_encode_s": round(estimate, 1),
@@ -204,11 +200,8 @@ def _paper_order(ta_ids: list[str], piece_ids: list[str]) -> np.ndarray:
 
 
 def _save_dense(out: Path, encoder: Any, ids: list[str], vectors: np.ndarray, titles: dict[str, str],
-                fields: dict[str, Any], params: AnnParams | None = None) -> None:
-    """One dense index directory of `vectors` (rows of papers `ids`): exact (flat) unless `params` say otherwise."""
-    index = MultiVectorIndex(encoder.dim, encoder.metric, "max", params)
-    if params is not None:
-        train_on_sample(index, vectors, params)
-    index.add(ids, vectors)
+                fields: dict[str, Any], index_kind: str, ann: dict[str, Any] | None) -> None:
+    """One dense index directory of `vectors` (rows of papers `ids`), of `index_kind` (`filled_index`)."""
+    index = filled_index(encoder, ids, vectors, index_kind, ann)
     out.mkdir(parents=True, exist_ok=True)
     save_paper_index(out, index, encoder.fingerprint, {p: titles[p] for p in dict.fromkeys(ids)}, fields)

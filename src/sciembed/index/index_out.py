@@ -20,15 +20,6 @@ INDEX_FILES = frozenset({MANIFEST, "index", "papers.json", "views.jsonl", "bm25s
                          "bm25", "ta", "late"})  # the last three: the parts of a full-text index
 
 
-def _entries(out: Path) -> list[str]:
-    return sorted(p.name for p in out.iterdir()) if out.is_dir() else []
-
-
-def _is_index_dir(out: Path, entries: list[str]) -> bool:
-    """A finished index (manifest) or only the files an index build writes (a killed build's leftovers)."""
-    return (out / MANIFEST).is_file() or set(entries) <= INDEX_FILES
-
-
 def check_index_out(out: Path, *, overwrite: bool = False, resumable: bool = False) -> bool:
     """Refuse what `index_out_dir` would refuse, before any model is loaded; True when the build runs in place.
 
@@ -39,14 +30,15 @@ def check_index_out(out: Path, *, overwrite: bool = False, resumable: bool = Fal
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
     refuse_links(out)
-    entries = _entries(out)
+    entries = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
     killed_shards = not (out / MANIFEST).exists() and (out / "shards").is_dir() and set(entries) <= INDEX_FILES
     if resumable and not overwrite and (not entries or killed_shards):
         return True
     if entries and not overwrite:
         held = "an index" if (out / MANIFEST).is_file() else f"files ({', '.join(entries[:4])})"
         raise OutputError(f"{out}: already holds {held}; pass --overwrite to replace it")
-    if entries and not _is_index_dir(out, entries):
+    # a finished index (manifest) or only the files an index build writes (a killed build's leftovers)
+    if entries and not ((out / MANIFEST).is_file() or set(entries) <= INDEX_FILES):
         foreign = [name for name in entries if name not in INDEX_FILES]
         raise OutputError(f"{out}: holds files an index build did not write ({', '.join(foreign[:4])}); "
                           "not replacing them (choose another --out)")

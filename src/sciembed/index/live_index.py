@@ -29,16 +29,23 @@ def encoder_from_manifest(manifest: dict[str, Any], trust_remote_code: bool | No
         trust_remote_code=run_time_trust() if trust_remote_code is None else trust_remote_code)
 
 
-def replay_live_updates(path: Path, index: MultiVectorIndex, catalog: Catalog) -> None:
-    """Bring a loaded base index up to the catalog: add the live rows' vectors, hide removed rows."""
-    if catalog.base_rows != index.num_views:
-        raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
-    rows, ids, vectors = catalog.added_vectors(index.dim)
-    if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
-        raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
-    if rows:
-        index.add(ids, vectors)
-    index.remove_rows(catalog.removed_rows())
+def open_live_catalog(path: Path, index: MultiVectorIndex, manifest: dict[str, Any]) -> Catalog:
+    """The directory's catalog (written the first time), with the live updates it holds replayed on the loaded
+    base `index`: the live rows' vectors added, removed rows hidden. Closed again if that fails."""
+    catalog = Catalog(ensure_catalog(path, index, manifest))
+    try:
+        if catalog.base_rows != index.num_views:
+            raise IndexLoadError(f"{path}: catalog expects {catalog.base_rows} base rows, index has {index.num_views}")
+        rows, ids, vectors = catalog.added_vectors(index.dim)
+        if rows and rows != list(range(index.num_views, index.num_views + len(rows))):
+            raise IndexLoadError(f"{path / CATALOG}: live rows are not contiguous after the base index")
+        if rows:
+            index.add(ids, vectors)
+        index.remove_rows(catalog.removed_rows())
+    except BaseException:
+        catalog.close()
+        raise
+    return catalog
 
 
 def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str | None = None,
@@ -47,11 +54,7 @@ def load_live_index(path: Path, fingerprint: str | None = None, aggregate: str |
     `manifest`: the directory's manifest when the caller has read it already."""
     manifest = manifest if manifest is not None else read_manifest(path)
     index = MultiVectorIndex.load(path / "index", expected_fingerprint=fingerprint, aggregate=aggregate)
-    catalog = Catalog(ensure_catalog(path, index, manifest))
-    try:
-        replay_live_updates(path, index, catalog)
-    finally:
-        catalog.close()
+    open_live_catalog(path, index, manifest).close()
     return index
 
 

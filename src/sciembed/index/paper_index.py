@@ -22,7 +22,7 @@ from sciembed.corpus.layout import CorpusDir
 from sciembed.index.indexed_views import IndexCounts, collect_views
 from sciembed.ioutil.atomic import check_writable, refuse_links, write_text_atomic
 from sciembed.ioutil.checksums import files_problem, seal, seal_problem, sha256_file
-from sciembed.retrieval.ann import AnnParams
+from sciembed.retrieval.ann import INDEX_KINDS, default_params
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex
 from sciembed.views import target_words
@@ -44,8 +44,6 @@ def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Pa
     `default_params`. With `shard_papers`, encoding is out of core: `sciembed encode`'s resumable store
     (`encode/`) under ``out/shards/``, a killed run resumes, and the index is filled from it shard by shard.
     """
-    from sciembed.retrieval.ann import INDEX_KINDS, default_params
-
     kind = index_view(kind)
     if index_kind not in (*INDEX_KINDS, "auto"):
         raise ValueError(f"unknown index kind {index_kind!r}; expected auto or one of {', '.join(INDEX_KINDS)}")
@@ -71,10 +69,7 @@ def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Pa
             raise ValueError(f"{corpus}: none of {counts.read} papers has text to index")
         truncation = _truncation(encoder, kind, [v.text for v in views])
         vectors = encoder.encode([v.text for v in views], batch_size=batch_size, show_progress=show_progress)
-        params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
-        index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
-        train_on_sample(index, vectors, params, seed)
-        index.add([v.paper_id for v in views], vectors)
+        index = filled_index(encoder, [v.paper_id for v in views], vectors, index_kind, ann, aggregate, seed)
     save_paper_index(out, index, encoder.fingerprint, titles, {
         "corpus": str(Path(corpus).resolve()), "view": kind,
         "target_words": target if kind == IndexView.WINDOW else None,
@@ -84,13 +79,19 @@ def build_paper_index(corpus: str | Path, encoder: Any, kind: str, out: str | Pa
     return counts
 
 
-def train_on_sample(index: MultiVectorIndex, vectors: np.ndarray, params: AnnParams, seed: int = 0) -> None:
-    """Train an index that learns from its vectors (IVF-PQ, SQ8 storage) on a seeded sample of `params.train_size`
-    rows (all when 0); an index that needs no training is left as it is."""
+def filled_index(encoder: Any, ids: list[str], vectors: np.ndarray, index_kind: str, ann: dict[str, Any] | None,
+                 aggregate: str = "max", seed: int = 0) -> MultiVectorIndex:
+    """A `MultiVectorIndex` of `index_kind` (`ann`: `default_params` overrides) holding `vectors`, rows of papers
+    `ids`; one that learns from its vectors (IVF-PQ, SQ8 storage) is first trained on a seeded sample of
+    `train_size` rows (all when 0)."""
+    params = default_params(index_kind, len(vectors), encoder.dim, **(ann or {}))
+    index = MultiVectorIndex(encoder.dim, encoder.metric, aggregate, params)
     if not index.dense.is_trained:
         size = min(len(vectors), params.train_size or len(vectors))
         sample = np.random.default_rng(seed).choice(len(vectors), size, replace=False)
         index.dense.train(vectors[np.sort(sample)])
+    index.add(ids, vectors)
+    return index
 
 
 def describe_encoder(encoder: Any) -> dict[str, Any]:

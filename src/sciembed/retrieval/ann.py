@@ -48,12 +48,6 @@ class AnnParams:
         return cls(**{k: v for k, v in (data or {}).items() if k in cls.__dataclass_fields__})
 
 
-def check_kind(kind: str) -> str:
-    if kind not in INDEX_KINDS:
-        raise ValueError(f"unknown index kind {kind!r}; expected one of {', '.join(INDEX_KINDS)} (or auto)")
-    return kind
-
-
 AUTO_REFINE_FLAT_MAX = 20_000_000  # ivf-pq re-ranks over SQ8 vectors up to here (384 B per 384-d vector)
 
 
@@ -72,7 +66,9 @@ def auto_refine(n_vectors: int) -> str:
 def default_params(kind: str, n_vectors: int, dim: int, **overrides: Any) -> AnnParams:
     """Sensible settings for `n_vectors` of `dim`: nlist ≈ 4·√n, 4 dimensions per PQ byte, 64 points per centroid,
     IVF-PQ re-ranked over SQ8 vectors (`auto_refine`). Overrides of 0 / None / "" keep the default."""
-    kind = auto_kind(n_vectors) if kind == "auto" else check_kind(kind)
+    if kind not in (*INDEX_KINDS, "auto"):
+        raise ValueError(f"unknown index kind {kind!r}; expected one of {', '.join(INDEX_KINDS)} (or auto)")
+    kind = auto_kind(n_vectors) if kind == "auto" else kind
     params = AnnParams(kind=kind)
     if kind == "ivf-pq":
         nlist = max(1, min(65_536, int(4 * math.sqrt(max(n_vectors, 1)))))

@@ -24,15 +24,6 @@ from sciembed.retrieval.hits import Hits, check_exclude
 PAPER_QUERY_TERMS = None  # whole queries: keeping a paper's best 25-400 words lost NDCG on ACL (docs/p2p.md)
 
 
-def english_stemmer() -> Callable[[str], str]:
-    """Snowball English stemmer from PyStemmer (optional dependency)."""
-    try:
-        import Stemmer
-    except ImportError as exc:
-        raise ImportError("stemming needs PyStemmer: pip install PyStemmer") from exc
-    return Stemmer.Stemmer("english").stemWord
-
-
 class BM25Index:
     """Okapi BM25 over string-identified texts (Lucene variant, English stopwords by default)."""
 

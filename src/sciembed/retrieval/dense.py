@@ -146,9 +146,7 @@ class DenseIndex:
             ivf_of(out._index).make_direct_map()
         for start in range(0, len(live), block):
             out._index.add(np.ascontiguousarray(self.vectors(live[start : start + block])))
-        out._ids = [self._ids[r] for r in live]
-        for row, key in enumerate(out._ids):
-            out._rows_of.setdefault(key, []).append(row)
+        out._keep_ids([self._ids[r] for r in live])
         out.fingerprint = self.fingerprint
         return out
 
@@ -176,6 +174,10 @@ class DenseIndex:
         if not self._index.is_trained:
             raise ValueError(f"add(): the {self.kind} index is not trained yet; call train() on a sample first")
         self._index.add(array)
+        self._keep_ids(ids)
+
+    def _keep_ids(self, ids: list[str]) -> None:
+        """Record the ids of the rows just added to faiss."""
         for row, key in enumerate(ids, start=len(self._ids)):
             self._rows_of.setdefault(key, []).append(row)
         self._ids.extend(ids)
@@ -221,10 +223,8 @@ class DenseIndex:
 
     def search_rows(self, queries: np.ndarray, k: int, *, ef_search: int | None = None, nprobe: int | None = None,
                     refine_k_factor: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Scores (higher is better) and row numbers, best first, shape (n, min(k, len)); row -1 pads.
-
-        `ef_search` (HNSW), `nprobe` and `refine_k_factor` (IVF-PQ) override the index's defaults for this call.
-        """
+        """Scores (higher is better) and row numbers, best first, shape (n, min(k, len)); row -1 pads. `ef_search`
+        (HNSW), `nprobe` and `refine_k_factor` (IVF-PQ) override the index's defaults for this call."""
         array = self._prepare(queries, "search()")
         k = min(k, len(self))
         if k <= 0:
@@ -322,14 +322,8 @@ class DenseIndex:
         if index._index.ntotal != len(ids) or len(ids) != meta["count"] or index._index.d != meta["dim"]:
             raise IndexLoadError(f"{path}: inconsistent index ({index._index.ntotal} vectors of dim {index._index.d}, "
                                  f"{len(ids)} ids, meta says {meta['count']} of dim {meta['dim']})")
-        index._ids = ids
-        removed = set(meta.get("removed_rows", ()))
-        for row, key in enumerate(ids):
-            if row not in removed:
-                index._rows_of.setdefault(key, []).append(row)
-        if removed:
-            index._removed = removed
-            index._hidden = hidden_rows_selector(removed)
+        index._keep_ids(ids)
+        index.remove_rows(meta.get("removed_rows", ()))
         index.fingerprint = meta["fingerprint"]
         return index
 

@@ -36,19 +36,10 @@ def _tied_runs(values: np.ndarray) -> list[tuple[int, int]]:
     return [(int(starts[r]), int(ends[r])) for r in np.flatnonzero(ends - starts > 1)]
 
 
-def tied_at_cut(scores: Sequence[float], k: int, asked: int) -> bool:
-    """Whether a best-first list of `scores`, `asked` long, may hide candidates tied with its k-th score (a
-    shorter list is complete; a full one is safe only when its last score is strictly below its k-th)."""
-    return k > 0 and len(scores) >= asked > k and not scores[-1] < scores[k - 1]
-
-
 def past_ties(search: Callable[[Sequence[int], int], list[list[tuple[str, float]]]], queries: Sequence[int],
               k: int, limit: int) -> list[list[tuple[str, float]]]:
-    """`search(queries, depth)` deepened per query until no candidate tied with its k-th hit is left unseen.
-
-    The depth starts at k + 1 and doubles, up to `limit` (the number of candidates); callers sort the
-    lists with `ordered` before cutting to k.
-    """
+    """`search(queries, depth)` deepened per query (from k + 1, doubling, up to `limit` candidates) until no
+    candidate tied with its k-th hit is left unseen; callers sort the lists with `ordered` before cutting to k."""
     queries = list(queries)
     depth = min(k + 1, limit)
     out: dict[int, list[tuple[str, float]]] = {}
@@ -57,7 +48,9 @@ def past_ties(search: Callable[[Sequence[int], int], list[list[tuple[str, float]
         hits = search(pending, depth)
         still = []
         for q, h in zip(pending, hits, strict=True):
-            if depth < limit and tied_at_cut([s for _, s in h], k, depth):
+            # a list shorter than asked is complete; a full one may hide candidates tied with its k-th score
+            # unless its last score is strictly below that
+            if depth < limit and 0 < k < depth <= len(h) and not h[-1][1] < h[k - 1][1]:
                 still.append(q)
             else:
                 out[q] = h
@@ -75,12 +68,6 @@ def top_positions(scores: np.ndarray, k: int, ids: Sequence[str]) -> list[int]:
         kth = -np.partition(-scores[finite], k - 1)[k - 1]
         finite = finite[scores[finite] >= kth]
     best_first = finite[np.argsort(-scores[finite], kind="stable")]
-    return [int(i) for i in _hash_ties(best_first, scores, ids)[:k]]
-
-
-def _hash_ties(best_first: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> np.ndarray:
-    """Positions sorted best first, each run of equal scores put in seeded-hash order of `ids`."""
-    out = best_first.copy()
-    for start, end in _tied_runs(scores[best_first]):
-        out[start:end] = sorted(best_first[start:end].tolist(), key=lambda i: tie_key(ids[i]))
-    return out
+    for start, end in _tied_runs(scores[best_first]):  # each run of equal scores in seeded-hash order of `ids`
+        best_first[start:end] = sorted(best_first[start:end].tolist(), key=lambda i: tie_key(ids[i]))
+    return [int(i) for i in best_first[:k]]

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import os
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from sciembed.index.bm25_paper import open_bm25_index
-from sciembed.index.catalog import CATALOG, Catalog
+from sciembed.index.catalog import CATALOG
 from sciembed.index.fulltext_index import expand_index_dirs
 from sciembed.index.paper_index import open_paper_index, read_manifest
 from sciembed.search.learned_fusion import FUSION_FILE, FusionSpec
@@ -30,22 +31,18 @@ def open_run(path: str | Path, method: str | None = None, aggregate: str | None 
 
 
 def _open_served(path: Path, method: str | None, aggregate: str | None) -> Run:
-    """A served collection as it stands: base index + live adds, without deleted papers.
-
-    Opening takes the collection lock (shared), which first settles a compaction a killed process left.
-    """
-    from sciembed.index.collection_lock import open_lock
-    from sciembed.index.live_index import load_live_index
+    """A served collection as it stands: base index + live adds, without deleted papers. Opening takes the
+    collection lock (shared), which first settles a compaction a killed process left."""
+    from sciembed.index.compaction import open_lock
+    from sciembed.index.live_index import open_live_catalog
+    from sciembed.retrieval.multivector import MultiVectorIndex
 
     lock_fd = open_lock(path)
     try:
         manifest = read_manifest(path)
-        index = load_live_index(path, aggregate=aggregate, manifest=manifest)
-        catalog = Catalog(path / CATALOG)
-        try:
+        index = MultiVectorIndex.load(path / "index", aggregate=aggregate)
+        with closing(open_live_catalog(path, index, manifest)) as catalog:
             titles = catalog.titles()
-        finally:
-            catalog.close()
     finally:
         os.close(lock_fd)
     return Run(run_name("dense", manifest.get("view", "?"), method), index, method, titles, manifest, path)

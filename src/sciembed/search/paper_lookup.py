@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -145,11 +146,8 @@ def catalog_external_ids(path: Path) -> Callable[[], ExternalRows]:
     def rows() -> ExternalRows:
         from sciembed.index.catalog import Catalog
 
-        catalog = Catalog(path)
-        try:
+        with closing(Catalog(path)) as catalog:
             return catalog.external_ids()
-        finally:
-            catalog.close()
 
     return rows
 

@@ -14,7 +14,7 @@ from sciembed.errors import SciembedInputError
 
 
 class QueryFileError(SciembedInputError, ValueError):
-    """A papers / queries file that cannot be used (file and line in the message)."""
+    """A papers / queries / PRISM query-set file that cannot be used (file and line in the message)."""
 
 
 def _records(path: str | Path, comments: bool) -> Iterator[tuple[int, str, dict[str, Any] | None]]:

@@ -27,29 +27,18 @@ if TYPE_CHECKING:
     from sciembed.index.collection_results import Accept, PaperHits
 
 
-def served_run_name(view: str) -> str:
-    """The run a served collection of this view kind answers (the name `run_name` gives an index directory)."""
-    return run_name("dense", view, view_method(view))
-
-
-def companion_run(path: str | Path) -> Run:
-    """A companion index directory as a run: a dense one by its view's method (`view_method`), BM25 by text."""
-    run = open_run(path)
-    view = run.manifest.get("view", "?")
-    if run.kind == "dense" and (method := view_method(view)) is not None:
-        run.name, run.method = run_name("dense", view, method), method
-    return run
-
-
 class FusedPaperSearch:
     """A `PaperSearch` (see `sciembed.index.collection`) that fuses the served collection with companions."""
 
     def __init__(self, spec: FusionSpec | None, companions: Sequence[str | Path], served_view: str) -> None:
-        self.served = served_run_name(served_view)
+        self.served = run_name("dense", served_view, view_method(served_view))  # as an index directory is named
         self.served_method = view_method(served_view) or "max_sim"
         self.companions: dict[str, Run] = {}
-        for path in companions:
-            run = companion_run(path)
+        for path in companions:  # dense ones searched by their view's method (`view_method`), BM25 by text
+            run = open_run(path)
+            view = run.manifest.get("view", "?")
+            if run.kind == "dense" and (method := view_method(view)) is not None:
+                run.name, run.method = run_name("dense", view, method), method
             if run.name == self.served or run.name in self.companions:
                 raise FusionError(f"{path} answers run {run.name!r}, which another index already answers")
             self.companions[run.name] = run

@@ -1,13 +1,66 @@
-"""What one shard encodes: its views (kinds in the order asked), cut into batches sorted by text length (little
-padding; a function of the shard alone, so one process and a Ray actor pool write the same vectors)."""
+"""Shards of a corpus and what one shard encodes.
+
+A shard is a consecutive row range of ``papers.parquet`` fixed by its number alone (so every run, process or
+machine cuts the same shards). Its views (kinds in the order asked) are cut into batches sorted by text length
+(little padding; a function of the shard alone, so one process and a Ray actor pool write the same vectors).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sciembed.papers.io import damaged_corpus, is_arrow_read_error
 from sciembed.papers.model import Paper
 from sciembed.views.kinds import IndexView, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    number: int
+    start: int  # first row of papers.parquet
+    end: int  # one past the last row
+
+    @property
+    def name(self) -> str:
+        return f"shard-{self.number:05d}"
+
+
+def plan_shards(total_rows: int, shard_papers: int) -> list[Shard]:
+    """Every shard of a table of `total_rows` papers (the last one may be shorter)."""
+    if shard_papers <= 0:
+        raise ValueError(f"shard_papers must be positive, got {shard_papers}")
+    return [Shard(n, start, min(start + shard_papers, total_rows))
+            for n, start in enumerate(range(0, total_rows, shard_papers))]
+
+
+def read_rows(papers_path: str | Path, start: int, end: int) -> list[Paper]:
+    """Papers of rows ``[start, end)``; only the row groups that the range touches are read."""
+    try:
+        parquet = pq.ParquetFile(papers_path)
+        groups, first, offset = [], None, 0
+        for i in range(parquet.metadata.num_row_groups):
+            rows = parquet.metadata.row_group(i).num_rows
+            if offset < end and offset + rows > start:
+                groups.append(i)
+                first = offset if first is None else first
+            offset += rows
+        if not groups or first is None:
+            return []
+        table = parquet.read_row_groups(groups).slice(start - first, end - start)
+    except (pa.ArrowException, OSError) as err:
+        if not is_arrow_read_error(err):
+            raise
+        raise damaged_corpus(papers_path, err) from err
+    return [Paper.from_dict(row) for row in table.to_pylist()]
+
 
 # every kind a dense index takes (full text is BM25's)
 ENCODE_KINDS = tuple(v.value for v in IndexView if v is not IndexView.FULLTEXT)
@@ -81,3 +134,20 @@ def length_batches(rows: list[ViewRow], batch_size: int) -> list[list[ViewRow]]:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     ordered = sorted(rows, key=lambda r: (-len(r.text), r.position))
     return [ordered[i : i + batch_size] for i in range(0, len(ordered), batch_size)]
+
+
+def encode_batch(encoder: Any, batch: list[ViewRow]) -> np.ndarray:
+    """One forward pass over one batch (the batch is already sorted by length)."""
+    if not batch:
+        return np.zeros((0, encoder.dim), np.float32)
+    return encoder.encode([r.text for r in batch], batch_size=len(batch), show_progress=False)
+
+
+def shard_batches(papers_path: str | Path, shard: Shard, spec: ViewSpec, batch_size: int
+                  ) -> tuple[list[list[ViewRow]], dict[str, Any]]:
+    """A shard's views in length-sorted batches (one empty batch if none), and what the shard's file records
+    about it: its papers and its views by kind."""
+    views = shard_views(read_rows(papers_path, shard.start, shard.end), spec)
+    return length_batches(views.rows, batch_size) or [[]], {
+        "papers": views.papers, "papers_with_views": views.papers_with_views,
+        "by_kind": dict(Counter(row.kind for row in views.rows))}

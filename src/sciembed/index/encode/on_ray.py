@@ -14,9 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.index.encode.batches import ViewRow, ViewSpec, length_batches, shard_views
-from sciembed.index.encode.local import encode_batch, shard_info
-from sciembed.index.encode.plan import Shard, read_rows
+from sciembed.index.encode.batches import Shard, ViewRow, ViewSpec, encode_batch, shard_batches
 from sciembed.index.encode.store import write_shard
 from sciembed.ioutil.ray_cluster import connect, import_ray
 
@@ -44,11 +42,9 @@ def quiet_data_context() -> None:
 def cut_shard(row: dict[str, Any], *, papers_path: str, spec: ViewSpec, batch_size: int) -> list[dict[str, Any]]:
     """A shard's views in length-sorted batches, one output row per batch (one empty batch if none)."""
     shard = Shard(int(row["number"]), int(row["start"]), int(row["end"]))
-    views = shard_views(read_rows(papers_path, shard.start, shard.end), spec)
-    batches = length_batches(views.rows, batch_size) or [[]]
-    info = pickle.dumps(shard_info(views, {}))
+    batches, info = shard_batches(papers_path, shard, spec, batch_size)
     return [{"number": shard.number, "start": shard.start, "end": shard.end, "batch": i, "batches": len(batches),
-             "info": info, "views": pickle.dumps(batch)} for i, batch in enumerate(batches)]
+             "info": pickle.dumps(info), "views": pickle.dumps(batch)} for i, batch in enumerate(batches)]
 
 
 class EncodeActor:

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir
-from sciembed.index.encode.batches import ViewSpec, check_kinds
-from sciembed.index.encode.plan import plan_shards
-from sciembed.index.encode.store import VectorsError, finished_info, start_store, write_manifest
+from sciembed.index.encode.batches import ViewSpec, check_kinds, encode_batch, plan_shards, shard_batches
+from sciembed.index.encode.store import VectorsError, finished_info, start_store, write_manifest, write_shard
 from sciembed.ioutil.atomic import output_lock
 from sciembed.papers.io import PAPERS_FILE
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
@@ -89,9 +89,11 @@ def encode_corpus(corpus: str | Path, out: str | Path, *, kinds: list[str] | tup
         result = EncodeResult(out, len(shards), len(shards) - len(todo))
         with progress_bar("encode", sum(s.end - s.start for s in todo), enabled=show_progress) as advance:
             if ray is None:
-                from sciembed.index.encode.local import run_local
-
-                run_local(papers_path, out, todo, spec, encoder, batch_size, base, advance)
+                for shard in todo:
+                    batches, info = shard_batches(papers_path, shard, spec, batch_size)
+                    vectors = np.concatenate([encode_batch(encoder, batch) for batch in batches])
+                    write_shard(out, shard, [r for batch in batches for r in batch], vectors, {**base, **info})
+                    advance(shard.end - shard.start)
                 result.runner = {"process": "local"}
             else:
                 from sciembed.index.encode.on_ray import run_on_ray
@@ -115,3 +117,4 @@ def encode_corpus(corpus: str | Path, out: str | Path, *, kinds: list[str] | tup
                        "views": dict(result.views), "shards": len(shards)},
             "shards": [s.name for s in shards]})
     return result
+

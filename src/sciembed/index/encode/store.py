@@ -14,8 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sciembed.errors import SciembedInputError
-from sciembed.index.encode.batches import ViewRow
-from sciembed.index.encode.plan import Shard
+from sciembed.index.encode.batches import Shard, ViewRow
 from sciembed.ioutil.atomic import atomic_file, fsync_dir, write_text_atomic
 
 SETTINGS_FILE = "encode.json"

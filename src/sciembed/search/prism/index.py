@@ -118,23 +118,19 @@ class PrismIndex:
         segment_aspects = [a for a in vectors if a != Aspect.ABSTRACT and (aspects is None or a in aspects)]
         if segment_aspects:  # one matrix product for all aspect queries: the scan is memory-bound
             stacked = np.stack([np.asarray(vectors[a], dtype=np.float32).reshape(-1) for a in segment_aspects])
-            lists.update(zip(segment_aspects, self._segment_lists(stacked, top_k, excluded), strict=True))
+            found = self._lists(self.segments.dense, self._paper_of_segment_row, stacked, top_k, excluded)
+            lists.update(zip(segment_aspects, found, strict=True))
         if use_abstract and Aspect.ABSTRACT in vectors:
-            lists[Aspect.ABSTRACT.value] = self._abstract_list(vectors[Aspect.ABSTRACT], top_k, excluded)
+            lists[Aspect.ABSTRACT.value] = self._lists(self.abstracts, self._abstract_ids, vectors[Aspect.ABSTRACT],
+                                                       top_k, excluded)[0]
         hits = rrf(lists, rrf_k, dedupe=dedupe, depth=top_k)
         return PrismResult(paper_id, hits, lists, dict(sources or {}), excluded)
 
-    def _segment_lists(self, vectors: np.ndarray, top_k: int, excluded: list[str]) -> list[list[str]]:
-        """Per query vector: paper ids of its top `top_k` segments (duplicates kept), excluded papers skipped."""
-        spare = sum(len(self.segments.dense.rows_of(p)) for p in excluded)
-        _, rows = self.segments.dense.search_rows(vectors, top_k + spare)
+    @staticmethod
+    def _lists(dense: DenseIndex, ids: Sequence[str] | np.ndarray, vectors: np.ndarray, top_k: int,
+               excluded: list[str]) -> list[list[str]]:
+        """Per query vector: the ids of its top `top_k` rows of `dense` (a paper once per row: duplicates kept),
+        excluded papers skipped."""
+        _, rows = dense.search_rows(vectors, top_k + sum(len(dense.rows_of(p)) for p in excluded))
         skip = set(excluded)
-        return [[p for p in (self._paper_of_segment_row[r] for r in row if r >= 0) if p not in skip][:top_k]
-                for row in rows]
-
-    def _abstract_list(self, vector: np.ndarray, top_k: int, excluded: list[str]) -> list[str]:
-        spare = sum(len(self.abstracts.rows_of(p)) for p in excluded)
-        _, rows = self.abstracts.search_rows(vector, top_k + spare)
-        ids = self._abstract_ids
-        skip = set(excluded)
-        return [ids[r] for r in rows[0] if r >= 0 and ids[r] not in skip][:top_k]
+        return [[p for p in (ids[r] for r in row if r >= 0) if p not in skip][:top_k] for row in rows]

@@ -1,8 +1,7 @@
 """Aspect queries on disk: generate once (`sciembed prism queries`), reuse in every search and evaluation.
 
-One JSON object per line (`QuerySet.to_dict`): paper id, title, sample index,
-the queries by aspect, where each came from, and notes. Written to a temporary
-file and renamed, so an interrupted run never leaves half a file.
+One JSON object per line (`QuerySet.to_dict`): paper id, title, sample index, the queries by aspect, where each
+came from, and notes. Written to a temporary file and renamed, so an interrupted run never leaves half a file.
 """
 
 from __future__ import annotations
@@ -10,14 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sciembed.errors import SciembedInputError
 from sciembed.ioutil.atomic import write_jsonl_atomic
 from sciembed.papers.readers.jsonlines import JsonLinesFileError, json_object_lines
 from sciembed.search.prism.aspects import QuerySet
-
-
-class QueryFileError(SciembedInputError, ValueError):
-    """A queries file that cannot be read (file and line in the message)."""
+from sciembed.search.query_files import QueryFileError
 
 
 def write_query_sets(sets: Iterable[QuerySet], path: str | Path) -> int:

@@ -118,13 +118,9 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
 
     built = read_meta(out / "index").get("index", {})
     console = Console()
-    console.print(
-        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} views "
-        f"in a {built.get('kind', 'flat')} index, "
-        f"{counts.ta_fallback} without body indexed by title+abstract, {counts.rejected} rejected (no text) -> {out}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    console.print(f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} "
+                  f"views in a {built.get('kind', 'flat')} index, {counts.ta_fallback} without body indexed by "
+                  f"title+abstract, {counts.rejected} rejected (no text) -> {out}", highlight=False, soft_wrap=True)
     cut = read_manifest(out).get("truncation")
     if cut:
         console.print(f"{cut['over_budget']} of {cut['views']} views longer than the encoder reads "

@@ -156,12 +156,9 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         return
     summary = json.loads((Path(out) / "summary.json").read_text())
     budgets = summary.get("max_seq_length") or {}
-    console.print(
-        f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  "
-        f"last loss {summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s; "
-        f"reads {budgets.get('inference')} tokens (trained on {budgets.get('training')})",
-        highlight=False,
-    )
+    console.print(f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  last loss "
+                  f"{summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s; reads "
+                  f"{budgets.get('inference')} tokens (trained on {budgets.get('training')})", highlight=False)
     stopped = (summary.get("time_budget") or {}).get("stopped_at_step")
     if stopped is not None:
         console.print(f"stopped by the time budget at step {stopped}", highlight=False)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import failing
 from sciembed.cli.options import OutDir
 
 beir_app = typer.Typer(
@@ -27,13 +27,11 @@ def scitldr_cmd(
     from sciembed.evaluation.scitldr import TASKS, SciTldrError, write_scitldr_beir
 
     tasks = tuple(task or TASKS)
-    try:
+    with failing(SciTldrError):
         unknown = [t for t in tasks if t not in TASKS]
         if unknown:
             raise SciTldrError(f"unknown task(s) {', '.join(unknown)}; expected {', '.join(TASKS)}")
         manifest = write_scitldr_beir(source, out, tasks)
-    except SciTldrError as err:
-        fail(str(err))
     console = Console()
     rejected = sum(manifest["rejected"].values())
     console.print(f"read {manifest['read']} = accepted {manifest['accepted']} + rejected {rejected}"

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import ConfigSets, CorpusOutDir, FunnelConfigFile, Overwrite, Progress, SeedOverride
 from sciembed.errors import SciembedInputError
@@ -56,13 +56,11 @@ def build_cmd(
     from sciembed.corpus.config import FunnelConfig
     from sciembed.training.config import parse_overrides
 
-    try:
+    with failing(SciembedInputError):
         base = FunnelConfig.from_yaml(config) if config else FunnelConfig()
         cfg = base.override(**parse_overrides(sets)).override(
             seed=seed, test_size=_size(test_size, "--test-size"), val_size=_size(val_size, "--val-size"))
         result = build_corpus(corpus, out, cfg, edges, show_progress=progress, overwrite=overwrite)
-    except SciembedInputError as err:
-        fail(str(err))
     _print_summary(result.manifest, console)
     console.print(f"wrote {out}/: papers.parquet, pairs.parquet, citations.parquet, splits.parquet, manifest.json, "
                   "funnel.json, funnel.md, degree_distribution.png, domain_pairs.png")
@@ -72,10 +70,8 @@ def show_cmd(corpus: Path = typer.Argument(..., help="Built corpus directory."))
     """Print the funnel table and split statistics of a built corpus."""
     from sciembed.corpus.layout import CorpusDir, CorpusError
 
-    try:
+    with failing(CorpusError):
         manifest = CorpusDir(corpus).manifest()
-    except CorpusError as err:
-        fail(str(err))
     if manifest.get("kind") != "built":
         fail(f"{corpus}: not a built corpus (run `sciembed corpus build` first)")
     _print_summary(manifest, console)

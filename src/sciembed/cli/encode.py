@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli.encoder_options import EncoderOptions, Target, encoder_options
-from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.errors import failing
 from sciembed.cli.options import FixedBatchSize, ModelSpec, Progress, SegmentTokens, VectorsOutDir, comma_list
 
 
@@ -37,12 +37,10 @@ def encode_cmd(
     from sciembed.index.encode.run import encode_corpus
 
     load = encoder.spec(model).load_kwargs()
-    try:
+    with failing():
         result = encode_corpus(corpus, out, kinds=comma_list(views), load=load, target=target,
                                segment_tokens=segment_tokens, batch_size=batch_size, shard_papers=shard_papers, ray=ray,
                                actors=actors, cpus_per_actor=cpus_per_actor, show_progress=progress)
-    except known_errors() as err:
-        fail(str(err))
     kinds = ", ".join(f"{k} {n}" for k, n in result.views.items()) or "none"
     where = ("this process" if ray is None else
              f"Ray ({result.runner['actors']} {'GPU' if result.runner['gpu'] else 'CPU'} actors)")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
@@ -20,6 +22,7 @@ from sciembed.errors import SciembedInputError
 
 DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM, errno.EIO}
 PATH_ERRORS = {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
+
 
 def fail(message: str) -> NoReturn:
     """The one way a command reports bad input: ``error: <message>`` on stderr (markup escaped, no emoji codes:
@@ -34,6 +37,16 @@ def fail(message: str) -> NoReturn:
 def known_errors() -> tuple[type[Exception], ...]:
     """What a search or serving command turns into one `fail` line: sciembed's input errors and bad values."""
     return SciembedInputError, ValueError
+
+
+@contextmanager
+def failing(*errors: type[Exception]) -> Iterator[None]:
+    """One of `errors` (default: `known_errors()`) raised in the block is one `fail` line (a KeyError: its key)."""
+    caught = errors or known_errors()
+    try:
+        yield
+    except caught as err:
+        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
 
 
 def is_input_error(err: BaseException) -> bool:

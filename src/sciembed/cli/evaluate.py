@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sciembed.cli.encoder_options import PANEL, EncoderOptions, encoder_options
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.groups import eval_app
 from sciembed.cli.options import BatchSize, CacheDir, EntryConfigFile, ModelSpecs, OutDir, Overwrite, Seed, comma_list
 from sciembed.errors import SciembedInputError
@@ -122,13 +122,10 @@ def compare_command(run_a: Path = typer.Argument(..., help="Run directory A (the
     from sciembed.evaluation import compare_runs
     from sciembed.evaluation.metrics import metric_label
 
-    try:
+    with failing(SciembedInputError, ValueError):
         result = compare_runs(run_a, run_b, model_a=model_a, model_b=model_b, test=test,
                               metrics=tuple(metric) if metric else None, max_p=max_p,
                               n_permutations=permutations, seed=seed)
-    except (SciembedInputError, ValueError) as err:
-        fail(str(err))
-        return
     console = Console()
     title = f"{result.model_b} (B) vs {result.model_a} (A), ×100, {result.test} test, * p ≤ {max_p}"
     table = Table(title=title)

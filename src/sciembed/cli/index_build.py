@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from sciembed.cli.encoder_options import EncoderOptions, IndexBackend, Target, encoder_options
-from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import (
     BatchSize,
@@ -63,10 +63,8 @@ def index(
     from sciembed.index.encode.store import is_vectors_dir
     from sciembed.retrieval.index_factory import parse_index_factory
 
-    try:
+    with failing():
         kind, ann = parse_index_factory(index_kind)
-    except known_errors() as err:
-        fail(str(err))
     if is_vectors_dir(corpus):
         _index_vectors(corpus, out, view, kind, aggregate, ann, overwrite)
         return
@@ -95,7 +93,7 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
     from sciembed.retrieval.multivector import check_aggregate
     from sciembed.views.kinds import index_view
 
-    try:
+    with failing():
         index_view(view)
         check_aggregate(aggregate)
         check_index_out(out, overwrite=overwrite, resumable=bool(shard_papers) and spec is not None)
@@ -115,20 +113,14 @@ def _index_view(corpus: Path, out: Path, spec: EncoderSpec | None, view: str, ki
             counts = build_paper_index(corpus, encoder, view, stage, target=target, batch_size=batch_size,
                                        aggregate=aggregate, extra=extra, segment_tokens=segment_tokens, index_kind=kind,
                                        ann=ann, shard_papers=shard_papers)
-    except known_errors() as err:
-        fail(str(err))
     from sciembed.index.paper_index import read_manifest
     from sciembed.retrieval.dense import read_meta
 
     built = read_meta(out / "index").get("index", {})
     console = Console()
-    console.print(
-        f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} views "
-        f"in a {built.get('kind', 'flat')} index, "
-        f"{counts.ta_fallback} without body indexed by title+abstract, {counts.rejected} rejected (no text) -> {out}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    console.print(f"indexed {counts.indexed + counts.ta_fallback} of {counts.read} papers: {counts.views} {view} "
+                  f"views in a {built.get('kind', 'flat')} index, {counts.ta_fallback} without body indexed by "
+                  f"title+abstract, {counts.rejected} rejected (no text) -> {out}", highlight=False, soft_wrap=True)
     cut = read_manifest(out).get("truncation")
     if cut:
         console.print(f"{cut['over_budget']} of {cut['views']} views longer than the encoder reads "
@@ -146,7 +138,7 @@ def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int 
     from sciembed.index.index_out import check_index_out, index_out_dir
 
     console = Console(stderr=True)
-    try:
+    with failing():
         check_index_out(out, overwrite=overwrite)
         encoder = spec.load(cache_dir=cache_dir, trust_remote_code=trust_remote_code)
         console.print(f"full-text index: BM25 over full text + {encoder.name} ({spec.backend}"
@@ -156,8 +148,6 @@ def _index_fulltext(corpus: Path, out: Path, spec: EncoderSpec, batch_size: int 
             counts = build_fulltext_index(corpus, encoder, stage, batch_size=batch_size, extra=extra,
                                           say=lambda line: console.print(line, highlight=False, soft_wrap=True),
                                           late_index=kind, ann=ann)
-    except known_errors() as err:
-        fail(str(err))
     from sciembed.index.paper_index import read_manifest
 
     manifest = read_manifest(out)
@@ -178,13 +168,11 @@ def _index_vectors(vectors: Path, out: Path, view: str | None, index_kind: str, 
     from sciembed.index.paper_index import build_index_from_vectors
     from sciembed.retrieval.multivector import check_aggregate
 
-    try:
+    with failing():
         check_aggregate(aggregate)
         with index_out_dir(out, overwrite=overwrite) as stage:
             counts = build_index_from_vectors(vectors, stage, view=view, index_kind=index_kind, ann=ann,
                                               aggregate=aggregate)
-    except known_errors() as err:
-        fail(str(err))
     from sciembed.retrieval.dense import read_meta
 
     built = read_meta(out / "index").get("index", {})

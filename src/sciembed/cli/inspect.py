@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.groups import corpus_app
 from sciembed.cli.options import PaperLogSeed, StatsOutDir
 
@@ -36,11 +36,9 @@ def inspect_cmd(
     from sciembed.views.paper_log import choose_section
     from sciembed.views.tokens import approx_tokens
 
-    try:
+    with failing(CorpusError, UnknownPaperError):
         paper = corpus_lookup(corpus).resolve(paper)  # the id, another letter case or an external id; else hints
         papers = CorpusDir(corpus).papers([paper])
-    except (CorpusError, UnknownPaperError) as err:
-        fail(str(err))
     if paper not in papers:
         fail(f"paper {paper!r} not found in {corpus / 'papers.parquet'}")
     p = papers[paper]
@@ -86,11 +84,9 @@ def stats_cmd(corpus: Path = typer.Argument(..., help="Corpus directory."),
     from sciembed.views.stats import length_stats, plot_lengths
 
     corpus_dir = CorpusDir(corpus)
-    try:
+    with failing(CorpusError):
         papers = corpus_dir.iter_papers()
         stats = length_stats(papers, target_words(max_seq_length))
-    except CorpusError as err:
-        fail(str(err))
     out = out or corpus
     out.mkdir(parents=True, exist_ok=True)
     synthetic = corpus_dir.manifest().get("synthetic", False) if corpus_dir.manifest_path.exists() else False

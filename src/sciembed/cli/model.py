@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import failing
 
 model_app = typer.Typer(name="model", help="Trained models: publish one to the Hugging Face Hub.", no_args_is_help=True)
 
@@ -19,10 +19,8 @@ def push_and_report(model: Path, repo_id: str, private: bool, message: str | Non
 
     from sciembed.models.push import PushError, push_model
 
-    try:
+    with failing(PushError):
         url = push_model(model, repo_id, private=private, commit_message=message)
-    except PushError as err:
-        fail(str(err))
     Console(soft_wrap=True).print(f"pushed {model} to https://huggingface.co/{repo_id}: {url}", highlight=False)
 
 

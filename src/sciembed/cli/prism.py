@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.option_groups import llm_options
 from sciembed.cli.options import CacheDir, ConfigFile, ModelSpec, OutFile, Seed
 from sciembed.llm.cli_options import LLMOptions
@@ -61,7 +61,7 @@ def search_command(
 
     if output not in ("table", "json"):
         fail(f"--output-format {output!r}: expected table or json")
-    try:
+    with failing(*_errors()):
         from sciembed.models import load_encoder
         from sciembed.search.paper_lookup import corpus_lookup
 
@@ -71,9 +71,6 @@ def search_command(
         result, titles = prism_search(corpus, paper, encoder=encoder, queries=sets, sample=sample, top_k=top_k,
                                       dedupe=dedupe, use_abstract=not no_abstract, segment_tokens=segment_tokens,
                                       abstract_format=abstract_format, show_progress=True)
-    except _errors() as err:
-        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
-        return
     if output == "json":
         print(json.dumps({"paper": paper, "title": titles.get(paper, ""), "query_sources": result.sources,
                           "excluded": result.excluded,
@@ -149,7 +146,6 @@ def queries_command(
     --scifullbench, for a SciFullBench release's query papers (the agents read each raw .mmd, as PRISM's do)."""
     from rich.console import Console
 
-    from sciembed.cli.deprecation import was_given
     from sciembed.search.prism.api import generate_queries
     from sciembed.search.prism.queries import write_query_sets
 
@@ -169,7 +165,7 @@ def queries_command(
     elif ids:
         fail("give the papers once: --split (a benchmark's query papers) or --paper / --papers, not both")
     use_llm = llm.requested()
-    try:
+    with failing(*_errors()):
         from sciembed.evaluation.benchmarks.paper_to_paper import query_paper_ids
         from sciembed.evaluation.p2p_run import load_p2p_config
         from sciembed.search.prism.agents import load_sampling
@@ -187,9 +183,6 @@ def queries_command(
             sets = _scifullbench_queries(corpus, ids, venue, options)
         else:
             sets = generate_queries(corpus, ids or None, **options)
-    except _errors() as err:
-        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
-        return
     n = write_query_sets(sets, out)
     sources: dict[str, int] = {}
     for qs in sets:
@@ -214,6 +207,13 @@ def _scifullbench_queries(root: Path, ids: list[str], venues: list[str], options
         raise KeyError(f"{len(missing)} id(s) are not query papers of {root}: {', '.join(missing[:5])}")
     papers = [bench.queries[i] for i in (ids or sorted(bench.queries))]
     return paper_queries(papers, texts=query_texts(root), **options)
+
+
+def was_given(ctx: typer.Context, name: str) -> bool:
+    """Whether parameter `name` was set on the command line, not left at its default (by the source's name: typer
+    vendors its own click, whose `ParameterSource` is not click's)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
 
 
 def register(root: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import failing
 from sciembed.cli.groups import eval_app
 from sciembed.cli.options import CacheDir, ModelSpec
 
@@ -30,13 +30,10 @@ def s2and_inputs_command(
     from sciembed.evaluation.scorers import DenseScorer
     from sciembed.models import ModelLoadError, load_encoder
 
-    try:
+    with failing(BenchmarkError, ModelLoadError):
         scorer = DenseScorer(load_encoder(model, cache_dir=cache_dir))
         sep = scorer.style().sep
         written = write_official_inputs(data, scorer.embed, suffix, sep=f" {sep} " if sep != "." else " ")
-    except (BenchmarkError, ModelLoadError) as err:
-        fail(str(err))
-        return
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("then, in an S2AND checkout whose data/path_config.json main_data_dir is this folder:")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.errors import fail, failing, known_errors
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import ResultsOutFile, TrustRemoteCode
 
@@ -67,16 +67,13 @@ def search(
             fail(f"{', '.join(given)}: the server searches as it was started; not with --server")
         from sciembed.cli.remote import ServerError, search_server
 
-        try:
+        with failing(ServerError, *known_errors()):
             paper_ids = [paper] if paper is not None else read_paper_ids(papers) if papers is not None else None
             texts = [("query", query)] if query is not None else read_query_texts(queries) if queries else None
             results, titles = search_server(server, texts=texts, papers=paper_ids, k=k)
-        except (ServerError, *known_errors()) as err:
-            fail(str(err))
-            return
         _show(results, titles, output, out, query, paper)
         return
-    try:
+    with failing():
         from sciembed.models.trust import trusting_code
         from sciembed.search.batch import search_batch
         from sciembed.search.learned_fusion import FusionSpec
@@ -89,9 +86,6 @@ def search(
         with trusting_code(trust_remote_code):
             results, titles = search_batch(index_dirs, papers=paper_ids, texts=texts, k=k, method=method,
                                            aggregate=aggregate, fusion=spec, notes=notes)
-    except known_errors() as err:
-        fail(str(err))
-        return
     if notes:
         from rich.console import Console
 

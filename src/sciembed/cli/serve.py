@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from sciembed.cli.encoder_options import EncoderOptions, ServedBackend, encoder_options
-from sciembed.cli.errors import fail, known_errors
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.groups import index_app
 from sciembed.cli.options import ConfigSets, ServeBatchSize, ServeConfigFile, ServedModelSpec, TrustRemoteCode
 from sciembed.cli.serve_config import TUNING_HELP
@@ -66,10 +66,8 @@ def serve(
     from sciembed.server.settings import LOCAL_HOSTS
 
     console = Console(stderr=True)
-    try:
+    with failing():
         tuning = serve_tuning(config, sets)
-    except known_errors() as err:
-        fail(str(err))
     api_key = os.environ.get(api_key_env) or None
     if protect_reads and not api_key:
         fail(f"--protect-reads needs an API key in ${api_key_env}")
@@ -83,7 +81,7 @@ def serve(
     if fusion is None and (index_dir / "fusion.json").is_file() and not (index_dir / "index").exists():
         fusion = index_dir / "fusion.json"  # tuned for a full-text index and saved beside its parts
     index_dir, fused_with = served_parts(index_dir, fused_with)
-    try:
+    with failing():
         query_encoder = None
         if model is not None or any(v is not None for v in (encoder.backend, *encoder.given.values())) \
                 or trust_remote_code:
@@ -91,8 +89,6 @@ def serve(
         paper_search = fused_paper_search(index_dir, fused_with, fusion) if fused_with or fusion else None
         collection = Collection.open(index_dir, query_encoder, paper_search=paper_search,
                                      auto_compact=tuning.auto_compact)
-    except known_errors() as err:
-        fail(str(err))
     hosts = tuple(allowed_hosts) or tuple(dict.fromkeys((host, *LOCAL_HOSTS)))
     settings = ServerSettings(max_body_bytes=int(tuning.max_body_mb * (1 << 20)), max_k=tuning.max_k,
                               timeout_s=tuning.timeout, api_key=api_key, protect_reads=protect_reads,
@@ -142,10 +138,8 @@ def use_pdf_reader(index_dir: Path, grobid: str | None) -> None:
 
     backend = pdf_backend(index_dir, grobid)
     if grobid is not None:
-        try:
+        with failing(OSError, ValueError):
             backend.client.check()
-        except (OSError, ValueError) as err:
-            fail(str(err))
     set_default_backend(backend)
 
 
@@ -181,10 +175,8 @@ def compact(
 
     from sciembed.index.compaction import compact_dir
 
-    try:
+    with failing():
         result = compact_dir(index_dir)
-    except known_errors() as err:
-        fail(str(err))
     Console().print(f"compacted {index_dir}: {result.rows_before:,} rows -> {result.rows_after:,} "
                     f"({result.papers:,} papers) in {result.seconds:.1f} s", highlight=False)
 

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import failing
 from sciembed.cli.options import RealStudyConfigFile, StudyConfigFile, StudyOutDir
 from sciembed.errors import SciembedInputError
 from sciembed.ioutil.yaml_config import packaged_config
@@ -36,13 +36,10 @@ def s2full_cmd(
 
     console = Console()
     start = time.perf_counter()
-    try:
+    with failing(SciembedInputError):
         plan = load_study(config, parse_overrides(sets))
         result = run_study(plan, corpus, out, log=lambda line: console.print(escape(line), highlight=False),
                            show_progress=progress)
-    except SciembedInputError as exc:
-        fail(str(exc))
-        return
     table = Table(title="NDCG@10 ×100 (windowed | full body)")
     table.add_column("Model")
     for label in ("TA→TA", "Body→TA", "Body→Body"):
@@ -77,13 +74,10 @@ def real_cmd(
 
     console = Console()
     start = time.perf_counter()
-    try:
+    with failing(SciembedInputError):
         study = load_real_study(config)
         run = run_real_study(study, out, say=lambda line: console.print(escape(line), highlight=False),
                              only=tuple(arms))
-    except SciembedInputError as exc:
-        fail(str(exc))
-        return
     if results is not None:
         results.parent.mkdir(parents=True, exist_ok=True)
         results.write_text((run.out / "results.json").read_text())

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.option_groups import llm_options
 from sciembed.cli.options import CorpusOutDir, OutFile, SamplingSeed, Seed
 from sciembed.errors import SciembedInputError
@@ -48,17 +48,14 @@ def generate_command(
     from sciembed.summaries.generate import fill_to_minimum, generate_extractive_summaries, generate_llm_summaries
 
     console = Console(stderr=True)
-    try:
+    with failing(CorpusError):
         papers = list(CorpusDir(corpus).iter_papers())
-    except CorpusError as err:
-        fail(str(err))
-        return
     if limit:
         papers = papers[:limit]
     if not papers:
         fail(f"{corpus}: the corpus has no papers")
     report: dict = {"corpus": str(corpus), "papers": len(papers)}
-    try:
+    with failing(SciembedInputError, ValueError):
         if from_file is not None:
             read = read_summaries(from_file, (p.id for p in papers))
             report |= {"mode": "from-file", "from": str(from_file), **read.counts()}
@@ -83,9 +80,6 @@ def generate_command(
                           "(source 'extractive-pseudo'), not LLM summaries[/yellow]")
             summaries, counts = generate_extractive_summaries(papers, stems, samples)
             report |= {"mode": "extractive-pseudo", **counts.as_dict()}
-    except (SciembedInputError, ValueError) as err:
-        fail(str(err))
-        return
     if min_per_paper:
         summaries, added = fill_to_minimum(papers, summaries, min_per_paper)
         report["filled_with_extractive_pseudo"] = added
@@ -114,13 +108,10 @@ def queries_command(corpus: Path = typer.Argument(..., help="Corpus directory (p
     from sciembed.llm import LLMClient, Sampling
     from sciembed.summaries.queries import llm_queries, tfidf_query_records, write_queries
 
-    try:
+    with failing(CorpusError):
         papers = list(CorpusDir(corpus).iter_papers())[:limit]
-    except CorpusError as err:
-        fail(str(err))
-        return
     empty = 0
-    try:
+    with failing(SciembedInputError, ValueError):
         if llm.requested():
             with LLMClient(llm.config()) as client:
                 records, empty = llm_queries(papers, client, Sampling(temperature=temperature, max_tokens=max_tokens))
@@ -128,9 +119,6 @@ def queries_command(corpus: Path = typer.Argument(..., help="Corpus directory (p
             Console(stderr=True).print("[yellow]no LLM endpoint given: queries are the abstracts' top TF-IDF terms "
                                        "(offline fallback, not LLM queries)[/yellow]")
             records = tfidf_query_records(papers)
-    except (SciembedInputError, ValueError) as err:
-        fail(str(err))
-        return
     write_queries(records, out)
     skipped = len(papers) - len(records) - empty
     Console().print(f"{len(papers)} papers: {len(records)} queries written to {escape(str(out))}, {empty} empty LLM "
@@ -144,11 +132,8 @@ def scitldr_command(source: Path = typer.Argument(..., help="SciTLDR JSONL (trai
     from sciembed.papers.scitldr import SciTldrError
     from sciembed.summaries.scitldr import import_scitldr
 
-    try:
+    with failing(SciTldrError):
         manifest = import_scitldr(source, out)
-    except SciTldrError as err:
-        fail(str(err))
-        return
     c = manifest["counts"]
     Console().print(f"read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']}; "
                     f"{manifest['summaries']['written']} TLDR summaries "
@@ -168,11 +153,8 @@ def semcse_release_command(
     from sciembed.summaries.records import SummaryFileError
     from sciembed.summaries.semcse_release import import_semcse_release
 
-    try:
+    with failing(SummaryFileError):
         manifest = import_semcse_release(source, out, abstracts)
-    except SummaryFileError as err:
-        fail(str(err))
-        return
     c, s = manifest["counts"], manifest["summaries"]
     Console().print(f"papers: read {c['read']} = accepted {c['accepted']} + rejected {c['rejected']} "
                     f"{manifest['rejected_by_reason']}; summaries: read {s['read']} = written {s['written']} + "
@@ -191,11 +173,8 @@ def semcse_mix_command(
     from sciembed.papers.scirepeval import SciRepEvalDataError
     from sciembed.summaries.semcse_mix import build_semcse_mix
 
-    try:
+    with failing(SciRepEvalDataError):
         manifest = build_semcse_mix(root, out, seed=seed)
-    except SciRepEvalDataError as err:
-        fail(str(err))
-        return
     for config, c in manifest["semcse_mix"].items():
         Console().print(f"{config}: {c['drawn']:,} of {c['quota']:,} drawn ({c['papers']:,} papers in the split, "
                         f"{c['already_drawn_by_earlier_configs']:,} already drawn)", highlight=False)

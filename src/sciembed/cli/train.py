@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from sciembed.cli.errors import fail
+from sciembed.cli.errors import fail, failing
 from sciembed.cli.memory_options import DeviceMemory, EstimateFor, ForceMemory, check_estimate_for, parse_memory_size
 from sciembed.cli.options import RecipeConfigFile, RunOutDir, SeedOverride, TrainBatchSize, comma_list
 
@@ -110,7 +110,7 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
     from sciembed.training.recipes import recipe_config, recipe_module
 
     console = Console()
-    try:
+    with failing(*_user_errors()):
         overrides = parse_overrides(sets)
         overrides.update({FLAG_KEYS[k]: v for k, v in flags.items() if v is not None})
         config = load_config(recipe_config(recipe), config_path, overrides)
@@ -148,9 +148,6 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         model_dir = train(recipe, config, corpus, out, resume=resume,
                           say=lambda line: console.print(line, highlight=False),
                           device_memory=device_memory, force_memory=force, estimate_target=estimate_for)
-    except _user_errors() as exc:
-        fail(str(exc))
-        return
     import json
 
     from sciembed.training.rundir import is_main_process
@@ -159,12 +156,9 @@ def run_recipe(recipe: str, config_path: Path | None, corpus: Path, out: Path | 
         return
     summary = json.loads((Path(out) / "summary.json").read_text())
     budgets = summary.get("max_seq_length") or {}
-    console.print(
-        f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  "
-        f"last loss {summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s; "
-        f"reads {budgets.get('inference')} tokens (trained on {budgets.get('training')})",
-        highlight=False,
-    )
+    console.print(f"model: {model_dir}  steps {summary['global_step']}/{summary['max_steps']}  last loss "
+                  f"{summary['final_logged_loss']}  {summary['session_examples_per_second']} ex/s; reads "
+                  f"{budgets.get('inference')} tokens (trained on {budgets.get('training')})", highlight=False)
     stopped = (summary.get("time_budget") or {}).get("stopped_at_step")
     if stopped is not None:
         console.print(f"stopped by the time budget at step {stopped}", highlight=False)

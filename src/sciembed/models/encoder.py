@@ -163,24 +163,13 @@ class SentenceTransformerEncoder:
 
     def describe(self) -> dict[str, Any]:
         """Everything needed to load the same encoder again (stored next to indexes)."""
-        return {
-            "name": self.name,
-            "source": self.source,
-            "backend": self.backend,
-            "quantize": self.quantization is not None,
-            "quantization": self.quantization,
-            "max_seq_length": self.max_seq_length,
-            "prefix": self.prefix,
-            "pooling": self.pooling,
-            "ta_join": self.ta_join,
-            "adapter": self.adapter,
-            "metric": self.metric,
-            "dim": self.dim,
-            "fingerprint": self.fingerprint,
-            "trust_remote_code": self.trust_remote_code,
-            "precision": self.resolved_precision(),
-            SPEC_KEY: spec_fields(self),  # what loads this encoder again (`EncoderSpec.from_described`)
-        }
+        return {"name": self.name, "source": self.source, "backend": self.backend,
+                "quantize": self.quantization is not None, "quantization": self.quantization,
+                "max_seq_length": self.max_seq_length, "prefix": self.prefix, "pooling": self.pooling,
+                "ta_join": self.ta_join, "adapter": self.adapter, "metric": self.metric, "dim": self.dim,
+                "fingerprint": self.fingerprint, "trust_remote_code": self.trust_remote_code,
+                "precision": self.resolved_precision(),
+                SPEC_KEY: spec_fields(self)}  # what loads this encoder again (`EncoderSpec.from_described`)
 
     def count_tokens(self, text: str) -> int:
         """Tokenizer-exact count of `text` alone (no prefix, no special tokens)."""

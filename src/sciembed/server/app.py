@@ -22,11 +22,11 @@ from sciembed.index.collection import Collection
 from sciembed.index.collection_results import Filters, SearchResult
 from sciembed.ioutil import deadline as deadlines
 from sciembed.models.batching import MicroBatcher, Overloaded
+from sciembed.search.paper_lookup import PaperLookup
 from sciembed.server import errors, uploads
 from sciembed.server.errors import ApiError
 from sciembed.server.guard import Guard
 from sciembed.server.limits import BodyLimit
-from sciembed.server.lookup import resolve_paper
 from sciembed.server.schemas import (
     WAIT,
     AddPapersRequest,
@@ -48,6 +48,19 @@ def check_text(value: str | None, field: str) -> None:
     """422 for a lone surrogate (valid JSON, not encodable as UTF-8: it would fail deep inside, as a 500)."""
     if value is not None and _SURROGATE.search(value):
         raise ApiError(422, f"{field} holds a lone surrogate escape (not valid Unicode text)")
+
+
+def resolve_paper(collection: Collection, paper_id: str) -> str:
+    """The collection's id for `paper_id` (an id, DOI, arXiv, ACL … id); 404 naming near ids and titles."""
+    catalog = collection.catalog
+    if catalog.has_paper(paper_id):
+        return paper_id
+    lookup = PaperLookup(catalog.titles(), catalog.external_ids, "this collection")
+    found = lookup.find(paper_id)
+    if found is None:
+        hints = [{"id": p, "title": lookup.titles.get(p, "")} for p in lookup.suggestions(paper_id)]
+        raise ApiError(404, lookup.message(paper_id), details={"suggestions": hints})
+    return found
 
 
 def batched(collection: Collection, settings: ServerSettings) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -27,12 +28,24 @@ class ApiError(Exception):
         self.code = code or CODES.get(status, "error")
 
 
-def error_response(status: int, message: str, code: str | None = None, details: Any = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
-    body: dict[str, Any] = {"code": code or CODES.get(status, "error"), "message": message}
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         body["details"] = details
-    return JSONResponse({"error": body}, status_code=status, headers=headers)
+    return {"error": body}
+
+
+def error_response(status: int, message: str, code: str | None = None, details: Any = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(code or CODES.get(status, "error"), message, details), status_code=status,
+                        headers=headers)
+
+
+async def send_error(send, status: int, code: str, message: str, *headers: tuple[bytes, bytes]) -> None:
+    """`error_body` answered by an ASGI middleware, before the app sees the request."""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), *headers]})
+    await send({"type": "http.response.body", "body": json.dumps(error_body(code, message)).encode()})
 
 
 def install(app: FastAPI) -> None:

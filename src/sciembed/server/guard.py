@@ -10,10 +10,10 @@ See docs/service.md.
 
 from __future__ import annotations
 
-import json
 import secrets
 from urllib.parse import urlsplit
 
+from sciembed.server.errors import send_error
 from sciembed.server.settings import ServerSettings
 
 READ_POSTS = frozenset({"/search", "/search/file"})
@@ -76,11 +76,7 @@ class Guard:
             await send(message)
 
         if refusal is not None:
-            status, code, text = refusal
-            body = json.dumps({"error": {"code": code, "message": text}}).encode()
-            await with_headers({"type": "http.response.start", "status": status,
-                                "headers": [(b"content-type", b"application/json")]})
-            await with_headers({"type": "http.response.body", "body": body})
+            await send_error(with_headers, *refusal)
             return
         await self.app(scope, receive, with_headers)
 

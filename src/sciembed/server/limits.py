@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from sciembed.server.errors import send_error
 
 
 class _TooLarge(BaseException):  # not Exception: FastAPI turns those into 400 while reading a body
@@ -52,10 +52,5 @@ class BodyLimit:
                 await self._refuse(send, seen)
 
     async def _refuse(self, send, size: int) -> None:
-        body = json.dumps({"error": {
-            "code": "too_large",
-            "message": f"request body of {size:,}+ bytes is over the limit of {self.limit:,} bytes",
-        }}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, 413, "too_large", f"request body of {size:,}+ bytes is over the limit of "
+                         f"{self.limit:,} bytes", (b"connection", b"close"))

@@ -103,24 +103,14 @@ def _manifest(corpus: SyntheticCorpus, tally: _Tally) -> dict[str, Any]:
         package_version = version("sciembed")
     except PackageNotFoundError:  # running from a source tree without installation
         package_version = "unknown"
-    counts = dict(tally.counts)
-    counts["edges"] = graph.n_edges
-    return {
-        "synthetic": True,
-        "generator": SOURCE,
-        "sciembed_version": package_version,
-        "seed": corpus.seed,
-        "n_papers": corpus.n_papers,
-        "options": corpus.options.model_dump(),
-        "counts": counts,
-        "graph": {
-            "same_topic_share": round(graph.same_topic_share(), 4) if graph.n_edges else None,
-            "max_in_degree": int(graph.in_degree().max()) if graph.n_edges else 0,
-            "years": [int(graph.year.min()), int(graph.year.max())],
-        },
-        "domains": dict(sorted(tally.domains.items())),
-        "files": [PAPERS_FILE, EDGES_FILE, README_FILE, MANIFEST_FILE],
-    }
+    counts = {**tally.counts, "edges": graph.n_edges}
+    return {"synthetic": True, "generator": SOURCE, "sciembed_version": package_version, "seed": corpus.seed,
+            "n_papers": corpus.n_papers, "options": corpus.options.model_dump(), "counts": counts,
+            "graph": {"same_topic_share": round(graph.same_topic_share(), 4) if graph.n_edges else None,
+                      "max_in_degree": int(graph.in_degree().max()) if graph.n_edges else 0,
+                      "years": [int(graph.year.min()), int(graph.year.max())]},
+            "domains": dict(sorted(tally.domains.items())),
+            "files": [PAPERS_FILE, EDGES_FILE, README_FILE, MANIFEST_FILE]}
 
 
 def _readme(manifest: dict[str, Any]) -> str:

@@ -63,8 +63,9 @@ def real_cmd(
     config: RealStudyConfigFile = packaged_config("study-real.yaml"),
     out: StudyOutDir = ...,
     arms: list[str] = typer.Option([], "--arm", help="Only these arms (repeatable); default: every arm."),
-    results: Path | None = typer.Option(None, "--results",
-                                        help="Also write the results JSON here (benchmarks/results/real_acl.json)."),
+    results: Path | None = typer.Option(None, "--results", help=(
+        "Also copy the suite's whole results.json here (with per-query scores; benchmarks/real_acl_summary.py "
+        "writes the committed summary).")),
 ) -> None:
     """Real papers end to end: ingest the TEI, build, train every arm, evaluate base, BM25 and every arm through
     `eval suite` (paired t-tests against the base, each paper's ablation against its arm); resumable; writes

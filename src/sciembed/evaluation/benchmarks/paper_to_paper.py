@@ -99,6 +99,14 @@ def load(entry: Any, context: Any) -> PaperToPaperAdapter:
     return PaperToPaperAdapter(bench, entry.name, config, fusion=fusion)
 
 
+def load_scifullbench(entry: Any, context: Any) -> PaperToPaperAdapter:
+    """kind ``scifullbench``: a SciFullBench release folder (Benchmark/, Target_Corpus/), paper to paper."""
+    from sciembed.evaluation.scifullbench import load_scifullbench as read_release
+
+    return PaperToPaperAdapter(read_release(entry.resolved_path()), entry.name, p2p_config(entry),
+                               kind="scifullbench")
+
+
 def _encoder_of(scorer: Any, kind: str) -> Any:
     from sciembed.evaluation.issues import BenchmarkError
     from sciembed.evaluation.scorers import DenseScorer

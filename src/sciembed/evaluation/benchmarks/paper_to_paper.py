@@ -206,8 +206,7 @@ class PaperToPaperAdapter:
 
     def _rank(self, scorer: Any) -> tuple[Any, list[str]]:
         """Every method over every query paper; with `tuned`, ``fused`` tuned on the val ones and saved."""
-        from sciembed.evaluation.p2p_evaluate import rank_methods
-        from sciembed.evaluation.p2p_fusion import tune_p2p_fusion
+        from sciembed.evaluation.p2p_evaluate import rank_methods, tune_p2p_fusion
         from sciembed.ioutil.names import slug
         from sciembed.search.learned_fusion import fuse_all
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle, VectorTask
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.scirepeval.records import judgements, paper_text, read_split, split_files
+from sciembed.evaluation.scirepeval.records import judgements, paper_text, paper_texts, read_split, split_files
 from sciembed.evaluation.scirepeval.tasks import BY_NAME, PYTREC_TO_RANX, TASKS, TYPE_LABELS, TaskDef
 
 if TYPE_CHECKING:
@@ -209,13 +209,7 @@ class SciRepEvalBenchmark:
 
     def _probe(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], test_dir: Path,
                style: TextStyle) -> ProbeTask:
-        texts: dict[str, str] = {}
-        for where, record in meta:
-            did, text = str(record.get("doc_id", "")), paper_text(record, task.fields, style)
-            if did and text:
-                texts.setdefault(did, text)
-            else:
-                self.issues.add(f"{task.name}: paper without doc_id or text", "paper skipped", where=where)
+        texts = paper_texts(meta, task.fields, style, self.issues, task.name)
         labels: dict[str, Any] = {}
         splits: dict[str, list[str]] = {"train": [], "test": []}
         for split in splits:

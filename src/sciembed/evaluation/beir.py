@@ -147,7 +147,8 @@ class BeirBenchmark(FingerprintOnce):
                 "queries_without_judgements": self.unjudged_queries, "issues": self.issues.to_list()}
 
 
-def _domain(value: Any) -> str:
+def domain_of(value: Any) -> str:
+    """A query's domain: the stripped string, else ``unknown``."""
     return value.strip() if isinstance(value, str) and value.strip() else UNKNOWN_DOMAIN
 
 
@@ -173,7 +174,7 @@ def load_beir(folder: Path | str, split: str = "test") -> BeirBenchmark:
     if not evaluated:  # fail before any encoding, not in the report at the end
         raise BenchmarkError(f"BEIR folder {folder}: no query of split {split!r} has a relevant document "
                              f"({'; '.join(i.message() for i in issues) or 'qrels empty'})")
-    domains = {q: _domain(queries.meta[q].get("domain")) for q in evaluated}
+    domains = {q: domain_of(queries.meta[q].get("domain")) for q in evaluated}
     return BeirBenchmark(source=str(folder), split=split, queries=evaluated, docs=docs.texts,
                          qrels={q: qrels[q] for q in evaluated}, domains=domains, issues=issues,
                          name=f"{folder.name}:{split}", unjudged_queries=len(set(queries.texts) - set(qrels)),

@@ -10,8 +10,6 @@ word budget from its header (``windowed``), so every model reads the same place 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from sciembed.corpus.layout import CorpusDir
-from sciembed.evaluation.contract import FingerprintOnce, RankingTask
+from sciembed.evaluation.contract import FingerprintOnce, RankingTask, json_digest
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
 from sciembed.evaluation.keys import BODY_MODES, BODY_SCENARIOS, SCENARIOS, ScenarioKey, key_str, scenario_keys
 from sciembed.papers.model import Paper
@@ -115,16 +113,11 @@ class CitationBenchmark(FingerprintOnce):
 
     def _digest(self) -> str:
         """The fingerprint: changes whenever the papers, the links, the split or the paper log change."""
-        digest = hashlib.sha256()
-        digest.update(json.dumps([self.split, self.paper_log_seed]).encode())
-        if self.anchors is not None:  # "linked" benchmarks keep the fingerprint they had before anchors existed
-            digest.update(json.dumps(["anchors", sorted(self.anchors)]).encode())
-        for pid in sorted(self.papers):
-            paper = self.papers[pid]
-            digest.update(json.dumps([pid, paper.title, paper.abstract, [s.text for s in paper.sections]]).encode())
-        digest.update(json.dumps(self.pairs()).encode())
-        digest.update(json.dumps(sorted((p, e.section) for p, e in self.paper_log.items())).encode())
-        return digest.hexdigest()[:16]
+        # "linked" benchmarks keep the fingerprint they had before anchors existed
+        anchors = [] if self.anchors is None else [["anchors", sorted(self.anchors)]]
+        papers = ([pid, p.title, p.abstract, [s.text for s in p.sections]] for pid, p in sorted(self.papers.items()))
+        return json_digest([self.split, self.paper_log_seed], *anchors, *papers, self.pairs(),
+                           sorted((p, e.section) for p, e in self.paper_log.items()))
 
     def describe(self) -> dict[str, Any]:
         queries = self.query_ids

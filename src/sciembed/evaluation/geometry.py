@@ -66,11 +66,13 @@ def _entropy(p: np.ndarray) -> float:
     return float(-(nonzero * np.log(nonzero)).sum())
 
 
-def _log_mean_exp_pairs(z: np.ndarray, distance) -> float:
-    """log mean over pairs i < j of exp(distance(gram)), in blocks of 1,024 rows (memory 1024 × m).
-
-    On the sphere every exponent is bounded (≥ −8 for t = 2), so nothing underflows.
-    """
+def _log_mean_exp_pairs(x: np.ndarray, sample: int, seed: int, distance) -> float:
+    """log mean over pairs i < j of exp(distance(gram)) of a seeded sample of rows, L2-normalised, in blocks of
+    1,024 rows (memory 1024 × m); NaN under two rows. On the sphere every exponent is bounded (≥ −8 for t = 2),
+    so nothing underflows."""
+    if len(x) < 2:
+        return math.nan
+    z = l2_normalize(x[_sample_rows(len(x), sample, seed)])
     m = len(z)
     total, count = 0.0, 0
     for start in range(0, m, 1024):
@@ -83,18 +85,12 @@ def _log_mean_exp_pairs(z: np.ndarray, distance) -> float:
 
 def uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int = 0, t: float = 2.0) -> float:
     """Wang & Isola: log mean over pairs i < j of exp(−t‖xᵢ − xⱼ‖²), on a seeded sample of rows."""
-    if len(x) < 2:
-        return math.nan
-    z = l2_normalize(x[_sample_rows(len(x), sample, seed)])
-    return _log_mean_exp_pairs(z, lambda gram: -t * (2.0 - 2.0 * gram))
+    return _log_mean_exp_pairs(x, sample, seed, lambda gram: -t * (2.0 - 2.0 * gram))
 
 
 def cosine_uniformity(x: np.ndarray, sample: int = UNIFORMITY_SAMPLE, seed: int = 0, t: float = 2.0) -> float:
     """S2Full: log mean over pairs i < j of exp(−t·d²) with d = 1 − cos, on a seeded sample of rows."""
-    if len(x) < 2:
-        return math.nan
-    z = l2_normalize(x[_sample_rows(len(x), sample, seed)])
-    return _log_mean_exp_pairs(z, lambda gram: -t * (1.0 - gram) ** 2)
+    return _log_mean_exp_pairs(x, sample, seed, lambda gram: -t * (1.0 - gram) ** 2)
 
 
 def spectrum(x: np.ndarray, top: Sequence[int] = TOP_COMPONENTS, *, normalize: bool = True) -> dict[str, Any]:

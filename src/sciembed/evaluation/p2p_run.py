@@ -25,7 +25,7 @@ fused                  a learned fusion (`FusionSpec`) of `fuse_runs` (default b
 `top_k` (300) papers, never the query paper (by id or normalised title); each (method, relevance split) is a
 ranking task of the one executor, scored over the top `top_k` plus `P2P_METRICS`. The code is split along the
 run's stages: `p2p_config` (methods, `P2PConfig`), `p2p_views` (texts planned and encoded once), `p2p_rankers`
-(each method as a run of the one paper search), `p2p_evaluate` (`rank_methods`), `p2p_fusion` (``fused``).
+(each method as a run of the one paper search), `p2p_evaluate` (`rank_methods`, and ``fused``: `tune_p2p_fusion`).
 """
 
 from sciembed.evaluation.p2p_config import (
@@ -40,8 +40,7 @@ from sciembed.evaluation.p2p_config import (
     P2PConfig,
     load_p2p_config,
 )
-from sciembed.evaluation.p2p_evaluate import MethodRankings, rank_methods
-from sciembed.evaluation.p2p_fusion import tune_p2p_fusion
+from sciembed.evaluation.p2p_evaluate import MethodRankings, rank_methods, tune_p2p_fusion
 from sciembed.evaluation.p2p_views import encoder_token_counter
 
 __all__ = [

@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciembed.evaluation.beir import join_title, read_jsonl_records
+from sciembed.evaluation.beir import domain_of, join_title, read_jsonl_records
 from sciembed.evaluation.contract import FingerprintOnce, json_digest
 from sciembed.evaluation.fields import id_value, relevance_problem, relevance_value, text_value
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-
-UNKNOWN_DOMAIN = "unknown"
 
 
 def _text(value: Any) -> str:
@@ -94,8 +92,7 @@ def load_pools(path: Path | str) -> PoolBenchmark:
         queries[qid] = text
         pools[qid] = pool
         qrels[qid] = relevance
-        domain = record.get("domain")
-        domains[qid] = domain.strip() if isinstance(domain, str) and domain.strip() else UNKNOWN_DOMAIN
+        domains[qid] = domain_of(record.get("domain"))
     if not queries:
         raise BenchmarkError(f"pools file {path}: no usable query (see: {[i.message() for i in issues]})")
     used = {d for pool in pools.values() for d in pool}

@@ -178,9 +178,7 @@ def build_semantic_benchmark(corpus: str | Path, *, n_papers: int = 6000, seed: 
     counts = {"read": read, "usable": len(usable), "excluded_used_in_training": excluded, "sampled": len(papers)}
     return _benchmark(f"semantic:{corpus.root.name}", papers, tasks, clustering, source, issues, counts,
                       {"corpus": str(corpus.root), "n_papers": n_papers, "seed": seed,
-                       "clustering": "sample split 80/20 (seeded)",
-                       "queries_file": str(queries_file) if queries_file else None,
-                       "summaries_file": str(summaries_file) if summaries_file else None})
+                       "clustering": "sample split 80/20 (seeded)"}, queries_file, summaries_file)
 
 
 def _matching_tasks(papers: list[Paper], issues: IssueLog, where: str, queries_file: str | Path | None,
@@ -219,14 +217,16 @@ def _matching_tasks(papers: list[Paper], issues: IssueLog, where: str, queries_f
 
 
 def _benchmark(name: str, papers: list[Paper], tasks: dict[str, MatchingTask], clustering: ClusteringTask | None,
-               source: str, issues: IssueLog, counts: dict[str, Any], config: dict[str, Any]) -> SemanticBenchmark:
+               source: str, issues: IssueLog, counts: dict[str, Any], config: dict[str, Any],
+               queries_file: str | Path | None, summaries_file: str | Path | None) -> SemanticBenchmark:
     counts = dict(counts, queries={n: len(t.queries) for n, t in tasks.items()},
                   pools={n: len(t.candidates) for n, t in tasks.items()})
     if clustering is not None:
         counts["clustering"] = {"train": len(clustering.train_texts), "test": len(clustering.test_texts),
                                 "labels": len(set(clustering.train_labels) | set(clustering.test_labels))}
-    config = dict(config, directions=DIRECTIONS, half_split="after floor(n/2) sentences", knn=KNN,
-                  clustering_test_share=TEST_SHARE)
+    config = dict(config, queries_file=str(queries_file) if queries_file else None,
+                  summaries_file=str(summaries_file) if summaries_file else None, directions=DIRECTIONS,
+                  half_split="after floor(n/2) sentences", knn=KNN, clustering_test_share=TEST_SHARE)
     return SemanticBenchmark(name=name, papers=papers, tasks=tasks, clustering=clustering, query_source=source,
                              issues=issues, counts=counts, config=config)
 
@@ -333,9 +333,8 @@ def build_scirepeval_semantic_benchmark(root: str | Path, datasets: list[str], *
     return _benchmark(f"semantic:scirepeval:{len(datasets)}x{per_dataset}", papers, tasks, clustering, source,
                       issues, counts, {"scirepeval_root": str(root), "datasets": list(datasets),
                                        "per_dataset": per_dataset, "split": split, "seed": seed,
-                                       "clustering": "SciDocs MAG official train/test split",
-                                       "queries_file": str(queries_file) if queries_file else None,
-                                       "summaries_file": str(summaries_file) if summaries_file else None})
+                                       "clustering": "SciDocs MAG official train/test split"},
+                      queries_file, summaries_file)
 
 
 def _scidocs_mag_clustering(root: Path, issues: IssueLog) -> ClusteringTask | None:

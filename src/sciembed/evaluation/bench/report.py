@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sciembed.evaluation.bench.citation_detail import citation_detail
-from sciembed.evaluation.bench.detail import Detail, table
-from sciembed.evaluation.bench.detail import fmt as _fmt
+from sciembed.evaluation.bench.detail import Detail, fmt, table
 from sciembed.evaluation.bench.p2p_detail import p2p_detail
 from sciembed.evaluation.bench.runner import SuiteRun, slug
 from sciembed.evaluation.bench.semantic_detail import semantic_detail
@@ -149,7 +148,7 @@ def write_suite_report(run: SuiteRun) -> Path:
              *([f"- ranking scores in MTEB's result format: {len(mteb_files)} files under mteb/results/"]
                if mteb_files else []), ""]
     header = ["Model", *[f"{b}: {k}" for b, k in cols]]
-    rows = [[m.name, *[_fmt(value(run, m.name, c)) for c in cols]] for m in run.suite.models]
+    rows = [[m.name, *[fmt(value(run, m.name, c)) for c in cols]] for m in run.suite.models]
     lines += ["## Headline scores ×100", "",
               "Each benchmark's primary metric per task (NDCG@10 for retrieval and paper-to-paper, NDCG%20 for "
               "CSFCube, S@1 for section retrieval, MRR for SciTLDR, mean rank for the semantic benchmark, accuracy for "
@@ -217,7 +216,7 @@ def _detail(run: SuiteRun, bname: str, bench: Any, detail: Detail | None = None)
             tasks.setdefault(r.task, []).append((m.name, r))
     for task, entries in tasks.items():
         metrics = list(dict.fromkeys(k for _, r in entries for k in r.metrics))
-        rows = [[name, *[_fmt(r.metrics.get(k), 2) for k in metrics]] for name, r in entries]
+        rows = [[name, *[fmt(r.metrics.get(k), 2) for k in metrics]] for name, r in entries]
         first = entries[0][1]
         lines += [f"## {task} ({first.kind}, primary {first.primary})", "",
                   "counts: " + ", ".join(f"{k} {v}" for k, v in first.counts.items()), "",
@@ -228,7 +227,7 @@ def _detail(run: SuiteRun, bname: str, bench: Any, detail: Detail | None = None)
                                       for k in (run.cells.get((m.name, bname)).summary
                                                 if run.cells.get((m.name, bname)) else {})))
     if summary_keys:
-        rows = [[m.name, *[_fmt(value(run, m.name, (bname, k)), 2) for k in summary_keys]] for m in run.suite.models]
+        rows = [[m.name, *[fmt(value(run, m.name, (bname, k)), 2) for k in summary_keys]] for m in run.suite.models]
         lines += ["## Summary", "", *table(["Model", *summary_keys], rows), ""]
     issues = input_issues(desc)
     lines += ["## Input problems", "", *([f"- {i['message']}" for i in issues] or ["- none"]), ""]

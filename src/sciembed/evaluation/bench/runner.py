@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from sciembed.evaluation.bench.suite import Suite
 from sciembed.evaluation.benchmarks import LoadContext, load_benchmark
 from sciembed.evaluation.contract import TaskResult
+from sciembed.evaluation.fields import trec_id
 from sciembed.evaluation.issues import BenchmarkError
 from sciembed.ioutil.atomic import write_text_atomic
 from sciembed.ioutil.names import slug
@@ -128,10 +129,30 @@ def run_suite(suite: Suite, *, force: bool = False, say: Callable[[str], None] =
     return SuiteRun(suite, out, benchmarks, missing, cells, time.perf_counter() - start)
 
 
+def write_run(path: Path, rankings: Mapping[str, Sequence[tuple[str, float]]], tag: str,
+              depth: int | None = None) -> Path:
+    """A TREC run file (``qid Q0 docid rank score tag``): each query's ranking, best first, cut at `depth` (None:
+    whole); ids with whitespace are refused (`fields.trec_id`: they would forge columns)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for qid in sorted(rankings):
+            for rank, (did, score) in enumerate(rankings[qid][:depth], 1):
+                f.write(f"{trec_id(qid)} Q0 {trec_id(did)} {rank} {score:.6f} {tag}\n")
+    return path
+
+
+def write_qrels(path: Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
+    """A TREC qrels file (``qid 0 docid grade``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for qid in sorted(qrels):
+            for did, rel in sorted(qrels[qid].items()):
+                f.write(f"{trec_id(qid)}\t0\t{trec_id(did)}\t{rel}\n")
+    return path
+
+
 def write_run_files(out: Path, model: str, bname: str, cell: Cell, depth: int) -> None:
     """``runs/<model>/<benchmark>/<task>.run`` and ``qrels/<benchmark>/<task>.qrels`` for every ranking task."""
-    from sciembed.evaluation.runfiles import write_qrels, write_run
-
     for result in cell.results:
         if result.rankings is None:
             continue

@@ -99,6 +99,14 @@ def load(entry: Any, context: Any) -> PaperToPaperAdapter:
     return PaperToPaperAdapter(bench, entry.name, config, fusion=fusion)
 
 
+def load_scifullbench(entry: Any, context: Any) -> PaperToPaperAdapter:
+    """kind ``scifullbench``: a SciFullBench release folder (Benchmark/, Target_Corpus/), paper to paper."""
+    from sciembed.evaluation.scifullbench import load_scifullbench as read_release
+
+    return PaperToPaperAdapter(read_release(entry.resolved_path()), entry.name, p2p_config(entry),
+                               kind="scifullbench")
+
+
 def _encoder_of(scorer: Any, kind: str) -> Any:
     from sciembed.evaluation.issues import BenchmarkError
     from sciembed.evaluation.scorers import DenseScorer
@@ -198,8 +206,7 @@ class PaperToPaperAdapter:
 
     def _rank(self, scorer: Any) -> tuple[Any, list[str]]:
         """Every method over every query paper; with `tuned`, ``fused`` tuned on the val ones and saved."""
-        from sciembed.evaluation.p2p_evaluate import rank_methods
-        from sciembed.evaluation.p2p_fusion import tune_p2p_fusion
+        from sciembed.evaluation.p2p_evaluate import rank_methods, tune_p2p_fusion
         from sciembed.ioutil.names import slug
         from sciembed.search.learned_fusion import fuse_all
 

@@ -1,8 +1,8 @@
-"""Every benchmark kind by name: one loader each (a module of this package), listed in one table, and
+"""Every benchmark kind by name: one loader each (a function of this package), listed in one table, and
 `BenchmarkEntry`: one benchmark as a suite names it (a kind, a path, and the options that kind reads).
 
 `sciembed bench` and `sciembed eval` both load benchmarks here, so both score every kind the same way. An option
-a kind does not read is an error (`check_options`). To add a kind: a module with ``load(entry, context)``
+a kind does not read is an error (`check_options`). To add a kind: a function ``load(entry, context)``
 returning a `contract.BenchmarkSpec`, and one row in `BENCHMARKS`.
 """
 
@@ -15,19 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sciembed.evaluation.benchmarks import (
-    beir,
-    citation,
-    csfcube,
-    paper_to_paper,
-    pools,
-    scifullbench,
-    scirepeval,
-    scitldr,
-    section_retrieval,
-    semantic,
-    triplets,
-)
+from sciembed.evaluation.benchmarks import beir, paper_to_paper, pools, scitldr, semantic
+from sciembed.evaluation.benchmarks.scenarios import load_citation, load_sections
 from sciembed.evaluation.issues import BenchmarkError
 
 COMMON_FIELDS = frozenset({"name", "kind", "path", "optional"})
@@ -101,36 +90,62 @@ class BenchmarkKind:
     headline: str = "ndcg@10"
 
 
-def _kind(name: str, description: str, module: Any, options: tuple[str, ...], headline: str) -> BenchmarkKind:
-    return BenchmarkKind(name, description, module.load, frozenset(options), headline)
+def _csfcube(entry: BenchmarkEntry, context: LoadContext) -> Any:
+    """kind ``csfcube``: CSFCube, queries as whole abstracts or as facets (``query_mode``)."""
+    from sciembed.evaluation.csfcube import QUERY_MODES, load_csfcube
+
+    mode = entry.query_mode or "abstract"
+    if mode not in QUERY_MODES:
+        raise BenchmarkError(f"benchmark {entry.name}: query_mode {mode!r}; csfcube takes {', '.join(QUERY_MODES)}")
+    return load_csfcube(entry.resolved_path(), mode)
+
+
+def _scirepeval(entry: BenchmarkEntry, context: LoadContext) -> Any:
+    """kind ``scirepeval``: SciRepEval's tasks (a subset with ``tasks``); ``s2and_results``: S2AND's own
+    pipeline's experiment folder for the model, whose B³ F1 replaces the embedding-only S2AND figure in the
+    averages."""
+    from sciembed.evaluation.scirepeval import load_scirepeval
+
+    return load_scirepeval(entry.resolved_path(), entry.tasks, s2and_results=entry.s2and_results)
+
+
+def _triplets(entry: BenchmarkEntry, context: LoadContext) -> Any:
+    """kind ``triplets``: (query, positive, negative) triplets."""
+    from sciembed.evaluation.triplets import load_triplets
+
+    return load_triplets(entry.resolved_path(), seed=entry.seed)
+
+
+def _kind(name: str, description: str, load: Callable, options: tuple[str, ...], headline: str) -> BenchmarkKind:
+    return BenchmarkKind(name, description, load, frozenset(options), headline)
 
 
 BENCHMARKS: dict[str, BenchmarkKind] = {
     k.name: k
     for k in (
-        _kind("citation", "citation retrieval on a built corpus (TA/body scenarios, S2Full)", citation,
+        _kind("citation", "citation retrieval on a built corpus (TA/body scenarios, S2Full)", load_citation,
               ("split", "scenarios", "body_modes", "seed", "query_mode", "geometry", "window_tokens"), "ndcg@10"),
-        _kind("beir", "a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)", beir,
+        _kind("beir", "a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)", beir.load,
               ("split", "relevant_min"), "ndcg@10"),
-        _kind("pools", "re-ranking pools JSONL (each query with its own candidates)", pools, ("relevant_min",),
+        _kind("pools", "re-ranking pools JSONL (each query with its own candidates)", pools.load, ("relevant_min",),
               "ndcg@10"),
-        _kind("scitldr", "SciTLDR: tldr2paper (every TLDR), tldr2paper_author, title2abstract, half2half", scitldr,
+        _kind("scitldr", "SciTLDR: tldr2paper (every TLDR), tldr2paper_author, title2abstract, half2half", scitldr.load,
               (), "mrr"),  # one relevant paper per query: MRR (and mean rank), what SemCSE reports
-        _kind("scirepeval", "SciRepEval (proximity, search, classification and regression probes)", scirepeval,
+        _kind("scirepeval", "SciRepEval (proximity, search, classification and regression probes)", _scirepeval,
               ("tasks", "s2and_results"), "overall"),
-        _kind("csfcube", "CSFCube faceted query-by-example (graded, relevant from grade 2)", csfcube,
+        _kind("csfcube", "CSFCube faceted query-by-example (graded, relevant from grade 2)", _csfcube,
               ("query_mode",), "ndcg%20"),
-        _kind("triplets", "(query, positive, negative) triplets: accuracy and geometry", triplets, ("seed",),
+        _kind("triplets", "(query, positive, negative) triplets: accuracy and geometry", _triplets, ("seed",),
               "accuracy"),
-        _kind("section_retrieval", "same-paper section retrieval (S@1, S@3, MRR)", section_retrieval,
+        _kind("section_retrieval", "same-paper section retrieval (S@1, S@3, MRR)", load_sections,
               ("split", "sample", "seed", "section_title", "window_tokens"), "hit_rate@1"),
-        _kind("semantic", "SemCSE's semantic benchmark (mean rank; lower is better)", semantic,
+        _kind("semantic", "SemCSE's semantic benchmark (mean rank; lower is better)", semantic.load,
               ("sample", "seed", "queries_file", "exclude", "summaries_file", "datasets"), "mean_rank"),
         _kind("paper_to_paper", "whole papers as queries: a corpus with directed citations, a qrels file or an "
                                 "ingested collection (PRISM)",
-              paper_to_paper, ("split", "min_gold", "queries_file", "qrels_file", "config", "llm_queries",
+              paper_to_paper.load, ("split", "min_gold", "queries_file", "qrels_file", "config", "llm_queries",
                                "methods", "seed", "fusion", "tune_fusion", "val_share", "query_splits"), "ndcg@10"),
-        _kind("scifullbench", "SciFullBench release folder (paper-to-paper)", scifullbench,
+        _kind("scifullbench", "SciFullBench release folder (paper-to-paper)", paper_to_paper.load_scifullbench,
               ("config", "llm_queries", "methods"), "ndcg@10"),
     )
 }

@@ -2,6 +2,8 @@
 
 Each scenario (TA→TA, Body→TA, Body→Body; Section→same paper) is one `RankingTask`, its texts cut as `TextStyle`
 says; citation's geometry (dense models, ``geometry: true``) is one more `VectorTask` of kind ``geometry``.
+``citation``: a built corpus, each scenario a ranking task; ``section_retrieval``: same-paper section retrieval,
+one ranking task over every section text.
 """
 
 from __future__ import annotations
@@ -82,3 +84,25 @@ def geometry_task(bench: Any, keys: Sequence[ScenarioKey], window_words: int, ta
         return {**metrics, **details}
 
     return VectorTask("geometry", texts, score, primary="pair_alignment", group=group, kind="geometry")
+
+
+def load_citation(entry: Any, context: Any) -> ScenarioBenchmark:
+    from sciembed.evaluation.citation import QUERY_MODES, build_citation_benchmark
+    from sciembed.evaluation.issues import BenchmarkError
+
+    mode = entry.query_mode or "anchors"
+    if mode not in QUERY_MODES:
+        raise BenchmarkError(f"benchmark {entry.name}: query_mode {mode!r}; citation takes {', '.join(QUERY_MODES)}")
+    bench = build_citation_benchmark(entry.resolved_path(), split=entry.split, paper_log_seed=entry.seed,
+                                     queries=mode)
+    return ScenarioBenchmark(bench, entry.name, "citation", tuple(entry.scenarios), tuple(entry.body_modes),
+                             geometry=entry.geometry, window_tokens=entry.window_tokens)
+
+
+def load_sections(entry: Any, context: Any) -> ScenarioBenchmark:
+    from sciembed.evaluation.section_retrieval import build_section_benchmark
+
+    bench = build_section_benchmark(entry.resolved_path(), split=entry.split, sample=entry.sample, seed=entry.seed,
+                                    title=entry.section_title)
+    return ScenarioBenchmark(bench, entry.name, "section_retrieval", primary="hit_rate@1",
+                             window_tokens=entry.window_tokens)

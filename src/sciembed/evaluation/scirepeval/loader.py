@@ -21,21 +21,43 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from sciembed.evaluation.contract import ProbeTask, RankingTask, TaskResult, TextStyle, VectorTask
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.scirepeval.aggregate import aggregate, task_score
-from sciembed.evaluation.scirepeval.records import judgements, paper_text, read_split, split_files
+from sciembed.evaluation.scirepeval.records import judgements, paper_text, paper_texts, read_split, split_files
 from sciembed.evaluation.scirepeval.tasks import BY_NAME, PYTREC_TO_RANX, TASKS, TYPE_LABELS, TaskDef
 
 if TYPE_CHECKING:
     from sciembed.evaluation.scirepeval.s2and_official import OfficialS2AND
 
 EMBEDDING_ONLY = "S2AND (embedding-only)"  # the suite's own S2AND figure: reported, never averaged
+
+
+def task_score(metrics: Mapping[str, float], names: Sequence[str]) -> float:
+    """A task's score as the papers compute it: the mean of its metrics (a probe's few-shot runs are averaged
+    first, then with the full-data score: `probes.probe_task_score`)."""
+    values = [metrics[n] for n in names if n in metrics and not math.isnan(metrics[n])]
+    return float(np.mean(values)) if values else math.nan
+
+
+def aggregate(task_scores: Mapping[str, tuple[str, float]]) -> dict[str, float]:
+    """`task name -> (type, score)` → type averages and the overall average: the mean over ALL task scores (not
+    of the four type averages, so a type with more tasks weighs more), as the papers compute it."""
+    out: dict[str, float] = {}
+    scored = {name: (kind, s) for name, (kind, s) in task_scores.items() if not math.isnan(s)}
+    for kind, label in TYPE_LABELS.items():
+        values = [s for k, s in scored.values() if k == kind]
+        if values:
+            out[label] = float(np.mean(values))
+    if scored:
+        out["overall"] = float(np.mean([s for _, s in scored.values()]))
+    return out
 
 
 @dataclass
@@ -187,13 +209,7 @@ class SciRepEvalBenchmark:
 
     def _probe(self, task: TaskDef, meta: list[tuple[str, dict[str, Any]]], test_dir: Path,
                style: TextStyle) -> ProbeTask:
-        texts: dict[str, str] = {}
-        for where, record in meta:
-            did, text = str(record.get("doc_id", "")), paper_text(record, task.fields, style)
-            if did and text:
-                texts.setdefault(did, text)
-            else:
-                self.issues.add(f"{task.name}: paper without doc_id or text", "paper skipped", where=where)
+        texts = paper_texts(meta, task.fields, style, self.issues, task.name)
         labels: dict[str, Any] = {}
         splits: dict[str, list[str]] = {"train": [], "test": []}
         for split in splits:

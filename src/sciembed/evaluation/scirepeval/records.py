@@ -59,3 +59,16 @@ def paper_text(record: dict[str, Any], fields: Sequence[str], style: TextStyle) 
     if style.sep == ".":  # models without a separator token: "title. abstract …"
         return style.join(parts[0], " ".join(parts[1:])) if len(parts) > 1 else parts[0]
     return f" {style.sep} ".join(parts)
+
+
+def paper_texts(meta: list[tuple[str, dict[str, Any]]], fields: Sequence[str], style: TextStyle, issues: IssueLog,
+                what: str) -> dict[str, str]:
+    """doc_id -> `paper_text`, the first record of an id kept; a record without either is counted (`what`: whose)."""
+    texts: dict[str, str] = {}
+    for where, record in meta:
+        did, text = str(record.get("doc_id", "")), paper_text(record, fields, style)
+        if did and text:
+            texts.setdefault(did, text)
+        else:
+            issues.add(f"{what}: paper without doc_id or text", "paper skipped", where=where)
+    return texts

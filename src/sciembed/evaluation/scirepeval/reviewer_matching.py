@@ -17,7 +17,7 @@ import numpy as np
 
 from sciembed.evaluation.contract import TextStyle
 from sciembed.evaluation.issues import BenchmarkError, IssueLog
-from sciembed.evaluation.scirepeval.records import judgements, paper_text, read_split, split_files
+from sciembed.evaluation.scirepeval.records import judgements, paper_texts, read_split, split_files
 
 META = "paper_reviewer_matching"
 REVIEWERS = "reviewers"
@@ -49,13 +49,7 @@ def load_reviewer_matching(root: str | Path, style: TextStyle = TextStyle()) -> 
     meta = read_split(root / "scirepeval" / META, "evaluation", issues)
     if not meta:
         raise BenchmarkError(f"{root}/scirepeval/{META}/evaluation.jsonl|parquet not found")
-    texts: dict[str, str] = {}
-    for where, record in meta:
-        did, text = str(record.get("doc_id", "")), paper_text(record, ("title", "abstract"), style)
-        if did and text:
-            texts.setdefault(did, text)
-        else:
-            issues.add("reviewer matching: paper without doc_id or text", "paper skipped", where=where)
+    texts = paper_texts(meta, ("title", "abstract"), style, issues, "reviewer matching")
     test = root / "scirepeval_test"
     reviewer_rows = _split(test / REVIEWERS, ("metadata",), issues) or _split(test / META, ("reviewer_metadata",),
                                                                               issues)

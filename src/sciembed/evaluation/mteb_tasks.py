@@ -114,7 +114,7 @@ def paper_to_paper_task(path: str | Path, *, split: str = "test", relevance: str
     """Paper-to-paper retrieval (a corpus with directed citations or an ingested collection), query and candidate
     papers as title+abstract: sciembed's ``a2a`` method, relevance split `relevance` (``references`` /
     ``citations``, or the user's qrels split). The query paper is excluded by id; sciembed also excludes
-    candidates sharing the query's normalised title, which MTEB cannot express (see docs/benchmarks.md)."""
+    candidates sharing the query's normalised title, which MTEB cannot express."""
     from sciembed.evaluation.benchmarks.paper_to_paper import query_benchmark
     from sciembed.search.prism.index import abstract_text
 

@@ -43,15 +43,15 @@ LLMRetries = Annotated[int, typer.Option(
 _EMBEDDINGS_PANEL = "Embeddings endpoint (--backend openai)"
 EmbeddingsBaseUrl = Annotated[str | None, typer.Option(
     "--embeddings-base-url", rich_help_panel=_EMBEDDINGS_PANEL,
-    help="OpenAI-compatible /v1/embeddings server for --backend openai, e.g. http://127.0.0.1:8080/v1 "
-         "(text-embeddings-inference, vLLM, infinity, OpenAI); --model is the served model's name.")]
+    help="An OpenAI-compatible /v1/embeddings server (TEI, vLLM, OpenAI, …), e.g. http://127.0.0.1:8080/v1; "
+         "--model names its model.")]
 EmbeddingsApiKeyEnv = Annotated[str | None, typer.Option(
     "--embeddings-api-key-env", rich_help_panel=_EMBEDDINGS_PANEL,
-    help=f"Name of the environment variable holding the embeddings server's API key (default {DEFAULT_API_KEY_ENV};"
-         " the key itself is never stored).")]
+    help=f"Environment variable holding the server's API key (default {DEFAULT_API_KEY_ENV}; the key is never "
+         "stored).")]
 EmbeddingsDimensions = Annotated[int | None, typer.Option(
     "--embeddings-dimensions", min=1, rich_help_panel=_EMBEDDINGS_PANEL,
-    help="Ask the server for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
+    help="Ask for vectors of this size (models that can shorten theirs, e.g. text-embedding-3-*).")]
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def failing(*errors: type[Exception]) -> Iterator[None]:
     try:
         yield
     except caught as err:
-        fail(str(err.args[0]) if isinstance(err, KeyError) else str(err))
+        fail(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
 
 
 def is_input_error(err: BaseException) -> bool:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from sciembed.ioutil.atomic import fsync_dir
+from sciembed.ioutil.atomic import fsync_dir, fsync_file
 from sciembed.papers.model import Paper
 from sciembed.papers.text_cleaning import count_words
 from sciembed.views import View
@@ -101,11 +101,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=FULL")
     return con
-
-
-def fsync_file(path: Path) -> None:
-    with open(path, "rb") as handle:
-        os.fsync(handle.fileno())
 
 
 def write_base_catalog(path: Path, indexed: Iterable[tuple[Paper, list[View]]]) -> int:

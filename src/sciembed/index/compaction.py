@@ -23,9 +23,9 @@ from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sciembed.index.catalog import CATALOG, SCHEMA, Catalog, fsync_dir, fsync_file
+from sciembed.index.catalog import CATALOG, SCHEMA, Catalog
 from sciembed.index.paper_index import MANIFEST, read_manifest
-from sciembed.ioutil.atomic import write_text_atomic
+from sciembed.ioutil.atomic import fsync_dir, fsync_file, write_text_atomic
 from sciembed.ioutil.checksums import SEAL, seal, sha256_file
 from sciembed.retrieval.dense import IndexLoadError
 from sciembed.retrieval.multivector import MultiVectorIndex

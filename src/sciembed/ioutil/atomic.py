@@ -154,6 +154,12 @@ def fsync_dir(path: Path) -> None:
         os.close(handle)
 
 
+def fsync_file(path: Path) -> None:
+    """Make a file's written bytes durable (before a rename or a journal step that relies on them)."""
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
 @contextmanager
 def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
     """A handle on a temporary sibling that replaces `path` (fsync, then `os.replace`) when the block ends: readers

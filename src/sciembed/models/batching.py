@@ -3,7 +3,8 @@
 One query per forward pass wastes the CPU on per-call overhead (MiniLM on 2 cores: ~47 single queries/s,
 ~324/s in batches of 32; issue 23). `MicroBatcher` puts callers' texts on one bounded queue; one worker
 encodes everything queued (waiting up to `max_wait_ms` for more, or until `max_batch` texts) and hands
-each caller its rows. Past `max_queue` texts a search (`shed=True`) raises `Overloaded` (503 with
+each caller its rows (text-embeddings-inference's and infinity-emb's design, written here because neither
+can be called in-process). Past `max_queue` texts a search (`shed=True`) raises `Overloaded` (503 with
 Retry-After); writes (`shed=False`) wait, queue apart and take turns with searches, every write chunk
 queued sharing one turn (issue 33). Callers whose deadline passed are dropped before encoding; single
 texts go through an LRU cache. With a `write_encoder` (a second instance of the model: HF fast tokenizers

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sciembed.papers.io import damaged_corpus, is_arrow_read_error
+from sciembed.papers.io import reading_corpus
 from sciembed.papers.model import Paper
 from sciembed.views.kinds import IndexView, paper_views
 from sciembed.views.segment import DEFAULT_SEGMENT_TOKENS
@@ -43,7 +42,7 @@ def plan_shards(total_rows: int, shard_papers: int) -> list[Shard]:
 
 def read_rows(papers_path: str | Path, start: int, end: int) -> list[Paper]:
     """Papers of rows ``[start, end)``; only the row groups that the range touches are read."""
-    try:
+    with reading_corpus(papers_path):
         parquet = pq.ParquetFile(papers_path)
         groups, first, offset = [], None, 0
         for i in range(parquet.metadata.num_row_groups):
@@ -55,10 +54,6 @@ def read_rows(papers_path: str | Path, start: int, end: int) -> list[Paper]:
         if not groups or first is None:
             return []
         table = parquet.read_row_groups(groups).slice(start - first, end - start)
-    except (pa.ArrowException, OSError) as err:
-        if not is_arrow_read_error(err):
-            raise
-        raise damaged_corpus(papers_path, err) from err
     return [Paper.from_dict(row) for row in table.to_pylist()]
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sciembed.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def schedule(config: TrainConfig, length: RunLength) -> Schedule:
                     max_time_minutes=t.max_time_minutes)
 
 
-def rich_table(title: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
+def rich_table(title: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
     """A rich Table of a `--dry-run` report: the first column (names) left-aligned, the others right-aligned."""
     from rich.table import Table
 
